@@ -1,0 +1,47 @@
+#pragma once
+// What one layer costs for a given batch: floating-point operations per training direction,
+// parameters, and the bytes of the tensors it produces and keeps for backward.
+//
+// FLOPs count a multiply-add as 2. Convolutions and fully connected layers are exact; element-wise
+// layers use the per-element constants documented in layer_cost.cpp.
+#include <cstdint>
+
+#include "tessera/core/dtype.hpp"
+#include "tessera/core/model_graph.hpp"
+
+namespace tessera {
+
+struct LayerFlops {
+  double forward = 0;
+  double backward_data = 0;    // gradient with respect to the input
+  double backward_filter = 0;  // gradient with respect to weights and bias
+  double total() const { return forward + backward_data + backward_filter; }
+};
+
+// Which tensors a layer's backward pass reads besides the output gradient. This is what memory
+// planning keeps resident, or offloads to the host, between forward and backward.
+struct BackwardNeeds {
+  bool input = false;   // e.g. convolution (for the filter gradient), batch-norm, LeakyReLU
+  bool output = false;  // e.g. ReLU, max pooling, softmax
+  bool mask = false;    // dropout's keep mask (one byte per element)
+};
+
+struct LayerCost {
+  LayerFlops flops;
+  std::int64_t parameters = 0;
+  std::int64_t output_bytes = 0;  // the activation this layer produces
+  std::int64_t weight_bytes = 0;  // parameters in the model's dtype
+  BackwardNeeds backward_needs;
+  std::int64_t saved_for_backward_bytes = 0;  // mask bytes only; input/output are other layers'
+};
+
+// Costs for `batch` samples with the layer's shapes (which may be a GPU's local shard).
+LayerCost layer_cost(const Layer& layer, const std::vector<TensorShape>& input_shapes,
+                     const TensorShape& output_shape, std::int64_t batch, DType dtype);
+LayerCost layer_cost(const ResolvedLayer& layer, std::int64_t batch, DType dtype);
+
+std::int64_t parameter_count(const ResolvedLayer& layer);
+std::int64_t parameter_count(const ModelGraph& model);
+BackwardNeeds backward_needs(const Layer& layer);
+
+}  // namespace tessera

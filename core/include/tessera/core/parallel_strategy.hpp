@@ -1,0 +1,74 @@
+#pragma once
+// How one sweep point splits the model over GPUs: data-parallel replicas, a spatial grid over
+// (D,) H, W for the layers before `until`, and pipeline-free model-parallel stages. For every
+// layer it gives the shard the busiest GPU runs and the halo planes it needs from neighbours.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tessera/core/model_graph.hpp"
+
+namespace tessera {
+
+struct ParallelConfig {
+  std::int64_t data = 1;
+  std::vector<std::int64_t> spatial_grid;  // one entry per spatial axis of the model
+  std::int64_t model_degree = 1;
+  std::int64_t mini_batch = 1;  // samples per data-parallel replica
+
+  std::int64_t spatial_parts() const;
+  std::int64_t gpus() const { return data * spatial_parts() * model_degree; }
+  std::int64_t global_batch() const { return data * mini_batch; }
+};
+
+std::string grid_to_string(const std::vector<std::int64_t>& grid);  // "4x1x1"
+
+// Planes a shard needs from its lower and upper neighbour along one axis.
+struct Halo {
+  std::int64_t lower = 0;
+  std::int64_t upper = 0;
+  bool operator==(const Halo&) const = default;
+};
+
+struct LayerShard {
+  bool spatially_split = false;
+  int stage = 0;                 // model-parallel stage holding the layer
+  std::int64_t local_batch = 0;  // samples on the busiest GPU
+  TensorShape local_output;      // shard of the busiest GPU (batch in n)
+  std::vector<TensorShape> local_inputs;
+  std::vector<Halo> input_halo;       // per spatial axis, for sliding-window layers
+  TensorShape local_input_with_halo;  // first input enlarged by its halo planes
+};
+
+struct ShardPlan {
+  ParallelConfig config;
+  std::size_t spatial_end = 0;  // index of the first layer that runs unsplit
+  std::vector<LayerShard> layers;
+  int stages = 1;
+};
+
+// A strategy that does not fit the model; `key` is the scenario key to blame.
+class StrategyError : public std::runtime_error {
+ public:
+  StrategyError(std::string key, const std::string& problem)
+      : std::runtime_error(problem), key_(std::move(key)) {}
+  const std::string& key() const { return key_; }
+
+ private:
+  std::string key_;
+};
+
+// spatial_until: first unsplit layer ("" = the first layer without spatial axes, or none).
+// stage_starts: first layer of stages 2..model_degree ("" = balanced by forward FLOPs).
+ShardPlan plan_shards(const ModelGraph& model, const ParallelConfig& config,
+                      const std::string& spatial_until,
+                      const std::vector<std::string>& stage_starts);
+
+// Halo one shard of `parts` along an axis needs for a sliding window (conv, pool, transposed
+// conv) whose input extent is `input` and output extent `output`.
+Halo window_halo(LayerKind kind, std::int64_t input, std::int64_t output, std::int64_t parts,
+                 std::int64_t kernel, std::int64_t stride, std::int64_t padding,
+                 std::int64_t dilation);
+
+}  // namespace tessera

@@ -1,0 +1,24 @@
+#pragma once
+// Physical quantities in scenario and cluster files ("16 GiB", "900 GB/s", "15.7 TFLOP/s", "2 us").
+// Values are returned in SI base units: bytes, bytes per second, FLOP per second, seconds.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace tessera {
+
+enum class QuantityKind { bytes, bandwidth_bytes_per_second, flops_per_second, seconds };
+
+// Human description of the accepted syntax, used in error messages.
+std::string quantity_syntax(QuantityKind kind);
+
+// A plain number is taken as the base unit. Returns nullopt on anything malformed or negative.
+std::optional<double> parse_quantity(std::string_view text, QuantityKind kind);
+
+std::string format_bytes(double bytes);        // "1.50 GiB"
+std::string format_flops(double flops);        // "3.20 GFLOP"
+std::string format_seconds(double seconds);    // "12.3 ms"
+std::string format_count(std::int64_t count);  // "9,437,636"
+
+}  // namespace tessera

@@ -1,0 +1,92 @@
+#pragma once
+// The one result schema both backends write and analysis/ reads: a CSV row per sweep point, and a
+// JSON document per run with the same fields plus run metadata. Times are in seconds, memory in
+// bytes, rates in samples per second. Documented in analysis/RESULT_SCHEMA.md.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tessera {
+
+// Where a number comes from.
+enum class Provenance {
+  measured,   // timed on real hardware by the real backend
+  simulated,  // played by the simulator
+  profile,    // compute durations from the measured profile database
+  roofline,   // compute durations from device specifications
+  mixed,      // compute durations from both profile and roofline
+  estimated,  // analytical (e.g. the memory model of core)
+  none,       // not available for this point
+};
+std::string to_string(Provenance provenance);
+Provenance provenance_from_string(const std::string& text);  // throws std::invalid_argument
+
+enum class PointStatus { ok, does_not_fit, skipped, failed };
+std::string to_string(PointStatus status);
+PointStatus point_status_from_string(const std::string& text);
+
+// Exposed (not overlapped) time per category; they add up to the step time.
+struct StepBreakdown {
+  double compute_seconds = 0;
+  double halo_seconds = 0;
+  double allreduce_seconds = 0;
+  double other_communication_seconds = 0;
+  double io_seconds = 0;
+  double offload_seconds = 0;
+  double idle_seconds = 0;
+  double total() const;
+};
+
+struct PointResult {
+  std::string scenario;
+  std::int64_t point = 0;
+  std::string backend;  // "sim" or "real"
+  std::int64_t gpus = 0;
+  std::int64_t data = 1;
+  std::string spatial_grid = "1";  // e.g. "4x1x1"
+  std::int64_t model_degree = 1;
+  std::int64_t mini_batch = 1;  // per data-parallel replica
+  std::int64_t global_batch = 1;
+  PointStatus status = PointStatus::ok;
+  double step_seconds = 0;
+  double samples_per_second = 0;
+  StepBreakdown breakdown;
+  double peak_memory_bytes = 0;  // per GPU, the busiest one
+  double device_capacity_bytes = 0;
+  bool fits = true;
+  Provenance time_provenance = Provenance::none;
+  Provenance compute_provenance = Provenance::none;
+  Provenance memory_provenance = Provenance::none;
+  std::string note;  // why a point was skipped or failed, the network model used, ...
+
+  bool operator==(const PointResult&) const = default;
+};
+
+struct RunResult {
+  std::string scenario;
+  std::string scenario_file;
+  std::string backend;
+  std::string tessera_version;
+  std::string created_utc;  // ISO 8601
+  std::string platform;
+  std::string model;
+  nlohmann::json settings;  // backend settings that shaped the numbers (network model, ...)
+  std::vector<PointResult> points;
+};
+
+const std::vector<std::string>& results_csv_columns();
+std::string results_to_csv(const std::vector<PointResult>& points);
+// Throws std::runtime_error naming the line and column on malformed input.
+std::vector<PointResult> results_from_csv(const std::string& text, const std::string& file_name);
+
+nlohmann::json to_json(const PointResult& point);
+nlohmann::json to_json(const RunResult& run);
+
+// Atomic writes (see atomic_file.hpp).
+void write_results_csv(const std::string& path, const std::vector<PointResult>& points);
+void write_run_json(const std::string& path, const RunResult& run);
+
+}  // namespace tessera

@@ -1,0 +1,118 @@
+#pragma once
+// A scenario file, parsed: what to train (model), how to split it (parallelism), how kernels run,
+// memory, input, platform, sweep and outputs, plus each backend's own section. Both backends read
+// the same Scenario; nothing here depends on either.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "tessera/core/dtype.hpp"
+#include "tessera/core/input_error.hpp"
+
+namespace tessera {
+
+enum class Optimizer { sgd, momentum, adam };
+enum class MicroBatchPolicy { undivided, power_of_two, all };
+enum class MicroBatchMode { per_layer, whole_network };
+enum class OffloadPolicy { none, all, conv, dyn };
+enum class DatasetFormat { synthetic, hdf5 };
+enum class Scaling { strong, weak };
+enum class GrowAxis { data, spatial_d, spatial_h, spatial_w };
+enum class CollectiveAlgorithm { automatic, ring, tree, hierarchical };
+
+std::string to_string(Optimizer value);
+std::string to_string(MicroBatchPolicy value);
+std::string to_string(MicroBatchMode value);
+std::string to_string(OffloadPolicy value);
+std::string to_string(DatasetFormat value);
+std::string to_string(Scaling value);
+std::string to_string(GrowAxis value);
+std::string to_string(CollectiveAlgorithm value);
+
+struct ModelSection {
+  std::string zoo_name;                        // set when the model comes from the zoo
+  std::map<std::string, std::string> options;  // zoo options as written
+  std::string file;                            // set when the model is a YAML model file
+  std::optional<std::int64_t> mini_batch;      // per data-parallel replica; zoo default if absent
+  DType dtype = DType::float32;
+  Optimizer optimizer = Optimizer::adam;
+  SourceLocation where;
+};
+
+struct ParallelismSection {
+  std::int64_t data = 1;
+  std::vector<std::int64_t> spatial_grid;  // one entry per spatial axis; empty = unsplit
+  std::string spatial_until;               // first layer that runs unsplit; "" = first dense layer
+  std::int64_t model_degree = 1;
+  std::vector<std::string> stage_starts;  // first layer of stages 2..degree; "" = balanced
+  std::optional<std::int64_t> gpus;       // if given, must equal data x spatial x model
+};
+
+struct MicroBatchingSection {
+  MicroBatchPolicy policy = MicroBatchPolicy::undivided;
+  MicroBatchMode mode = MicroBatchMode::per_layer;
+  double workspace_limit_bytes = 64.0 * 1024 * 1024;  // per kernel, or whole network
+};
+
+struct MemorySection {
+  std::optional<double> device_capacity_bytes;  // default: the platform GPU's memory
+  OffloadPolicy offload = OffloadPolicy::none;
+};
+
+struct IoSection {
+  DatasetFormat format = DatasetFormat::synthetic;
+  std::string dataset;          // directory of HDF5 samples (format hdf5)
+  bool read_sub_volume = true;  // each GPU reads only its shard of a sample
+  bool prefetch = true;         // the next sample is read while the step computes
+};
+
+struct PlatformSection {
+  std::string preset;                 // a built-in cluster (scenarios/clusters/<preset>.yaml)
+  std::string cluster_file;           // or a cluster file, relative to the scenario file
+  std::optional<std::int64_t> nodes;  // use this many nodes of the cluster
+};
+
+struct SweepSection {
+  Scaling scaling = Scaling::strong;
+  GrowAxis grow = GrowAxis::data;
+  std::vector<std::int64_t> gpus;
+  std::vector<SourceLocation> gpus_where;  // location of each value, for errors
+};
+
+struct OutputsSection {
+  std::string directory;  // relative to the working directory; default results/<scenario name>
+  std::vector<std::int64_t> trace_gpus{0};
+};
+
+struct SimSection {
+  std::string network_model = "CM02";
+  CollectiveAlgorithm allreduce = CollectiveAlgorithm::automatic;
+  double gradient_bucket_bytes = 25.0 * 1024 * 1024;
+};
+
+struct RealSection {
+  std::int64_t warmup_steps = 2;
+  std::int64_t measured_steps = 10;
+};
+
+struct Scenario {
+  std::string file;  // as given by the user
+  std::string name;
+  std::string description;
+  ModelSection model;
+  ParallelismSection parallelism;
+  MicroBatchingSection micro_batching;
+  MemorySection memory;
+  IoSection io;
+  PlatformSection platform;
+  std::optional<SweepSection> sweep;
+  OutputsSection outputs;
+  SimSection sim;
+  RealSection real;
+  std::map<std::string, SourceLocation> where;  // location of every key path, for later checks
+};
+
+}  // namespace tessera

@@ -1,0 +1,36 @@
+#pragma once
+// Loads a scenario and checks it against its model and platform: the result is everything a
+// backend needs to plan a run, or an InputError that names file, line, column and key.
+#include <string>
+#include <vector>
+
+#include "tessera/core/cluster_spec.hpp"
+#include "tessera/core/model_graph.hpp"
+#include "tessera/core/parallel_strategy.hpp"
+#include "tessera/core/scenario.hpp"
+
+namespace tessera {
+
+struct SweepPoint {
+  std::size_t index = 0;
+  ParallelConfig config;
+  ShardPlan plan;
+};
+
+struct LoadedScenario {
+  Scenario scenario;
+  ModelGraph model;
+  ClusterSpec cluster;
+  std::vector<SweepPoint> points;  // one when the scenario has no sweep
+  double device_capacity_bytes = 0;
+};
+
+LoadedScenario load_scenario(const std::string& path);
+// For tests and the fuzzer: relative model and cluster files resolve against `base_directory`.
+LoadedScenario load_scenario_text(const std::string& text, const std::string& display_name,
+                                  const std::string& base_directory);
+
+// The built-in default scenario (scenarios/default.yaml, compiled in).
+LoadedScenario load_default_scenario();
+
+}  // namespace tessera

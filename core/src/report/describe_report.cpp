@@ -1,0 +1,144 @@
+#include "tessera/core/describe_report.hpp"
+
+#include <sstream>
+
+#include "tessera/core/layer_cost.hpp"
+#include "tessera/core/memory_estimate.hpp"
+#include "tessera/core/quantity.hpp"
+#include "tessera/core/text_table.hpp"
+
+namespace tessera {
+namespace {
+
+using Align = TextTable::Align;
+
+std::string halo_text(const LayerShard& shard) {
+  if (shard.input_halo.empty()) return "-";
+  std::string text;
+  bool any = false;
+  for (const auto& halo : shard.input_halo) {
+    text +=
+        (text.empty() ? "" : "/") + std::to_string(halo.lower) + "+" + std::to_string(halo.upper);
+    any |= halo.lower + halo.upper > 0;
+  }
+  return any ? text : "-";
+}
+
+std::string options_text(const Scenario& s) {
+  if (!s.model.file.empty()) return "file " + s.model.file;
+  std::string text;
+  for (const auto& [key, value] : s.model.options)
+    text += (text.empty() ? "" : ", ") + key + "=" + value;
+  return text.empty() ? "default options" : text;
+}
+
+MemoryInputs memory_inputs(const LoadedScenario& loaded) {
+  const auto& s = loaded.scenario;
+  return {.dtype = s.model.dtype,
+          .optimizer = s.model.optimizer,
+          .offload = s.memory.offload,
+          .workspace_bytes = s.micro_batching.workspace_limit_bytes,
+          .prefetch = s.io.prefetch,
+          .capacity_bytes = loaded.device_capacity_bytes};
+}
+
+std::string header(const LoadedScenario& loaded) {
+  const auto& s = loaded.scenario;
+  const auto& model = loaded.model;
+  const auto& c = loaded.cluster;
+  std::ostringstream out;
+  out << "Scenario  " << s.name << "  (" << s.file << ")\n";
+  if (!s.description.empty()) out << "          " << s.description << "\n";
+  out << "Model     " << model.name() << " (" << options_text(s)
+      << "): " << format_count(parameter_count(model)) << " parameters, " << model.layers().size()
+      << " layers, input " << to_string(model.layers().front().output_shape) << ", "
+      << to_string(s.model.dtype) << ", optimizer " << to_string(s.model.optimizer) << "\n";
+  out << "Platform  " << c.name << ": " << c.nodes << " nodes x " << c.gpus_per_node << " "
+      << c.gpu.model << " (" << format_bytes(c.gpu.memory_bytes) << ")  [" << c.file << "]\n";
+  out << "Kernels   micro-batching " << to_string(s.micro_batching.policy) << ", "
+      << to_string(s.micro_batching.mode) << ", workspace limit "
+      << format_bytes(s.micro_batching.workspace_limit_bytes) << "\n";
+  out << "Memory    device capacity " << format_bytes(loaded.device_capacity_bytes) << ", offload "
+      << to_string(s.memory.offload) << "\n";
+  out << "Input     " << to_string(s.io.format)
+      << (s.io.dataset.empty() ? std::string() : " from " + s.io.dataset)
+      << (s.io.read_sub_volume ? ", each GPU reads its sub-volume" : ", whole samples")
+      << (s.io.prefetch ? ", prefetched" : "") << "\n";
+  if (s.sweep) {
+    out << "Sweep     " << to_string(s.sweep->scaling) << " scaling, growing "
+        << to_string(s.sweep->grow) << ", " << loaded.points.size() << " points\n";
+  }
+  return out.str();
+}
+
+std::string layer_table(const LoadedScenario& loaded, const SweepPoint& point) {
+  const auto& model = loaded.model;
+  const auto& plan = point.plan;
+  const auto dtype = loaded.scenario.model.dtype;
+  TextTable table({"#", "layer", "op", "output/sample", "local output", "halo", "stage",
+                   "fwd FLOP/sample", "bwd FLOP/sample", "params", "act/sample", "kept on GPU"},
+                  {Align::right, Align::left, Align::left, Align::left, Align::left, Align::left});
+  double total_forward = 0, total_backward = 0;
+  for (std::size_t i = 0; i < model.layers().size(); ++i) {
+    const auto& layer = model.layers()[i];
+    const auto& shard = plan.layers[i];
+    const auto cost = layer_cost(layer, 1, dtype);
+    const double backward = cost.flops.backward_data + cost.flops.backward_filter;
+    total_forward += cost.flops.forward;
+    total_backward += backward;
+    table.add_row(
+        {std::to_string(i), layer.layer.name, to_string(layer.layer.kind),
+         to_string(layer.output_shape),
+         (shard.spatially_split ? "" : "(unsplit) ") + to_string(shard.local_output, true),
+         halo_text(shard), std::to_string(shard.stage), format_flops(cost.flops.forward),
+         format_flops(backward), format_count(cost.parameters),
+         format_bytes(static_cast<double>(cost.output_bytes)),
+         format_bytes(kept_activation_bytes(model, plan, i, dtype))});
+  }
+  std::ostringstream out;
+  out << "\nLayers at point " << point.index << " (" << point.config.gpus() << " GPUs: data "
+      << point.config.data << " x spatial " << grid_to_string(point.config.spatial_grid)
+      << " x model " << point.config.model_degree << "; local output = the busiest GPU's shard "
+      << "N x C x (D x) H x W; halo = planes lower+upper per axis)\n";
+  out << table.render();
+  out << "Per sample: forward " << format_flops(total_forward) << ", backward "
+      << format_flops(total_backward) << "\n";
+  return out.str();
+}
+
+std::string memory_table(const LoadedScenario& loaded) {
+  TextTable table({"point", "GPUs", "data", "spatial", "model", "mini-batch", "global",
+                   "weights+grads+opt", "activations", "transient", "workspace", "input",
+                   "total/GPU", "capacity", "fits"});
+  for (const auto& point : loaded.points) {
+    const auto m = estimate_memory(loaded.model, point.plan, memory_inputs(loaded));
+    const double parameters = m.weights_bytes + m.weight_gradients_bytes + m.optimizer_state_bytes;
+    std::string fits = m.fits ? "yes" : "NO";
+    if (loaded.scenario.memory.offload != OffloadPolicy::none) {
+      fits += " (offload " + to_string(m.offload_applied) + ")";
+    }
+    table.add_row({std::to_string(point.index), std::to_string(point.config.gpus()),
+                   std::to_string(point.config.data), grid_to_string(point.config.spatial_grid),
+                   std::to_string(point.config.model_degree),
+                   std::to_string(point.config.mini_batch),
+                   std::to_string(point.config.global_batch()), format_bytes(parameters),
+                   format_bytes(m.kept_activations_bytes + m.offload_staging_bytes),
+                   format_bytes(m.transient_bytes), format_bytes(m.workspace_bytes),
+                   format_bytes(m.input_buffers_bytes), format_bytes(m.total_bytes),
+                   format_bytes(m.capacity_bytes), fits});
+  }
+  return "\nMemory per GPU (busiest GPU; estimated, see memory_estimate.hpp)\n" + table.render();
+}
+
+}  // namespace
+
+std::string describe_scenario(const LoadedScenario& loaded, const DescribeOptions& options) {
+  std::string text = header(loaded);
+  if (options.layers) {
+    const std::size_t index = std::min(options.point, loaded.points.size() - 1);
+    text += layer_table(loaded, loaded.points[index]);
+  }
+  return text + memory_table(loaded);
+}
+
+}  // namespace tessera

@@ -1,0 +1,329 @@
+#include "tessera/core/result_schema.hpp"
+
+#include <array>
+#include <charconv>
+#include <stdexcept>
+#include <utility>
+
+#include "tessera/core/atomic_file.hpp"
+
+namespace tessera {
+namespace {
+
+const std::array<std::pair<Provenance, const char*>, 7> kProvenanceNames{{
+    {Provenance::measured, "measured"},
+    {Provenance::simulated, "simulated"},
+    {Provenance::profile, "profile"},
+    {Provenance::roofline, "roofline"},
+    {Provenance::mixed, "mixed"},
+    {Provenance::estimated, "estimated"},
+    {Provenance::none, "none"},
+}};
+
+const std::array<std::pair<PointStatus, const char*>, 4> kStatusNames{{
+    {PointStatus::ok, "ok"},
+    {PointStatus::does_not_fit, "does_not_fit"},
+    {PointStatus::skipped, "skipped"},
+    {PointStatus::failed, "failed"},
+}};
+
+// Shortest text that reads back to the same double.
+std::string number(double value) {
+  char buffer[64];
+  auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
+  (void)error;
+  return std::string(buffer, end);
+}
+
+std::string quoted(const std::string& field) {
+  if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
+  std::string text = "\"";
+  for (char c : field) {
+    if (c == '"') text += '"';
+    text += c;
+  }
+  return text + "\"";
+}
+
+std::vector<std::string> row_of(const PointResult& p) {
+  const auto& b = p.breakdown;
+  return {p.scenario,
+          std::to_string(p.point),
+          p.backend,
+          std::to_string(p.gpus),
+          std::to_string(p.data),
+          p.spatial_grid,
+          std::to_string(p.model_degree),
+          std::to_string(p.mini_batch),
+          std::to_string(p.global_batch),
+          to_string(p.status),
+          number(p.step_seconds),
+          number(p.samples_per_second),
+          number(b.compute_seconds),
+          number(b.halo_seconds),
+          number(b.allreduce_seconds),
+          number(b.other_communication_seconds),
+          number(b.io_seconds),
+          number(b.offload_seconds),
+          number(b.idle_seconds),
+          number(p.peak_memory_bytes),
+          number(p.device_capacity_bytes),
+          p.fits ? "true" : "false",
+          to_string(p.time_provenance),
+          to_string(p.compute_provenance),
+          to_string(p.memory_provenance),
+          p.note};
+}
+
+// RFC 4180 records: fields separated by commas, optionally quoted with "" as an escaped quote.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text, const std::string& file) {
+  std::vector<std::vector<std::string>> records;
+  std::vector<std::string> record;
+  std::string field;
+  bool in_quotes = false, field_started = false;
+  int line = 1;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_quotes) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        in_quotes = false;
+      } else {
+        if (c == '\n') ++line;
+        field += c;
+      }
+      continue;
+    }
+    if (c == '"' && !field_started) {
+      in_quotes = field_started = true;
+    } else if (c == ',') {
+      record.push_back(std::move(field));
+      field.clear();
+      field_started = false;
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      record.push_back(std::move(field));
+      records.push_back(std::move(record));
+      record.clear();
+      field.clear();
+      field_started = false;
+      ++line;
+    } else {
+      field += c;
+      field_started = true;
+    }
+  }
+  if (in_quotes)
+    throw std::runtime_error(file + ":" + std::to_string(line) + ": unterminated quote");
+  if (field_started || !record.empty()) {
+    record.push_back(std::move(field));
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+std::int64_t to_integer(const std::string& text, const std::string& where) {
+  std::int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) {
+    throw std::runtime_error(where + ": expected an integer, got '" + text + "'");
+  }
+  return value;
+}
+
+double to_number(const std::string& text, const std::string& where) {
+  double value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) {
+    throw std::runtime_error(where + ": expected a number, got '" + text + "'");
+  }
+  return value;
+}
+
+}  // namespace
+
+double StepBreakdown::total() const {
+  return compute_seconds + halo_seconds + allreduce_seconds + other_communication_seconds +
+         io_seconds + offload_seconds + idle_seconds;
+}
+
+std::string to_string(Provenance provenance) {
+  for (const auto& [value, name] : kProvenanceNames) {
+    if (value == provenance) return name;
+  }
+  return "none";
+}
+
+Provenance provenance_from_string(const std::string& text) {
+  for (const auto& [value, name] : kProvenanceNames) {
+    if (text == name) return value;
+  }
+  throw std::invalid_argument("unknown provenance '" + text + "'");
+}
+
+std::string to_string(PointStatus status) {
+  for (const auto& [value, name] : kStatusNames) {
+    if (value == status) return name;
+  }
+  return "failed";
+}
+
+PointStatus point_status_from_string(const std::string& text) {
+  for (const auto& [value, name] : kStatusNames) {
+    if (text == name) return value;
+  }
+  throw std::invalid_argument("unknown point status '" + text + "'");
+}
+
+const std::vector<std::string>& results_csv_columns() {
+  static const std::vector<std::string> columns{"scenario",
+                                                "point",
+                                                "backend",
+                                                "gpus",
+                                                "data",
+                                                "spatial_grid",
+                                                "model_degree",
+                                                "mini_batch",
+                                                "global_batch",
+                                                "status",
+                                                "step_s",
+                                                "samples_per_s",
+                                                "compute_s",
+                                                "halo_s",
+                                                "allreduce_s",
+                                                "other_comm_s",
+                                                "io_s",
+                                                "offload_s",
+                                                "idle_s",
+                                                "peak_memory_bytes",
+                                                "device_capacity_bytes",
+                                                "fits",
+                                                "time_provenance",
+                                                "compute_provenance",
+                                                "memory_provenance",
+                                                "note"};
+  return columns;
+}
+
+std::string results_to_csv(const std::vector<PointResult>& points) {
+  std::string text;
+  for (const auto& column : results_csv_columns()) text += (text.empty() ? "" : ",") + column;
+  text += "\n";
+  for (const auto& point : points) {
+    std::string line;
+    bool first = true;
+    for (const auto& field : row_of(point)) {
+      line += (first ? "" : ",") + quoted(field);
+      first = false;
+    }
+    text += line + "\n";
+  }
+  return text;
+}
+
+std::vector<PointResult> results_from_csv(const std::string& text, const std::string& file) {
+  const auto records = parse_csv(text, file);
+  if (records.empty() || records.front() != results_csv_columns()) {
+    throw std::runtime_error(file + ":1: not a Tessera results file (unexpected header)");
+  }
+  std::vector<PointResult> points;
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    const auto& f = records[r];
+    const std::string where = file + ":" + std::to_string(r + 1);
+    if (f.size() != results_csv_columns().size()) {
+      throw std::runtime_error(where + ": expected " +
+                               std::to_string(results_csv_columns().size()) + " fields, got " +
+                               std::to_string(f.size()));
+    }
+    try {
+      PointResult p;
+      std::size_t i = 0;
+      p.scenario = f[i++];
+      p.point = to_integer(f[i++], where);
+      p.backend = f[i++];
+      p.gpus = to_integer(f[i++], where);
+      p.data = to_integer(f[i++], where);
+      p.spatial_grid = f[i++];
+      p.model_degree = to_integer(f[i++], where);
+      p.mini_batch = to_integer(f[i++], where);
+      p.global_batch = to_integer(f[i++], where);
+      p.status = point_status_from_string(f[i++]);
+      p.step_seconds = to_number(f[i++], where);
+      p.samples_per_second = to_number(f[i++], where);
+      auto& b = p.breakdown;
+      for (double* value : {&b.compute_seconds, &b.halo_seconds, &b.allreduce_seconds,
+                            &b.other_communication_seconds, &b.io_seconds, &b.offload_seconds,
+                            &b.idle_seconds, &p.peak_memory_bytes, &p.device_capacity_bytes}) {
+        *value = to_number(f[i++], where);
+      }
+      p.fits = f[i++] == "true";
+      p.time_provenance = provenance_from_string(f[i++]);
+      p.compute_provenance = provenance_from_string(f[i++]);
+      p.memory_provenance = provenance_from_string(f[i++]);
+      p.note = f[i++];
+      points.push_back(std::move(p));
+    } catch (const std::invalid_argument& error) {
+      throw std::runtime_error(where + ": " + error.what());
+    }
+  }
+  return points;
+}
+
+nlohmann::json to_json(const PointResult& p) {
+  const auto& b = p.breakdown;
+  return {{"scenario", p.scenario},
+          {"point", p.point},
+          {"backend", p.backend},
+          {"gpus", p.gpus},
+          {"parallelism",
+           {{"data", p.data}, {"spatial_grid", p.spatial_grid}, {"model_degree", p.model_degree}}},
+          {"mini_batch", p.mini_batch},
+          {"global_batch", p.global_batch},
+          {"status", to_string(p.status)},
+          {"step_s", p.step_seconds},
+          {"samples_per_s", p.samples_per_second},
+          {"breakdown_s",
+           {{"compute", b.compute_seconds},
+            {"halo", b.halo_seconds},
+            {"allreduce", b.allreduce_seconds},
+            {"other_comm", b.other_communication_seconds},
+            {"io", b.io_seconds},
+            {"offload", b.offload_seconds},
+            {"idle", b.idle_seconds}}},
+          {"peak_memory_bytes", p.peak_memory_bytes},
+          {"device_capacity_bytes", p.device_capacity_bytes},
+          {"fits", p.fits},
+          {"provenance",
+           {{"step_s", to_string(p.time_provenance)},
+            {"breakdown_s", to_string(p.time_provenance)},
+            {"compute", to_string(p.compute_provenance)},
+            {"peak_memory_bytes", to_string(p.memory_provenance)}}},
+          {"note", p.note}};
+}
+
+nlohmann::json to_json(const RunResult& run) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& point : run.points) points.push_back(to_json(point));
+  return {{"schema", "tessera-run/1"},
+          {"scenario", run.scenario},
+          {"scenario_file", run.scenario_file},
+          {"backend", run.backend},
+          {"tessera_version", run.tessera_version},
+          {"created_utc", run.created_utc},
+          {"platform", run.platform},
+          {"model", run.model},
+          {"settings", run.settings},
+          {"points", points}};
+}
+
+void write_results_csv(const std::string& path, const std::vector<PointResult>& points) {
+  write_file_atomically(path, results_to_csv(points));
+}
+
+void write_run_json(const std::string& path, const RunResult& run) {
+  write_file_atomically(path, to_json(run).dump(2) + "\n");
+}
+
+}  // namespace tessera

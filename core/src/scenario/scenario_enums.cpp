@@ -1,0 +1,93 @@
+#include "scenario_enums.hpp"
+
+namespace tessera {
+
+template <>
+const EnumTable<Optimizer>& enum_table() {
+  static const EnumTable<Optimizer> table{
+      {"sgd", Optimizer::sgd}, {"momentum", Optimizer::momentum}, {"adam", Optimizer::adam}};
+  return table;
+}
+
+template <>
+const EnumTable<MicroBatchPolicy>& enum_table() {
+  static const EnumTable<MicroBatchPolicy> table{{"undivided", MicroBatchPolicy::undivided},
+                                                 {"power_of_two", MicroBatchPolicy::power_of_two},
+                                                 {"all", MicroBatchPolicy::all}};
+  return table;
+}
+
+template <>
+const EnumTable<MicroBatchMode>& enum_table() {
+  static const EnumTable<MicroBatchMode> table{{"per_layer", MicroBatchMode::per_layer},
+                                               {"whole_network", MicroBatchMode::whole_network}};
+  return table;
+}
+
+template <>
+const EnumTable<OffloadPolicy>& enum_table() {
+  static const EnumTable<OffloadPolicy> table{{"none", OffloadPolicy::none},
+                                              {"all", OffloadPolicy::all},
+                                              {"conv", OffloadPolicy::conv},
+                                              {"dyn", OffloadPolicy::dyn}};
+  return table;
+}
+
+template <>
+const EnumTable<DatasetFormat>& enum_table() {
+  static const EnumTable<DatasetFormat> table{{"synthetic", DatasetFormat::synthetic},
+                                              {"hdf5", DatasetFormat::hdf5}};
+  return table;
+}
+
+template <>
+const EnumTable<Scaling>& enum_table() {
+  static const EnumTable<Scaling> table{{"strong", Scaling::strong}, {"weak", Scaling::weak}};
+  return table;
+}
+
+template <>
+const EnumTable<GrowAxis>& enum_table() {
+  static const EnumTable<GrowAxis> table{{"data", GrowAxis::data},
+                                         {"spatial_d", GrowAxis::spatial_d},
+                                         {"spatial_h", GrowAxis::spatial_h},
+                                         {"spatial_w", GrowAxis::spatial_w}};
+  return table;
+}
+
+template <>
+const EnumTable<CollectiveAlgorithm>& enum_table() {
+  static const EnumTable<CollectiveAlgorithm> table{
+      {"auto", CollectiveAlgorithm::automatic},
+      {"ring", CollectiveAlgorithm::ring},
+      {"tree", CollectiveAlgorithm::tree},
+      {"hierarchical", CollectiveAlgorithm::hierarchical}};
+  return table;
+}
+
+std::string to_string(Optimizer value) {
+  return enum_name(value);
+}
+std::string to_string(MicroBatchPolicy value) {
+  return enum_name(value);
+}
+std::string to_string(MicroBatchMode value) {
+  return enum_name(value);
+}
+std::string to_string(OffloadPolicy value) {
+  return enum_name(value);
+}
+std::string to_string(DatasetFormat value) {
+  return enum_name(value);
+}
+std::string to_string(Scaling value) {
+  return enum_name(value);
+}
+std::string to_string(GrowAxis value) {
+  return enum_name(value);
+}
+std::string to_string(CollectiveAlgorithm value) {
+  return enum_name(value);
+}
+
+}  // namespace tessera

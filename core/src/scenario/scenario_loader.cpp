@@ -1,0 +1,189 @@
+#include "tessera/core/scenario_loader.hpp"
+
+#include <filesystem>
+
+#include "scenario_parser.hpp"
+#include "tessera/core/embedded_files.hpp"
+#include "tessera/core/model_file.hpp"
+#include "tessera/core/model_zoo.hpp"
+#include "tessera/core/sweep.hpp"
+
+namespace tessera {
+namespace {
+
+constexpr const char* kDefaultScenario = "scenarios/default.yaml";
+
+SourceLocation where_of(const Scenario& s, const std::string& key, const std::string& fallback) {
+  for (const auto& candidate : {key, fallback}) {
+    auto it = s.where.find(candidate);
+    if (it != s.where.end()) return it->second;
+  }
+  return {s.file, 0, 0};
+}
+
+std::string resolve(const std::string& base_directory, const std::string& path) {
+  if (std::filesystem::path(path).is_absolute() || base_directory.empty()) return path;
+  return (std::filesystem::path(base_directory) / path).lexically_normal().string();
+}
+
+ModelGraph build_model(const Scenario& s, const std::string& base_directory) {
+  const auto& m = s.model;
+  if (!m.file.empty()) return load_model_file(resolve(base_directory, m.file));
+  const ZooModel* zoo = find_zoo_model(m.zoo_name);
+  if (!zoo) {
+    std::vector<std::string> names;
+    std::string list;
+    for (const auto& model : model_zoo()) {
+      names.push_back(model.name);
+      list += (list.empty() ? "" : ", ") + model.name;
+    }
+    std::string problem = "expected a zoo model (" + list + "), got '" + m.zoo_name + "'";
+    auto suggestion = closest_match(m.zoo_name, names);
+    if (!suggestion.empty()) problem += " (did you mean '" + suggestion + "'?)";
+    throw InputError(where_of(s, "model.zoo", "model"), "model.zoo", problem);
+  }
+  for (const auto& [key, value] : m.options) {
+    const std::string path = "model.options." + key;
+    const ModelOptionSpec* spec = nullptr;
+    std::vector<std::string> names;
+    for (const auto& candidate : zoo->options) {
+      names.push_back(candidate.name);
+      if (candidate.name == key) spec = &candidate;
+    }
+    if (!spec) {
+      std::string list;
+      for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
+      std::string problem = "model " + zoo->name + " has no such option; it has: " +
+                            (list.empty() ? std::string("none") : list);
+      auto suggestion = closest_match(key, names);
+      if (!suggestion.empty()) problem += " (did you mean '" + suggestion + "'?)";
+      throw InputError(where_of(s, path, "model.options"), path, problem);
+    }
+    if (auto problem = check_option_value(*spec, value)) {
+      throw InputError(where_of(s, path, "model.options"), path,
+                       *problem + ", got '" + value + "'");
+    }
+  }
+  try {
+    return build_zoo_model(m.zoo_name, m.options);
+  } catch (const ModelError& error) {
+    throw InputError(where_of(s, "model.options", "model"), "model.options", error.what());
+  }
+}
+
+ParallelConfig base_config(const Scenario& s, const ModelGraph& model) {
+  ParallelConfig config;
+  config.data = s.parallelism.data;
+  config.spatial_grid = s.parallelism.spatial_grid;
+  if (config.spatial_grid.empty()) {
+    config.spatial_grid.assign(
+        static_cast<std::size_t>(model.layers().front().output_shape.spatial_rank()), 1);
+  }
+  config.model_degree = s.parallelism.model_degree;
+  if (s.model.mini_batch) {
+    config.mini_batch = *s.model.mini_batch;
+  } else if (model.default_mini_batch()) {
+    config.mini_batch = *model.default_mini_batch();
+  } else {
+    throw InputError(s.model.where, "model.mini_batch",
+                     "missing required key (expected the samples per data-parallel replica; "
+                     "model " +
+                         model.name() + " has no default)");
+  }
+  if (s.parallelism.gpus && *s.parallelism.gpus != config.gpus()) {
+    throw InputError(where_of(s, "parallelism.gpus", "parallelism"), "parallelism.gpus",
+                     "expected data x spatial x model = " + std::to_string(config.data) + " x " +
+                         std::to_string(config.spatial_parts()) + " x " +
+                         std::to_string(config.model_degree) + " = " +
+                         std::to_string(config.gpus()) + " GPUs, got " +
+                         std::to_string(*s.parallelism.gpus));
+  }
+  return config;
+}
+
+ClusterSpec load_cluster(const Scenario& s, const std::string& base_directory) {
+  ClusterSpec cluster =
+      s.platform.cluster_file.empty()
+          ? load_cluster_preset(s.platform.preset, where_of(s, "platform.preset", "platform"),
+                                "platform.preset")
+          : load_cluster_file(resolve(base_directory, s.platform.cluster_file));
+  if (s.platform.nodes) {
+    if (*s.platform.nodes > cluster.nodes) {
+      throw InputError(where_of(s, "platform.nodes", "platform"), "platform.nodes",
+                       "expected at most the " + std::to_string(cluster.nodes) + " nodes of " +
+                           cluster.name + ", got " + std::to_string(*s.platform.nodes));
+    }
+    cluster.nodes = *s.platform.nodes;
+  }
+  return cluster;
+}
+
+LoadedScenario check(Scenario scenario, const std::string& base_directory) {
+  const Scenario& s = scenario;
+  ModelGraph model = build_model(s, base_directory);
+  ClusterSpec cluster = load_cluster(s, base_directory);
+  const ParallelConfig base = base_config(s, model);
+
+  std::vector<ParallelConfig> configs{base};
+  if (s.sweep) configs = expand_sweep(*s.sweep, base, s.file);
+
+  LoadedScenario loaded{std::move(scenario), std::move(model), std::move(cluster), {}, 0};
+  const Scenario& sc = loaded.scenario;
+  std::int64_t largest = 0;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const auto& config = configs[i];
+    const bool swept = sc.sweep.has_value();
+    const std::string point_key = swept ? "sweep.gpus[" + std::to_string(i) + "]" : "parallelism";
+    const SourceLocation point_where =
+        swept ? sc.sweep->gpus_where[i] : where_of(sc, "parallelism", "model");
+    if (config.gpus() > loaded.cluster.total_gpus()) {
+      throw InputError(point_where, point_key,
+                       std::to_string(config.gpus()) + " GPUs exceed platform " +
+                           loaded.cluster.name + " (" + std::to_string(loaded.cluster.nodes) +
+                           " nodes x " + std::to_string(loaded.cluster.gpus_per_node) + " GPUs)");
+    }
+    largest = std::max(largest, config.gpus());
+    try {
+      loaded.points.push_back({i, config,
+                               plan_shards(loaded.model, config, sc.parallelism.spatial_until,
+                                           sc.parallelism.stage_starts)});
+    } catch (const StrategyError& error) {
+      const std::string prefix = swept ? "at sweep point " + std::to_string(i) + " (" +
+                                             std::to_string(config.gpus()) + " GPUs, grid " +
+                                             grid_to_string(config.spatial_grid) + "): "
+                                       : std::string();
+      throw InputError(swept ? point_where : where_of(sc, error.key(), "parallelism"),
+                       swept ? point_key : error.key(), prefix + error.what());
+    }
+  }
+  for (auto gpu : sc.outputs.trace_gpus) {
+    if (gpu >= largest) {
+      throw InputError(
+          where_of(sc, "outputs.trace_gpus", "outputs"), "outputs.trace_gpus",
+          "expected GPU ranks below " + std::to_string(largest) + ", got " + std::to_string(gpu));
+    }
+  }
+  loaded.device_capacity_bytes =
+      sc.memory.device_capacity_bytes.value_or(loaded.cluster.gpu.memory_bytes);
+  return loaded;
+}
+
+}  // namespace
+
+LoadedScenario load_scenario(const std::string& path) {
+  auto root = load_yaml_file(path);
+  auto directory = std::filesystem::path(path).parent_path().string();
+  return check(parse_scenario(root), directory);
+}
+
+LoadedScenario load_scenario_text(const std::string& text, const std::string& display_name,
+                                  const std::string& base_directory) {
+  return check(parse_scenario(parse_yaml_text(text, display_name)), base_directory);
+}
+
+LoadedScenario load_default_scenario() {
+  auto text = embedded_file(kDefaultScenario);
+  return load_scenario_text(std::string(*text), std::string("built-in:") + kDefaultScenario, "");
+}
+
+}  // namespace tessera

@@ -1,0 +1,246 @@
+// Structural reading of a scenario file: every key known, every value of the right type and range.
+// Cross-checks that need the model or the platform are in scenario_loader.cpp.
+#include "scenario_parser.hpp"
+
+#include "scenario_enums.hpp"
+#include "tessera/core/dtype.hpp"
+
+namespace tessera {
+namespace {
+
+void remember(Scenario& scenario, const YamlValue& value) {
+  scenario.where[value.key_path()] = value.location();
+}
+
+void parse_model(Scenario& s, const YamlValue& value) {
+  YamlMap map(value, {"zoo", "file", "options", "mini_batch", "dtype", "optimizer"});
+  auto& m = s.model;
+  m.where = value.location();
+  remember(s, value);
+  const bool has_zoo = map.has("zoo"), has_file = map.has("file");
+  if (has_zoo == has_file) {
+    value.fail_problem(
+        "give exactly one of 'zoo' (a built-in model name) or 'file' (a model file)");
+  }
+  if (auto zoo = map.optional("zoo")) {
+    m.zoo_name = zoo->as_string();
+    remember(s, *zoo);
+  }
+  if (auto file = map.optional("file")) {
+    m.file = file->as_string();
+    remember(s, *file);
+  }
+  if (auto options = map.optional("options")) {
+    if (has_file) options->fail_problem("options apply to zoo models only");
+    remember(s, *options);
+    if (!options->is_map()) options->fail("a mapping of option names to values");
+    for (const auto& entry : options->node()) {
+      const auto key = options->derived(entry.first, options->key_path());
+      if (!entry.first.IsScalar()) key.fail("an option name");
+      const auto option =
+          options->derived(entry.second, options->key_path() + "." + entry.first.Scalar());
+      if (!option.is_scalar()) option.fail("a single value");
+      if (m.options.count(entry.first.Scalar())) {
+        throw InputError(key.location(), option.key_path(), "option appears more than once");
+      }
+      m.options[entry.first.Scalar()] = entry.second.Scalar();
+      remember(s, option);
+    }
+  }
+  if (auto batch = map.optional("mini_batch")) {
+    m.mini_batch = batch->as_integer(1, 1 << 24);
+    remember(s, *batch);
+  }
+  if (auto dtype = map.optional("dtype"))
+    m.dtype = dtype_from_string(dtype->as_choice(dtype_names()));
+  if (auto optimizer = map.optional("optimizer")) m.optimizer = parse_enum<Optimizer>(*optimizer);
+}
+
+void parse_parallelism(Scenario& s, const YamlValue& value) {
+  YamlMap map(value, {"data", "spatial", "model", "gpus"});
+  auto& p = s.parallelism;
+  remember(s, value);
+  if (auto data = map.optional("data")) {
+    p.data = data->as_integer(1, 1 << 24);
+    remember(s, *data);
+  }
+  if (auto gpus = map.optional("gpus")) {
+    p.gpus = gpus->as_integer(1, 1 << 24);
+    remember(s, *gpus);
+  }
+  if (auto spatial = map.optional("spatial")) {
+    YamlMap spatial_map(*spatial, {"grid", "until"});
+    auto grid =
+        spatial_map.required("grid", "a list of partitions per spatial axis, e.g. [4, 1, 1]");
+    p.spatial_grid = grid.as_integer_list(1, 3, 1, 1 << 16);
+    remember(s, grid);
+    if (auto until = spatial_map.optional("until")) {
+      p.spatial_until = until->as_string();
+      remember(s, *until);
+    }
+  }
+  if (auto model = map.optional("model")) {
+    YamlMap model_map(*model, {"degree", "stages"});
+    auto degree = model_map.required("degree", "the number of GPUs the model is split over");
+    p.model_degree = degree.as_integer(1, 4096);
+    remember(s, degree);
+    if (auto stages = model_map.optional("stages")) {
+      remember(s, *stages);
+      for (const auto& stage : stages->as_sequence(1)) p.stage_starts.push_back(stage.as_string());
+    }
+  }
+}
+
+void parse_kernels(Scenario& s, const YamlValue& value) {
+  YamlMap map(value, {"micro_batching"});
+  if (auto micro = map.optional("micro_batching")) {
+    YamlMap micro_map(*micro, {"policy", "mode", "workspace_limit"});
+    auto& mb = s.micro_batching;
+    if (auto policy = micro_map.optional("policy"))
+      mb.policy = parse_enum<MicroBatchPolicy>(*policy);
+    if (auto mode = micro_map.optional("mode")) mb.mode = parse_enum<MicroBatchMode>(*mode);
+    if (auto limit = micro_map.optional("workspace_limit")) {
+      mb.workspace_limit_bytes = limit->as_quantity(QuantityKind::bytes);
+    }
+  }
+}
+
+void parse_memory(Scenario& s, const YamlValue& value) {
+  YamlMap map(value, {"device_capacity", "offload"});
+  if (auto capacity = map.optional("device_capacity")) {
+    const double bytes = capacity->as_quantity(QuantityKind::bytes);
+    if (bytes <= 0) capacity->fail("a positive size such as 16 GiB");
+    s.memory.device_capacity_bytes = bytes;
+    remember(s, *capacity);
+  }
+  if (auto offload = map.optional("offload"))
+    s.memory.offload = parse_enum<OffloadPolicy>(*offload);
+}
+
+void parse_io(Scenario& s, const YamlValue& value) {
+  YamlMap map(value, {"format", "dataset", "read_sub_volume", "prefetch"});
+  if (auto format = map.optional("format")) s.io.format = parse_enum<DatasetFormat>(*format);
+  if (auto dataset = map.optional("dataset")) {
+    s.io.dataset = dataset->as_string();
+    remember(s, *dataset);
+  }
+  if (s.io.format == DatasetFormat::hdf5 && s.io.dataset.empty()) {
+    value.fail_problem("format hdf5 needs 'dataset': the directory holding the sample files");
+  }
+  if (auto sub = map.optional("read_sub_volume")) s.io.read_sub_volume = sub->as_bool();
+  if (auto prefetch = map.optional("prefetch")) s.io.prefetch = prefetch->as_bool();
+}
+
+void parse_platform(Scenario& s, const YamlValue& value) {
+  YamlMap map(value, {"preset", "cluster", "nodes"});
+  remember(s, value);
+  if (map.has("preset") == map.has("cluster")) {
+    value.fail_problem("give exactly one of 'preset' (a built-in cluster) or 'cluster' (a file)");
+  }
+  if (auto preset = map.optional("preset")) {
+    s.platform.preset = preset->as_string();
+    remember(s, *preset);
+  }
+  if (auto cluster = map.optional("cluster")) {
+    s.platform.cluster_file = cluster->as_string();
+    remember(s, *cluster);
+  }
+  if (auto nodes = map.optional("nodes")) {
+    s.platform.nodes = nodes->as_integer(1, 1 << 20);
+    remember(s, *nodes);
+  }
+}
+
+void parse_sweep(Scenario& s, const YamlValue& value) {
+  YamlMap map(value, {"scaling", "grow", "gpus"});
+  SweepSection sweep;
+  remember(s, value);
+  if (auto scaling = map.optional("scaling")) {
+    sweep.scaling = parse_enum<Scaling>(*scaling);
+    remember(s, *scaling);
+  }
+  if (auto grow = map.optional("grow")) {
+    sweep.grow = parse_enum<GrowAxis>(*grow);
+    remember(s, *grow);
+  }
+  auto gpus = map.required("gpus", "a list of GPU counts, e.g. [4, 8, 16]");
+  for (const auto& item : gpus.as_sequence(1, 4096)) {
+    sweep.gpus.push_back(item.as_integer(1, 1 << 24));
+    sweep.gpus_where.push_back(item.location());
+  }
+  remember(s, gpus);
+  if (sweep.scaling == Scaling::weak && sweep.grow != GrowAxis::data) {
+    value.fail_problem(
+        "weak scaling keeps the work per replica fixed and adds replicas; use "
+        "'grow: data' (strong scaling may grow a spatial axis)");
+  }
+  s.sweep = std::move(sweep);
+}
+
+void parse_outputs(Scenario& s, const YamlValue& value) {
+  YamlMap map(value, {"directory", "trace_gpus"});
+  if (auto directory = map.optional("directory")) s.outputs.directory = directory->as_string();
+  if (auto trace = map.optional("trace_gpus")) {
+    s.outputs.trace_gpus = trace->as_integer_list(0, 1024, 0, (1 << 24) - 1);
+    remember(s, *trace);
+  }
+}
+
+void parse_sim(Scenario& s, const YamlValue& value) {
+  YamlMap map(value, {"network_model", "allreduce", "gradient_bucket"});
+  if (auto model = map.optional("network_model")) {
+    // LV08 (SimGrid's default) inflates latencies 13x; CM02 is the plain alpha-beta model.
+    s.sim.network_model = model->as_choice({"CM02", "LV08", "SMPI"});
+  }
+  if (auto allreduce = map.optional("allreduce")) {
+    s.sim.allreduce = parse_enum<CollectiveAlgorithm>(*allreduce);
+  }
+  if (auto bucket = map.optional("gradient_bucket")) {
+    s.sim.gradient_bucket_bytes = bucket->as_quantity(QuantityKind::bytes);
+    if (s.sim.gradient_bucket_bytes < 1) bucket->fail("a positive size such as 25 MiB");
+  }
+}
+
+void parse_real(Scenario& s, const YamlValue& value) {
+  YamlMap map(value, {"warmup_steps", "measured_steps"});
+  if (auto warmup = map.optional("warmup_steps"))
+    s.real.warmup_steps = warmup->as_integer(0, 1000000);
+  if (auto measured = map.optional("measured_steps")) {
+    s.real.measured_steps = measured->as_integer(1, 1000000);
+  }
+}
+
+}  // namespace
+
+Scenario parse_scenario(const YamlValue& root) {
+  YamlMap map(root, {"name", "description", "model", "parallelism", "kernels", "memory", "io",
+                     "platform", "sweep", "outputs", "sim", "real"});
+  Scenario s;
+  s.file = root.location().file;
+  s.name = map.required("name", "a short name for the scenario").as_string();
+  for (char c : s.name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
+      map.required("name", "").fail("a name of letters, digits, '-', '_' or '.' (it names files)");
+    }
+  }
+  if (auto description = map.optional("description")) s.description = description->as_string();
+  parse_model(s, map.required("model", "a mapping with 'zoo' or 'file', and 'mini_batch'"));
+  if (auto v = map.optional("parallelism")) parse_parallelism(s, *v);
+  if (auto v = map.optional("kernels")) parse_kernels(s, *v);
+  if (auto v = map.optional("memory")) parse_memory(s, *v);
+  if (auto v = map.optional("io")) parse_io(s, *v);
+  if (auto v = map.optional("platform")) {
+    parse_platform(s, *v);
+  } else {
+    s.platform.preset = "lassen";
+  }
+  if (auto v = map.optional("sweep")) parse_sweep(s, *v);
+  if (auto v = map.optional("outputs")) parse_outputs(s, *v);
+  if (auto v = map.optional("sim")) parse_sim(s, *v);
+  if (auto v = map.optional("real")) parse_real(s, *v);
+  if (s.outputs.directory.empty()) s.outputs.directory = "results/" + s.name;
+  remember(s, root);
+  return s;
+}
+
+}  // namespace tessera

@@ -1,0 +1,253 @@
+#include "tessera/core/parallel_strategy.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "tessera/core/layer_cost.hpp"
+#include "tessera/core/shape_inference.hpp"
+
+namespace tessera {
+namespace {
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return -floor_div(-a, b);
+}
+
+bool is_window(LayerKind kind) {
+  return kind == LayerKind::convolution || kind == LayerKind::transposed_convolution ||
+         kind == LayerKind::pooling;
+}
+
+struct WindowParams {
+  AxisValues kernel, stride, padding, dilation;
+};
+
+WindowParams window_params(const Layer& layer, int rank) {
+  if (layer.kind == LayerKind::pooling) {
+    const auto& p = std::get<PoolingParams>(layer.params);
+    return {p.kernel, p.stride, p.padding, AxisValues(static_cast<std::size_t>(rank), 1)};
+  }
+  const auto& p = std::get<ConvolutionParams>(layer.params);
+  return {p.kernel, p.stride, p.padding, p.dilation};
+}
+
+std::size_t find_spatial_end(const ModelGraph& model, const std::string& until, int rank) {
+  const auto& layers = model.layers();
+  std::size_t first_dense = layers.size();
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (layers[i].output_shape.spatial_rank() != rank) {
+      first_dense = i;
+      break;
+    }
+  }
+  if (until.empty()) return first_dense;
+  auto index = model.index_of(until);
+  if (!index) {
+    throw StrategyError("parallelism.spatial.until", "expected the name of a layer of model " +
+                                                         model.name() + ", got '" + until + "'");
+  }
+  if (*index == 0) {
+    throw StrategyError("parallelism.spatial.until",
+                        "the input layer cannot end spatial parallelism: nothing would be split");
+  }
+  if (*index > first_dense) {
+    throw StrategyError("parallelism.spatial.until",
+                        "spatial parallelism must stop at or before layer '" +
+                            layers[first_dense].layer.name +
+                            "', the first without spatial axes; got '" + until + "'");
+  }
+  return *index;
+}
+
+std::vector<int> assign_stages(const ModelGraph& model, std::int64_t degree,
+                               const std::vector<std::string>& stage_starts) {
+  const auto& layers = model.layers();
+  std::vector<int> stage(layers.size(), 0);
+  if (degree == 1) {
+    if (!stage_starts.empty()) {
+      throw StrategyError("parallelism.model.stages", "stages need a model degree above 1");
+    }
+    return stage;
+  }
+  if (static_cast<std::size_t>(degree) > layers.size() - 1) {
+    throw StrategyError("parallelism.model.degree",
+                        "expected at most " + std::to_string(layers.size() - 1) +
+                            " stages (one layer each) for model " + model.name() + ", got " +
+                            std::to_string(degree));
+  }
+  std::vector<std::size_t> starts;
+  if (!stage_starts.empty()) {
+    if (static_cast<std::int64_t>(stage_starts.size()) != degree - 1) {
+      throw StrategyError(
+          "parallelism.model.stages",
+          "expected " + std::to_string(degree - 1) + " layer names (the first layer of stages 2.." +
+              std::to_string(degree) + "), got " + std::to_string(stage_starts.size()));
+    }
+    for (const auto& name : stage_starts) {
+      auto index = model.index_of(name);
+      if (!index || *index == 0) {
+        throw StrategyError(
+            "parallelism.model.stages",
+            "expected names of non-input layers of model " + model.name() + ", got '" + name + "'");
+      }
+      if (!starts.empty() && *index <= starts.back()) {
+        throw StrategyError("parallelism.model.stages",
+                            "stage starts must follow the model's layer order; '" + name +
+                                "' comes before or at the previous one");
+      }
+      starts.push_back(*index);
+    }
+  } else {
+    // Contiguous stages with about equal forward work.
+    std::vector<double> work(layers.size());
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      work[i] = layer_cost(layers[i], 1, DType::float32).flops.forward + 1.0;
+    }
+    const double total = std::accumulate(work.begin(), work.end(), 0.0);
+    double cumulative = 0;
+    for (std::size_t i = 0;
+         i < layers.size() && static_cast<std::int64_t>(starts.size()) < degree - 1; ++i) {
+      const double target =
+          total * static_cast<double>(starts.size() + 1) / static_cast<double>(degree);
+      const std::size_t remaining_layers = layers.size() - i;
+      const std::size_t stages_left = static_cast<std::size_t>(degree - 1) - starts.size();
+      if (i > 0 && (cumulative >= target || remaining_layers <= stages_left)) starts.push_back(i);
+      cumulative += work[i];
+    }
+  }
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    stage[i] = static_cast<int>(
+        std::count_if(starts.begin(), starts.end(), [&](std::size_t s) { return s <= i; }));
+  }
+  return stage;
+}
+
+void check_divisible(const ResolvedLayer& layer, const TensorShape& shape,
+                     const std::vector<std::int64_t>& grid, const std::string& what) {
+  const auto axes = spatial_axis_names(shape.spatial_rank());
+  for (std::size_t axis = 0; axis < grid.size(); ++axis) {
+    if (shape.spatial[axis] % grid[axis] != 0) {
+      throw StrategyError("parallelism.spatial.grid",
+                          "layer '" + layer.layer.name + "' " + what + " extent " + axes[axis] +
+                              "=" + std::to_string(shape.spatial[axis]) + " is not divisible by " +
+                              std::to_string(grid[axis]) +
+                              " partitions; split fewer ways or end spatial "
+                              "parallelism earlier (parallelism.spatial.until)");
+    }
+  }
+}
+
+}  // namespace
+
+std::int64_t ParallelConfig::spatial_parts() const {
+  return std::accumulate(spatial_grid.begin(), spatial_grid.end(), std::int64_t{1},
+                         std::multiplies<std::int64_t>());
+}
+
+std::string grid_to_string(const std::vector<std::int64_t>& grid) {
+  if (grid.empty()) return "1";
+  std::string text;
+  for (auto parts : grid) text += (text.empty() ? "" : "x") + std::to_string(parts);
+  return text;
+}
+
+Halo window_halo(LayerKind kind, std::int64_t input, std::int64_t output, std::int64_t parts,
+                 std::int64_t kernel, std::int64_t stride, std::int64_t padding,
+                 std::int64_t dilation) {
+  Halo halo;
+  if (parts <= 1) return halo;
+  const std::int64_t local_in = input / parts, local_out = output / parts;
+  const std::int64_t reach = (kernel - 1) * dilation;
+  for (std::int64_t rank = 0; rank < parts; ++rank) {
+    const std::int64_t out_first = rank * local_out, out_last = (rank + 1) * local_out - 1;
+    std::int64_t need_first = 0, need_last = 0;
+    if (kind == LayerKind::transposed_convolution) {
+      // Output o receives from inputs i with i*stride - padding <= o <= i*stride - padding + reach.
+      need_first = ceil_div(out_first + padding - reach, stride);
+      need_last = floor_div(out_last + padding, stride);
+    } else {
+      need_first = out_first * stride - padding;
+      need_last = out_last * stride - padding + reach;
+    }
+    need_first = std::max<std::int64_t>(need_first, 0);
+    need_last = std::min(need_last, input - 1);
+    const std::int64_t own_first = rank * local_in, own_last = (rank + 1) * local_in - 1;
+    halo.lower = std::max(halo.lower, own_first - need_first);
+    halo.upper = std::max(halo.upper, need_last - own_last);
+  }
+  return halo;
+}
+
+ShardPlan plan_shards(const ModelGraph& model, const ParallelConfig& config,
+                      const std::string& spatial_until,
+                      const std::vector<std::string>& stage_starts) {
+  const auto& layers = model.layers();
+  const int rank = layers.front().output_shape.spatial_rank();
+  ShardPlan plan;
+  plan.config = config;
+  if (plan.config.spatial_grid.empty()) {
+    plan.config.spatial_grid.assign(static_cast<std::size_t>(rank), 1);
+  }
+  const auto& grid = plan.config.spatial_grid;
+  if (static_cast<int>(grid.size()) != rank) {
+    throw StrategyError("parallelism.spatial.grid",
+                        "expected " + std::to_string(rank) + " entries (one per spatial axis " +
+                            grid_to_string(std::vector<std::int64_t>(rank, 1)) + " of model " +
+                            model.name() + "), got " + std::to_string(grid.size()));
+  }
+  const std::int64_t parts = plan.config.spatial_parts();
+  plan.spatial_end = parts > 1 ? find_spatial_end(model, spatial_until, rank) : 0;
+  const auto stage = assign_stages(model, config.model_degree, stage_starts);
+  plan.stages = static_cast<int>(config.model_degree);
+
+  const std::int64_t unsplit_batch =
+      parts > 1 ? (config.mini_batch + parts - 1) / parts : config.mini_batch;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    const auto& layer = layers[i];
+    LayerShard shard;
+    shard.stage = stage[i];
+    shard.spatially_split = parts > 1 && i < plan.spatial_end;
+    shard.local_batch = shard.spatially_split ? config.mini_batch : unsplit_batch;
+    auto localize = [&](TensorShape shape) {
+      shape.n = shard.local_batch;
+      if (shard.spatially_split) {
+        for (std::size_t axis = 0; axis < grid.size(); ++axis) shape.spatial[axis] /= grid[axis];
+      }
+      return shape;
+    };
+    if (shard.spatially_split) {
+      check_divisible(layer, layer.output_shape, grid, "output");
+      for (const auto& input : layer.input_shapes) check_divisible(layer, input, grid, "input");
+    }
+    shard.local_output = localize(layer.output_shape);
+    for (const auto& input : layer.input_shapes) shard.local_inputs.push_back(localize(input));
+    if (!shard.local_inputs.empty()) shard.local_input_with_halo = shard.local_inputs.front();
+    if (shard.spatially_split && is_window(layer.layer.kind)) {
+      const auto w = window_params(layer.layer, rank);
+      const auto axes = spatial_axis_names(rank);
+      for (std::size_t axis = 0; axis < grid.size(); ++axis) {
+        const Halo halo = window_halo(layer.layer.kind, layer.input_shapes[0].spatial[axis],
+                                      layer.output_shape.spatial[axis], grid[axis], w.kernel[axis],
+                                      w.stride[axis], w.padding[axis], w.dilation[axis]);
+        const std::int64_t slab = shard.local_inputs.front().spatial[axis];
+        if (halo.lower > slab || halo.upper > slab) {
+          throw StrategyError("parallelism.spatial.grid",
+                              "layer '" + layer.layer.name + "' needs a halo of " +
+                                  std::to_string(std::max(halo.lower, halo.upper)) +
+                                  " planes along " + axes[axis] +
+                                  ", wider than the local slab of " + std::to_string(slab) +
+                                  " planes; split fewer ways or end spatial parallelism earlier");
+        }
+        shard.input_halo.push_back(halo);
+        shard.local_input_with_halo.spatial[axis] += halo.lower + halo.upper;
+      }
+    }
+    plan.layers.push_back(std::move(shard));
+  }
+  return plan;
+}
+
+}  // namespace tessera
