@@ -12,16 +12,16 @@ namespace {
 
 using Align = TextTable::Align;
 
-std::string halo_text(const LayerShard& shard) {
-  if (shard.input_halo.empty()) return "-";
+std::string halo_text(const LayerShard& shard, const std::vector<std::int64_t>& grid) {
   std::string text;
-  bool any = false;
-  for (const auto& halo : shard.input_halo) {
-    text +=
-        (text.empty() ? "" : "/") + std::to_string(halo.lower) + "+" + std::to_string(halo.upper);
-    any |= halo.lower + halo.upper > 0;
+  const auto axes = spatial_axis_names(static_cast<int>(grid.size()));
+  for (std::size_t axis = 0; axis < shard.input_halo.size(); ++axis) {
+    const auto& halo = shard.input_halo[axis];
+    if (grid[axis] == 1 || halo.lower + halo.upper == 0) continue;
+    text += (text.empty() ? "" : " ") + axes[axis] + ":" + std::to_string(halo.lower) + "+" +
+            std::to_string(halo.upper);
   }
-  return any ? text : "-";
+  return text.empty() ? "-" : text;
 }
 
 std::string options_text(const Scenario& s) {
@@ -90,7 +90,7 @@ std::string layer_table(const LoadedScenario& loaded, const SweepPoint& point) {
         {std::to_string(i), layer.layer.name, to_string(layer.layer.kind),
          to_string(layer.output_shape),
          (shard.spatially_split ? "" : "(unsplit) ") + to_string(shard.local_output, true),
-         halo_text(shard), std::to_string(shard.stage), format_flops(cost.flops.forward),
+         halo_text(shard, point.config.spatial_grid), std::to_string(shard.stage), format_flops(cost.flops.forward),
          format_flops(backward), format_count(cost.parameters),
          format_bytes(static_cast<double>(cost.output_bytes)),
          format_bytes(kept_activation_bytes(model, plan, i, dtype))});
@@ -99,7 +99,7 @@ std::string layer_table(const LoadedScenario& loaded, const SweepPoint& point) {
   out << "\nLayers at point " << point.index << " (" << point.config.gpus() << " GPUs: data "
       << point.config.data << " x spatial " << grid_to_string(point.config.spatial_grid)
       << " x model " << point.config.model_degree << "; local output = the busiest GPU's shard "
-      << "N x C x (D x) H x W; halo = planes lower+upper per axis)\n";
+      << "N x C x (D x) H x W; halo = planes from the lower+upper neighbour per split axis)\n";
   out << table.render();
   out << "Per sample: forward " << format_flops(total_forward) << ", backward "
       << format_flops(total_backward) << "\n";

@@ -1,0 +1,41 @@
+#include <iostream>
+
+#include "command_guard.hpp"
+#include "commands.hpp"
+#include "tessera/core/describe_report.hpp"
+#include "tessera/core/scenario_loader.hpp"
+
+namespace tessera::app {
+
+void add_describe_command(CLI::App& cli, Action& action) {
+  auto* command = cli.add_subcommand(
+      "describe", "Show a scenario's model layer by layer and the memory each GPU needs");
+  struct Settings {
+    std::string file;
+    std::size_t point = 0;
+    bool no_layers = false;
+  };
+  auto settings = std::make_shared<Settings>();
+  command->add_option("file", settings->file, "Scenario file (YAML); 'default' for the built-in one")
+      ->required();
+  command->add_option("--point", settings->point, "Sweep point whose per-GPU shards to show")
+      ->default_val(0);
+  command->add_flag("--no-layers", settings->no_layers, "Omit the per-layer table");
+  command->callback([&action, settings] {
+    action = [settings] {
+      return run_guarded([&] {
+        const auto loaded = settings->file == "default" ? load_default_scenario()
+                                                        : load_scenario(settings->file);
+        if (settings->point >= loaded.points.size()) {
+          std::cerr << "error: --point " << settings->point << " is out of range; the scenario has "
+                    << loaded.points.size() << " point(s)\n";
+          return kExitBadInput;
+        }
+        std::cout << describe_scenario(loaded, {settings->point, !settings->no_layers});
+        return kExitOk;
+      });
+    };
+  });
+}
+
+}  // namespace tessera::app

@@ -1,0 +1,31 @@
+// tessera: plan, simulate and run deep-learning training scenarios.
+#include <iostream>
+
+#include "command_guard.hpp"
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  using namespace tessera::app;
+  CLI::App cli{"Tessera: how deep-learning training scales on GPU clusters, measured and simulated",
+               "tessera"};
+  cli.set_version_flag("--version", std::string("tessera ") + TESSERA_VERSION);
+  cli.require_subcommand(1);
+  Action action;
+  add_validate_command(cli, action);
+  add_describe_command(cli, action);
+  add_models_command(cli, action);
+  add_devices_command(cli, action);
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::CallForHelp& help) {
+    return cli.exit(help);
+  } catch (const CLI::CallForAllHelp& help) {
+    return cli.exit(help);
+  } catch (const CLI::CallForVersion& version) {
+    return cli.exit(version);
+  } catch (const CLI::ParseError& error) {
+    std::cerr << "error: " << error.what() << "\nRun 'tessera --help' for usage.\n";
+    return kExitBadInput;
+  }
+  return action ? action() : kExitBadInput;
+}

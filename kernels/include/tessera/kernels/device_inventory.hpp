@@ -1,0 +1,29 @@
+#pragma once
+// The compute devices this machine really has, with the library versions that would drive them:
+// what the real backend and the profiler can run on.
+#include <string>
+#include <vector>
+
+namespace tessera::kernels {
+
+struct DeviceInfo {
+  std::string kind;  // "cpu" or "cuda"
+  int index = 0;
+  std::string name;
+  double memory_bytes = 0;
+  int compute_units = 0;  // cores, or streaming multiprocessors
+  std::string library;    // e.g. "oneDNN 2.6.3", "cuDNN 9.x, NCCL 2.x"
+};
+
+struct DeviceInventory {
+  std::vector<DeviceInfo> devices;
+  std::vector<std::string> notes;  // why a kind of device is absent
+};
+
+DeviceInventory discover_devices();
+
+// Parts of the inventory, one per backend library.
+void add_cpu_devices(DeviceInventory& inventory);
+void add_cuda_devices(DeviceInventory& inventory);
+
+}  // namespace tessera::kernels

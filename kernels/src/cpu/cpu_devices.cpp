@@ -1,0 +1,40 @@
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "tessera/kernels/device_inventory.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+std::string cpu_model_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      auto colon = line.find(':');
+      if (colon != std::string::npos) return line.substr(colon + 2);
+    }
+  }
+  return "unknown CPU";
+}
+
+}  // namespace
+
+void add_cpu_devices(DeviceInventory& inventory) {
+  const dnnl_version_t* version = dnnl_version();
+  DeviceInfo cpu;
+  cpu.kind = "cpu";
+  cpu.name = cpu_model_name();
+  cpu.compute_units = static_cast<int>(std::thread::hardware_concurrency());
+  cpu.memory_bytes = static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
+                     static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  cpu.library = "oneDNN " + std::to_string(version->major) + "." + std::to_string(version->minor) +
+                "." + std::to_string(version->patch);
+  inventory.devices.push_back(cpu);
+}
+
+}  // namespace tessera::kernels
