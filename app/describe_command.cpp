@@ -16,7 +16,8 @@ void add_describe_command(CLI::App& cli, Action& action) {
     bool no_layers = false;
   };
   auto settings = std::make_shared<Settings>();
-  command->add_option("file", settings->file, "Scenario file (YAML); 'default' for the built-in one")
+  command
+      ->add_option("file", settings->file, "Scenario file (YAML); 'default' for the built-in one")
       ->required();
   command->add_option("--point", settings->point, "Sweep point whose per-GPU shards to show")
       ->default_val(0);
@@ -24,8 +25,8 @@ void add_describe_command(CLI::App& cli, Action& action) {
   command->callback([&action, settings] {
     action = [settings] {
       return run_guarded([&] {
-        const auto loaded = settings->file == "default" ? load_default_scenario()
-                                                        : load_scenario(settings->file);
+        const auto loaded =
+            settings->file == "default" ? load_default_scenario() : load_scenario(settings->file);
         if (settings->point >= loaded.points.size()) {
           std::cerr << "error: --point " << settings->point << " is out of range; the scenario has "
                     << loaded.points.size() << " point(s)\n";

@@ -27,8 +27,9 @@ std::string option_summary(const ModelOptionSpec& spec) {
 
 void add_models_command(CLI::App& cli, Action& action) {
   auto* command = cli.add_subcommand(
-      "models", "List the built-in models (with options and default-option parameter counts) "
-                "and cluster presets");
+      "models",
+      "List the built-in models (with options and default-option parameter counts) "
+      "and cluster presets");
   command->callback([&action] {
     action = [] {
       return run_guarded([] {
@@ -46,7 +47,7 @@ void add_models_command(CLI::App& cli, Action& action) {
         std::cout << models.render() << "\nCluster presets (platform.preset):\n";
         for (const auto& name : cluster_preset_names()) {
           const auto cluster = load_cluster_preset(name, {}, "platform.preset");
-          std::cout << "  " << name << ": " << cluster.nodes << " nodes x "
+          std::cout << "  " << name << ": " << counted(cluster.nodes, "node") << " x "
                     << cluster.gpus_per_node << " " << cluster.gpu.model << "\n";
         }
         return kExitOk;

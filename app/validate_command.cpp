@@ -4,6 +4,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "tessera/core/quantity.hpp"
 #include "tessera/core/scenario_loader.hpp"
 
 namespace tessera::app {
@@ -20,7 +21,7 @@ void add_validate_command(CLI::App& cli, Action& action) {
         const int code = run_guarded([&] {
           const auto loaded = load_scenario(file);
           std::cout << file << ": ok (" << loaded.model.name() << ", "
-                    << loaded.points.size() << " point" << (loaded.points.size() == 1 ? "" : "s")
+                    << counted(static_cast<std::int64_t>(loaded.points.size()), "sweep point")
                     << " on " << loaded.cluster.name << ")\n";
           return kExitOk;
         });

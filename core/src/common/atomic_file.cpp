@@ -1,6 +1,7 @@
 #include "tessera/core/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -24,13 +25,15 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   if (target.has_parent_path()) {
     fs::create_directories(target.parent_path(), error);
     if (error) {
-      throw std::runtime_error("cannot create directory " + target.parent_path().string() + ": " +
-                               error.message());
+      throw std::runtime_error("cannot write " + path + ": cannot create directory " +
+                               target.parent_path().string() + ": " + error.message());
     }
   }
-  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) fail("create", temporary);
+  // A unique name per call, so concurrent writers of one target never share a temporary file.
+  std::string temporary = path + ".tmp.XXXXXX";
+  const int fd = ::mkstemp(temporary.data());
+  if (fd < 0) fail("create a temporary file for", path);
+  ::fchmod(fd, 0644);
   std::size_t written = 0;
   while (written < content.size()) {
     const ssize_t n = ::write(fd, content.data() + written, content.size() - written);

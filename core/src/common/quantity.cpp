@@ -134,7 +134,10 @@ std::string format_seconds(double seconds) {
 }
 
 std::string format_count(std::int64_t count) {
-  std::string digits = std::to_string(count < 0 ? -count : count);
+  // The magnitude as unsigned, so that INT64_MIN has one too.
+  const std::uint64_t magnitude =
+      count < 0 ? 0 - static_cast<std::uint64_t>(count) : static_cast<std::uint64_t>(count);
+  std::string digits = std::to_string(magnitude);
   std::string grouped;
   int since_separator = 0;
   for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
@@ -146,6 +149,10 @@ std::string format_count(std::int64_t count) {
     ++since_separator;
   }
   return count < 0 ? "-" + grouped : grouped;
+}
+
+std::string counted(std::int64_t count, const std::string& noun) {
+  return format_count(count) + " " + noun + (count == 1 ? "" : "s");
 }
 
 }  // namespace tessera

@@ -45,8 +45,9 @@ AxisValues axis_values(const YamlMap& map, const std::string& key, AxisValues fa
                        std::int64_t minimum) {
   auto value = map.optional(key);
   if (!value) return fallback;
-  if (value->is_sequence()) return value->as_integer_list(1, 3, minimum, 1 << 20);
-  return {value->as_integer(minimum, 1 << 20)};
+  constexpr std::int64_t kMaxWindow = 4096;  // kernels, strides, paddings, dilations
+  if (value->is_sequence()) return value->as_integer_list(1, 3, minimum, kMaxWindow);
+  return {value->as_integer(minimum, kMaxWindow)};
 }
 
 LayerParams parse_params(LayerKind kind, const YamlMap& map) {

@@ -53,8 +53,9 @@ std::string header(const LoadedScenario& loaded) {
       << "): " << format_count(parameter_count(model)) << " parameters, " << model.layers().size()
       << " layers, input " << to_string(model.layers().front().output_shape) << ", "
       << to_string(s.model.dtype) << ", optimizer " << to_string(s.model.optimizer) << "\n";
-  out << "Platform  " << c.name << ": " << c.nodes << " nodes x " << c.gpus_per_node << " "
-      << c.gpu.model << " (" << format_bytes(c.gpu.memory_bytes) << ")  [" << c.file << "]\n";
+  out << "Platform  " << c.name << ": " << counted(c.nodes, "node") << " x " << c.gpus_per_node
+      << " " << c.gpu.model << " (" << format_bytes(c.gpu.memory_bytes) << ")  [" << c.file
+      << "]\n";
   out << "Kernels   micro-batching " << to_string(s.micro_batching.policy) << ", "
       << to_string(s.micro_batching.mode) << ", workspace limit "
       << format_bytes(s.micro_batching.workspace_limit_bytes) << "\n";
@@ -90,8 +91,8 @@ std::string layer_table(const LoadedScenario& loaded, const SweepPoint& point) {
         {std::to_string(i), layer.layer.name, to_string(layer.layer.kind),
          to_string(layer.output_shape),
          (shard.spatially_split ? "" : "(unsplit) ") + to_string(shard.local_output, true),
-         halo_text(shard, point.config.spatial_grid), std::to_string(shard.stage), format_flops(cost.flops.forward),
-         format_flops(backward), format_count(cost.parameters),
+         halo_text(shard, point.config.spatial_grid), std::to_string(shard.stage),
+         format_flops(cost.flops.forward), format_flops(backward), format_count(cost.parameters),
          format_bytes(static_cast<double>(cost.output_bytes)),
          format_bytes(kept_activation_bytes(model, plan, i, dtype))});
   }

@@ -76,8 +76,14 @@ std::vector<std::string> row_of(const PointResult& p) {
 }
 
 // RFC 4180 records: fields separated by commas, optionally quoted with "" as an escaped quote.
-std::vector<std::vector<std::string>> parse_csv(const std::string& text, const std::string& file) {
-  std::vector<std::vector<std::string>> records;
+struct CsvRecord {
+  int line = 0;  // where the record starts, 1-based
+  std::vector<std::string> fields;
+};
+
+std::vector<CsvRecord> parse_csv(const std::string& text, const std::string& file) {
+  std::vector<CsvRecord> records;
+  int record_line = 1;
   std::vector<std::string> record;
   std::string field;
   bool in_quotes = false, field_started = false;
@@ -105,11 +111,12 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text, const s
     } else if (c == '\n' || c == '\r') {
       if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
       record.push_back(std::move(field));
-      records.push_back(std::move(record));
+      const bool blank = record.size() == 1 && record.front().empty();
+      if (!blank) records.push_back({record_line, std::move(record)});
       record.clear();
       field.clear();
       field_started = false;
-      ++line;
+      record_line = ++line;
     } else {
       field += c;
       field_started = true;
@@ -119,7 +126,7 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text, const s
     throw std::runtime_error(file + ":" + std::to_string(line) + ": unterminated quote");
   if (field_started || !record.empty()) {
     record.push_back(std::move(field));
-    records.push_back(std::move(record));
+    records.push_back({record_line, std::move(record)});
   }
   return records;
 }
@@ -225,13 +232,13 @@ std::string results_to_csv(const std::vector<PointResult>& points) {
 
 std::vector<PointResult> results_from_csv(const std::string& text, const std::string& file) {
   const auto records = parse_csv(text, file);
-  if (records.empty() || records.front() != results_csv_columns()) {
+  if (records.empty() || records.front().fields != results_csv_columns()) {
     throw std::runtime_error(file + ":1: not a Tessera results file (unexpected header)");
   }
   std::vector<PointResult> points;
   for (std::size_t r = 1; r < records.size(); ++r) {
-    const auto& f = records[r];
-    const std::string where = file + ":" + std::to_string(r + 1);
+    const auto& f = records[r].fields;
+    const std::string where = file + ":" + std::to_string(records[r].line);
     if (f.size() != results_csv_columns().size()) {
       throw std::runtime_error(where + ": expected " +
                                std::to_string(results_csv_columns().size()) + " fields, got " +
@@ -258,7 +265,11 @@ std::vector<PointResult> results_from_csv(const std::string& text, const std::st
                             &b.idle_seconds, &p.peak_memory_bytes, &p.device_capacity_bytes}) {
         *value = to_number(f[i++], where);
       }
-      p.fits = f[i++] == "true";
+      const auto& fits = f[i++];
+      if (fits != "true" && fits != "false") {
+        throw std::invalid_argument("fits: expected true or false, got '" + fits + "'");
+      }
+      p.fits = fits == "true";
       p.time_provenance = provenance_from_string(f[i++]);
       p.compute_provenance = provenance_from_string(f[i++]);
       p.memory_provenance = provenance_from_string(f[i++]);

@@ -6,6 +6,7 @@
 #include "tessera/core/embedded_files.hpp"
 #include "tessera/core/model_file.hpp"
 #include "tessera/core/model_zoo.hpp"
+#include "tessera/core/quantity.hpp"
 #include "tessera/core/sweep.hpp"
 
 namespace tessera {
@@ -21,14 +22,29 @@ SourceLocation where_of(const Scenario& s, const std::string& key, const std::st
   return {s.file, 0, 0};
 }
 
-std::string resolve(const std::string& base_directory, const std::string& path) {
-  if (std::filesystem::path(path).is_absolute() || base_directory.empty()) return path;
-  return (std::filesystem::path(base_directory) / path).lexically_normal().string();
+// A file named by the scenario, relative to the scenario's directory; a missing one is reported at
+// the key that names it.
+std::string resolve_existing(const Scenario& s, const std::string& base_directory,
+                             const std::string& path, const std::string& key) {
+  std::string resolved = path;
+  if (!std::filesystem::path(path).is_absolute() && !base_directory.empty()) {
+    resolved = (std::filesystem::path(base_directory) / path).lexically_normal().string();
+  }
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(resolved, error)) {
+    throw InputError(where_of(s, key, "model"), key,
+                     "expected an existing file (relative to the scenario's directory), but " +
+                         resolved + " does not exist or is not a file");
+  }
+  return resolved;
 }
+
+constexpr std::int64_t kMaxGpus = std::int64_t{1} << 24;
 
 ModelGraph build_model(const Scenario& s, const std::string& base_directory) {
   const auto& m = s.model;
-  if (!m.file.empty()) return load_model_file(resolve(base_directory, m.file));
+  if (!m.file.empty())
+    return load_model_file(resolve_existing(s, base_directory, m.file, "model.file"));
   const ZooModel* zoo = find_zoo_model(m.zoo_name);
   if (!zoo) {
     std::vector<std::string> names;
@@ -90,6 +106,15 @@ ParallelConfig base_config(const Scenario& s, const ModelGraph& model) {
                      "model " +
                          model.name() + " has no default)");
   }
+  // Each factor is bounded by the parser, the product is not: check it before multiplying further.
+  const double product = static_cast<double>(config.data) *
+                         static_cast<double>(config.spatial_parts()) *
+                         static_cast<double>(config.model_degree);
+  if (product > static_cast<double>(kMaxGpus)) {
+    throw InputError(
+        where_of(s, "parallelism", "model"), "parallelism",
+        "data x spatial x model asks for more than " + std::to_string(kMaxGpus) + " GPUs");
+  }
   if (s.parallelism.gpus && *s.parallelism.gpus != config.gpus()) {
     throw InputError(where_of(s, "parallelism.gpus", "parallelism"), "parallelism.gpus",
                      "expected data x spatial x model = " + std::to_string(config.data) + " x " +
@@ -106,7 +131,8 @@ ClusterSpec load_cluster(const Scenario& s, const std::string& base_directory) {
       s.platform.cluster_file.empty()
           ? load_cluster_preset(s.platform.preset, where_of(s, "platform.preset", "platform"),
                                 "platform.preset")
-          : load_cluster_file(resolve(base_directory, s.platform.cluster_file));
+          : load_cluster_file(
+                resolve_existing(s, base_directory, s.platform.cluster_file, "platform.cluster"));
   if (s.platform.nodes) {
     if (*s.platform.nodes > cluster.nodes) {
       throw InputError(where_of(s, "platform.nodes", "platform"), "platform.nodes",
@@ -139,8 +165,8 @@ LoadedScenario check(Scenario scenario, const std::string& base_directory) {
     if (config.gpus() > loaded.cluster.total_gpus()) {
       throw InputError(point_where, point_key,
                        std::to_string(config.gpus()) + " GPUs exceed platform " +
-                           loaded.cluster.name + " (" + std::to_string(loaded.cluster.nodes) +
-                           " nodes x " + std::to_string(loaded.cluster.gpus_per_node) + " GPUs)");
+                           loaded.cluster.name + " (" + counted(loaded.cluster.nodes, "node") +
+                           " x " + counted(loaded.cluster.gpus_per_node, "GPU") + ")");
     }
     largest = std::max(largest, config.gpus());
     try {

@@ -2,6 +2,9 @@
 // Cross-checks that need the model or the platform are in scenario_loader.cpp.
 #include "scenario_parser.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include "scenario_enums.hpp"
 #include "tessera/core/dtype.hpp"
 
@@ -72,7 +75,7 @@ void parse_parallelism(Scenario& s, const YamlValue& value) {
     YamlMap spatial_map(*spatial, {"grid", "until"});
     auto grid =
         spatial_map.required("grid", "a list of partitions per spatial axis, e.g. [4, 1, 1]");
-    p.spatial_grid = grid.as_integer_list(1, 3, 1, 1 << 16);
+    p.spatial_grid = grid.as_integer_list(1, 3, 1, 4096);
     remember(s, grid);
     if (auto until = spatial_map.optional("until")) {
       p.spatial_until = until->as_string();
@@ -164,8 +167,12 @@ void parse_sweep(Scenario& s, const YamlValue& value) {
     remember(s, *grow);
   }
   auto gpus = map.required("gpus", "a list of GPU counts, e.g. [4, 8, 16]");
-  for (const auto& item : gpus.as_sequence(1, 4096)) {
-    sweep.gpus.push_back(item.as_integer(1, 1 << 24));
+  for (const auto& item : gpus.as_sequence(1, 256)) {
+    const auto count = item.as_integer(1, 1 << 24);
+    if (std::find(sweep.gpus.begin(), sweep.gpus.end(), count) != sweep.gpus.end()) {
+      item.fail_problem("GPU count " + std::to_string(count) + " appears twice in the sweep");
+    }
+    sweep.gpus.push_back(count);
     sweep.gpus_where.push_back(item.location());
   }
   remember(s, gpus);
@@ -218,10 +225,13 @@ Scenario parse_scenario(const YamlValue& root) {
   Scenario s;
   s.file = root.location().file;
   s.name = map.required("name", "a short name for the scenario").as_string();
+  bool valid_name = s.name.front() != '.';
   for (char c : s.name) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
-      map.required("name", "").fail("a name of letters, digits, '-', '_' or '.' (it names files)");
-    }
+    valid_name &= std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+  }
+  if (!valid_name) {
+    map.required("name", "")
+        .fail("a name of letters, digits, '-', '_' or '.', not starting with '.' (it names files)");
   }
   if (auto description = map.optional("description")) s.description = description->as_string();
   parse_model(s, map.required("model", "a mapping with 'zoo' or 'file', and 'mini_batch'"));

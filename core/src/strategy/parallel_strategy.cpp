@@ -154,29 +154,55 @@ std::string grid_to_string(const std::vector<std::int64_t>& grid) {
   return text;
 }
 
+namespace {
+
+// First and last input planes that outputs [out_first, out_last] really read, tap by tap: with
+// strides or dilations a window's hull may cover planes no tap touches.
+struct PlaneRange {
+  std::int64_t first = INT64_MAX;
+  std::int64_t last = INT64_MIN;
+};
+
+PlaneRange planes_read(LayerKind kind, std::int64_t input, std::int64_t out_first,
+                       std::int64_t out_last, std::int64_t kernel, std::int64_t stride,
+                       std::int64_t padding, std::int64_t dilation) {
+  PlaneRange range;
+  for (std::int64_t tap = 0; tap < kernel; ++tap) {
+    const std::int64_t offset = tap * dilation - padding;
+    std::int64_t lo = 0, hi = 0;  // input planes this tap reads for the output range
+    if (kind == LayerKind::transposed_convolution) {
+      // Input i feeds output i*stride + offset.
+      lo = std::max<std::int64_t>(ceil_div(out_first - offset, stride), 0);
+      hi = std::min(floor_div(out_last - offset, stride), input - 1);
+    } else {
+      // Output o reads input o*stride + offset; keep the outputs whose tap lands inside.
+      const std::int64_t o_lo = std::max(out_first, ceil_div(-offset, stride));
+      const std::int64_t o_hi = std::min(out_last, floor_div(input - 1 - offset, stride));
+      if (o_lo > o_hi) continue;
+      lo = o_lo * stride + offset;
+      hi = o_hi * stride + offset;
+    }
+    if (lo > hi) continue;
+    range.first = std::min(range.first, lo);
+    range.last = std::max(range.last, hi);
+  }
+  return range;
+}
+
+}  // namespace
+
 Halo window_halo(LayerKind kind, std::int64_t input, std::int64_t output, std::int64_t parts,
                  std::int64_t kernel, std::int64_t stride, std::int64_t padding,
                  std::int64_t dilation) {
   Halo halo;
   if (parts <= 1) return halo;
   const std::int64_t local_in = input / parts, local_out = output / parts;
-  const std::int64_t reach = (kernel - 1) * dilation;
   for (std::int64_t rank = 0; rank < parts; ++rank) {
-    const std::int64_t out_first = rank * local_out, out_last = (rank + 1) * local_out - 1;
-    std::int64_t need_first = 0, need_last = 0;
-    if (kind == LayerKind::transposed_convolution) {
-      // Output o receives from inputs i with i*stride - padding <= o <= i*stride - padding + reach.
-      need_first = ceil_div(out_first + padding - reach, stride);
-      need_last = floor_div(out_last + padding, stride);
-    } else {
-      need_first = out_first * stride - padding;
-      need_last = out_last * stride - padding + reach;
-    }
-    need_first = std::max<std::int64_t>(need_first, 0);
-    need_last = std::min(need_last, input - 1);
-    const std::int64_t own_first = rank * local_in, own_last = (rank + 1) * local_in - 1;
-    halo.lower = std::max(halo.lower, own_first - need_first);
-    halo.upper = std::max(halo.upper, need_last - own_last);
+    const auto read = planes_read(kind, input, rank * local_out, (rank + 1) * local_out - 1, kernel,
+                                  stride, padding, dilation);
+    if (read.first > read.last) continue;
+    halo.lower = std::max(halo.lower, rank * local_in - read.first);
+    halo.upper = std::max(halo.upper, read.last - ((rank + 1) * local_in - 1));
   }
   return halo;
 }
@@ -199,7 +225,9 @@ ShardPlan plan_shards(const ModelGraph& model, const ParallelConfig& config,
                             model.name() + "), got " + std::to_string(grid.size()));
   }
   const std::int64_t parts = plan.config.spatial_parts();
-  plan.spatial_end = parts > 1 ? find_spatial_end(model, spatial_until, rank) : 0;
+  // Checked even when nothing is split, so a misspelt layer name never goes unnoticed.
+  const std::size_t spatial_end = find_spatial_end(model, spatial_until, rank);
+  plan.spatial_end = parts > 1 ? spatial_end : 0;
   const auto stage = assign_stages(model, config.model_degree, stage_starts);
   plan.stages = static_cast<int>(config.model_degree);
 

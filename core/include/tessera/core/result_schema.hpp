@@ -38,6 +38,7 @@ struct StepBreakdown {
   double offload_seconds = 0;
   double idle_seconds = 0;
   double total() const;
+  bool operator==(const StepBreakdown&) const = default;
 };
 
 struct PointResult {
@@ -79,7 +80,7 @@ struct RunResult {
 
 const std::vector<std::string>& results_csv_columns();
 std::string results_to_csv(const std::vector<PointResult>& points);
-// Throws std::runtime_error naming the line and column on malformed input.
+// Throws std::runtime_error naming the file and line on malformed input. Blank lines are skipped.
 std::vector<PointResult> results_from_csv(const std::string& text, const std::string& file_name);
 
 nlohmann::json to_json(const PointResult& point);

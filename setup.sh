@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs what Tessera needs (Debian packages, idempotently), then configures and builds it.
+#   ./setup.sh                      Release build in build/
+#   ./setup.sh --build-dir DIR      build elsewhere
+#   ./setup.sh --cpu-only           without the CUDA parts
+#   ./setup.sh --sanitize           with AddressSanitizer + UndefinedBehaviorSanitizer
+#   ./setup.sh --fuzz               the libFuzzer targets (clang)
+#   ./setup.sh --no-install         skip the package step
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+build_dir=build
+cmake_args=(-DCMAKE_BUILD_TYPE=Release)
+install=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build-dir) build_dir=$2; shift ;;
+    --cpu-only) cmake_args+=(-DTESSERA_CUDA=OFF) ;;
+    --sanitize) cmake_args+=(-DTESSERA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
+    --fuzz) cmake_args+=(-DTESSERA_FUZZ=ON -DTESSERA_CUDA=OFF -DCMAKE_C_COMPILER=clang-14
+                         -DCMAKE_CXX_COMPILER=clang++-14 -DTESSERA_BUILD_BENCHMARKS=OFF) ;;
+    --werror) cmake_args+=(-DTESSERA_WERROR=ON) ;;
+    --no-install) install=0 ;;
+    *) echo "setup.sh: unknown option '$1' (see the comment at the top of setup.sh)" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+packages=(
+  build-essential cmake ninja-build pkg-config clang-14 libclang-rt-14-dev
+  libsimgrid-dev libboost-dev libhdf5-dev libyaml-cpp-dev
+  nlohmann-json3-dev libcli11-dev libdnnl-dev libglpk-dev libopenmpi-dev openmpi-bin
+  libgtest-dev libgmock-dev libbenchmark-dev python3-matplotlib python3-pandas
+)
+if [ "$install" -eq 1 ]; then
+  missing=()
+  for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
+      missing+=("$package")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup.sh: installing ${missing[*]}"
+    sudo_cmd=()
+    [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo_cmd[@]}" apt-get update -qq
+    "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+fi
+
+generator=()
+command -v ninja >/dev/null && generator=(-G Ninja)
+[ -f "$build_dir/CMakeCache.txt" ] && generator=()  # keep the generator of an existing build
+cmake -S . -B "$build_dir" "${generator[@]}" "${cmake_args[@]}" >/dev/null
+cmake --build "$build_dir" -j "$(nproc)"

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Sets up and runs the whole test suite: what CI runs (.ci/run calls this).
+#   1. Release build with warnings as errors (CUDA parts compiled when nvcc, cuDNN, NCCL exist):
+#      every unit and command-line test.
+#   2. CPU-only build (no CUDA) with AddressSanitizer + UndefinedBehaviorSanitizer: every test again.
+#   3. libFuzzer over the scenario loader for a bounded time (TESSERA_FUZZ_SECONDS, default 60).
+#   ./test.sh --quick   only step 1
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")"
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+jobs=$(nproc)
+
+echo "== [1/3] Release build (warnings as errors) and tests"
+./setup.sh --werror
+ctest --test-dir build --output-on-failure -j "$jobs"
+[ "$quick" -eq 1 ] && exit 0
+
+echo "== [2/3] CPU-only build with ASan + UBSan, and tests"
+./setup.sh --no-install --werror --cpu-only --sanitize --build-dir build-sanitize
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-sanitize --output-on-failure -j "$jobs"
+
+echo "== [3/3] Fuzzing the scenario loader for ${TESSERA_FUZZ_SECONDS:-60} s"
+./setup.sh --no-install --werror --fuzz --build-dir build-fuzz
+corpus=$(mktemp -d)
+trap 'rm -rf "$corpus"' EXIT
+cp scenarios/*.yaml tests/data/scenarios/bad/*.yaml tests/data/scenarios/good/*.yaml "$corpus"/
+./build-fuzz/tests/scenario_loader_fuzz "$corpus" -max_total_time="${TESSERA_FUZZ_SECONDS:-60}" \
+  -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 2>&1 | tail -n 12

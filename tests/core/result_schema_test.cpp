@@ -1,0 +1,422 @@
+// The result schema: CSV round trips, CSV errors, JSON documents.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tessera/core/result_schema.hpp"
+
+namespace tessera {
+namespace {
+
+PointResult sample_point() {
+  PointResult p;
+  p.scenario = "cosmoflow_strong";
+  p.point = 3;
+  p.backend = "sim";
+  p.gpus = 16;
+  p.data = 2;
+  p.spatial_grid = "4x2x1";
+  p.model_degree = 1;
+  p.mini_batch = 4;
+  p.global_batch = 8;
+  p.status = PointStatus::ok;
+  p.step_seconds = 0.1;
+  p.samples_per_second = 80.00000000000001;
+  p.breakdown.compute_seconds = 0.07;
+  p.breakdown.halo_seconds = 1e-300;
+  p.breakdown.allreduce_seconds = 0.012345678901234567;
+  p.breakdown.other_communication_seconds = 5e-324;  // smallest subnormal
+  p.breakdown.io_seconds = 1.0 / 3.0;
+  p.breakdown.offload_seconds = 0;
+  p.breakdown.idle_seconds = 2.5e-7;
+  p.peak_memory_bytes = 17179869184.0;
+  p.device_capacity_bytes = 1.7976931348623157e308;
+  p.fits = true;
+  p.time_provenance = Provenance::simulated;
+  p.compute_provenance = Provenance::mixed;
+  p.memory_provenance = Provenance::estimated;
+  p.note = "network CM02";
+  return p;
+}
+
+std::vector<PointResult> sample_points() {
+  auto first = sample_point();
+  auto second = sample_point();
+  second.point = 4;
+  second.status = PointStatus::does_not_fit;
+  second.fits = false;
+  second.note = "needs 93.1 GiB, \"device\" has 80 GiB,\nsee memory, then: retry";
+  second.scenario = "name, with comma";
+  second.time_provenance = Provenance::none;
+  second.compute_provenance = Provenance::profile;
+  second.memory_provenance = Provenance::measured;
+  auto third = sample_point();
+  third.point = 5;
+  third.status = PointStatus::skipped;
+  third.note = "";
+  third.backend = "real";
+  third.time_provenance = Provenance::measured;
+  third.compute_provenance = Provenance::roofline;
+  auto fourth = sample_point();
+  fourth.point = 6;
+  fourth.status = PointStatus::failed;
+  fourth.note = "\"quoted\"";
+  fourth.spatial_grid = "1";
+  fourth.step_seconds = 123456789.125;
+  fourth.breakdown = {};
+  return {first, second, third, fourth};
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::string first_line(const std::string& text) {
+  return text.substr(0, text.find('\n'));
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSV
+
+TEST(ResultsCsv, RoundTripsEveryField) {
+  const auto points = sample_points();
+  const auto csv = results_to_csv(points);
+  const auto back = results_from_csv(csv, "results.csv");
+  ASSERT_EQ(back.size(), points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    EXPECT_EQ(back[i], points[i]) << "point " << i;
+  }
+  EXPECT_EQ(back[1].note, "needs 93.1 GiB, \"device\" has 80 GiB,\nsee memory, then: retry");
+  EXPECT_EQ(back[0].breakdown.halo_seconds, 1e-300);
+  EXPECT_EQ(back[0].step_seconds, 0.1);
+  EXPECT_EQ(back[0].breakdown.other_communication_seconds, 5e-324);
+  // Writing what was read gives the same text.
+  EXPECT_EQ(results_to_csv(back), csv);
+}
+
+TEST(ResultsCsv, RoundTripsRandomDoubles) {
+  std::vector<PointResult> points;
+  std::uint64_t state = 0x9e3779b97f4a7c15ULL;
+  for (int i = 0; i < 200; ++i) {
+    auto p = sample_point();
+    p.point = i;
+    // Arbitrary finite bit patterns, spread over the whole exponent range.
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    double value = 0;
+    const std::uint64_t exponent = state % 2046 + 1;  // never 0x7ff: no infinities or NaNs
+    const std::uint64_t bits = (state & 0x800f'ffff'ffff'ffffULL) | exponent << 52;
+    std::memcpy(&value, &bits, sizeof value);
+    p.step_seconds = value;
+    p.peak_memory_bytes = -value;
+    points.push_back(p);
+  }
+  EXPECT_EQ(results_from_csv(results_to_csv(points), "random.csv"), points);
+}
+
+TEST(ResultsCsv, HeaderIsTheColumnList) {
+  const auto csv = results_to_csv({sample_point()});
+  std::string header;
+  for (const auto& column : results_csv_columns()) header += (header.empty() ? "" : ",") + column;
+  EXPECT_EQ(first_line(csv), header);
+  EXPECT_EQ(results_csv_columns().size(), 26u);
+  EXPECT_EQ(results_csv_columns().front(), "scenario");
+  EXPECT_EQ(results_csv_columns().back(), "note");
+  EXPECT_EQ(first_line(results_to_csv({})), header);
+  EXPECT_TRUE(results_from_csv(results_to_csv({}), "empty.csv").empty());
+}
+
+TEST(ResultsCsv, FieldsAreQuotedOnlyWhenNeeded) {
+  auto p = sample_point();
+  p.note = "a, \"b\"";
+  const auto csv = results_to_csv({p});
+  const auto row = csv.substr(csv.find('\n') + 1);
+  EXPECT_TRUE(row.starts_with("cosmoflow_strong,3,sim,16,2,4x2x1,1,4,8,ok,0.1,")) << row;
+  EXPECT_TRUE(row.ends_with(",true,simulated,mixed,estimated,\"a, \"\"b\"\"\"\n")) << row;
+}
+
+TEST(ResultsCsv, AcceptsCrLfLineEnds) {
+  const auto points = sample_points();
+  std::string csv = results_to_csv({points[0], points[2]});
+  std::string crlf;
+  for (char c : csv) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+  EXPECT_EQ(results_from_csv(crlf, "windows.csv"),
+            (std::vector<PointResult>{points[0], points[2]}));
+}
+
+template <typename Call>
+std::string runtime_error_of(Call call) {
+  try {
+    call();
+  } catch (const std::runtime_error& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "expected a std::runtime_error";
+  return "";
+}
+
+// Replaces the `column`-th field of data line `row` (0-based) in a CSV without quoted fields.
+std::string with_field(const std::string& csv, int row, int column, const std::string& value) {
+  std::istringstream in(csv);
+  std::string line, out;
+  int index = -1;
+  while (std::getline(in, line)) {
+    if (index == row) {
+      std::vector<std::string> fields;
+      std::string field;
+      std::istringstream cells(line);
+      while (std::getline(cells, field, ',')) fields.push_back(field);
+      if (line.ends_with(",")) fields.push_back("");
+      fields.at(static_cast<std::size_t>(column)) = value;
+      line.clear();
+      for (std::size_t i = 0; i < fields.size(); ++i) line += (i ? "," : "") + fields[i];
+    }
+    out += line + "\n";
+    ++index;
+  }
+  return out;
+}
+
+TEST(ResultsCsvErrors, MentionTheFileAndLine) {
+  const auto csv = results_to_csv({sample_point(), sample_point(), sample_point()});
+
+  auto message = runtime_error_of([&] { results_from_csv(with_field(csv, 1, 1, "x1"), "r.csv"); });
+  EXPECT_TRUE(contains(message, "r.csv:3")) << message;
+  EXPECT_TRUE(contains(message, "'x1'")) << message;
+
+  message = runtime_error_of([&] { results_from_csv(with_field(csv, 2, 10, "fast"), "r.csv"); });
+  EXPECT_TRUE(contains(message, "r.csv:4")) << message;
+  EXPECT_TRUE(contains(message, "'fast'")) << message;
+
+  message = runtime_error_of([&] { results_from_csv(with_field(csv, 0, 9, "great"), "r.csv"); });
+  EXPECT_TRUE(contains(message, "r.csv:2")) << message;
+  EXPECT_TRUE(contains(message, "great")) << message;
+
+  message = runtime_error_of([&] { results_from_csv(with_field(csv, 0, 22, "guessed"), "r.csv"); });
+  EXPECT_TRUE(contains(message, "r.csv:2")) << message;
+  EXPECT_TRUE(contains(message, "guessed")) << message;
+
+  message = runtime_error_of([&] { results_from_csv(with_field(csv, 1, 3, "1.5"), "r.csv"); });
+  EXPECT_TRUE(contains(message, "r.csv:3")) << message;
+}
+
+// A quoted note with newlines must not shift the line numbers of later errors.
+TEST(ResultsCsvErrors, LineCountsTheNewlinesInsideQuotedNotes) {
+  auto first = sample_point();
+  first.note = "one\ntwo\nthree";  // the first record spans lines 2 to 4
+  const auto csv = results_to_csv({first, sample_point()});
+  const auto message =
+      runtime_error_of([&] { results_from_csv(with_field(csv, 3, 1, "x5"), "multi.csv"); });
+  EXPECT_TRUE(contains(message, "multi.csv:5:")) << message;
+}
+
+TEST(ResultsCsvErrors, WrongFieldCount) {
+  const auto csv = results_to_csv({sample_point(), sample_point()});
+  const auto message = runtime_error_of([&] { results_from_csv(csv + "a,b,c\n", "short.csv"); });
+  EXPECT_TRUE(contains(message, "short.csv:4")) << message;
+  EXPECT_TRUE(contains(message, "expected 26 fields, got 3")) << message;
+}
+
+TEST(ResultsCsvErrors, WrongHeader) {
+  auto message = runtime_error_of([&] { results_from_csv("a,b\n1,2\n", "other.csv"); });
+  EXPECT_TRUE(contains(message, "other.csv:1")) << message;
+  message = runtime_error_of([&] { results_from_csv("", "nothing.csv"); });
+  EXPECT_TRUE(contains(message, "nothing.csv:1")) << message;
+  // A column missing from the header.
+  auto csv = results_to_csv({sample_point()});
+  csv.erase(0, csv.find(',') + 1);
+  message = runtime_error_of([&] { results_from_csv(csv, "shifted.csv"); });
+  EXPECT_TRUE(contains(message, "shifted.csv:1")) << message;
+}
+
+TEST(ResultsCsvErrors, UnterminatedQuote) {
+  const auto csv = results_to_csv({sample_point()}) + "\"open,1,2\n";
+  const auto message = runtime_error_of([&] { results_from_csv(csv, "quote.csv"); });
+  EXPECT_TRUE(contains(message, "quote.csv:")) << message;
+  EXPECT_TRUE(contains(message, "unterminated quote")) << message;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Enumerations
+
+TEST(ResultSchemaNames, ProvenanceRoundTrips) {
+  for (auto value :
+       {Provenance::measured, Provenance::simulated, Provenance::profile, Provenance::roofline,
+        Provenance::mixed, Provenance::estimated, Provenance::none}) {
+    EXPECT_EQ(provenance_from_string(to_string(value)), value) << to_string(value);
+  }
+  EXPECT_EQ(to_string(Provenance::roofline), "roofline");
+  EXPECT_THROW(provenance_from_string("Measured"), std::invalid_argument);
+  EXPECT_THROW(provenance_from_string(""), std::invalid_argument);
+}
+
+TEST(ResultSchemaNames, StatusRoundTrips) {
+  for (auto value :
+       {PointStatus::ok, PointStatus::does_not_fit, PointStatus::skipped, PointStatus::failed}) {
+    EXPECT_EQ(point_status_from_string(to_string(value)), value) << to_string(value);
+  }
+  EXPECT_EQ(to_string(PointStatus::does_not_fit), "does_not_fit");
+  EXPECT_THROW(point_status_from_string("OK"), std::invalid_argument);
+}
+
+// ---------------------------------------------------------------------------------------------
+// StepBreakdown
+
+TEST(StepBreakdown, TotalAddsEveryCategory) {
+  StepBreakdown b;
+  EXPECT_EQ(b.total(), 0);
+  b.compute_seconds = 1;
+  b.halo_seconds = 2;
+  b.allreduce_seconds = 4;
+  b.other_communication_seconds = 8;
+  b.io_seconds = 16;
+  b.offload_seconds = 32;
+  b.idle_seconds = 64;
+  EXPECT_EQ(b.total(), 127);
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON
+
+TEST(ResultsJson, PointHasTheDocumentedFields) {
+  const auto p = sample_points()[1];
+  const auto j = to_json(p);
+  EXPECT_EQ(j.at("scenario"), p.scenario);
+  EXPECT_EQ(j.at("point"), 4);
+  EXPECT_EQ(j.at("backend"), "sim");
+  EXPECT_EQ(j.at("gpus"), 16);
+  EXPECT_EQ(j.at("parallelism").at("data"), 2);
+  EXPECT_EQ(j.at("parallelism").at("spatial_grid"), "4x2x1");
+  EXPECT_EQ(j.at("parallelism").at("model_degree"), 1);
+  EXPECT_EQ(j.at("mini_batch"), 4);
+  EXPECT_EQ(j.at("global_batch"), 8);
+  EXPECT_EQ(j.at("status"), "does_not_fit");
+  EXPECT_EQ(j.at("step_s").get<double>(), 0.1);
+  EXPECT_EQ(j.at("samples_per_s").get<double>(), p.samples_per_second);
+  const auto& b = j.at("breakdown_s");
+  EXPECT_EQ(b.size(), 7u);
+  EXPECT_EQ(b.at("compute").get<double>(), p.breakdown.compute_seconds);
+  EXPECT_EQ(b.at("halo").get<double>(), p.breakdown.halo_seconds);
+  EXPECT_EQ(b.at("allreduce").get<double>(), p.breakdown.allreduce_seconds);
+  EXPECT_EQ(b.at("other_comm").get<double>(), p.breakdown.other_communication_seconds);
+  EXPECT_EQ(b.at("io").get<double>(), p.breakdown.io_seconds);
+  EXPECT_EQ(b.at("offload").get<double>(), p.breakdown.offload_seconds);
+  EXPECT_EQ(b.at("idle").get<double>(), p.breakdown.idle_seconds);
+  EXPECT_EQ(j.at("peak_memory_bytes").get<double>(), p.peak_memory_bytes);
+  EXPECT_EQ(j.at("device_capacity_bytes").get<double>(), p.device_capacity_bytes);
+  EXPECT_EQ(j.at("fits"), false);
+  EXPECT_EQ(j.at("note"), p.note);
+  const auto& provenance = j.at("provenance");
+  EXPECT_EQ(provenance.at("step_s"), "none");
+  EXPECT_EQ(provenance.at("breakdown_s"), "none");
+  EXPECT_EQ(provenance.at("compute"), "profile");
+  EXPECT_EQ(provenance.at("peak_memory_bytes"), "measured");
+}
+
+TEST(ResultsJson, ProvenanceFollowsThePoint) {
+  const auto j = to_json(sample_point());
+  EXPECT_EQ(j.at("provenance").at("step_s"), "simulated");
+  EXPECT_EQ(j.at("provenance").at("breakdown_s"), "simulated");
+  EXPECT_EQ(j.at("provenance").at("compute"), "mixed");
+  EXPECT_EQ(j.at("provenance").at("peak_memory_bytes"), "estimated");
+}
+
+TEST(ResultsJson, EveryCsvColumnHasAJsonCounterpart) {
+  // The CSV is the JSON flattened: the same numbers under the same (or nested) names.
+  const auto j = to_json(sample_point());
+  for (const std::string column :
+       {"scenario", "point", "backend", "gpus", "mini_batch", "global_batch", "status", "step_s",
+        "samples_per_s", "peak_memory_bytes", "device_capacity_bytes", "fits", "note"}) {
+    EXPECT_TRUE(j.contains(column)) << column;
+  }
+  for (const std::string column : {"data", "spatial_grid", "model_degree"}) {
+    EXPECT_TRUE(j.at("parallelism").contains(column)) << column;
+  }
+}
+
+RunResult sample_run() {
+  RunResult run;
+  run.scenario = "cosmoflow_strong";
+  run.scenario_file = "scenarios/cosmoflow_strong.yaml";
+  run.backend = "sim";
+  run.tessera_version = "0.1.0";
+  run.created_utc = "2024-06-11T12:00:00Z";
+  run.platform = "dgx-a100 x 4";
+  run.model = "cosmoflow";
+  run.settings = {{"network_model", "CM02"}, {"gradient_bucket_bytes", 26214400}};
+  run.points = sample_points();
+  return run;
+}
+
+TEST(ResultsJson, RunHasMetadataAndPoints) {
+  const auto run = sample_run();
+  const auto j = to_json(run);
+  EXPECT_EQ(j.at("schema"), "tessera-run/1");
+  EXPECT_EQ(j.at("scenario"), run.scenario);
+  EXPECT_EQ(j.at("scenario_file"), run.scenario_file);
+  EXPECT_EQ(j.at("backend"), "sim");
+  EXPECT_EQ(j.at("tessera_version"), "0.1.0");
+  EXPECT_EQ(j.at("created_utc"), run.created_utc);
+  EXPECT_EQ(j.at("platform"), run.platform);
+  EXPECT_EQ(j.at("model"), "cosmoflow");
+  EXPECT_EQ(j.at("settings").at("network_model"), "CM02");
+  EXPECT_EQ(j.at("settings").at("gradient_bucket_bytes"), 26214400);
+  ASSERT_TRUE(j.at("points").is_array());
+  ASSERT_EQ(j.at("points").size(), run.points.size());
+  for (std::size_t i = 0; i < run.points.size(); ++i) {
+    EXPECT_EQ(j.at("points")[i], to_json(run.points[i])) << i;
+  }
+  RunResult empty;
+  EXPECT_TRUE(to_json(empty).at("points").is_array());
+  EXPECT_TRUE(to_json(empty).at("points").empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+class ResultFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
+    dir_ = std::filesystem::temp_directory_path() /
+           ("tessera_result_schema_test_" +
+            std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+            std::to_string(stamp));
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  static std::string read(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  std::filesystem::path dir_;
+};
+
+TEST_F(ResultFiles, WritesCsvAndJson) {
+  const auto run = sample_run();
+  const auto csv_path = dir_ / "out" / "results.csv";
+  const auto json_path = dir_ / "out" / "run.json";
+  write_results_csv(csv_path.string(), run.points);
+  write_run_json(json_path.string(), run);
+  const auto csv = read(csv_path);
+  EXPECT_EQ(csv, results_to_csv(run.points));
+  EXPECT_EQ(results_from_csv(csv, csv_path.string()), run.points);
+  const auto json = nlohmann::json::parse(read(json_path));
+  EXPECT_EQ(json, to_json(run));
+}
+
+}  // namespace
+}  // namespace tessera

@@ -1,0 +1,646 @@
+// Scenario loading end to end: the bad-scenario corpus (every file rejected with file, line and the
+// key its "# expect-key:" comment names), the shipped and good scenarios (all load), the wording of
+// the most common errors, sweep expansion, model files and the built-in default.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "tessera/core/input_error.hpp"
+#include "tessera/core/layer_cost.hpp"
+#include "tessera/core/model_file.hpp"
+#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/sweep.hpp"
+
+namespace tessera {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kDataDir = TESSERA_TEST_DATA_DIR;
+const std::string kSourceDir = TESSERA_SOURCE_DIR;
+const std::string kBadDir = kDataDir + "/scenarios/bad";
+const std::string kGoodDir = kDataDir + "/scenarios/good";
+const std::string kModelDir = kDataDir + "/models";
+
+// The *.yaml files directly in `directory`, sorted, as "<directory>/<name>".
+std::vector<std::string> yaml_files(const std::string& directory) {
+  std::vector<std::string> files;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(directory, error)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml") {
+      files.push_back(directory + "/" + entry.path().filename().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::istringstream in(read_text(path));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// The value of the file's "# expect-key:" comment, if it has one.
+std::optional<std::string> expected_key(const std::string& path) {
+  const std::string marker = "# expect-key:";
+  for (const auto& line : lines_of(path)) {
+    if (line.rfind(marker, 0) != 0) continue;
+    std::string key = line.substr(marker.size());
+    key.erase(0, key.find_first_not_of(" \t"));
+    key.erase(key.find_last_not_of(" \t\r") + 1);
+    return key;
+  }
+  return std::nullopt;
+}
+
+// 1-based line and column of the first occurrence of `needle` outside comment lines.
+struct TextPosition {
+  int line = 0;
+  int column = 0;
+};
+TextPosition find_in_file(const std::string& path, const std::string& needle) {
+  const auto lines = lines_of(path);
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].rfind("#", 0) == 0) continue;
+    const auto column = lines[i].find(needle);
+    if (column != std::string::npos) {
+      return {static_cast<int>(i + 1), static_cast<int>(column + 1)};
+    }
+  }
+  throw std::runtime_error("'" + needle + "' not found in " + path);
+}
+
+std::string stem(const std::string& path) {
+  return fs::path(path).stem().string();
+}
+
+// Runs `load` and returns the InputError it throws; anything else fails the test.
+template <typename Load>
+InputError input_error(Load&& load) {
+  try {
+    load();
+  } catch (const InputError& error) {
+    return error;
+  }
+  throw std::runtime_error("expected an InputError, but the input was accepted");
+}
+
+InputError scenario_error(const std::string& path) {
+  return input_error([&] { (void)load_scenario(path); });
+}
+
+InputError bad_scenario_error(const std::string& name) {
+  return scenario_error(kBadDir + "/" + name + ".yaml");
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::size_t layer_index(const ModelGraph& model, const std::string& name) {
+  const auto index = model.index_of(name);
+  if (!index) throw std::runtime_error("model " + model.name() + " has no layer " + name);
+  return *index;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The bad-scenario corpus
+
+std::string file_test_name(const testing::TestParamInfo<std::string>& info) {
+  std::string name = stem(info.param);
+  for (char& c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return name;
+}
+
+TEST(BadScenarioCorpus, HasAtLeast36Files) {
+  EXPECT_GE(yaml_files(kBadDir).size(), 36u);
+}
+
+class BadScenario : public testing::TestWithParam<std::string> {};
+
+TEST_P(BadScenario, IsRejectedWithFileLineAndKey) {
+  const std::string& path = GetParam();
+  const InputError error = scenario_error(path);
+  const auto lines = lines_of(path);
+
+  EXPECT_EQ(error.where().file, path) << error.what();
+  EXPECT_GT(error.where().line, 0) << error.what();
+  EXPECT_LE(error.where().line, std::max<int>(1, static_cast<int>(lines.size()))) << error.what();
+  EXPECT_GT(error.where().column, 0) << error.what();
+  if (const auto key = expected_key(path)) {
+    EXPECT_EQ(error.key(), *key) << error.what();
+  } else {
+    EXPECT_EQ(error.key(), "") << error.what();
+  }
+  EXPECT_FALSE(error.problem().empty());
+  // The one-line form the CLI prints: "file:line:column: key: problem".
+  const std::string prefix = path + ":" + std::to_string(error.where().line) + ":" +
+                             std::to_string(error.where().column) + ": ";
+  EXPECT_EQ(std::string(error.what()).rfind(prefix, 0), 0u) << error.what();
+  for (const char* raw : {"yaml-cpp", "std::", "basic_string", "bad_"}) {
+    EXPECT_FALSE(contains(error.problem(), raw)) << error.what();
+  }
+}
+
+TEST_P(BadScenario, TextLoaderReportsTheSameError) {
+  const std::string& path = GetParam();
+  const InputError from_file = scenario_error(path);
+  const InputError from_text = input_error([&] {
+    (void)load_scenario_text(read_text(path), path, fs::path(path).parent_path().string());
+  });
+  EXPECT_EQ(from_text.where().file, from_file.where().file);
+  EXPECT_EQ(from_text.where().line, from_file.where().line);
+  EXPECT_EQ(from_text.where().column, from_file.where().column);
+  EXPECT_EQ(from_text.key(), from_file.key());
+  EXPECT_EQ(from_text.problem(), from_file.problem());
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, BadScenario, testing::ValuesIn(yaml_files(kBadDir)),
+                         file_test_name);
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios that must load
+
+TEST(GoodScenarioCorpus, HasShippedAndTestScenarios) {
+  EXPECT_GE(yaml_files(kSourceDir + "/scenarios").size(), 9u);
+  EXPECT_GE(yaml_files(kGoodDir).size(), 3u);
+}
+
+class ShippedScenario : public testing::TestWithParam<std::string> {};
+
+TEST_P(ShippedScenario, Loads) {
+  const auto loaded = load_scenario(GetParam());
+  EXPECT_FALSE(loaded.points.empty());
+  EXPECT_GT(loaded.device_capacity_bytes, 0);
+  for (const auto& point : loaded.points) {
+    EXPECT_LE(point.config.gpus(), loaded.cluster.total_gpus());
+    EXPECT_EQ(point.plan.layers.size(), loaded.model.layers().size());
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, ShippedScenario,
+                         testing::ValuesIn(yaml_files(kSourceDir + "/scenarios")), file_test_name);
+INSTANTIATE_TEST_SUITE_P(Good, ShippedScenario, testing::ValuesIn(yaml_files(kGoodDir)),
+                         file_test_name);
+
+// ---------------------------------------------------------------------------------------------
+// Wording and position of particular errors
+
+TEST(ScenarioErrors, UnknownTopLevelKeySuggestsTheClosestAllowedKey) {
+  const std::string path = kBadDir + "/unknown_top_level_key.yaml";
+  const auto error = scenario_error(path);
+  EXPECT_EQ(error.key(), "paralelism");
+  EXPECT_TRUE(contains(error.problem(), "unknown key")) << error.problem();
+  EXPECT_TRUE(contains(error.problem(), "did you mean 'parallelism'?")) << error.problem();
+  const auto at = find_in_file(path, "paralelism:");
+  EXPECT_EQ(error.where().line, at.line);
+  EXPECT_EQ(error.where().column, 1);
+}
+
+TEST(ScenarioErrors, MisspeltSectionKeySuggestsTheSectionsKey) {
+  const auto error = bad_scenario_error("misspelt_section_key");
+  EXPECT_TRUE(contains(error.problem(), "did you mean 'mini_batch'?")) << error.problem();
+  EXPECT_TRUE(contains(error.problem(), "zoo, file, options, mini_batch")) << error.problem();
+}
+
+TEST(ScenarioErrors, GpusMismatchShowsTheProduct) {
+  const std::string path = kBadDir + "/gpus_mismatch.yaml";
+  const auto error = scenario_error(path);
+  EXPECT_EQ(error.key(), "parallelism.gpus");
+  EXPECT_TRUE(contains(error.problem(), "4 x 4 x 1 = 16")) << error.problem();
+  EXPECT_TRUE(contains(error.problem(), "got 32")) << error.problem();
+  // Points at the value 32 of "gpus: 32".
+  const auto at = find_in_file(path, "gpus: 32");
+  EXPECT_EQ(error.where().line, at.line);
+  EXPECT_EQ(error.where().column, at.column + 6);
+}
+
+TEST(ScenarioErrors, HaloWiderThanSlabNamesLayerAndAxis) {
+  const auto error = bad_scenario_error("halo_wider_than_slab");
+  EXPECT_EQ(error.key(), "parallelism.spatial.grid");
+  EXPECT_TRUE(contains(error.problem(), "layer 'conv1'")) << error.problem();
+  EXPECT_TRUE(contains(error.problem(), "halo of 3 planes along H")) << error.problem();
+  EXPECT_TRUE(contains(error.problem(), "local slab of 2 planes")) << error.problem();
+}
+
+TEST(ScenarioErrors, IndivisibleSplitNamesLayerExtentAndPartitions) {
+  const auto error = bad_scenario_error("spatial_split_not_dividing");
+  EXPECT_TRUE(contains(error.problem(), "D=128 is not divisible by 3")) << error.problem();
+}
+
+TEST(ScenarioErrors, UnknownChoiceSuggestsTheClosestName) {
+  EXPECT_TRUE(
+      contains(bad_scenario_error("unknown_offload_policy").problem(), "did you mean 'conv'?"));
+  EXPECT_TRUE(contains(bad_scenario_error("unknown_preset").problem(), "did you mean 'lassen'?"));
+  EXPECT_TRUE(
+      contains(bad_scenario_error("unknown_zoo_model").problem(), "did you mean 'cosmoflow'?"));
+  EXPECT_TRUE(contains(bad_scenario_error("dtype_unknown").problem(), "did you mean 'float32'?"));
+}
+
+TEST(ScenarioErrors, BadOptionValueListsTheAllowedValues) {
+  const auto error = bad_scenario_error("bad_option_value");
+  EXPECT_TRUE(contains(error.problem(), "16, 32, 64, 128, 256, 512")) << error.problem();
+  EXPECT_TRUE(contains(error.problem(), "got '100'")) << error.problem();
+}
+
+TEST(ScenarioErrors, SweepErrorPointsAtTheOffendingValue) {
+  const std::string path = kBadDir + "/sweep_not_multiple.yaml";
+  const auto error = scenario_error(path);
+  EXPECT_EQ(error.key(), "sweep.gpus[1]");
+  EXPECT_TRUE(contains(error.problem(), "multiple of 4 GPUs")) << error.problem();
+  const auto list = find_in_file(path, "gpus: [4, 6, 8]");
+  EXPECT_EQ(error.where().line, list.line);
+  EXPECT_EQ(error.where().column, list.column + static_cast<int>(std::string("gpus: [4, ").size()));
+}
+
+TEST(ScenarioErrors, StrongScalingBatchErrorNamesTheGlobalBatch) {
+  const auto error = bad_scenario_error("sweep_strong_batch_not_divisible");
+  EXPECT_TRUE(contains(error.problem(), "global mini-batch of 6 samples")) << error.problem();
+  EXPECT_TRUE(contains(error.problem(), "4 data-parallel replicas")) << error.problem();
+}
+
+TEST(ScenarioErrors, DuplicateKeyPointsAtTheSecondOccurrence) {
+  const std::string path = kBadDir + "/duplicate_key.yaml";
+  const auto error = scenario_error(path);
+  EXPECT_TRUE(contains(error.problem(), "more than once")) << error.problem();
+  const auto second = find_in_file(path, "mini_batch: 2");
+  EXPECT_EQ(error.where().line, second.line);
+  EXPECT_EQ(error.where().column, second.column);
+}
+
+TEST(ScenarioErrors, YamlSyntaxErrorIsReportedWithoutLibraryNames) {
+  const auto error = bad_scenario_error("yaml_syntax_error");
+  EXPECT_EQ(error.problem().rfind("not valid YAML", 0), 0u) << error.problem();
+  EXPECT_GE(error.where().line, 4);
+}
+
+TEST(ScenarioErrors, MissingMiniBatchNamesTheModel) {
+  const auto error = bad_scenario_error("mini_batch_missing_for_model_without_default");
+  EXPECT_TRUE(contains(error.problem(), "model small_cnn has no default")) << error.problem();
+}
+
+TEST(ScenarioErrors, TooManyGpusNamesThePlatform) {
+  const auto error = bad_scenario_error("sweep_exceeds_platform");
+  EXPECT_TRUE(contains(error.problem(), "16 GPUs exceed platform v100_node")) << error.problem();
+}
+
+TEST(ScenarioErrors, InlineTextUsesTheDisplayName) {
+  const auto error = input_error([] {
+    (void)load_scenario_text("name: inline\nmodel:\n  zoo: resnet18\n  mini_batch: -1\n",
+                             "inline.yaml", "");
+  });
+  EXPECT_EQ(error.where().file, "inline.yaml");
+  EXPECT_EQ(error.where().line, 4);
+  EXPECT_EQ(error.where().column, 15);
+  EXPECT_EQ(error.key(), "model.mini_batch");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sweep expansion
+
+TEST(SweepExpansion, StrongScalingGrowingDataKeepsTheGlobalBatch) {
+  const auto loaded = load_scenario_text(
+      "name: strong\nmodel: {zoo: resnet18, mini_batch: 64}\n"
+      "sweep: {scaling: strong, grow: data, gpus: [1, 2, 4, 8]}\n",
+      "strong.yaml", "");
+  ASSERT_EQ(loaded.points.size(), 4u);
+  const std::int64_t gpus[] = {1, 2, 4, 8};
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto& config = loaded.points[i].config;
+    EXPECT_EQ(loaded.points[i].index, i);
+    EXPECT_EQ(config.gpus(), gpus[i]);
+    EXPECT_EQ(config.data, gpus[i]);
+    EXPECT_EQ(config.mini_batch, 64 / gpus[i]);
+    EXPECT_EQ(config.global_batch(), 64);
+    EXPECT_EQ(loaded.points[i].plan.layers.front().local_batch, 64 / gpus[i]);
+  }
+}
+
+TEST(SweepExpansion, GrowingSpatialDMultipliesTheDepthPartitions) {
+  // Shipped: 64 replicas of CosmoFlow-512, depth split 2..32 ways, up to pool3.
+  const auto loaded = load_scenario(kSourceDir + "/scenarios/cosmoflow_strong_scaling.yaml");
+  ASSERT_EQ(loaded.points.size(), 5u);
+  for (std::size_t i = 0; i < loaded.points.size(); ++i) {
+    const auto& config = loaded.points[i].config;
+    const std::int64_t depth_parts = std::int64_t{2} << i;
+    EXPECT_EQ(config.spatial_grid, (std::vector<std::int64_t>{depth_parts, 1, 1}));
+    EXPECT_EQ(config.data, 64);
+    EXPECT_EQ(config.mini_batch, 1);
+    EXPECT_EQ(config.gpus(), 64 * depth_parts);
+    const auto& input = loaded.points[i].plan.layers.front().local_output;
+    EXPECT_EQ(input.spatial, (std::vector<std::int64_t>{512 / depth_parts, 512, 512}));
+  }
+}
+
+TEST(SweepExpansion, GrowingSpatialWOfATwoDimensionalGrid) {
+  const auto loaded = load_scenario(kGoodDir + "/grid_2x2_small_cnn.yaml");
+  ASSERT_EQ(loaded.points.size(), 3u);
+  const std::size_t gpool = layer_index(loaded.model, "gpool");
+  const std::size_t fc = layer_index(loaded.model, "fc");
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto& point = loaded.points[i];
+    const std::int64_t w_parts = std::int64_t{2} << i;
+    EXPECT_EQ(point.config.spatial_grid, (std::vector<std::int64_t>{2, w_parts}));
+    EXPECT_EQ(point.config.data, 1);
+    EXPECT_EQ(point.config.mini_batch, 16);  // growing a spatial axis keeps the replica's batch
+    EXPECT_EQ(point.plan.spatial_end, gpool);
+    EXPECT_EQ(point.plan.layers.front().local_output.spatial,
+              (std::vector<std::int64_t>{16, 32 / w_parts}));
+    EXPECT_FALSE(point.plan.layers[gpool].spatially_split);
+    // Unsplit layers share the replica's samples among its GPUs.
+    EXPECT_EQ(point.plan.layers[fc].local_batch, (16 + 2 * w_parts - 1) / (2 * w_parts));
+  }
+  // The 3x3 convolution needs one row and column from each neighbour.
+  const auto& conv2 = loaded.points[0].plan.layers[layer_index(loaded.model, "conv2")];
+  ASSERT_EQ(conv2.input_halo.size(), 2u);
+  EXPECT_EQ(conv2.input_halo[0], (Halo{1, 1}));
+  EXPECT_EQ(conv2.input_halo[1], (Halo{1, 1}));
+  EXPECT_EQ(conv2.local_input_with_halo.spatial, (std::vector<std::int64_t>{18, 18}));
+}
+
+TEST(SweepExpansion, WeakScalingKeepsTheMiniBatch) {
+  const auto loaded = load_scenario(kSourceDir + "/scenarios/hybrid_model_parallel_resnet50.yaml");
+  ASSERT_EQ(loaded.points.size(), 10u);
+  for (std::size_t i = 0; i < loaded.points.size(); ++i) {
+    const auto& config = loaded.points[i].config;
+    EXPECT_EQ(config.model_degree, 2);
+    EXPECT_EQ(config.data, std::int64_t{1} << i);
+    EXPECT_EQ(config.mini_batch, 32);
+    EXPECT_EQ(config.global_batch(), 32 * config.data);
+    EXPECT_EQ(config.gpus(), 2 * config.data);
+  }
+}
+
+TEST(SweepExpansion, ExpandSweepDirectly) {
+  ParallelConfig base;
+  base.data = 2;
+  base.spatial_grid = {2, 1, 1};
+  base.mini_batch = 3;
+
+  SweepSection weak;
+  weak.scaling = Scaling::weak;
+  weak.gpus = {4, 8, 12};
+  const auto weak_points = expand_sweep(weak, base, "f.yaml");
+  ASSERT_EQ(weak_points.size(), 3u);
+  EXPECT_EQ(weak_points[0].data, 2);
+  EXPECT_EQ(weak_points[1].data, 4);
+  EXPECT_EQ(weak_points[2].data, 6);
+  for (const auto& point : weak_points) EXPECT_EQ(point.mini_batch, 3);
+
+  SweepSection strong_h;
+  strong_h.scaling = Scaling::strong;
+  strong_h.grow = GrowAxis::spatial_h;
+  strong_h.gpus = {8, 16};
+  const auto h_points = expand_sweep(strong_h, base, "f.yaml");
+  ASSERT_EQ(h_points.size(), 2u);
+  EXPECT_EQ(h_points[0].spatial_grid, (std::vector<std::int64_t>{2, 2, 1}));
+  EXPECT_EQ(h_points[1].spatial_grid, (std::vector<std::int64_t>{2, 4, 1}));
+  EXPECT_EQ(h_points[1].data, 2);
+  EXPECT_EQ(h_points[1].mini_batch, 3);
+
+  SweepSection strong_data;
+  strong_data.scaling = Scaling::strong;
+  strong_data.gpus = {4, 8};  // 2 then 4 replicas sharing a global batch of 6
+  strong_data.gpus_where = {{"f.yaml", 7, 10}, {"f.yaml", 7, 13}};
+  const auto error = input_error([&] { (void)expand_sweep(strong_data, base, "f.yaml"); });
+  EXPECT_EQ(error.key(), "sweep.gpus[1]");
+  EXPECT_EQ(error.where().line, 7);
+  EXPECT_EQ(error.where().column, 13);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Model files
+
+TEST(ModelFile, SmallCnnHasHandCountedParametersAndShapes) {
+  const auto model = load_model_file(kModelDir + "/small_cnn.yaml");
+  EXPECT_EQ(model.name(), "small_cnn");
+  EXPECT_FALSE(model.default_mini_batch().has_value());
+  ASSERT_EQ(model.layers().size(), 14u);
+  EXPECT_EQ(parameter_count(model), 4242);
+
+  auto params = [&](const std::string& name) {
+    return parameter_count(model.layers()[layer_index(model, name)]);
+  };
+  EXPECT_EQ(params("conv1"), 3 * 16 * 9 + 16);
+  EXPECT_EQ(params("bn1"), 2 * 16);
+  EXPECT_EQ(params("conv2"), 16 * 16 * 9);
+  EXPECT_EQ(params("b1"), 16 * 8 + 8);
+  EXPECT_EQ(params("b2"), 16 * 8 * 9);
+  EXPECT_EQ(params("fc"), 16 * 10 + 10);
+  EXPECT_EQ(params("add1"), 0);
+
+  auto shape = [&](const std::string& name) {
+    return model.layers()[layer_index(model, name)].output_shape;
+  };
+  EXPECT_EQ(shape("input"), (TensorShape{1, 3, {32, 32}}));
+  EXPECT_EQ(shape("add1"), (TensorShape{1, 16, {32, 32}}));
+  EXPECT_EQ(shape("cat"), (TensorShape{1, 16, {32, 32}}));
+  EXPECT_EQ(shape("pool"), (TensorShape{1, 16, {16, 16}}));
+  EXPECT_EQ(shape("gpool"), (TensorShape{1, 16, {1, 1}}));
+  EXPECT_EQ(shape("fc"), (TensorShape{1, 10, {}}));
+
+  // Edges: add1 joins relu1 and conv2; both branches read relu2.
+  const auto& add1 = model.layers()[layer_index(model, "add1")];
+  EXPECT_EQ(add1.input_indices,
+            (std::vector<std::size_t>{layer_index(model, "relu1"), layer_index(model, "conv2")}));
+  EXPECT_EQ(model.consumers_of(layer_index(model, "relu2")),
+            (std::vector<std::size_t>{layer_index(model, "b1"), layer_index(model, "b2")}));
+  EXPECT_EQ(model.output().layer.name, "loss");
+}
+
+TEST(ModelFile, ScenarioWithCustomModelLoads) {
+  const auto loaded = load_scenario(kGoodDir + "/custom_model_small_cnn.yaml");
+  EXPECT_EQ(loaded.model.name(), "small_cnn");
+  EXPECT_EQ(parameter_count(loaded.model), 4242);
+  EXPECT_EQ(loaded.scenario.model.dtype, DType::float16);
+  EXPECT_EQ(loaded.scenario.model.optimizer, Optimizer::sgd);
+  EXPECT_EQ(loaded.cluster.name, "v100_node");
+  ASSERT_EQ(loaded.points.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(loaded.points[i].config.data, std::int64_t{1} << i);
+    EXPECT_EQ(loaded.points[i].config.mini_batch, 32);
+  }
+}
+
+struct BadModelCase {
+  const char* file;
+  const char* layer;    // the layer the error must point at
+  const char* key;      // its key path in the model file
+  const char* problem;  // part of the message
+};
+
+std::string bad_model_test_name(const testing::TestParamInfo<BadModelCase>& info) {
+  return stem(info.param.file);
+}
+
+class BadModelFile : public testing::TestWithParam<BadModelCase> {};
+
+TEST_P(BadModelFile, IsRejectedAtTheLayer) {
+  const auto& c = GetParam();
+  const std::string path = kModelDir + "/" + c.file;
+  const auto error = input_error([&] { (void)load_model_file(path); });
+  EXPECT_EQ(error.where().file, path);
+  EXPECT_EQ(error.where().line, find_in_file(path, std::string("name: ") + c.layer + ",").line)
+      << error.what();
+  EXPECT_EQ(error.key(), c.key) << error.what();
+  EXPECT_TRUE(contains(error.problem(), c.problem)) << error.problem();
+
+  // Through a scenario the message still names the model file and the layer.
+  const auto via_scenario = input_error([&] {
+    (void)load_scenario_text(
+        std::string("name: uses-bad-model\nmodel:\n  file: ") + c.file + "\n  mini_batch: 1\n",
+        "uses_bad_model.yaml", kModelDir);
+  });
+  EXPECT_TRUE(contains(via_scenario.what(), c.file)) << via_scenario.what();
+  EXPECT_TRUE(contains(via_scenario.what(), c.problem)) << via_scenario.what();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Models, BadModelFile,
+    testing::Values(BadModelCase{"cycle.yaml", "b", "layers[2]", "is part of a cycle"},
+                    BadModelCase{"unknown_input.yaml", "relu1", "layers[2]",
+                                 "input 'conv9' is not a layer of this model"},
+                    BadModelCase{"concat_mismatch.yaml", "cat", "layers[3]",
+                                 "concat inputs must share spatial extents"},
+                    BadModelCase{"add_channel_mismatch.yaml", "add", "layers[3]",
+                                 "add inputs must have identical shapes: 8x16x16 vs 16x16x16"},
+                    BadModelCase{"unknown_op.yaml", "conv1", "layers[1].op", "got 'convolution'"}),
+    bad_model_test_name);
+
+// ---------------------------------------------------------------------------------------------
+// Model-parallel stages, platform files and the default scenario
+
+TEST(ModelStages, StagesGivenByNameStartWhereNamed) {
+  const auto loaded = load_scenario(kGoodDir + "/model_stages_by_name.yaml");
+  ASSERT_EQ(loaded.points.size(), 1u);
+  const auto& plan = loaded.points[0].plan;
+  EXPECT_EQ(plan.stages, 3);
+  EXPECT_EQ(loaded.points[0].config.gpus(), 6);
+  auto stage_of = [&](const std::string& name) {
+    return plan.layers[layer_index(loaded.model, name)].stage;
+  };
+  EXPECT_EQ(stage_of("input"), 0);
+  EXPECT_EQ(stage_of("pool3"), 0);
+  EXPECT_EQ(stage_of("conv4"), 1);
+  EXPECT_EQ(stage_of("act7"), 1);
+  EXPECT_EQ(stage_of("drop1"), 2);
+  EXPECT_EQ(stage_of("loss"), 2);
+}
+
+TEST(Platform, ClusterFileAndNodeLimit) {
+  const auto loaded = load_scenario(kGoodDir + "/cluster_file_hybrid.yaml");
+  EXPECT_EQ(loaded.cluster.name, "lassen");
+  EXPECT_EQ(loaded.cluster.nodes, 8);
+  EXPECT_EQ(loaded.cluster.total_gpus(), 32);
+  EXPECT_DOUBLE_EQ(loaded.device_capacity_bytes, 16.0 * 1024 * 1024 * 1024);
+  EXPECT_EQ(loaded.scenario.memory.offload, OffloadPolicy::conv);
+  EXPECT_EQ(loaded.scenario.micro_batching.mode, MicroBatchMode::whole_network);
+  EXPECT_DOUBLE_EQ(loaded.scenario.micro_batching.workspace_limit_bytes, 512.0 * 1024 * 1024);
+  EXPECT_EQ(loaded.scenario.sim.network_model, "LV08");
+  ASSERT_EQ(loaded.points.size(), 2u);
+  EXPECT_EQ(loaded.points[0].config.data, 2);
+  EXPECT_EQ(loaded.points[0].config.mini_batch, 8);
+  EXPECT_EQ(loaded.points[1].config.data, 4);
+  EXPECT_EQ(loaded.points[1].config.mini_batch, 4);
+}
+
+TEST(DefaultScenario, LoadsWithNinePoints) {
+  const auto loaded = load_default_scenario();
+  EXPECT_EQ(loaded.scenario.name, "default");
+  EXPECT_EQ(loaded.model.name(), "cosmoflow");
+  EXPECT_EQ(loaded.cluster.name, "lassen");
+  ASSERT_EQ(loaded.points.size(), 9u);
+  for (std::size_t i = 0; i < loaded.points.size(); ++i) {
+    const auto& config = loaded.points[i].config;
+    EXPECT_EQ(config.spatial_grid, (std::vector<std::int64_t>{4, 1, 1}));
+    EXPECT_EQ(config.data, std::int64_t{1} << i);
+    EXPECT_EQ(config.mini_batch, 1);
+    EXPECT_EQ(config.gpus(), std::int64_t{4} << i);
+  }
+  EXPECT_EQ(loaded.points[0].plan.spatial_end, layer_index(loaded.model, "pool5"));
+}
+
+TEST(DefaultScenario, MatchesTheShippedFile) {
+  const auto built_in = load_default_scenario();
+  const auto shipped = load_scenario(kSourceDir + "/scenarios/default.yaml");
+  ASSERT_EQ(built_in.points.size(), shipped.points.size());
+  for (std::size_t i = 0; i < built_in.points.size(); ++i) {
+    EXPECT_EQ(built_in.points[i].config.gpus(), shipped.points[i].config.gpus());
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Regressions: problems once accepted or reported without a location.
+
+TEST(LoaderRegressions, MissingModelFileIsReportedAtTheScenariosKey) {
+  const auto error = input_error([] {
+    (void)load_scenario_text("name: x\nmodel:\n  file: no_such_model.yaml\n  mini_batch: 1\n",
+                             "missing_model.yaml", kModelDir);
+  });
+  EXPECT_EQ(error.where().file, "missing_model.yaml");
+  EXPECT_EQ(error.where().line, 3);
+  EXPECT_EQ(error.key(), "model.file");
+}
+
+TEST(LoaderRegressions, DotDotNameIsRejected) {
+  // The name becomes the output directory results/<name>.
+  const auto error =
+      input_error([] { (void)load_scenario_text("name: ..\nmodel: {zoo: cosmoflow}\n", "n", ""); });
+  EXPECT_EQ(error.key(), "name");
+}
+
+TEST(LoaderRegressions, UntilIsCheckedWithoutASplit) {
+  const auto error = input_error([] {
+    (void)load_scenario_text(
+        "name: x\nmodel: {zoo: cosmoflow}\nparallelism: {spatial: {grid: [1, 1, 1], until: "
+        "pool9}}\n",
+        "u", "");
+  });
+  EXPECT_EQ(error.key(), "parallelism.spatial.until");
+}
+
+TEST(LoaderRegressions, GpuProductOverflowIsRejected) {
+  const auto error = input_error([] {
+    (void)load_scenario_text(
+        "name: x\nmodel: {zoo: cosmoflow}\nparallelism: {data: 16777216, model: {degree: 2}}\n",
+        "o", "");
+  });
+  EXPECT_EQ(error.key(), "parallelism");
+}
+
+TEST(LoaderRegressions, RepeatedSweepValueIsRejected) {
+  const auto error = input_error([] {
+    (void)load_scenario_text("name: x\nmodel: {zoo: cosmoflow}\nsweep: {gpus: [1, 2, 2]}\n", "r",
+                             "");
+  });
+  EXPECT_EQ(error.key(), "sweep.gpus[2]");
+}
+
+TEST(LoaderRegressions, SwappedLettersGetASuggestion) {
+  const auto error = input_error(
+      [] { (void)load_scenario_text("name: x\nmodel: {zoo: cosmoflow, optoins: {}}\n", "s", ""); });
+  EXPECT_NE(error.problem().find("did you mean 'options'?"), std::string::npos) << error.what();
+}
+
+}  // namespace
+}  // namespace tessera
