@@ -487,7 +487,7 @@ TEST(PlanShardsErrors, BadStageStarts) {
             key);
   // Stages without model parallelism.
   EXPECT_EQ(strategy_error([&] { plan_shards(model, model_config(1), "", {"conv3"}); }).key(), key);
-  const auto message =
+  const std::string message =
       strategy_error([&] { plan_shards(model, model_config(2), "", {"nope"}); }).what();
   EXPECT_TRUE(contains(message, "'nope'")) << message;
 }

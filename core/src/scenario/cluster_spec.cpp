@@ -1,5 +1,9 @@
 #include "tessera/core/cluster_spec.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
 #include "tessera/core/embedded_files.hpp"
 
 namespace tessera {
@@ -8,30 +12,189 @@ namespace {
 constexpr std::string_view kPresetPrefix = "scenarios/clusters/";
 constexpr std::string_view kPresetSuffix = ".yaml";
 
+// Cluster files give every figure with its unit: a bare number is refused.
+std::string figure_syntax(QuantityKind kind) {
+  switch (kind) {
+    case QuantityKind::bytes:
+      return "a size with its unit, such as 16 GiB or 80 GB";
+    case QuantityKind::bandwidth_bytes_per_second:
+      return "a bandwidth with its unit, such as 900 GB/s or 100 Gb/s";
+    case QuantityKind::flops_per_second:
+      return "a compute rate with its unit, such as 15.7 TFLOP/s";
+    case QuantityKind::seconds:
+      return "a duration with its unit, such as 2 us or 1.5 ms";
+  }
+  return "a quantity with its unit";
+}
+
+bool has_unit(const std::string& text) {
+  auto last = text.find_last_not_of(" \t");
+  if (last == std::string::npos) return false;
+  const char c = text[last];
+  return !(std::isdigit(static_cast<unsigned char>(c)) || c == '.');
+}
+
+double figure(const YamlValue& item, QuantityKind kind, bool allow_zero) {
+  const std::string syntax = figure_syntax(kind) + (allow_zero ? "" : ", positive");
+  if (!item.is_scalar() || !has_unit(item.node().Scalar())) item.fail(syntax);
+  if (!parse_quantity(item.node().Scalar(), kind)) item.fail(syntax);
+  const double value = item.as_quantity(kind);
+  if (!allow_zero && value <= 0) item.fail(syntax);
+  return value;
+}
+
+// Figures of one mapping: positive() for sizes, rates and bandwidths, latency() may be zero.
+class Figures {
+ public:
+  Figures(const YamlValue& value, std::vector<std::string> allowed)
+      : map_(value, std::move(allowed)) {}
+
+  const YamlMap& map() const { return map_; }
+  double positive(const std::string& key, QuantityKind kind) const {
+    return figure(map_.required(key, figure_syntax(kind)), kind, false);
+  }
+  double latency(const std::string& key) const {
+    return figure(map_.required(key, figure_syntax(QuantityKind::seconds)), QuantityKind::seconds,
+                  true);
+  }
+  double fraction(const std::string& key, double fallback) const {
+    auto item = map_.optional(key);
+    if (!item) return fallback;
+    const double value = item->as_number(0.0, 1.0);
+    if (value <= 0) item->fail("a number in (0, 1]");
+    return value;
+  }
+
+ private:
+  YamlMap map_;
+};
+
 GpuSpec parse_gpu(const YamlValue& value) {
-  YamlMap map(value, {"model", "memory", "memory_bandwidth", "fp32_peak", "tensor_peak"});
+  Figures f(value, {"model", "memory", "memory_bandwidth", "fp32_peak", "tensor_peak",
+                    "compute_efficiency", "memory_efficiency", "kernel_launch_latency"});
   GpuSpec gpu;
-  gpu.model = map.required("model", "the GPU's name").as_string();
-  auto positive = [&](const std::string& key, QuantityKind kind) {
-    auto item = map.required(key, quantity_syntax(kind));
-    const double number = item.as_quantity(kind);
-    if (number <= 0) item.fail(quantity_syntax(kind) + ", positive");
-    return number;
-  };
-  gpu.memory_bytes = positive("memory", QuantityKind::bytes);
+  gpu.model = f.map().required("model", "the GPU's name").as_string();
+  gpu.memory_bytes = f.positive("memory", QuantityKind::bytes);
   gpu.memory_bandwidth_bytes_per_second =
-      positive("memory_bandwidth", QuantityKind::bandwidth_bytes_per_second);
-  gpu.fp32_flops_per_second = positive("fp32_peak", QuantityKind::flops_per_second);
-  if (auto tensor = map.optional("tensor_peak")) {
-    gpu.tensor_flops_per_second = tensor->as_quantity(QuantityKind::flops_per_second);
+      f.positive("memory_bandwidth", QuantityKind::bandwidth_bytes_per_second);
+  gpu.fp32_flops_per_second = f.positive("fp32_peak", QuantityKind::flops_per_second);
+  if (auto tensor = f.map().optional("tensor_peak")) {
+    gpu.tensor_flops_per_second = figure(*tensor, QuantityKind::flops_per_second, true);
+  }
+  gpu.compute_efficiency = f.fraction("compute_efficiency", gpu.compute_efficiency);
+  gpu.memory_efficiency = f.fraction("memory_efficiency", gpu.memory_efficiency);
+  if (auto launch = f.map().optional("kernel_launch_latency")) {
+    gpu.kernel_launch_latency_seconds = figure(*launch, QuantityKind::seconds, true);
   }
   return gpu;
 }
 
+GpuInterconnect parse_interconnect(const YamlValue& value) {
+  const auto name = value.as_choice({"nvswitch", "nvlink_mesh", "pcie"});
+  if (name == "nvswitch") return GpuInterconnect::nvswitch;
+  if (name == "nvlink_mesh") return GpuInterconnect::nvlink_mesh;
+  return GpuInterconnect::pcie;
+}
+
+// With a pcie interconnect the GPU links are the PCIe links: their figures may be left out, and
+// if given must agree.
+double gpu_link_figure(const Figures& f, const std::string& key, const std::string& pcie_key,
+                       QuantityKind kind, GpuInterconnect interconnect, double pcie_value) {
+  const bool zero_ok = kind == QuantityKind::seconds;
+  if (interconnect != GpuInterconnect::pcie) {
+    return zero_ok ? f.latency(key) : f.positive(key, kind);
+  }
+  auto item = f.map().optional(key);
+  if (!item) return pcie_value;
+  const double value = figure(*item, kind, zero_ok);
+  if (std::fabs(value - pcie_value) > 1e-9 * std::max(1.0, pcie_value)) {
+    item->fail_problem("with gpu_interconnect: pcie the GPUs talk over their PCIe links; leave " +
+                       key + " out or give it the value of " + pcie_key);
+  }
+  return value;
+}
+
+NodeSpec parse_node(const YamlValue& value) {
+  Figures f(value, {"gpu_interconnect", "gpu_link_bandwidth", "gpu_link_latency", "pcie_bandwidth",
+                    "pcie_latency", "host_memory", "nics", "nic_bandwidth", "nic_latency"});
+  NodeSpec node;
+  node.gpu_interconnect = parse_interconnect(
+      f.map().required("gpu_interconnect", "one of: nvswitch, nvlink_mesh, pcie"));
+  node.pcie_bandwidth_bytes_per_second =
+      f.positive("pcie_bandwidth", QuantityKind::bandwidth_bytes_per_second);
+  node.pcie_latency_seconds = f.latency("pcie_latency");
+  node.gpu_link_bandwidth_bytes_per_second = gpu_link_figure(
+      f, "gpu_link_bandwidth", "pcie_bandwidth", QuantityKind::bandwidth_bytes_per_second,
+      node.gpu_interconnect, node.pcie_bandwidth_bytes_per_second);
+  node.gpu_link_latency_seconds =
+      gpu_link_figure(f, "gpu_link_latency", "pcie_latency", QuantityKind::seconds,
+                      node.gpu_interconnect, node.pcie_latency_seconds);
+  node.host_memory_bytes = f.positive("host_memory", QuantityKind::bytes);
+  node.nics = f.map().required("nics", "the number of network adapters").as_integer(1, 64);
+  node.nic_bandwidth_bytes_per_second =
+      f.positive("nic_bandwidth", QuantityKind::bandwidth_bytes_per_second);
+  node.nic_latency_seconds = f.latency("nic_latency");
+  return node;
+}
+
+NetworkSpec parse_network(const YamlValue& value) {
+  Figures f(value,
+            {"topology", "nodes_per_switch", "oversubscription", "link_bandwidth", "link_latency"});
+  NetworkSpec network;
+  f.map().required("topology", "one of: fat_tree").as_choice({"fat_tree"});
+  network.topology = NetworkTopology::fat_tree;
+  network.nodes_per_switch =
+      f.map()
+          .required("nodes_per_switch", "the number of nodes per leaf switch")
+          .as_integer(1, 4096);
+  // At least one uplink per leaf switch: the ratio cannot exceed the leaf's node ports.
+  network.oversubscription =
+      f.map()
+          .required("oversubscription", "the down:up bandwidth ratio of a leaf switch, >= 1")
+          .as_number(1.0, static_cast<double>(network.nodes_per_switch));
+  network.link_bandwidth_bytes_per_second =
+      f.positive("link_bandwidth", QuantityKind::bandwidth_bytes_per_second);
+  network.link_latency_seconds = f.latency("link_latency");
+  return network;
+}
+
+FilesystemSpec parse_filesystem(const YamlValue& value) {
+  Figures f(value, {"servers", "server_bandwidth", "attachment_bandwidth", "latency"});
+  FilesystemSpec fs;
+  fs.servers = f.map().required("servers", "the number of file servers").as_integer(1, 100000);
+  fs.server_bandwidth_bytes_per_second =
+      f.positive("server_bandwidth", QuantityKind::bandwidth_bytes_per_second);
+  fs.attachment_bandwidth_bytes_per_second =
+      f.positive("attachment_bandwidth", QuantityKind::bandwidth_bytes_per_second);
+  fs.latency_seconds = f.latency("latency");
+  return fs;
+}
+
 }  // namespace
 
+std::string to_string(GpuInterconnect interconnect) {
+  switch (interconnect) {
+    case GpuInterconnect::nvswitch:
+      return "nvswitch";
+    case GpuInterconnect::nvlink_mesh:
+      return "nvlink_mesh";
+    case GpuInterconnect::pcie:
+      return "pcie";
+  }
+  return "?";
+}
+
+std::string to_string(NetworkTopology topology) {
+  switch (topology) {
+    case NetworkTopology::fat_tree:
+      return "fat_tree";
+  }
+  return "?";
+}
+
 ClusterSpec parse_cluster(const YamlValue& root) {
-  YamlMap map(root, {"name", "description", "sources", "nodes", "gpus_per_node", "gpu"});
+  YamlMap map(root, {"name", "description", "sources", "nodes", "gpus_per_node", "gpu", "node",
+                     "network", "filesystem"});
   ClusterSpec cluster;
   cluster.file = root.location().file;
   cluster.name = map.required("name", "the cluster's name").as_string();
@@ -45,6 +208,12 @@ ClusterSpec parse_cluster(const YamlValue& root) {
   cluster.gpus_per_node =
       map.required("gpus_per_node", "the number of GPUs per node").as_integer(1, 64);
   cluster.gpu = parse_gpu(map.required("gpu", "a mapping describing one GPU"));
+  cluster.node = parse_node(map.required(
+      "node", "a mapping describing one node (gpu_interconnect, links, host memory, NICs)"));
+  cluster.network = parse_network(map.required(
+      "network", "a mapping describing the network between nodes (topology, switches, links)"));
+  cluster.filesystem = parse_filesystem(map.required(
+      "filesystem", "a mapping describing the parallel file system (servers, bandwidths)"));
   return cluster;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
-// A GPU cluster as a scenario sees it: how many nodes and GPUs, and what one GPU is. Cluster files
-// live in scenarios/clusters/ (built in as presets) or anywhere a scenario points to.
+// A GPU cluster as a scenario sees it: its nodes and GPUs, how GPUs talk inside a node, the
+// network between nodes and the parallel file system. Cluster files live in scenarios/clusters/
+// (built in as presets) or anywhere a scenario points to. Every figure is read with its unit and
+// stored in SI base units (bytes, bytes per second, FLOP per second, seconds).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,6 +17,56 @@ struct GpuSpec {
   double memory_bandwidth_bytes_per_second = 0;
   double fp32_flops_per_second = 0;
   double tensor_flops_per_second = 0;  // 0 when the GPU has no tensor cores
+  // Achieved fractions of the peaks, for a roofline model of kernels, in (0, 1].
+  double compute_efficiency = 0.7;
+  double memory_efficiency = 0.8;
+  double kernel_launch_latency_seconds = 5e-6;
+};
+
+enum class GpuInterconnect {
+  nvswitch,     // every GPU has one link to a switch: GPU i -> j crosses link i and link j
+  nvlink_mesh,  // every GPU pair has its own link
+  pcie,         // GPUs talk over their PCIe links (i -> j crosses PCIe i and PCIe j)
+};
+std::string to_string(GpuInterconnect interconnect);
+
+// One node. Bandwidths are per direction (links are full duplex); latencies are per link crossed.
+struct NodeSpec {
+  GpuInterconnect gpu_interconnect = GpuInterconnect::pcie;
+  // Per GPU (nvswitch, pcie) or per GPU pair (nvlink_mesh). For pcie these equal the PCIe figures.
+  double gpu_link_bandwidth_bytes_per_second = 0;
+  double gpu_link_latency_seconds = 0;
+  // Each GPU's link to the host CPUs (PCIe, or NVLink on Power9 nodes).
+  double pcie_bandwidth_bytes_per_second = 0;
+  double pcie_latency_seconds = 0;
+  double host_memory_bytes = 0;
+  std::int64_t nics = 1;
+  double nic_bandwidth_bytes_per_second = 0;  // per NIC
+  double nic_latency_seconds = 0;
+
+  double node_nic_bandwidth_bytes_per_second() const {
+    return static_cast<double>(nics) * nic_bandwidth_bytes_per_second;
+  }
+};
+
+enum class NetworkTopology { fat_tree };
+std::string to_string(NetworkTopology topology);
+
+// The network between nodes.
+struct NetworkSpec {
+  NetworkTopology topology = NetworkTopology::fat_tree;
+  std::int64_t nodes_per_switch = 1;           // leaf switch ports toward nodes
+  double oversubscription = 1;                 // >= 1: down / up bandwidth at a leaf switch
+  double link_bandwidth_bytes_per_second = 0;  // one cable, per direction
+  double link_latency_seconds = 0;             // one cable
+};
+
+// The parallel file system.
+struct FilesystemSpec {
+  std::int64_t servers = 1;
+  double server_bandwidth_bytes_per_second = 0;      // disk read rate of one server
+  double attachment_bandwidth_bytes_per_second = 0;  // the file system's aggregate attachment
+  double latency_seconds = 0;                        // of that attachment
 };
 
 struct ClusterSpec {
@@ -24,6 +76,9 @@ struct ClusterSpec {
   std::int64_t nodes = 1;
   std::int64_t gpus_per_node = 1;
   GpuSpec gpu;
+  NodeSpec node;
+  NetworkSpec network;
+  FilesystemSpec filesystem;
   std::string file;  // where it was read from ("built-in:<name>" for presets)
 
   std::int64_t total_gpus() const { return nodes * gpus_per_node; }

@@ -16,10 +16,10 @@ std::string quantity_syntax(QuantityKind kind);
 // A plain number is taken as the base unit. Returns nullopt on anything malformed or negative.
 std::optional<double> parse_quantity(std::string_view text, QuantityKind kind);
 
-std::string format_bytes(double bytes);        // "1.50 GiB"
-std::string format_flops(double flops);        // "3.20 GFLOP"
-std::string format_seconds(double seconds);    // "12.300 ms"
-std::string format_count(std::int64_t count);  // "9,437,636"
+std::string format_bytes(double bytes);                            // "1.50 GiB"
+std::string format_flops(double flops);                            // "3.20 GFLOP"
+std::string format_seconds(double seconds);                        // "12.300 ms"
+std::string format_count(std::int64_t count);                      // "9,437,636"
 std::string counted(std::int64_t count, const std::string& noun);  // "1 node", "4 nodes"
 
 }  // namespace tessera

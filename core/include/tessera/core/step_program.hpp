@@ -1,0 +1,74 @@
+#pragma once
+// The program one GPU plays for one training step, derived once from the model and the strategy:
+// forward and backward compute of its shard, halo exchanges with its spatial neighbours,
+// batch-norm statistics and the redistribution inside its spatial group, transfers between
+// model-parallel stages, bucketed gradient all-reduces overlapped with backward, the optimizer
+// update, and the read of the next sample's shard. The simulator plays it; so will the real
+// backend. Neither re-derives the model.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/core/cost_model.hpp"
+#include "tessera/core/model_graph.hpp"
+#include "tessera/core/parallel_strategy.hpp"
+#include "tessera/core/scenario.hpp"
+
+namespace tessera {
+
+enum class OpCategory { compute, halo, allreduce, other_communication, io, offload };
+std::string to_string(OpCategory category);
+
+enum class StepOpKind {
+  compute,          // `seconds` on the compute stream
+  halo_start,       // send to and receive from both neighbours along `axis` (asynchronous)
+  halo_wait,        // wait for the exchange `exchange`
+  group_allreduce,  // blocking all-reduce of `bytes` in the spatial group (batch-norm statistics)
+  group_alltoall,   // blocking all-to-all, `bytes` to each peer of the spatial group
+  stage_send,       // activations (forward) or gradients (backward) to stage `peer_stage`
+  stage_recv,       // from stage `peer_stage`
+  gradient_allreduce,  // queue a bucket of `bytes` on the communication stream (asynchronous)
+  gradient_wait,       // wait for every queued bucket
+  read_start,          // start reading the next sample's shard, `bytes` (asynchronous)
+  read_wait,           // wait for that read
+};
+std::string to_string(StepOpKind kind);
+
+struct StepOp {
+  StepOpKind kind = StepOpKind::compute;
+  OpCategory category = OpCategory::compute;
+  std::string label;             // e.g. "conv1 forward (interior)"
+  std::size_t layer = SIZE_MAX;  // model layer, if any
+  double seconds = 0;            // compute time
+  Provenance provenance = Provenance::none;
+  double bytes = 0;           // communication or I/O volume (see kind)
+  int axis = -1;              // halo: spatial axis
+  double bytes_to_lower = 0;  // halo: planes for the lower neighbour
+  double bytes_to_upper = 0;  // halo: planes for the upper neighbour
+  int exchange = -1;          // halo: pairs a start with its wait
+  int peer_stage = -1;        // stage_send / stage_recv
+};
+
+struct StepOptions {
+  DType dtype = DType::float32;
+  Optimizer optimizer = Optimizer::adam;
+  double gradient_bucket_bytes = 25.0 * 1024 * 1024;
+  bool prefetch = true;
+  bool read_sub_volume = true;
+  bool overlap_halo = true;  // compute the interior while halos are in flight
+};
+
+struct StepProgram {
+  int stage = 0;
+  std::vector<StepOp> ops;
+  double parameters = 0;                  // parameters held by this stage
+  std::int64_t allreduce_group_size = 1;  // GPUs summing this stage's gradients
+};
+
+// One program per model-parallel stage; every GPU of a stage plays the same one (ranks without a
+// neighbour along an axis skip that side of a halo exchange).
+std::vector<StepProgram> build_step_programs(const ModelGraph& model, const ShardPlan& plan,
+                                             const ComputeCostModel& costs,
+                                             const StepOptions& options);
+
+}  // namespace tessera

@@ -1,0 +1,89 @@
+#include "tessera/core/cost_model.hpp"
+
+#include <algorithm>
+
+#include "tessera/core/layer_cost.hpp"
+
+namespace tessera {
+namespace {
+
+double bytes_of(const TensorShape& shape, std::int64_t batch, DType dtype) {
+  return static_cast<double>(batch * shape.elements_per_sample() * dtype_bytes(dtype));
+}
+
+bool uses_tensor_cores(const Layer& layer, DType dtype) {
+  const bool matrix_op = layer.kind == LayerKind::convolution ||
+                         layer.kind == LayerKind::transposed_convolution ||
+                         layer.kind == LayerKind::fully_connected;
+  return matrix_op && dtype != DType::float32;
+}
+
+}  // namespace
+
+DeviceRoofline roofline_of(const GpuSpec& gpu) {
+  DeviceRoofline roofline;
+  roofline.device = gpu.model;
+  roofline.fp32_flops_per_second = gpu.fp32_flops_per_second;
+  roofline.tensor_flops_per_second = gpu.tensor_flops_per_second;
+  roofline.memory_bandwidth_bytes_per_second = gpu.memory_bandwidth_bytes_per_second;
+  return roofline;
+}
+
+ComputeCostModel::ComputeCostModel(DeviceRoofline device, const ProfileDatabase* profiles,
+                                   double workspace_limit_bytes)
+    : device_(std::move(device)),
+      profiles_(profiles),
+      workspace_limit_bytes_(workspace_limit_bytes) {}
+
+double ComputeCostModel::roofline_seconds(double flops, double bytes, bool tensor_cores) const {
+  const double peak = tensor_cores && device_.tensor_flops_per_second > 0
+                          ? device_.tensor_flops_per_second
+                          : device_.fp32_flops_per_second;
+  const double compute = flops / (peak * device_.compute_efficiency);
+  const double memory =
+      bytes / (device_.memory_bandwidth_bytes_per_second * device_.memory_efficiency);
+  return std::max(compute, memory) + device_.launch_latency_seconds;
+}
+
+CostEstimate ComputeCostModel::layer_time(const Layer& layer,
+                                          const std::vector<TensorShape>& inputs,
+                                          const TensorShape& output, std::int64_t batch,
+                                          DType dtype, Direction direction) const {
+  const auto cost = layer_cost(layer, inputs, output, batch, dtype);
+  const double flops = direction == Direction::forward         ? cost.flops.forward
+                       : direction == Direction::backward_data ? cost.flops.backward_data
+                                                               : cost.flops.backward_filter;
+  const bool has_weights = cost.parameters > 0;
+  if (layer.kind == LayerKind::input) return {0, Provenance::none};
+  if (direction == Direction::backward_filter && !has_weights) return {0, Provenance::none};
+  if (profiles_) {
+    const auto key = kernel_shape_key(layer, inputs, output);
+    if (auto hit = profiles_->best(device_.device, to_string(layer.kind), direction, key, dtype,
+                                   batch, workspace_limit_bytes_)) {
+      return {hit->time_seconds, Provenance::profile};
+    }
+  }
+  // Bytes each direction streams: its operands and its result, once.
+  double in_bytes = 0;
+  for (const auto& input : inputs) in_bytes += bytes_of(input, batch, dtype);
+  const double out_bytes = bytes_of(output, batch, dtype);
+  const double weight_bytes = static_cast<double>(cost.weight_bytes);
+  double bytes = in_bytes + out_bytes + weight_bytes;
+  if (direction == Direction::backward_data) {
+    bytes = out_bytes + in_bytes + weight_bytes + (cost.backward_needs.input ? in_bytes : 0) +
+            (cost.backward_needs.output ? out_bytes : 0);
+  }
+  if (layer.kind == LayerKind::concat && direction == Direction::forward) bytes = 2 * out_bytes;
+  return {roofline_seconds(flops, bytes, uses_tensor_cores(layer, dtype)), Provenance::roofline};
+}
+
+CostEstimate ComputeCostModel::optimizer_time(double parameters, DType dtype,
+                                              Optimizer optimizer) const {
+  // Reads weights, gradients and state; writes weights and state.
+  const double states = optimizer == Optimizer::adam ? 2 : optimizer == Optimizer::momentum ? 1 : 0;
+  const double bytes = parameters * static_cast<double>(dtype_bytes(dtype)) * (3 + 2 * states);
+  const double flops = parameters * (2 + 4 * states);
+  return {roofline_seconds(flops, bytes, false), Provenance::roofline};
+}
+
+}  // namespace tessera

@@ -1,0 +1,108 @@
+#include "tessera/core/sweep_runner.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tessera/core/atomic_file.hpp"
+
+namespace tessera {
+namespace {
+
+std::string utc_now() {
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+std::vector<PointResult> read_previous(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return {};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return results_from_csv(text.str(), path);
+}
+
+}  // namespace
+
+bool result_matches_point(const PointResult& row, const std::string& scenario,
+                          const std::string& backend, const SweepPoint& point) {
+  const auto& c = point.config;
+  return row.scenario == scenario && row.backend == backend &&
+         row.point == static_cast<std::int64_t>(point.index) && row.gpus == c.gpus() &&
+         row.data == c.data && row.spatial_grid == grid_to_string(c.spatial_grid) &&
+         row.model_degree == c.model_degree && row.mini_batch == c.mini_batch &&
+         row.status != PointStatus::failed;
+}
+
+SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& options,
+                         const PointRunner& run_point, const SweepProgress& progress) {
+  const auto& s = scenario.scenario;
+  const std::filesystem::path directory =
+      options.output_directory.empty() ? s.outputs.directory : options.output_directory;
+  SweepRunResult run;
+  run.csv_path = (directory / (options.backend + ".csv")).string();
+  run.json_path = (directory / (options.backend + ".json")).string();
+  const auto previous = options.resume ? read_previous(run.csv_path) : std::vector<PointResult>{};
+
+  RunResult document;
+  document.scenario = s.name;
+  document.scenario_file = s.file;
+  document.backend = options.backend;
+  document.tessera_version = options.tessera_version;
+  document.platform = scenario.cluster.name;
+  document.model = scenario.model.name();
+  document.settings = options.settings;
+
+  const std::size_t total = scenario.points.size();
+  for (std::size_t i = 0; i < total; ++i) {
+    const auto& point = scenario.points[i];
+    const PointResult* kept = nullptr;
+    for (const auto& row : previous) {
+      if (result_matches_point(row, s.name, options.backend, point)) kept = &row;
+    }
+    if (kept) {
+      run.points.push_back(*kept);
+      ++run.resumed;
+      if (progress) progress(i + 1, total, point, &run.points.back(), true);
+      continue;
+    }
+    if (progress) progress(i, total, point, nullptr, false);
+    run.points.push_back(run_point(point));
+    document.points = run.points;
+    document.created_utc = utc_now();
+    // Written after every point: an interrupted sweep loses at most the point in flight.
+    write_results_csv(run.csv_path, run.points);
+    write_run_json(run.json_path, document);
+    if (progress) progress(i + 1, total, point, &run.points.back(), false);
+  }
+  document.points = run.points;
+  document.created_utc = utc_now();
+  write_results_csv(run.csv_path, run.points);
+  write_run_json(run.json_path, document);
+  return run;
+}
+
+std::vector<double> parallel_efficiency(const std::vector<PointResult>& points, Scaling scaling) {
+  std::vector<double> efficiency;
+  if (points.empty()) return efficiency;
+  const auto& first = points.front();
+  for (const auto& p : points) {
+    if (p.step_seconds <= 0 || first.step_seconds <= 0) {
+      efficiency.push_back(0);
+      continue;
+    }
+    const double ratio = first.step_seconds / p.step_seconds;
+    efficiency.push_back(scaling == Scaling::weak ? ratio
+                                                  : ratio * static_cast<double>(first.gpus) /
+                                                        static_cast<double>(p.gpus));
+  }
+  return efficiency;
+}
+
+}  // namespace tessera

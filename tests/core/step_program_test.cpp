@@ -1,0 +1,219 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "tessera/core/layer_cost.hpp"
+#include "tessera/core/model_zoo.hpp"
+#include "tessera/core/step_program.hpp"
+
+namespace tessera {
+namespace {
+
+DeviceRoofline test_device() {
+  DeviceRoofline device;
+  device.device = "test-gpu";
+  device.fp32_flops_per_second = 10e12;
+  device.memory_bandwidth_bytes_per_second = 1e12;
+  device.compute_efficiency = 0.5;
+  device.memory_efficiency = 0.5;
+  device.launch_latency_seconds = 1e-6;
+  return device;
+}
+
+ParallelConfig config(std::int64_t data, std::vector<std::int64_t> grid, std::int64_t model = 1) {
+  ParallelConfig c;
+  c.data = data;
+  c.spatial_grid = std::move(grid);
+  c.model_degree = model;
+  c.mini_batch = 1;
+  return c;
+}
+
+std::vector<const StepOp*> ops_of(const StepProgram& program, StepOpKind kind) {
+  std::vector<const StepOp*> found;
+  for (const auto& op : program.ops) {
+    if (op.kind == kind) found.push_back(&op);
+  }
+  return found;
+}
+
+const StepOp* find_op(const StepProgram& program, StepOpKind kind, const std::string& label) {
+  for (const auto& op : program.ops) {
+    if (op.kind == kind && op.label.find(label) != std::string::npos) return &op;
+  }
+  return nullptr;
+}
+
+struct Fixture {
+  ModelGraph model;
+  ShardPlan plan;
+  ComputeCostModel costs{test_device(), nullptr, 64.0 * 1024 * 1024};
+  std::vector<StepProgram> programs;
+
+  Fixture(const std::map<std::string, std::string>& options, ParallelConfig c,
+          const std::string& until, StepOptions step = {})
+      : model(build_zoo_model("cosmoflow", options)),
+        plan(plan_shards(model, c, until, {})),
+        programs(build_step_programs(model, plan, costs, step)) {}
+};
+
+TEST(StepProgram, DepthSplitCosmoflowExchangesHalosOfOnePlane) {
+  Fixture f({{"width", "128"}}, config(2, {4, 1, 1}), "pool5");
+  ASSERT_EQ(f.programs.size(), 1u);
+  const auto& program = f.programs[0];
+  // conv1 reads 4 channels of 128x128 planes, one plane from each neighbour.
+  const double plane = 1.0 * 4 * 128 * 128 * 4;
+  const auto* conv1 = find_op(program, StepOpKind::halo_start, "conv1 halo D");
+  ASSERT_NE(conv1, nullptr);
+  EXPECT_DOUBLE_EQ(conv1->bytes_to_lower, plane);
+  EXPECT_DOUBLE_EQ(conv1->bytes_to_upper, plane);
+  // pool1 (3/2/1) needs one plane from the lower neighbour and none from the upper one, so each
+  // rank sends its last plane up and nothing down.
+  const auto* pool1 = find_op(program, StepOpKind::halo_start, "pool1 halo D");
+  ASSERT_NE(pool1, nullptr);
+  EXPECT_DOUBLE_EQ(pool1->bytes_to_lower, 0.0);
+  EXPECT_DOUBLE_EQ(pool1->bytes_to_upper, 1.0 * 16 * 128 * 128 * 4);
+  // Every halo start has its wait.
+  for (const auto* start : ops_of(program, StepOpKind::halo_start)) {
+    const auto waits = std::count_if(program.ops.begin(), program.ops.end(), [&](const StepOp& op) {
+      return op.kind == StepOpKind::halo_wait && op.exchange == start->exchange;
+    });
+    EXPECT_EQ(waits, 1) << start->label;
+  }
+  // Backward-data exchanges output-gradient halos too.
+  EXPECT_NE(find_op(program, StepOpKind::halo_start, "conv1 gradient halo D"), nullptr);
+}
+
+TEST(StepProgram, RedistributesBeforeTheFirstUnsplitLayerBothWays) {
+  Fixture f({{"width", "128"}}, config(1, {4, 1, 1}), "pool5");
+  const auto alltoalls = ops_of(f.programs[0], StepOpKind::group_alltoall);
+  ASSERT_EQ(alltoalls.size(), 2u);
+  // act5's local output is 256 channels x 1 x 4 x 4 of float32 (4^3 split 4 ways), sent in 4
+  // pieces.
+  const double local = 256.0 * 1 * 4 * 4 * 4;
+  EXPECT_DOUBLE_EQ(alltoalls[0]->bytes, local / 4);
+  EXPECT_NE(alltoalls[0]->label.find("activations before pool5"), std::string::npos);
+  EXPECT_NE(alltoalls[1]->label.find("gradients"), std::string::npos);
+}
+
+TEST(StepProgram, GradientBucketsCarryEveryWeightOnceThenWaitBeforeTheUpdate) {
+  StepOptions step;
+  step.gradient_bucket_bytes = 4.0 * 1024 * 1024;
+  Fixture f({{"width", "128"}}, config(8, {1, 1, 1}), "", step);
+  const auto& program = f.programs[0];
+  const auto buckets = ops_of(program, StepOpKind::gradient_allreduce);
+  const double total =
+      std::accumulate(buckets.begin(), buckets.end(), 0.0,
+                      [](double sum, const StepOp* op) { return sum + op->bytes; });
+  EXPECT_DOUBLE_EQ(total, 9437636.0 * 4);
+  EXPECT_GT(buckets.size(), 3u);
+  EXPECT_EQ(program.allreduce_group_size, 8);
+  // The wait comes after the last bucket and before the optimizer.
+  std::size_t wait = 0, update = 0, last_bucket = 0;
+  for (std::size_t i = 0; i < program.ops.size(); ++i) {
+    if (program.ops[i].kind == StepOpKind::gradient_wait) wait = i;
+    if (program.ops[i].label == "optimizer update") update = i;
+    if (program.ops[i].kind == StepOpKind::gradient_allreduce) last_bucket = i;
+  }
+  EXPECT_LT(last_bucket, wait);
+  EXPECT_LT(wait, update);
+  // The first bucket is queued during backward, before the first layer's gradients exist.
+  const auto* conv1_backward = find_op(program, StepOpKind::compute, "conv1 backward_data");
+  ASSERT_NE(conv1_backward, nullptr);
+  EXPECT_LT(buckets.front() - program.ops.data(), conv1_backward - program.ops.data());
+}
+
+TEST(StepProgram, OneGpuHasNoCommunication) {
+  Fixture f({{"width", "64"}}, config(1, {1, 1, 1}), "");
+  for (const auto& op : f.programs[0].ops) {
+    EXPECT_TRUE(op.kind == StepOpKind::compute || op.kind == StepOpKind::read_start ||
+                op.kind == StepOpKind::read_wait)
+        << op.label;
+  }
+}
+
+TEST(StepProgram, BatchNormWithGlobalStatisticsAllReducesTwoValuesPerChannel) {
+  Fixture f({{"width", "128"}, {"batch_norm", "true"}}, config(1, {4, 1, 1}), "pool5");
+  const auto* bn1 = find_op(f.programs[0], StepOpKind::group_allreduce, "bn1 forward");
+  ASSERT_NE(bn1, nullptr);
+  EXPECT_DOUBLE_EQ(bn1->bytes, 2.0 * 16 * 4);
+  EXPECT_NE(find_op(f.programs[0], StepOpKind::group_allreduce, "bn1 backward"), nullptr);
+  // Unsplit layers keep their statistics local.
+  EXPECT_EQ(find_op(f.programs[0], StepOpKind::group_allreduce, "bn6"), nullptr);
+}
+
+TEST(StepProgram, ModelParallelStagesPassActivationsAndGradients) {
+  auto model = build_zoo_model("cosmoflow", {{"width", "64"}});
+  const auto plan = plan_shards(model, config(1, {1, 1, 1}, 2), "", {"fc1"});
+  ComputeCostModel costs{test_device(), nullptr, 0};
+  const auto programs = build_step_programs(model, plan, costs, {});
+  ASSERT_EQ(programs.size(), 2u);
+  const auto* send = find_op(programs[0], StepOpKind::stage_send, "send drop1");
+  const auto* recv = find_op(programs[1], StepOpKind::stage_recv, "receive drop1");
+  ASSERT_NE(send, nullptr);
+  ASSERT_NE(recv, nullptr);
+  EXPECT_DOUBLE_EQ(send->bytes, 2048.0 * 4);
+  EXPECT_DOUBLE_EQ(recv->bytes, send->bytes);
+  EXPECT_NE(find_op(programs[1], StepOpKind::stage_send, "send gradient of drop1"), nullptr);
+  EXPECT_NE(find_op(programs[0], StepOpKind::stage_recv, "receive gradient of drop1"), nullptr);
+  // Each stage updates only its own parameters.
+  EXPECT_DOUBLE_EQ(programs[0].parameters + programs[1].parameters, 9437636.0);
+  EXPECT_DOUBLE_EQ(programs[1].parameters, 4196352.0 + 524544 + 1028);
+}
+
+TEST(StepProgram, ComputeTimesComeFromTheRooflineAndSayWhere) {
+  Fixture f({{"width", "64"}}, config(1, {1, 1, 1}), "");
+  const auto* conv1 = find_op(f.programs[0], StepOpKind::compute, "conv1 forward");
+  ASSERT_NE(conv1, nullptr);
+  // 2 * 64^3 outputs * 16 filters * 4 channels * 27 taps at 5 TFLOP/s achieved, vs the bytes at
+  // 0.5 TB/s: input 4 MiB + output 16 MiB + weights.
+  const double flops = 2.0 * 64 * 64 * 64 * 16 * 4 * 27;
+  const double bytes = (4.0 * 64 * 64 * 64 + 16.0 * 64 * 64 * 64 + 1728) * 4;
+  EXPECT_NEAR(conv1->seconds, std::max(flops / 5e12, bytes / 0.5e12) + 1e-6, 1e-12);
+  EXPECT_EQ(conv1->provenance, Provenance::roofline);
+}
+
+TEST(StepProgram, ProfiledKernelsReplaceTheRoofline) {
+  auto model = build_zoo_model("cosmoflow", {{"width", "64"}});
+  const auto plan = plan_shards(model, config(1, {1, 1, 1}), "", {});
+  const auto& conv1 = model.layer("conv1");
+  const auto& shard = plan.layers[*model.index_of("conv1")];
+  ProfileDatabase profiles;
+  profiles.add({.device = "test-gpu",
+                .op = "conv",
+                .direction = Direction::forward,
+                .shape = kernel_shape_key(conv1.layer, shard.local_inputs, shard.local_output),
+                .micro_batch = 1,
+                .algorithm = "implicit_gemm",
+                .time_seconds = 0.0042});
+  ComputeCostModel costs{test_device(), &profiles, 64.0 * 1024 * 1024};
+  const auto programs = build_step_programs(model, plan, costs, {});
+  const auto* op = find_op(programs[0], StepOpKind::compute, "conv1 forward");
+  ASSERT_NE(op, nullptr);
+  EXPECT_DOUBLE_EQ(op->seconds, 0.0042);
+  EXPECT_EQ(op->provenance, Provenance::profile);
+  // Directions without a profile still use the roofline.
+  EXPECT_EQ(find_op(programs[0], StepOpKind::compute, "conv1 backward_data")->provenance,
+            Provenance::roofline);
+}
+
+TEST(StepProgram, PrefetchOverlapsTheReadWithTheWholeStep) {
+  Fixture prefetched({{"width", "64"}}, config(1, {4, 1, 1}), "pool4");
+  const auto& ops = prefetched.programs[0].ops;
+  EXPECT_EQ(ops.front().kind, StepOpKind::read_start);
+  EXPECT_EQ(ops.back().kind, StepOpKind::read_wait);
+  // Each GPU reads only its quarter of the 4 x 64^3 float32 sample.
+  EXPECT_DOUBLE_EQ(ops.front().bytes, 4.0 * 16 * 64 * 64 * 4);
+
+  StepOptions whole;
+  whole.prefetch = false;
+  whole.read_sub_volume = false;
+  Fixture blocking({{"width", "64"}}, config(1, {4, 1, 1}), "pool4", whole);
+  const auto& blocking_ops = blocking.programs[0].ops;
+  EXPECT_EQ(blocking_ops[1].kind, StepOpKind::read_wait);
+  EXPECT_DOUBLE_EQ(blocking_ops.front().bytes, 4.0 * 64 * 64 * 64 * 4);
+}
+
+}  // namespace
+}  // namespace tessera
