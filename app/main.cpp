@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   Action action;
   add_validate_command(cli, action);
   add_describe_command(cli, action);
+  add_run_command(cli, action);
   add_models_command(cli, action);
   add_devices_command(cli, action);
   try {

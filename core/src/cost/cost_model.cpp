@@ -26,6 +26,9 @@ DeviceRoofline roofline_of(const GpuSpec& gpu) {
   roofline.fp32_flops_per_second = gpu.fp32_flops_per_second;
   roofline.tensor_flops_per_second = gpu.tensor_flops_per_second;
   roofline.memory_bandwidth_bytes_per_second = gpu.memory_bandwidth_bytes_per_second;
+  roofline.compute_efficiency = gpu.compute_efficiency;
+  roofline.memory_efficiency = gpu.memory_efficiency;
+  roofline.launch_latency_seconds = gpu.kernel_launch_latency_seconds;
   return roofline;
 }
 

@@ -1,0 +1,156 @@
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "command_guard.hpp"
+#include "commands.hpp"
+#include "tessera/core/atomic_file.hpp"
+#include "tessera/core/profile_database.hpp"
+#include "tessera/core/quantity.hpp"
+#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/sweep_runner.hpp"
+#include "tessera/core/text_table.hpp"
+#include "tessera/simulator/simulate_point.hpp"
+
+namespace tessera::app {
+namespace {
+
+struct RunSettings {
+  std::string file;
+  std::string backend = "sim";
+  std::string trace_file;
+  std::int64_t trace_point = -1;  // default: the last point
+  std::string output;
+  std::vector<std::string> profiles;
+  bool fresh = false;
+  bool message_level = false;
+};
+
+// One line per point; on a terminal, a bar redrawn in place.
+void show_progress(std::size_t done, std::size_t total, const SweepPoint& point,
+                   const PointResult* result, bool resumed) {
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  const int width = 30;
+  const int filled = total == 0 ? width : static_cast<int>(width * done / total);
+  std::string line = "[" + std::string(static_cast<std::size_t>(filled), '#') +
+                     std::string(static_cast<std::size_t>(width - filled), ' ') + "] " +
+                     std::to_string(done) + "/" + std::to_string(total) + "  point " +
+                     std::to_string(point.index) + ": " + std::to_string(point.config.gpus()) +
+                     " GPUs";
+  if (!result) {
+    if (terminal) std::cerr << "\r" << line << "  simulating...\x1b[K" << std::flush;
+    return;
+  }
+  line +=
+      resumed ? "  (kept from the previous run)" : "  step " + format_seconds(result->step_seconds);
+  if (terminal) {
+    std::cerr << "\r" << line << "\x1b[K" << (done == total ? "\n" : "") << std::flush;
+  } else {
+    std::cerr << line << "\n";
+  }
+}
+
+std::string summary(const LoadedScenario& loaded, const std::vector<PointResult>& points) {
+  const Scaling scaling = loaded.scenario.sweep ? loaded.scenario.sweep->scaling : Scaling::weak;
+  const auto efficiency = parallel_efficiency(points, scaling);
+  TextTable table({"point", "GPUs", "grid", "global batch", "step", "samples/s", "efficiency",
+                   "compute", "halo", "allreduce", "other comm", "I/O", "idle", "memory/GPU",
+                   "fits"});
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
+    const auto& b = p.breakdown;
+    char rate[32], eff[32];
+    std::snprintf(rate, sizeof rate, "%.2f", p.samples_per_second);
+    std::snprintf(eff, sizeof eff, "%.1f%%", 100 * efficiency[i]);
+    table.add_row({std::to_string(p.point), std::to_string(p.gpus), p.spatial_grid,
+                   std::to_string(p.global_batch), format_seconds(p.step_seconds), rate, eff,
+                   format_seconds(b.compute_seconds), format_seconds(b.halo_seconds),
+                   format_seconds(b.allreduce_seconds),
+                   format_seconds(b.other_communication_seconds), format_seconds(b.io_seconds),
+                   format_seconds(b.idle_seconds), format_bytes(p.peak_memory_bytes),
+                   p.fits ? "yes" : "NO"});
+  }
+  return table.render();
+}
+
+int run(const RunSettings& settings) {
+  const auto loaded =
+      settings.file == "default" ? load_default_scenario() : load_scenario(settings.file);
+  ProfileDatabase profiles;
+  for (const auto& path : settings.profiles) profiles.load_csv(path);
+  sim::SimulationOptions options;
+  options.profiles = profiles.size() > 0 ? &profiles : nullptr;
+  options.granularity =
+      settings.message_level ? sim::Granularity::message : sim::Granularity::aggregated;
+  if (settings.trace_point >= static_cast<std::int64_t>(loaded.points.size())) {
+    std::cerr << "error: --trace-point " << settings.trace_point << " is out of range; the "
+              << "scenario has " << loaded.points.size() << " point(s)\n";
+    return kExitBadInput;
+  }
+  const std::size_t traced = settings.trace_point >= 0
+                                 ? static_cast<std::size_t>(settings.trace_point)
+                                 : loaded.points.size() - 1;
+  SweepRunOptions run_options;
+  run_options.backend = settings.backend;
+  run_options.output_directory = settings.output;
+  run_options.resume = !settings.fresh;
+  run_options.tessera_version = TESSERA_VERSION;
+  run_options.settings = {{"network_model", loaded.scenario.sim.network_model},
+                          {"allreduce", to_string(loaded.scenario.sim.allreduce)},
+                          {"granularity", settings.message_level ? "message" : "aggregated"},
+                          {"profiles", settings.profiles}};
+  const auto result = run_sweep(
+      loaded, run_options,
+      [&](const SweepPoint& point) {
+        auto point_options = options;
+        point_options.trace = !settings.trace_file.empty() && point.index == traced;
+        auto outcome = sim::simulate_point_isolated(loaded, point, point_options);
+        if (point_options.trace) {
+          write_file_atomically(settings.trace_file, outcome.trace.dump() + "\n");
+        }
+        return outcome.result;
+      },
+      show_progress);
+  std::cout << summary(loaded, result.points);
+  std::cout << "\n"
+            << sim::network_model_description(loaded.scenario) << "; results: " << result.csv_path
+            << ", " << result.json_path;
+  if (result.resumed > 0) std::cout << " (" << result.resumed << " point(s) kept from before)";
+  if (!settings.trace_file.empty()) {
+    std::cout << "\ntrace of point " << traced << ": " << settings.trace_file
+              << " (open in ui.perfetto.dev)";
+  }
+  std::cout << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_run_command(CLI::App& cli, Action& action) {
+  auto* command = cli.add_subcommand("run", "Run every sweep point of a scenario on a backend");
+  auto settings = std::make_shared<RunSettings>();
+  command
+      ->add_option("file", settings->file, "Scenario file (YAML); 'default' for the built-in one")
+      ->required();
+  command->add_option("--backend", settings->backend, "sim (SimGrid simulation)")
+      ->check(CLI::IsMember({"sim"}))
+      ->default_val("sim");
+  command->add_option("--trace", settings->trace_file,
+                      "Write a Chrome/Perfetto timeline of one step of the traced GPUs "
+                      "(outputs.trace_gpus) to this file");
+  command->add_option("--trace-point", settings->trace_point,
+                      "Sweep point to trace (default: the last)");
+  command->add_option("--output", settings->output,
+                      "Directory for the results (default: the scenario's outputs.directory)");
+  command->add_option("--profiles", settings->profiles,
+                      "Profile databases (tessera profile) with measured kernel times");
+  command->add_flag("--fresh", settings->fresh, "Ignore earlier results instead of resuming");
+  command->add_flag("--message-level", settings->message_level,
+                    "Simulate collectives message by message (slow; the reference model)");
+  command->callback([&action, settings] {
+    action = [settings] { return run_guarded([&] { return run(*settings); }); };
+  });
+}
+
+}  // namespace tessera::app

@@ -1,0 +1,109 @@
+#pragma once
+// Collective algorithms over a Fabric, played SPMD: every member's actor calls the same function
+// with its own index in `members`, and the call returns when that member's part is done.
+//
+// Two granularities of the same algorithm:
+//  - aggregated: one flow per edge and phase carrying everything that edge carries; the per-step
+//    latencies the real algorithm pays in sequence are added analytically (fast: for 2K+ GPUs);
+//  - message: every step of the real algorithm as its own message (the reference, small cases).
+// Both load the same links, so SimGrid's bandwidth sharing models contention either way.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/simulator/fabric.hpp"
+
+namespace tessera::sim {
+
+enum class AllreduceAlgorithm {
+  ring,          // reduce-scatter + all-gather around one ring: 2(p-1) steps of S/p
+  tree,          // double binary tree, each tree reducing and broadcasting half of the data
+  hierarchical,  // intra-node reduce-scatter, inter-node ring per local GPU, intra-node all-gather
+};
+std::string to_string(AllreduceAlgorithm algorithm);
+
+enum class Granularity { aggregated, message };
+
+struct CollectiveContext {
+  const Fabric& fabric;
+  int gpus_per_node = 1;  // ranks [k*g, (k+1)*g) share node k
+  int channel = 1;        // fabric channel of this collective stream
+  Granularity granularity = Granularity::aggregated;
+};
+
+// All-reduce of `bytes` per member.
+void allreduce(const CollectiveContext& context, const std::vector<int>& members,
+               std::size_t my_index, double bytes, AllreduceAlgorithm algorithm);
+
+// All-to-all: each member sends `bytes_per_peer` to every other member.
+void alltoall(const CollectiveContext& context, const std::vector<int>& members,
+              std::size_t my_index, double bytes_per_peer);
+
+// Alpha-beta prediction on a contention-free platform, from the fabric's route latencies and
+// bandwidths; used to pick an algorithm by size, like NCCL's tuner, and by the tests.
+double predicted_allreduce_seconds(const CollectiveContext& context,
+                                   const std::vector<int>& members, double bytes,
+                                   AllreduceAlgorithm algorithm);
+AllreduceAlgorithm choose_allreduce(const CollectiveContext& context,
+                                    const std::vector<int>& members, double bytes);
+
+// Alpha-beta prediction of `alltoall` on a contention-free platform (O(p^2) route look-ups).
+double predicted_alltoall_seconds(const CollectiveContext& context, const std::vector<int>& members,
+                                  double bytes_per_peer);
+
+// ---------------------------------------------------------------------------------------------
+// Building blocks, shared by the algorithms and the tests.
+//
+// Assumptions of every collective here: all members pass the same `members` (same order), the same
+// Fabric object and channel, and call the collectives of one (members, channel) pair in the same
+// order; actors run on one thread (SimGrid's default, contexts/nthreads:1). Besides the caller's
+// channel c >= 0, the tree uses internal channels -(8c+1) .. -(8c+4).
+//
+// Aggregated phases end with `collective_max` over the phase's members, so that they all leave the
+// phase together when its slowest flow is done, and then sleep the phase's remaining latency
+// (steps - 1) * a_max, a_max being the largest route latency of the phase's edges.
+
+// Zero-time synchronisation of the members: returns, once the last member has arrived, the largest
+// `value` passed by any of them.
+double collective_max(const CollectiveContext& context, const std::vector<int>& members,
+                      std::size_t my_index, double value);
+
+// `steps` steps of a ring (successor = next member, cyclically), each sending `bytes_per_step` to
+// the successor and receiving as much from the predecessor: reduce-scatter and all-gather are p-1
+// steps of S/p each, all-reduce 2(p-1) steps.
+void ring_pass(const CollectiveContext& context, const std::vector<int>& members,
+               std::size_t my_index, int steps, double bytes_per_step);
+
+void ring_allreduce(const CollectiveContext& context, const std::vector<int>& members,
+                    std::size_t my_index, double bytes);
+void tree_allreduce(const CollectiveContext& context, const std::vector<int>& members,
+                    std::size_t my_index, double bytes);
+void hierarchical_allreduce(const CollectiveContext& context, const std::vector<int>& members,
+                            std::size_t my_index, double bytes);
+
+// One member's place in one binary tree, as indices into `members` (-1: none).
+struct TreeLinks {
+  int parent = -1;
+  std::vector<int> children;
+};
+// NCCL's double binary tree over `size` members (ncclGetDtree): tree 0 is an in-order binary tree
+// rooted at 0 whose odd indices are leaves; tree 1 mirrors it (size even) or shifts it by one (size
+// odd), so that every member is a leaf in at least one tree (member 0 excepted when size is odd).
+std::array<TreeLinks, 2> double_binary_tree(int size, int index);
+// Hops from the root to the deepest leaf of either tree: ceil(log2 size).
+int double_binary_tree_depth(int size);
+// Message granularity of the tree: chunks per tree for an all-reduce of `bytes` (each tree carries
+// bytes/2). See tree.cpp.
+int tree_chunk_count(double bytes);
+
+// Members grouped by node (fabric rank / gpus_per_node), each node's members in member order.
+struct NodeGroups {
+  std::vector<std::vector<std::size_t>> nodes;  // indices into `members`
+  // More than one node and the same number of members on each: hierarchical applies.
+  bool hierarchical() const;
+};
+NodeGroups group_by_node(const CollectiveContext& context, const std::vector<int>& members);
+
+}  // namespace tessera::sim

@@ -1,0 +1,41 @@
+#pragma once
+// Point-to-point transfers between GPU ranks of a simulated platform, for use inside S4U actors.
+// Every transfer is one SimGrid flow of the whole payload (no per-chunk activities): SimGrid's
+// bandwidth sharing then models contention between halos, collectives, I/O and other traffic.
+// This is the one place that names mailboxes, so collectives and actors never collide.
+#include <string>
+#include <vector>
+
+#include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Host.hpp>
+
+namespace tessera::sim {
+
+class Fabric {
+ public:
+  explicit Fabric(std::vector<simgrid::s4u::Host*> gpu_hosts);
+
+  int size() const { return static_cast<int>(hosts_.size()); }
+  simgrid::s4u::Host* host(int rank) const { return hosts_.at(static_cast<std::size_t>(rank)); }
+
+  // Each (from, to, channel) triple is a FIFO: sends and receives match in the order posted.
+  // Channels keep independent streams apart (e.g. halos on 0, the comm stream on 1).
+  simgrid::s4u::CommPtr send_async(int from, int to, double bytes, int channel = 0) const;
+  simgrid::s4u::CommPtr recv_async(int to, int from, int channel = 0) const;
+  void send(int from, int to, double bytes, int channel = 0) const;
+  void recv(int to, int from, int channel = 0) const;
+  // Both directions of an exchange at once; returns when both have completed.
+  void exchange(int me, int peer, double bytes_out, int channel = 0) const;
+
+  // Latency of the route between two ranks (sum of link latencies), in seconds.
+  double route_latency_seconds(int from, int to) const;
+  // Bandwidth of the route's narrowest link, in bytes per second.
+  double route_bandwidth_bytes_per_second(int from, int to) const;
+
+ private:
+  simgrid::s4u::Mailbox* mailbox(int from, int to, int channel) const;
+
+  std::vector<simgrid::s4u::Host*> hosts_;
+};
+
+}  // namespace tessera::sim

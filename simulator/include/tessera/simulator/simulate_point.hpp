@@ -1,0 +1,40 @@
+#pragma once
+// The simulator backend's entry point: one sweep point of a scenario, simulated in a fresh child
+// process (SimGrid allows one engine per process), giving a result row and, on request, a
+// Chrome/Perfetto timeline of the traced GPUs.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tessera/core/profile_database.hpp"
+#include "tessera/core/result_schema.hpp"
+#include "tessera/core/scenario_loader.hpp"
+#include "tessera/simulator/collectives.hpp"
+
+namespace tessera::sim {
+
+struct SimulationOptions {
+  const ProfileDatabase* profiles = nullptr;  // measured kernel times; roofline where absent
+  bool trace = false;                         // record the timeline of scenario.outputs.trace_gpus
+  Granularity granularity = Granularity::aggregated;
+};
+
+struct SimulationOutcome {
+  PointResult result;
+  nlohmann::json trace;  // Chrome trace-event JSON, empty unless requested
+  double wall_seconds = 0;
+  double simulated_actors = 0;
+};
+
+// Runs in the calling process; call at most once per process (see simulate_point_isolated).
+SimulationOutcome simulate_point(const LoadedScenario& scenario, const SweepPoint& point,
+                                 const SimulationOptions& options);
+
+// The same in a forked child, so a sweep can simulate many points from one process.
+SimulationOutcome simulate_point_isolated(const LoadedScenario& scenario, const SweepPoint& point,
+                                          const SimulationOptions& options);
+
+// The network model the simulator configures (named in every result's note).
+std::string network_model_description(const Scenario& scenario);
+
+}  // namespace tessera::sim

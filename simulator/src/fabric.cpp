@@ -1,0 +1,64 @@
+#include "tessera/simulator/fabric.hpp"
+
+#include <limits>
+
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/Mailbox.hpp>
+
+namespace tessera::sim {
+namespace {
+
+// The simulator moves sizes, not data: every message carries this dummy, and every receive
+// writes its address to the same sink (actors share one thread, so this is race-free).
+int kNoPayload = 0;
+int* received_payload = nullptr;
+
+}  // namespace
+
+Fabric::Fabric(std::vector<simgrid::s4u::Host*> gpu_hosts) : hosts_(std::move(gpu_hosts)) {}
+
+simgrid::s4u::Mailbox* Fabric::mailbox(int from, int to, int channel) const {
+  return simgrid::s4u::Mailbox::by_name("m" + std::to_string(channel) + ":" + std::to_string(from) +
+                                        ">" + std::to_string(to));
+}
+
+simgrid::s4u::CommPtr Fabric::send_async(int from, int to, double bytes, int channel) const {
+  return mailbox(from, to, channel)->put_async(&kNoPayload, static_cast<uint64_t>(bytes));
+}
+
+simgrid::s4u::CommPtr Fabric::recv_async(int to, int from, int channel) const {
+  return mailbox(from, to, channel)->get_async<int>(&received_payload);
+}
+
+void Fabric::send(int from, int to, double bytes, int channel) const {
+  send_async(from, to, bytes, channel)->wait();
+}
+
+void Fabric::recv(int to, int from, int channel) const {
+  recv_async(to, from, channel)->wait();
+}
+
+void Fabric::exchange(int me, int peer, double bytes_out, int channel) const {
+  auto outgoing = send_async(me, peer, bytes_out, channel);
+  auto incoming = recv_async(me, peer, channel);
+  outgoing->wait();
+  incoming->wait();
+}
+
+double Fabric::route_latency_seconds(int from, int to) const {
+  std::vector<simgrid::s4u::Link*> links;
+  double latency = 0;
+  host(from)->route_to(host(to), links, &latency);
+  return latency;
+}
+
+double Fabric::route_bandwidth_bytes_per_second(int from, int to) const {
+  std::vector<simgrid::s4u::Link*> links;
+  double latency = 0;
+  host(from)->route_to(host(to), links, &latency);
+  double bandwidth = std::numeric_limits<double>::infinity();
+  for (const auto* link : links) bandwidth = std::min(bandwidth, link->get_bandwidth());
+  return bandwidth;
+}
+
+}  // namespace tessera::sim

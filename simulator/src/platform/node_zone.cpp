@@ -1,0 +1,105 @@
+#include "platform/node_zone.hpp"
+
+#include <string>
+
+#include "tessera/simulator/platform.hpp"
+
+namespace tessera::sim {
+namespace {
+
+namespace sg4 = simgrid::s4u;
+using Direction = sg4::LinkInRoute::Direction;
+
+sg4::Link* duplex_link(sg4::NetZone* zone, const std::string& name, double bandwidth,
+                       double latency) {
+  auto* link = zone->create_split_duplex_link(name, bandwidth);
+  link->set_latency(latency)->seal();
+  return link;
+}
+
+void add_route(sg4::NetZone* zone, const sg4::Host* from, const sg4::Host* to,
+               const std::vector<sg4::LinkInRoute>& links) {
+  zone->add_route(from->get_netpoint(), to->get_netpoint(), nullptr, nullptr, links, true);
+}
+
+}  // namespace
+
+NodeLinks create_node_links(sg4::NetZone* zone, const ClusterSpec& cluster, std::int64_t node) {
+  const NodeSpec& spec = cluster.node;
+  const std::string name = "node" + std::to_string(node);
+  const auto gpus = static_cast<std::size_t>(cluster.gpus_per_node);
+  NodeLinks links;
+  for (std::size_t i = 0; i < gpus; ++i) {
+    links.pcie.push_back(duplex_link(zone, name + "-pcie" + std::to_string(i),
+                                     spec.pcie_bandwidth_bytes_per_second,
+                                     spec.pcie_latency_seconds));
+  }
+  links.nic = duplex_link(zone, name + "-nic", spec.node_nic_bandwidth_bytes_per_second(),
+                          spec.nic_latency_seconds);
+  auto gpu_link = [&](const std::string& suffix) {
+    links.gpu.push_back(duplex_link(zone, name + suffix, spec.gpu_link_bandwidth_bytes_per_second,
+                                    spec.gpu_link_latency_seconds));
+  };
+  if (spec.gpu_interconnect == GpuInterconnect::nvswitch) {
+    for (std::size_t i = 0; i < gpus; ++i) gpu_link("-nvswitch" + std::to_string(i));
+  } else if (spec.gpu_interconnect == GpuInterconnect::nvlink_mesh) {
+    for (std::size_t i = 0; i < gpus; ++i) {
+      for (std::size_t j = i + 1; j < gpus; ++j) {
+        gpu_link("-nvlink" + std::to_string(i) + "-" + std::to_string(j));
+      }
+    }
+  }
+  return links;
+}
+
+NodeZone build_node_zone(const sg4::NetZone* parent, const ClusterSpec& cluster, std::int64_t node,
+                         const NodeLinks& links) {
+  const std::string name = "node" + std::to_string(node);
+  auto* zone = sg4::create_full_zone(name);
+  zone->set_parent(parent);
+
+  NodeZone result;
+  result.netpoint = zone->get_netpoint();
+  const auto gpus = static_cast<std::size_t>(cluster.gpus_per_node);
+  for (std::size_t i = 0; i < gpus; ++i) {
+    const auto rank = node * cluster.gpus_per_node + static_cast<std::int64_t>(i);
+    result.gpus.push_back(
+        zone->create_host("gpu" + std::to_string(rank), cluster.gpu.fp32_flops_per_second)->seal());
+  }
+  result.cpu = zone->create_host(name + "-cpu", kNominalCpuFlopsPerSecond)->seal();
+  result.gateway = zone->create_router(name + "-gw");
+
+  // GPU to GPU.
+  const auto& pcie = links.pcie;
+  std::size_t pair = 0;
+  for (std::size_t i = 0; i < gpus; ++i) {
+    for (std::size_t j = i + 1; j < gpus; ++j) {
+      switch (cluster.node.gpu_interconnect) {
+        case GpuInterconnect::nvswitch:
+          add_route(zone, result.gpus[i], result.gpus[j],
+                    {{links.gpu[i], Direction::UP}, {links.gpu[j], Direction::DOWN}});
+          break;
+        case GpuInterconnect::nvlink_mesh:
+          add_route(zone, result.gpus[i], result.gpus[j], {{links.gpu[pair++], Direction::UP}});
+          break;
+        case GpuInterconnect::pcie:
+          add_route(zone, result.gpus[i], result.gpus[j],
+                    {{pcie[i], Direction::UP}, {pcie[j], Direction::DOWN}});
+          break;
+      }
+    }
+  }
+
+  // GPUs to the CPU and to the network; the CPU to the network.
+  for (std::size_t i = 0; i < gpus; ++i) {
+    add_route(zone, result.gpus[i], result.cpu, {{pcie[i], Direction::UP}});
+    zone->add_route(result.gpus[i]->get_netpoint(), result.gateway, nullptr, nullptr,
+                    {{pcie[i], Direction::UP}, {links.nic, Direction::UP}}, true);
+  }
+  zone->add_route(result.cpu->get_netpoint(), result.gateway, nullptr, nullptr,
+                  {{links.nic, Direction::UP}}, true);
+  zone->seal();
+  return result;
+}
+
+}  // namespace tessera::sim

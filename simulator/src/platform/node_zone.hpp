@@ -1,0 +1,42 @@
+#pragma once
+// One node of a cluster as a SimGrid Full zone: its GPUs, its CPU and the gateway router toward
+// the fabric, joined by NVSwitch/NVLink/PCIe links and the node's aggregated NIC link.
+#include <cstdint>
+#include <vector>
+
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
+#include <simgrid/s4u/NetZone.hpp>
+
+#include "tessera/core/cluster_spec.hpp"
+
+namespace tessera::sim {
+
+struct NodeZone {
+  simgrid::kernel::routing::NetPoint* netpoint = nullptr;  // the zone, a fabric leaf
+  simgrid::kernel::routing::NetPoint* gateway = nullptr;   // its router toward the fabric
+  std::vector<simgrid::s4u::Host*> gpus;                   // local index order
+  simgrid::s4u::Host* cpu = nullptr;
+};
+
+// A node's links. SimGrid 3.32 checks every new link's name against every zone of the platform,
+// so links are created in the root zone before the node zones exist: building all node zones
+// first would make that check, and the build, quadratic in the node count.
+struct NodeLinks {
+  std::vector<simgrid::s4u::Link*> pcie;  // per GPU (UP: GPU to host)
+  std::vector<simgrid::s4u::Link*> gpu;   // nvswitch: per GPU; nvlink_mesh: per pair i < j in
+                                          // (0,1), (0,2), ... order; pcie: none
+  simgrid::s4u::Link* nic = nullptr;      // all NICs aggregated (UP: node to fabric)
+};
+
+// Creates node `node`'s links, named node<k>-..., in `zone`.
+NodeLinks create_node_links(simgrid::s4u::NetZone* zone, const ClusterSpec& cluster,
+                            std::int64_t node);
+
+// Creates and seals node `node` (GPU hosts gpu<node * gpus_per_node + i>) inside `parent`,
+// routing over `links`.
+NodeZone build_node_zone(const simgrid::s4u::NetZone* parent, const ClusterSpec& cluster,
+                         std::int64_t node, const NodeLinks& links);
+
+}  // namespace tessera::sim

@@ -1,0 +1,51 @@
+#include "rank_layout.hpp"
+
+namespace tessera::sim {
+
+RankLayout::RankLayout(const ParallelConfig& config)
+    : config_(config),
+      parts_(static_cast<int>(config.spatial_parts())),
+      stages_(static_cast<int>(config.model_degree)) {}
+
+int RankLayout::stage_of(int rank) const {
+  return (rank / parts_) % stages_;
+}
+
+int RankLayout::replica_of(int rank) const {
+  return rank / (parts_ * stages_);
+}
+
+int RankLayout::neighbour(int rank, int axis, int step) const {
+  const auto& grid = config_.spatial_grid;
+  int stride = 1;
+  for (std::size_t a = grid.size(); a-- > static_cast<std::size_t>(axis) + 1;) {
+    stride *= static_cast<int>(grid[a]);
+  }
+  const int index = spatial_index_of(rank);
+  const int coordinate = (index / stride) % static_cast<int>(grid[static_cast<std::size_t>(axis)]);
+  const int moved = coordinate + step;
+  if (moved < 0 || moved >= static_cast<int>(grid[static_cast<std::size_t>(axis)])) return -1;
+  return rank + step * stride;
+}
+
+int RankLayout::peer_in_stage(int rank, int stage) const {
+  return (replica_of(rank) * stages_ + stage) * parts_ + spatial_index_of(rank);
+}
+
+std::vector<int> RankLayout::spatial_group(int rank) const {
+  std::vector<int> group;
+  const int base = rank - spatial_index_of(rank);
+  for (int s = 0; s < parts_; ++s) group.push_back(base + s);
+  return group;
+}
+
+std::vector<int> RankLayout::stage_group(int stage) const {
+  std::vector<int> group;
+  const int replicas = static_cast<int>(config_.data);
+  for (int replica = 0; replica < replicas; ++replica) {
+    for (int s = 0; s < parts_; ++s) group.push_back((replica * stages_ + stage) * parts_ + s);
+  }
+  return group;
+}
+
+}  // namespace tessera::sim

@@ -1,0 +1,186 @@
+#include "step_player.hpp"
+
+#include <deque>
+#include <map>
+
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Engine.hpp>
+#include <simgrid/s4u/Mailbox.hpp>
+#include <simgrid/s4u/Semaphore.hpp>
+
+namespace tessera::sim {
+namespace {
+
+constexpr int kHaloChannel = 0;
+constexpr int kGradientChannel = 1;
+constexpr int kGroupChannel = 2;
+constexpr int kStageChannel = 3;
+
+double now() {
+  return simgrid::s4u::Engine::get_clock();
+}
+
+int count_ops(const StepProgram& program, StepOpKind kind) {
+  int count = 0;
+  for (const auto& op : program.ops) count += op.kind == kind ? 1 : 0;
+  return count;
+}
+
+}  // namespace
+
+// Queues between one GPU's compute actor and its helpers (zero simulated cost).
+struct StepPlayer::Streams {
+  std::deque<double> gradient_buckets;
+  simgrid::s4u::SemaphorePtr gradient_requests = simgrid::s4u::Semaphore::create(0);
+  simgrid::s4u::SemaphorePtr gradient_done = simgrid::s4u::Semaphore::create(0);
+};
+
+StepPlayer::StepPlayer(const SimPlatform& platform, const Fabric& fabric, const RankLayout& layout,
+                       const std::vector<StepProgram>& programs, PlaySettings settings)
+    : platform_(platform),
+      fabric_(fabric),
+      layout_(layout),
+      programs_(programs),
+      settings_(std::move(settings)),
+      times_(static_cast<std::size_t>(layout.gpus())) {
+  for (std::size_t stage = 0; stage < programs.size(); ++stage) {
+    stage_groups_.push_back(layout.stage_group(static_cast<int>(stage)));
+  }
+  const int nodes = (layout.gpus() + platform.gpus_per_node - 1) / platform.gpus_per_node;
+  std::vector<int> readers(static_cast<std::size_t>(nodes), 0);
+  int rounds = 0;
+  for (int rank = 0; rank < layout.gpus(); ++rank) {
+    const int reads = count_ops(programs[static_cast<std::size_t>(layout.stage_of(rank))],
+                                StepOpKind::read_start);
+    if (reads > 0) ++readers[static_cast<std::size_t>(platform.node_of(rank))];
+    rounds = std::max(rounds, reads);
+  }
+  inputs_ = std::make_unique<InputPipeline>(platform, std::move(readers), rounds);
+}
+
+StepPlayer::~StepPlayer() = default;
+
+void StepPlayer::spawn() {
+  for (int rank = 0; rank < layout_.gpus(); ++rank) {
+    streams_.push_back(std::make_unique<Streams>());
+    const auto& program = programs_[static_cast<std::size_t>(layout_.stage_of(rank))];
+    auto* host = fabric_.host(rank);
+    simgrid::s4u::Actor::create("gpu" + std::to_string(rank), host,
+                                [this, rank] { play_gpu(rank); });
+    if (const int buckets = count_ops(program, StepOpKind::gradient_allreduce); buckets > 0) {
+      simgrid::s4u::Actor::create("comm" + std::to_string(rank), host, [this, rank, buckets] {
+        play_communication_stream(rank, buckets);
+      });
+    }
+  }
+  inputs_->spawn();
+}
+
+void StepPlayer::record(int rank, int track, const std::string& name, OpCategory category,
+                        double start) {
+  const double end = now();
+  auto& times = times_[static_cast<std::size_t>(rank)];
+  if (track == 0) times.seconds[static_cast<int>(category)] += end - start;
+  if (settings_.traced_gpus.count(rank) && end > start) {
+    events_.push_back({rank, track, name, category, start, end});
+  }
+}
+
+AllreduceAlgorithm StepPlayer::algorithm_for(const std::vector<int>& members, double bytes,
+                                             int channel) {
+  if (!settings_.automatic_allreduce) return settings_.allreduce;
+  const auto key = std::make_tuple(members.front(), members.size(), bytes, channel);
+  if (auto it = chosen_.find(key); it != chosen_.end()) return it->second;
+  const CollectiveContext context{fabric_, platform_.gpus_per_node, channel, settings_.granularity};
+  return chosen_[key] = choose_allreduce(context, members, bytes);
+}
+
+void StepPlayer::play_gpu(int rank) {
+  const auto& program = programs_[static_cast<std::size_t>(layout_.stage_of(rank))];
+  auto& streams = *streams_[static_cast<std::size_t>(rank)];
+  std::map<int, std::vector<simgrid::s4u::CommPtr>> halos;
+  simgrid::s4u::CommPtr input_read;
+  int queued_buckets = 0;
+  const CollectiveContext group_context{fabric_, platform_.gpus_per_node, kGroupChannel,
+                                        settings_.granularity};
+  for (const auto& op : program.ops) {
+    const double start = now();
+    switch (op.kind) {
+      case StepOpKind::compute:
+        simgrid::s4u::this_actor::sleep_for(op.seconds);
+        break;
+      case StepOpKind::halo_start: {
+        auto& comms = halos[op.exchange];
+        for (int step : {-1, +1}) {
+          const int peer = layout_.neighbour(rank, op.axis, step);
+          if (peer < 0) continue;
+          comms.push_back(fabric_.send_async(
+              rank, peer, step < 0 ? op.bytes_to_lower : op.bytes_to_upper, kHaloChannel));
+          comms.push_back(fabric_.recv_async(rank, peer, kHaloChannel));
+        }
+        break;
+      }
+      case StepOpKind::halo_wait:
+        for (auto& comm : halos[op.exchange]) comm->wait();
+        halos.erase(op.exchange);
+        break;
+      case StepOpKind::group_allreduce: {
+        const auto group = layout_.spatial_group(rank);
+        allreduce(group_context, group, static_cast<std::size_t>(layout_.spatial_index_of(rank)),
+                  op.bytes, algorithm_for(group, op.bytes, kGroupChannel));
+        break;
+      }
+      case StepOpKind::group_alltoall: {
+        const auto group = layout_.spatial_group(rank);
+        alltoall(group_context, group, static_cast<std::size_t>(layout_.spatial_index_of(rank)),
+                 op.bytes);
+        break;
+      }
+      case StepOpKind::stage_send:
+        fabric_.send(rank, layout_.peer_in_stage(rank, op.peer_stage), op.bytes, kStageChannel);
+        break;
+      case StepOpKind::stage_recv:
+        fabric_.recv(rank, layout_.peer_in_stage(rank, op.peer_stage), kStageChannel);
+        break;
+      case StepOpKind::gradient_allreduce:
+        streams.gradient_buckets.push_back(op.bytes);
+        streams.gradient_requests->release();
+        ++queued_buckets;
+        break;
+      case StepOpKind::gradient_wait:
+        for (; queued_buckets > 0; --queued_buckets) streams.gradient_done->acquire();
+        break;
+      case StepOpKind::read_start:
+        input_read = inputs_->request(rank, op.bytes);
+        break;
+      case StepOpKind::read_wait:
+        if (input_read) input_read->wait();
+        input_read = nullptr;
+        break;
+    }
+    record(rank, 0, op.label, op.category, start);
+  }
+  times_[static_cast<std::size_t>(rank)].end_seconds = now();
+}
+
+void StepPlayer::play_communication_stream(int rank, int buckets) {
+  auto& streams = *streams_[static_cast<std::size_t>(rank)];
+  const auto& program = programs_[static_cast<std::size_t>(layout_.stage_of(rank))];
+  const auto& members = stage_groups_[static_cast<std::size_t>(program.stage)];
+  std::size_t my_index = 0;
+  while (members[my_index] != rank) ++my_index;
+  const CollectiveContext context{fabric_, platform_.gpus_per_node, kGradientChannel,
+                                  settings_.granularity};
+  for (int bucket = 0; bucket < buckets; ++bucket) {
+    streams.gradient_requests->acquire();
+    const double bytes = streams.gradient_buckets.front();
+    streams.gradient_buckets.pop_front();
+    const double start = now();
+    const auto algorithm = algorithm_for(members, bytes, kGradientChannel);
+    allreduce(context, members, my_index, bytes, algorithm);
+    record(rank, 1, "all-reduce " + to_string(algorithm), OpCategory::allreduce, start);
+    streams.gradient_done->release();
+  }
+}
+
+}  // namespace tessera::sim

@@ -1,0 +1,77 @@
+#pragma once
+// The S4U actors that play one training step: per GPU a compute actor running its stage's step
+// program, a communication-stream actor running its gradient all-reduces in order (as an NCCL
+// stream does); input reads go through the node's InputPipeline.
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "input_pipeline.hpp"
+#include "rank_layout.hpp"
+#include "tessera/core/step_program.hpp"
+#include "tessera/simulator/collectives.hpp"
+#include "tessera/simulator/fabric.hpp"
+#include "tessera/simulator/platform.hpp"
+
+namespace tessera::sim {
+
+struct TimelineEvent {
+  int gpu = 0;
+  int track = 0;  // 0 compute stream, 1 communication stream, 2 input reads
+  std::string name;
+  OpCategory category = OpCategory::compute;
+  double start_seconds = 0;
+  double end_seconds = 0;
+};
+
+// Where one GPU's step time went.
+struct GpuTimes {
+  double seconds[6] = {0, 0, 0, 0, 0, 0};  // by OpCategory
+  double end_seconds = 0;
+};
+
+struct PlaySettings {
+  bool automatic_allreduce = true;
+  AllreduceAlgorithm allreduce = AllreduceAlgorithm::ring;
+  Granularity granularity = Granularity::aggregated;
+  std::set<int> traced_gpus;
+};
+
+class StepPlayer {
+ public:
+  StepPlayer(const SimPlatform& platform, const Fabric& fabric, const RankLayout& layout,
+             const std::vector<StepProgram>& programs, PlaySettings settings);
+  ~StepPlayer();
+
+  // Creates every actor; run the engine afterwards.
+  void spawn();
+
+  const std::vector<GpuTimes>& times() const { return times_; }
+  const std::vector<TimelineEvent>& events() const { return events_; }
+
+ private:
+  struct Streams;
+
+  void play_gpu(int rank);
+  void play_communication_stream(int rank, int buckets);
+  void record(int rank, int track, const std::string& name, OpCategory category, double start);
+  AllreduceAlgorithm algorithm_for(const std::vector<int>& members, double bytes, int channel);
+
+  const SimPlatform& platform_;
+  const Fabric& fabric_;
+  const RankLayout& layout_;
+  const std::vector<StepProgram>& programs_;
+  PlaySettings settings_;
+  std::vector<std::vector<int>> stage_groups_;
+  std::vector<std::unique_ptr<Streams>> streams_;
+  std::unique_ptr<InputPipeline> inputs_;
+  std::vector<GpuTimes> times_;
+  std::vector<TimelineEvent> events_;
+  // Every member of a group asks for the same choice: predict once per (group, size, channel).
+  std::map<std::tuple<int, std::size_t, double, int>, AllreduceAlgorithm> chosen_;
+};
+
+}  // namespace tessera::sim

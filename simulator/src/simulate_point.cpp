@@ -1,0 +1,207 @@
+#include "tessera/simulator/simulate_point.hpp"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <stdexcept>
+
+#include <simgrid/s4u/Engine.hpp>
+
+#include "play/rank_layout.hpp"
+#include "play/step_player.hpp"
+#include "tessera/core/memory_estimate.hpp"
+#include "tessera/core/quantity.hpp"
+#include "tessera/simulator/platform.hpp"
+#include "trace_writer.hpp"
+
+namespace tessera::sim {
+namespace {
+
+Provenance compute_provenance(const std::vector<StepProgram>& programs) {
+  bool profile = false, roofline = false;
+  for (const auto& program : programs) {
+    for (const auto& op : program.ops) {
+      profile |= op.provenance == Provenance::profile;
+      roofline |= op.provenance == Provenance::roofline;
+    }
+  }
+  if (profile && roofline) return Provenance::mixed;
+  return profile ? Provenance::profile : roofline ? Provenance::roofline : Provenance::none;
+}
+
+std::vector<char*> engine_arguments(std::vector<std::string>& storage) {
+  storage = {"tessera", "--log=root.thres:critical", "--log=xbt_cfg.thres:critical"};
+  std::vector<char*> argv;
+  for (auto& text : storage) argv.push_back(text.data());
+  argv.push_back(nullptr);
+  return argv;
+}
+
+}  // namespace
+
+std::string network_model_description(const Scenario& scenario) {
+  return "SimGrid " + scenario.sim.network_model + " network model" +
+         (scenario.sim.network_model == "CM02" ? " (alpha-beta, no cross-traffic)" : "");
+}
+
+SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint& point,
+                                 const SimulationOptions& options) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const auto& s = loaded.scenario;
+  const auto& config = point.config;
+
+  // The step program every GPU of a stage plays, timed by the cost model.
+  ComputeCostModel costs(roofline_of(loaded.cluster.gpu), options.profiles,
+                         s.micro_batching.workspace_limit_bytes);
+  const StepOptions step_options{.dtype = s.model.dtype,
+                                 .optimizer = s.model.optimizer,
+                                 .gradient_bucket_bytes = s.sim.gradient_bucket_bytes,
+                                 .prefetch = s.io.prefetch,
+                                 .read_sub_volume = s.io.read_sub_volume};
+  const auto programs = build_step_programs(loaded.model, point.plan, costs, step_options);
+
+  std::vector<std::string> storage;
+  auto argv = engine_arguments(storage);
+  int argc = static_cast<int>(argv.size()) - 1;
+  simgrid::s4u::Engine engine(&argc, argv.data());
+  engine.set_config("network/model:" + s.sim.network_model);
+  if (s.sim.network_model == "CM02") engine.set_config("network/crosstraffic:0");
+  engine.set_config("contexts/guard-size:0");  // lifts the ~32 K actor limit
+
+  const auto platform = build_cluster_platform(engine, loaded.cluster, config.gpus());
+  std::vector<simgrid::s4u::Host*> gpu_hosts(platform.gpu_hosts.begin(),
+                                             platform.gpu_hosts.begin() + config.gpus());
+  const Fabric fabric(std::move(gpu_hosts));
+  const RankLayout layout(config);
+  PlaySettings settings;
+  settings.automatic_allreduce = s.sim.allreduce == CollectiveAlgorithm::automatic;
+  settings.allreduce = s.sim.allreduce == CollectiveAlgorithm::tree ? AllreduceAlgorithm::tree
+                       : s.sim.allreduce == CollectiveAlgorithm::hierarchical
+                           ? AllreduceAlgorithm::hierarchical
+                           : AllreduceAlgorithm::ring;
+  settings.granularity = options.granularity;
+  if (options.trace) {
+    for (auto gpu : s.outputs.trace_gpus) {
+      if (gpu < config.gpus()) settings.traced_gpus.insert(static_cast<int>(gpu));
+    }
+  }
+  StepPlayer player(platform, fabric, layout, programs, settings);
+  player.spawn();
+  engine.run();
+
+  // The step ends when the last GPU finishes; its breakdown is the step's.
+  std::size_t critical = 0;
+  for (std::size_t r = 0; r < player.times().size(); ++r) {
+    if (player.times()[r].end_seconds > player.times()[critical].end_seconds) critical = r;
+  }
+  const auto& t = player.times()[critical];
+  SimulationOutcome outcome;
+  auto& r = outcome.result;
+  r.scenario = s.name;
+  r.point = static_cast<std::int64_t>(point.index);
+  r.backend = "sim";
+  r.gpus = config.gpus();
+  r.data = config.data;
+  r.spatial_grid = grid_to_string(config.spatial_grid);
+  r.model_degree = config.model_degree;
+  r.mini_batch = config.mini_batch;
+  r.global_batch = config.global_batch();
+  r.step_seconds = t.end_seconds;
+  r.samples_per_second =
+      t.end_seconds > 0 ? static_cast<double>(r.global_batch) / t.end_seconds : 0;
+  auto& b = r.breakdown;
+  b.compute_seconds = t.seconds[static_cast<int>(OpCategory::compute)];
+  b.halo_seconds = t.seconds[static_cast<int>(OpCategory::halo)];
+  b.allreduce_seconds = t.seconds[static_cast<int>(OpCategory::allreduce)];
+  b.other_communication_seconds = t.seconds[static_cast<int>(OpCategory::other_communication)];
+  b.io_seconds = t.seconds[static_cast<int>(OpCategory::io)];
+  b.offload_seconds = t.seconds[static_cast<int>(OpCategory::offload)];
+  b.idle_seconds =
+      std::max(0.0, r.step_seconds - b.compute_seconds - b.halo_seconds - b.allreduce_seconds -
+                        b.other_communication_seconds - b.io_seconds - b.offload_seconds);
+  const MemoryInputs memory_inputs{.dtype = s.model.dtype,
+                                   .optimizer = s.model.optimizer,
+                                   .offload = s.memory.offload,
+                                   .workspace_bytes = s.micro_batching.workspace_limit_bytes,
+                                   .prefetch = s.io.prefetch,
+                                   .capacity_bytes = loaded.device_capacity_bytes};
+  const auto memory = estimate_memory(loaded.model, point.plan, memory_inputs);
+  r.peak_memory_bytes = memory.total_bytes;
+  r.device_capacity_bytes = memory.capacity_bytes;
+  r.fits = memory.fits;
+  r.status = memory.fits ? PointStatus::ok : PointStatus::does_not_fit;
+  r.time_provenance = Provenance::simulated;
+  r.compute_provenance = compute_provenance(programs);
+  r.memory_provenance = Provenance::estimated;
+  r.note = network_model_description(s);
+  if (!memory.fits) {
+    r.note += "; does not fit: needs " + format_bytes(memory.total_bytes) + " per GPU, has " +
+              format_bytes(memory.capacity_bytes);
+  }
+  if (options.trace) outcome.trace = chrome_trace(player.events(), s.name, point.index);
+  outcome.simulated_actors =
+      static_cast<double>(simgrid::s4u::Engine::get_instance()->get_actor_count());
+  outcome.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return outcome;
+}
+
+SimulationOutcome simulate_point_isolated(const LoadedScenario& scenario, const SweepPoint& point,
+                                          const SimulationOptions& options) {
+  int pipe_fds[2];
+  if (::pipe(pipe_fds) != 0) throw std::runtime_error("cannot create a pipe for the simulation");
+  const pid_t child = ::fork();
+  if (child < 0) throw std::runtime_error("cannot fork the simulation process");
+  if (child == 0) {
+    ::close(pipe_fds[0]);
+    nlohmann::json message;
+    int code = 0;
+    try {
+      const auto outcome = simulate_point(scenario, point, options);
+      message = {{"csv", results_to_csv({outcome.result})},
+                 {"trace", outcome.trace},
+                 {"wall_seconds", outcome.wall_seconds},
+                 {"actors", outcome.simulated_actors}};
+    } catch (const std::exception& error) {
+      message = {{"error", error.what()}};
+      code = 1;
+    }
+    const std::string text = message.dump();
+    std::size_t written = 0;
+    while (written < text.size()) {
+      const ssize_t n = ::write(pipe_fds[1], text.data() + written, text.size() - written);
+      if (n <= 0) break;
+      written += static_cast<std::size_t>(n);
+    }
+    ::close(pipe_fds[1]);
+    ::_exit(code);
+  }
+  ::close(pipe_fds[1]);
+  std::string text;
+  char buffer[65536];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) {
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  ::close(pipe_fds[0]);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  const std::string what = "simulation of sweep point " + std::to_string(point.index);
+  if (WIFSIGNALED(status)) {
+    throw std::runtime_error(what + " crashed (signal " + std::to_string(WTERMSIG(status)) + ")");
+  }
+  const auto message = nlohmann::json::parse(text, nullptr, false);
+  if (message.is_discarded()) throw std::runtime_error(what + " returned no result");
+  if (message.contains("error")) {
+    throw std::runtime_error(what + " failed: " + message["error"].get<std::string>());
+  }
+  SimulationOutcome outcome;
+  outcome.result = results_from_csv(message["csv"].get<std::string>(), "simulation").at(0);
+  outcome.trace = message["trace"];
+  outcome.wall_seconds = message["wall_seconds"].get<double>();
+  outcome.simulated_actors = message["actors"].get<double>();
+  return outcome;
+}
+
+}  // namespace tessera::sim

@@ -1,0 +1,242 @@
+// Cluster files: every preset loads with all its sections, figures come in SI units, defaults
+// apply where documented, and bad input names its key (missing section, bad unit, bad choice).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tessera/core/cluster_spec.hpp"
+#include "tessera/core/input_error.hpp"
+
+namespace tessera {
+namespace {
+
+const std::string kDataDir = TESSERA_TEST_DATA_DIR;
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+template <typename Call>
+InputError input_error(Call call) {
+  try {
+    call();
+  } catch (const InputError& error) {
+    return error;
+  } catch (const std::exception& error) {
+    ADD_FAILURE() << "expected an InputError, got: " << error.what();
+    return InputError({}, "", "");
+  }
+  ADD_FAILURE() << "expected an InputError";
+  return InputError({}, "", "");
+}
+
+// A complete cluster file; `replace` swaps one line (found by its start) for another, or drops it.
+std::string cluster_text(const std::string& line_start = "", const std::string& replacement = "") {
+  std::string text = R"(name: t
+nodes: 4
+gpus_per_node: 2
+gpu:
+  model: g
+  memory: 16 GB
+  memory_bandwidth: 900 GB/s
+  fp32_peak: 15 TFLOP/s
+node:
+  gpu_interconnect: nvswitch
+  gpu_link_bandwidth: 300 GB/s
+  gpu_link_latency: 1 us
+  pcie_bandwidth: 32 GB/s
+  pcie_latency: 1 us
+  host_memory: 512 GiB
+  nics: 4
+  nic_bandwidth: 200 Gb/s
+  nic_latency: 2 us
+network:
+  topology: fat_tree
+  nodes_per_switch: 2
+  oversubscription: 2
+  link_bandwidth: 200 Gb/s
+  link_latency: 0.5 us
+filesystem:
+  servers: 4
+  server_bandwidth: 5 GB/s
+  attachment_bandwidth: 20 GB/s
+  latency: 10 us
+)";
+  if (line_start.empty()) return text;
+  const auto begin = text.find(line_start);
+  EXPECT_NE(begin, std::string::npos) << line_start;
+  const auto end = text.find('\n', begin);
+  text.replace(begin, end - begin + 1, replacement.empty() ? "" : replacement + "\n");
+  return text;
+}
+
+ClusterSpec parse(const std::string& text) {
+  return parse_cluster(parse_yaml_text(text, "cluster.yaml"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Figures
+
+TEST(ClusterSpec, ReadsEverySectionInSiUnits) {
+  const auto c = parse(cluster_text());
+  EXPECT_EQ(c.node.gpu_interconnect, GpuInterconnect::nvswitch);
+  EXPECT_DOUBLE_EQ(c.node.gpu_link_bandwidth_bytes_per_second, 300e9);
+  EXPECT_DOUBLE_EQ(c.node.gpu_link_latency_seconds, 1e-6);
+  EXPECT_DOUBLE_EQ(c.node.pcie_bandwidth_bytes_per_second, 32e9);
+  EXPECT_DOUBLE_EQ(c.node.host_memory_bytes, 512.0 * 1024 * 1024 * 1024);
+  EXPECT_EQ(c.node.nics, 4);
+  EXPECT_DOUBLE_EQ(c.node.nic_bandwidth_bytes_per_second, 25e9);
+  EXPECT_DOUBLE_EQ(c.node.node_nic_bandwidth_bytes_per_second(), 100e9);
+  EXPECT_DOUBLE_EQ(c.node.nic_latency_seconds, 2e-6);
+  EXPECT_EQ(c.network.topology, NetworkTopology::fat_tree);
+  EXPECT_EQ(c.network.nodes_per_switch, 2);
+  EXPECT_DOUBLE_EQ(c.network.oversubscription, 2);
+  EXPECT_DOUBLE_EQ(c.network.link_bandwidth_bytes_per_second, 25e9);
+  EXPECT_DOUBLE_EQ(c.network.link_latency_seconds, 0.5e-6);
+  EXPECT_EQ(c.filesystem.servers, 4);
+  EXPECT_DOUBLE_EQ(c.filesystem.server_bandwidth_bytes_per_second, 5e9);
+  EXPECT_DOUBLE_EQ(c.filesystem.attachment_bandwidth_bytes_per_second, 20e9);
+  EXPECT_DOUBLE_EQ(c.filesystem.latency_seconds, 10e-6);
+}
+
+TEST(ClusterSpec, GpuEfficienciesDefaultWhenAbsent) {
+  const auto c = parse(cluster_text());
+  EXPECT_DOUBLE_EQ(c.gpu.compute_efficiency, 0.7);
+  EXPECT_DOUBLE_EQ(c.gpu.memory_efficiency, 0.8);
+  EXPECT_DOUBLE_EQ(c.gpu.kernel_launch_latency_seconds, 5e-6);
+}
+
+TEST(ClusterSpec, FileWithPcieNodesAndExplicitEfficiencies) {
+  const auto c = load_cluster_file(kDataDir + "/clusters/two_pcie_nodes.yaml");
+  EXPECT_EQ(c.total_gpus(), 4);
+  EXPECT_DOUBLE_EQ(c.gpu.compute_efficiency, 0.5);
+  EXPECT_DOUBLE_EQ(c.gpu.memory_efficiency, 0.9);
+  EXPECT_DOUBLE_EQ(c.gpu.kernel_launch_latency_seconds, 8e-6);
+  EXPECT_EQ(c.node.gpu_interconnect, GpuInterconnect::pcie);
+  // With pcie, the GPU links are the PCIe links.
+  EXPECT_DOUBLE_EQ(c.node.gpu_link_bandwidth_bytes_per_second, 16e9);
+  EXPECT_DOUBLE_EQ(c.node.gpu_link_latency_seconds, 2e-6);
+}
+
+TEST(ClusterSpec, EveryPresetHasAllSectionsAndSaysWhatItAssumes) {
+  const auto names = cluster_preset_names();
+  EXPECT_GE(names.size(), 6u);
+  for (const auto& name : names) {
+    SCOPED_TRACE(name);
+    const auto c = load_cluster_preset(name, {}, "platform.preset");
+    EXPECT_GT(c.node.gpu_link_bandwidth_bytes_per_second, 0);
+    EXPECT_GT(c.node.pcie_bandwidth_bytes_per_second, 0);
+    EXPECT_GT(c.node.host_memory_bytes, 0);
+    EXPECT_GT(c.node.nic_bandwidth_bytes_per_second, 0);
+    EXPECT_GE(c.network.oversubscription, 1);
+    EXPECT_GT(c.network.link_bandwidth_bytes_per_second, 0);
+    EXPECT_GT(c.filesystem.attachment_bandwidth_bytes_per_second, 0);
+    bool says_assumption = false;
+    for (const auto& source : c.sources) says_assumption |= contains(source, "assumption");
+    EXPECT_TRUE(says_assumption);
+  }
+}
+
+TEST(ClusterSpec, LassenPreset) {
+  const auto c = load_cluster_preset("lassen", {}, "platform.preset");
+  EXPECT_EQ(c.node.gpu_interconnect, GpuInterconnect::nvlink_mesh);
+  EXPECT_DOUBLE_EQ(c.node.gpu_link_bandwidth_bytes_per_second, 75e9);
+  EXPECT_EQ(c.node.nics, 2);
+  EXPECT_DOUBLE_EQ(c.node.node_nic_bandwidth_bytes_per_second(), 25e9);
+  EXPECT_DOUBLE_EQ(c.node.host_memory_bytes, 256e9);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+TEST(ClusterSpecErrors, MissingSectionNamesIt) {
+  std::string text = cluster_text();
+  text = text.substr(0, text.find("filesystem:"));
+  const auto error = input_error([&] { parse(text); });
+  EXPECT_EQ(error.key(), "filesystem");
+  EXPECT_TRUE(contains(error.problem(), "missing required key")) << error.problem();
+}
+
+TEST(ClusterSpecErrors, BadUnitNamesKeyAndLine) {
+  const auto error = input_error(
+      [] { parse(cluster_text("  gpu_link_bandwidth:", "  gpu_link_bandwidth: 300 GB")); });
+  EXPECT_EQ(error.key(), "node.gpu_link_bandwidth");
+  EXPECT_EQ(error.where().line, 11);
+  EXPECT_TRUE(contains(error.problem(), "bandwidth with its unit")) << error.problem();
+  EXPECT_TRUE(contains(error.problem(), "300 GB")) << error.problem();
+}
+
+TEST(ClusterSpecErrors, BareNumbersAreRefused) {
+  const auto error = input_error([] { parse(cluster_text("  latency:", "  latency: 0.00001")); });
+  EXPECT_EQ(error.key(), "filesystem.latency");
+  EXPECT_TRUE(contains(error.problem(), "duration with its unit")) << error.problem();
+  const auto memory = input_error([] { parse(cluster_text("  memory:", "  memory: 16e9")); });
+  EXPECT_EQ(memory.key(), "gpu.memory");
+}
+
+TEST(ClusterSpecErrors, LatencyUnitMustBeATime) {
+  const auto error =
+      input_error([] { parse(cluster_text("  nic_latency:", "  nic_latency: 2 GB/s")); });
+  EXPECT_EQ(error.key(), "node.nic_latency");
+}
+
+TEST(ClusterSpecErrors, BandwidthMustBePositive) {
+  const auto error =
+      input_error([] { parse(cluster_text("  nic_bandwidth:", "  nic_bandwidth: 0 Gb/s")); });
+  EXPECT_EQ(error.key(), "node.nic_bandwidth");
+  EXPECT_TRUE(contains(error.problem(), "positive")) << error.problem();
+}
+
+TEST(ClusterSpecErrors, UnknownInterconnectSuggestsClosest) {
+  const auto error = input_error(
+      [] { parse(cluster_text("  gpu_interconnect:", "  gpu_interconnect: nvswitches")); });
+  EXPECT_EQ(error.key(), "node.gpu_interconnect");
+  EXPECT_TRUE(contains(error.problem(), "did you mean 'nvswitch'")) << error.problem();
+}
+
+TEST(ClusterSpecErrors, MisspeltKeySuggestsClosest) {
+  const auto error =
+      input_error([] { parse(cluster_text("  nic_bandwidth:", "  nic_bandwith: 200 Gb/s")); });
+  EXPECT_EQ(error.key(), "node.nic_bandwith");
+  EXPECT_TRUE(contains(error.problem(), "did you mean 'nic_bandwidth'")) << error.problem();
+}
+
+TEST(ClusterSpecErrors, OversubscriptionBelowOneOrAboveThePortCount) {
+  auto below =
+      input_error([] { parse(cluster_text("  oversubscription:", "  oversubscription: 0.5")); });
+  EXPECT_EQ(below.key(), "network.oversubscription");
+  auto above =
+      input_error([] { parse(cluster_text("  oversubscription:", "  oversubscription: 3")); });
+  EXPECT_EQ(above.key(), "network.oversubscription");
+}
+
+TEST(ClusterSpecErrors, UnknownTopology) {
+  const auto error = input_error([] { parse(cluster_text("  topology:", "  topology: torus")); });
+  EXPECT_EQ(error.key(), "network.topology");
+}
+
+TEST(ClusterSpecErrors, EfficiencyOutsideZeroOne) {
+  const auto zero = input_error([] {
+    parse(cluster_text("  fp32_peak:", "  fp32_peak: 1 TFLOP/s\n  compute_efficiency: 0"));
+  });
+  EXPECT_EQ(zero.key(), "gpu.compute_efficiency");
+  const auto above = input_error([] {
+    parse(cluster_text("  fp32_peak:", "  fp32_peak: 1 TFLOP/s\n  memory_efficiency: 1.5"));
+  });
+  EXPECT_EQ(above.key(), "gpu.memory_efficiency");
+}
+
+TEST(ClusterSpecErrors, NvswitchNeedsGpuLinkFigures) {
+  const auto error = input_error([] { parse(cluster_text("  gpu_link_bandwidth:", "")); });
+  EXPECT_EQ(error.key(), "node.gpu_link_bandwidth");
+}
+
+TEST(ClusterSpecErrors, PcieGpuLinkMustMatchPcie) {
+  const auto error =
+      input_error([] { parse(cluster_text("  gpu_interconnect:", "  gpu_interconnect: pcie")); });
+  EXPECT_EQ(error.key(), "node.gpu_link_bandwidth");
+  EXPECT_TRUE(contains(error.problem(), "pcie_bandwidth")) << error.problem();
+}
+
+}  // namespace
+}  // namespace tessera
