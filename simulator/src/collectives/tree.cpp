@@ -2,17 +2,18 @@
 // the data; a member interior in one tree is a leaf in the other, so every member sends and
 // receives about 2S in all, like the ring, over 2*ceil(log2 p) hops instead of 2(p-1).
 //  - aggregated: one flow of S/2 per tree edge, direction and tree, all at once, then the remaining
-//    2d - 1 latencies of the slowest edge (d = tree depth), all members leaving together;
-//  - message: per tree, reduce up then broadcast down, pipelined in k chunks of S/(2k)
-//    (tree_chunk_count), with at most kWindow chunks in flight per edge and direction, like NCCL's
-//    slots. The root starts broadcasting a chunk as soon as it is reduced.
+//    2d - 1 latencies of the slowest edge (d = tree depth), all members leaving together. This is
+//    perfect pipelining: the message level pays a little more for filling its pipeline;
+//  - message: per tree, reduce up then broadcast down, pipelined in k chunks (tree_chunk_count)
+//    with at most kWindow chunks in flight per edge and direction (NCCL_STEPS slots); the root
+//    broadcasts a chunk as soon as it is reduced. The first kWindow - 1 chunks ramp up in size so
+//    that a window's flows do not start, and pay their latency, all at once: flows started
+//    together stay in lockstep, and the link would idle for one latency per window.
 #include <algorithm>
 #include <cmath>
 #include <deque>
+#include <limits>
 #include <vector>
-#include <cstdio>
-#include <simgrid/s4u/Engine.hpp>
-#include <cstdlib>
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
@@ -25,11 +26,14 @@ namespace {
 
 namespace s4u = simgrid::s4u;
 
-// Chunks per tree: about kChunkBytes each, at most kMaxChunks (message granularity is for small
-// cases, where the pipeline's fill and drain should cost little against the 2S/B transfer).
-const double kChunkBytes = getenv("CHUNK") ? atof(getenv("CHUNK")) : 128.0 * 1024;
-const int kMaxChunks = getenv("MAXC") ? atoi(getenv("MAXC")) : 256;
-const std::size_t kWindow = getenv("WIN") ? atoi(getenv("WIN")) : 2;
+constexpr std::size_t kWindow = 8;
+// Chunk size (tree_chunk_count): small enough that filling and draining the pipeline (2d - 1
+// chunks in sequence) costs about kFillShare of the transfer, but large enough that the flows in
+// flight through a member's port (kWindow per stream, L streams) cover kLatencyCover times the
+// bandwidth-delay product, so that per-chunk latencies hide behind other chunks.
+constexpr double kFillShare = 0.01;
+constexpr double kLatencyCover = 2;
+constexpr int kMaxChunks = 4096;  // message granularity is for small cases
 
 // ncclGetBtree: binary tree over [0, size) rooted at 0, odd ranks leaves.
 TreeLinks binary_tree(int size, int rank) {
@@ -73,28 +77,28 @@ void drain(std::deque<s4u::CommPtr>& in_flight) {
   in_flight.clear();
 }
 
+// One member's part in one tree.
 struct TreeStream {
   const Fabric& fabric;
   const std::vector<int>& members;
   int me;  // fabric rank
   const TreeLinks& links;
   int chunks;
-  double chunk_bytes;
-  double size_of(int chunk) const {
-    // The first kWindow-1 chunks ramp up so that a window's flows do not all start (and pay their
-    // latency) at once.
-    const int ramp = getenv("RAMP") ? static_cast<int>(kWindow) - 1 : 0;
-    if (chunks <= ramp) return chunk_bytes;
-    const double total = chunk_bytes * chunks;
-    const double ramp_total = chunk_bytes * ramp * (ramp + 1) / 2.0 / (ramp + 1);
-    if (chunk < ramp) return chunk_bytes * (chunk + 1) / (ramp + 1);
-    return (total - ramp_total) / (chunks - ramp);
-  }
+  double chunk_bytes;  // mean
   int tree;
   int channel;
+
+  // The first kWindow - 1 chunks ramp up (c/W, 2c/W, ...); the others share the rest equally.
+  double size_of(int chunk) const {
+    const int ramp = chunks > static_cast<int>(kWindow) ? static_cast<int>(kWindow) - 1 : 0;
+    const double step = chunk_bytes / (ramp + 1);
+    if (chunk < ramp) return step * (chunk + 1);
+    return (chunk_bytes * chunks - step * ramp * (ramp + 1) / 2) / (chunks - ramp);
+  }
+  int peer(int index) const { return members[static_cast<std::size_t>(index)]; }
 };
 
-// Receives each chunk from every child, then passes it to the parent (or, at the root, to the
+// Receives each chunk from every child, then passes it to the parent (at the root: to the
 // broadcast).
 void reduce_up(const TreeStream& stream, const s4u::SemaphorePtr& reduced) {
   const int channel = tree_channel(stream.channel, stream.tree, false);
@@ -102,75 +106,65 @@ void reduce_up(const TreeStream& stream, const s4u::SemaphorePtr& reduced) {
   for (int child : stream.links.children) {
     auto& posted = incoming.emplace_back();
     for (int chunk = 0; chunk < stream.chunks; ++chunk) {
-      posted.push_back(stream.fabric.recv_async(stream.me, stream.members[child], channel));
+      posted.push_back(stream.fabric.recv_async(stream.me, stream.peer(child), channel));
     }
   }
   std::deque<s4u::CommPtr> in_flight;
   for (int chunk = 0; chunk < stream.chunks; ++chunk) {
-    for (auto& posted : incoming) posted[chunk]->wait();
+    for (auto& posted : incoming) posted[static_cast<std::size_t>(chunk)]->wait();
     if (stream.links.parent >= 0) {
-      send_windowed(in_flight,
-                    stream.fabric.send_async(stream.me, stream.members[stream.links.parent],
-                                             stream.size_of(chunk), channel));
+      send_windowed(in_flight, stream.fabric.send_async(stream.me, stream.peer(stream.links.parent),
+                                                        stream.size_of(chunk), channel));
     } else {
       reduced->release();
     }
-    if (getenv("DBG") && (chunk < 3 || chunk > stream.chunks - 3)) printf("%.6f me=%d tree=%d reduce chunk %d ready\n", s4u::Engine::get_clock(), stream.me, stream.tree, chunk);
   }
   drain(in_flight);
-  if (getenv("DBG")) printf("%.6f me=%d tree=%d reduce done\n", s4u::Engine::get_clock(), stream.me, stream.tree);
 }
 
-// Receives each reduced chunk from the parent (or the root's reduction), then sends it to every
-// child.
+// Receives each reduced chunk from the parent (at the root: from the reduction), then sends it to
+// every child.
 void broadcast_down(const TreeStream& stream, const s4u::SemaphorePtr& reduced) {
   const int channel = tree_channel(stream.channel, stream.tree, true);
   std::vector<s4u::CommPtr> incoming;
   if (stream.links.parent >= 0) {
     for (int chunk = 0; chunk < stream.chunks; ++chunk) {
       incoming.push_back(
-          stream.fabric.recv_async(stream.me, stream.members[stream.links.parent], channel));
+          stream.fabric.recv_async(stream.me, stream.peer(stream.links.parent), channel));
     }
   }
   std::vector<std::deque<s4u::CommPtr>> in_flight(stream.links.children.size());
   for (int chunk = 0; chunk < stream.chunks; ++chunk) {
     if (stream.links.parent >= 0) {
-      incoming[chunk]->wait();
+      incoming[static_cast<std::size_t>(chunk)]->wait();
     } else {
       reduced->acquire();
     }
     for (std::size_t i = 0; i < stream.links.children.size(); ++i) {
       send_windowed(in_flight[i],
-                    stream.fabric.send_async(stream.me, stream.members[stream.links.children[i]],
+                    stream.fabric.send_async(stream.me, stream.peer(stream.links.children[i]),
                                              stream.size_of(chunk), channel));
     }
   }
   for (auto& pending : in_flight) drain(pending);
-  if (getenv("DBG")) printf("%.6f me=%d tree=%d bcast done\n", s4u::Engine::get_clock(), stream.me, stream.tree);
 }
 
+// Message granularity: four worker actors on the member's host (reduce and broadcast of each
+// tree), joined before returning.
 void tree_message(const CollectiveContext& context, const std::vector<int>& members,
                   std::size_t my_index, double bytes) {
   const int size = static_cast<int>(members.size());
   const auto trees = double_binary_tree(size, static_cast<int>(my_index));
-  int chunks = tree_chunk_count(bytes);
-  if (getenv("AUTO")) {
-    double a = 0, B = 1e300; int L = 0;
-    for (int i = 0; i < size; ++i) { int e = 0; for (const auto& l : double_binary_tree(size, i)) { std::vector<int> nb = l.children; if (l.parent >= 0) nb.push_back(l.parent); for (int j : nb) { ++e; a = std::max(a, context.fabric.route_latency_seconds(members[i], members[j])); B = std::min(B, context.fabric.route_bandwidth_bytes_per_second(members[i], members[j])); } } L = std::max(L, e); }
-    const int d = double_binary_tree_depth(size);
-    const double W = static_cast<double>(kWindow);
-    chunks = std::max(1, static_cast<int>(std::lround(std::sqrt((2 * d - 1) * L * bytes * W / (2 * a * B)))));
-    if (my_index == 0 && getenv("DBG2")) printf("k=%d model_overhead=%g\n", chunks, 2 * std::sqrt((2 * d - 1) * L * bytes * a / (2 * B * W)));
-  }
+  const int chunks = tree_chunk_count(context, members, bytes);
   const double chunk_bytes = bytes / 2 / chunks;
   const int me = members[my_index];
-  std::vector<s4u::ActorPtr> workers;
   std::vector<TreeStream> streams;
-  streams.reserve(2);
+  streams.reserve(2);  // the workers hold references
   for (int tree = 0; tree < 2; ++tree) {
-    streams.push_back(TreeStream{context.fabric, members, me, trees[tree], chunks, chunk_bytes,
-                                 tree, context.channel});
+    streams.push_back(TreeStream{context.fabric, members, me, trees[static_cast<std::size_t>(tree)],
+                                 chunks, chunk_bytes, tree, context.channel});
   }
+  std::vector<s4u::ActorPtr> workers;
   for (const TreeStream& stream : streams) {
     auto reduced = s4u::Semaphore::create(0);
     workers.push_back(s4u::Actor::create("tree-reduce", context.fabric.host(me),
@@ -193,15 +187,15 @@ void tree_aggregated(const CollectiveContext& context, const std::vector<int>& m
   for (int tree = 0; tree < 2; ++tree) {
     const int up = tree_channel(context.channel, tree, false);
     const int down = tree_channel(context.channel, tree, true);
-    const TreeLinks& links = trees[tree];
+    const TreeLinks& links = trees[static_cast<std::size_t>(tree)];
     if (links.parent >= 0) {
-      const int parent = members[links.parent];
+      const int parent = members[static_cast<std::size_t>(links.parent)];
       comms.push_back(fabric.send_async(me, parent, half, up));
       comms.push_back(fabric.recv_async(me, parent, down));
       latency = std::max(latency, fabric.route_latency_seconds(me, parent));
     }
     for (int index : links.children) {
-      const int child = members[index];
+      const int child = members[static_cast<std::size_t>(index)];
       comms.push_back(fabric.recv_async(me, child, up));
       comms.push_back(fabric.send_async(me, child, half, down));
       latency = std::max(latency, fabric.route_latency_seconds(me, child));
@@ -232,8 +226,32 @@ int double_binary_tree_depth(int size) {
   return depth;
 }
 
-int tree_chunk_count(double bytes) {
-  const double chunks = std::ceil(bytes / 2 / kChunkBytes);
+int tree_chunk_count(const CollectiveContext& context, const std::vector<int>& members,
+                     double bytes) {
+  const int size = static_cast<int>(members.size());
+  if (size < 2 || bytes <= 0) return 1;
+  double latency = 0;
+  double bandwidth = std::numeric_limits<double>::infinity();
+  int ports = 1;  // most tree edges at one member (L)
+  for (int index = 0; index < size; ++index) {
+    const int me = members[static_cast<std::size_t>(index)];
+    int edges = 0;
+    for (const TreeLinks& links : double_binary_tree(size, index)) {
+      std::vector<int> neighbours = links.children;
+      if (links.parent >= 0) neighbours.push_back(links.parent);
+      for (int neighbour : neighbours) {
+        const int peer = members[static_cast<std::size_t>(neighbour)];
+        ++edges;
+        latency = std::max(latency, context.fabric.route_latency_seconds(me, peer));
+        bandwidth = std::min(bandwidth, context.fabric.route_bandwidth_bytes_per_second(me, peer));
+      }
+    }
+    ports = std::max(ports, edges);
+  }
+  const double fill_chunk = kFillShare * bytes / 2 / (2 * double_binary_tree_depth(size) - 1);
+  const double latency_chunk =
+      kLatencyCover * bandwidth * latency / (static_cast<double>(kWindow) * ports);
+  const double chunks = std::ceil(bytes / 2 / std::max(fill_chunk, latency_chunk));
   return static_cast<int>(std::clamp(chunks, 1.0, static_cast<double>(kMaxChunks)));
 }
 

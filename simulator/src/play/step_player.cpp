@@ -103,20 +103,41 @@ void StepPlayer::play_gpu(int rank) {
   int queued_buckets = 0;
   const CollectiveContext group_context{fabric_, platform_.gpus_per_node, kGroupChannel,
                                         settings_.granularity};
+  // Consecutive kernels run back to back on the compute stream: one sleep covers them all, which
+  // keeps the number of simulated activities (the simulator's cost) low.
+  double queued_compute = 0;
+  auto flush_compute = [&] {
+    if (queued_compute <= 0) return;
+    simgrid::s4u::this_actor::sleep_for(queued_compute);
+    queued_compute = 0;
+  };
+  auto& times = times_[static_cast<std::size_t>(rank)];
+  const bool traced = settings_.traced_gpus.count(rank) > 0;
   for (const auto& op : program.ops) {
+    if (op.kind == StepOpKind::compute) {
+      const double start = now() + queued_compute;
+      queued_compute += op.seconds;
+      times.seconds[static_cast<int>(OpCategory::compute)] += op.seconds;
+      if (traced && op.seconds > 0) {
+        events_.push_back({rank, 0, op.label, OpCategory::compute, start, start + op.seconds});
+      }
+      continue;
+    }
+    flush_compute();
     const double start = now();
     switch (op.kind) {
       case StepOpKind::compute:
-        simgrid::s4u::this_actor::sleep_for(op.seconds);
         break;
       case StepOpKind::halo_start: {
+        // Every rank plays the same op, so a neighbour sends me what I send to my other side.
         auto& comms = halos[op.exchange];
         for (int step : {-1, +1}) {
           const int peer = layout_.neighbour(rank, op.axis, step);
           if (peer < 0) continue;
-          comms.push_back(fabric_.send_async(
-              rank, peer, step < 0 ? op.bytes_to_lower : op.bytes_to_upper, kHaloChannel));
-          comms.push_back(fabric_.recv_async(rank, peer, kHaloChannel));
+          const double outgoing = step < 0 ? op.bytes_to_lower : op.bytes_to_upper;
+          const double incoming = step < 0 ? op.bytes_to_upper : op.bytes_to_lower;
+          if (outgoing > 0) fabric_.send_detached(rank, peer, outgoing, kHaloChannel);
+          if (incoming > 0) comms.push_back(fabric_.recv_async(rank, peer, kHaloChannel));
         }
         break;
       }
@@ -160,7 +181,8 @@ void StepPlayer::play_gpu(int rank) {
     }
     record(rank, 0, op.label, op.category, start);
   }
-  times_[static_cast<std::size_t>(rank)].end_seconds = now();
+  flush_compute();
+  times.end_seconds = now();
 }
 
 void StepPlayer::play_communication_stream(int rank, int buckets) {

@@ -95,8 +95,9 @@ std::array<TreeLinks, 2> double_binary_tree(int size, int index);
 // Hops from the root to the deepest leaf of either tree: ceil(log2 size).
 int double_binary_tree_depth(int size);
 // Message granularity of the tree: chunks per tree for an all-reduce of `bytes` (each tree carries
-// bytes/2). See tree.cpp.
-int tree_chunk_count(double bytes);
+// bytes/2), from the trees' slowest edge. See tree.cpp.
+int tree_chunk_count(const CollectiveContext& context, const std::vector<int>& members,
+                     double bytes);
 
 // Members grouped by node (fabric rank / gpus_per_node), each node's members in member order.
 struct NodeGroups {
