@@ -70,7 +70,11 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   if (s.sim.network_model == "CM02") engine.set_config("network/crosstraffic:0");
   engine.set_config("contexts/guard-size:0");  // lifts the ~32 K actor limit
 
-  const auto platform = build_cluster_platform(engine, loaded.cluster, config.gpus());
+  const auto platform =
+      loaded.simgrid_xml_path.empty()
+          ? build_cluster_platform(engine, loaded.cluster, config.gpus())
+          : load_xml_platform(engine, loaded.simgrid_xml_path, s.platform.simgrid_gpu_hosts,
+                              config.gpus(), static_cast<int>(s.platform.simgrid_gpus_per_node));
   std::vector<simgrid::s4u::Host*> gpu_hosts(platform.gpu_hosts.begin(),
                                              platform.gpu_hosts.begin() + config.gpus());
   const Fabric fabric(std::move(gpu_hosts));
@@ -136,6 +140,8 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   r.compute_provenance = compute_provenance(programs);
   r.memory_provenance = Provenance::estimated;
   r.note = network_model_description(s);
+  if (platform.filesystem_servers.empty())
+    r.note += "; no file system on this platform: reads not simulated";
   if (!memory.fits) {
     r.note += "; does not fit: needs " + format_bytes(memory.total_bytes) + " per GPU, has " +
               format_bytes(memory.capacity_bytes);

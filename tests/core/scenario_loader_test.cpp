@@ -337,12 +337,12 @@ TEST(SweepExpansion, StrongScalingGrowingDataKeepsTheGlobalBatch) {
 }
 
 TEST(SweepExpansion, GrowingSpatialDMultipliesTheDepthPartitions) {
-  // Shipped: 64 replicas of CosmoFlow-512, depth split 2..32 ways, up to pool3.
+  // Shipped: 64 replicas of CosmoFlow-512, depth split 1..32 ways, up to pool3.
   const auto loaded = load_scenario(kSourceDir + "/scenarios/cosmoflow_strong_scaling.yaml");
-  ASSERT_EQ(loaded.points.size(), 5u);
+  ASSERT_EQ(loaded.points.size(), 6u);
   for (std::size_t i = 0; i < loaded.points.size(); ++i) {
     const auto& config = loaded.points[i].config;
-    const std::int64_t depth_parts = std::int64_t{2} << i;
+    const std::int64_t depth_parts = std::int64_t{1} << i;
     EXPECT_EQ(config.spatial_grid, (std::vector<std::int64_t>{depth_parts, 1, 1}));
     EXPECT_EQ(config.data, 64);
     EXPECT_EQ(config.mini_batch, 1);

@@ -145,3 +145,44 @@ TEST(SimBackend, AnInterruptedSweepResumesWithoutRedoingFinishedPoints) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(SimBackend, RunsOnAUsersSimGridPlatformFile) {
+  const auto loaded = load_scenario_text(R"(
+name: xml
+model: {zoo: cosmoflow, options: {width: 64}, mini_batch: 1}
+parallelism: {data: 4}
+platform:
+  preset: v100_node
+  simgrid_xml: {file: ../platforms/four_gpus.xml, gpu_hosts: "gpu-{i}", gpus_per_node: 4}
+)",
+                                         "xml.yaml", kClusters);
+  const auto result = sim::simulate_point_isolated(loaded, loaded.points[0], {}).result;
+  EXPECT_GT(result.step_seconds, 0);
+  EXPECT_GT(result.breakdown.allreduce_seconds, 0);
+  EXPECT_EQ(result.breakdown.io_seconds, 0);
+  EXPECT_NE(result.note.find("reads not simulated"), std::string::npos);
+}
+
+TEST(SimBackend, AMissingHostInTheMappingIsAClearError) {
+  const auto loaded = load_scenario_text(R"(
+name: xml
+model: {zoo: cosmoflow, options: {width: 64}, mini_batch: 1}
+parallelism: {data: 8}
+platform:
+  preset: v100_node
+  simgrid_xml: {file: ../platforms/four_gpus.xml, gpu_hosts: "gpu-{i}"}
+)",
+                                         "xml.yaml", kClusters);
+  try {
+    sim::simulate_point_isolated(loaded, loaded.points[0], {});
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_NE(std::string(error.what()).find("no host 'gpu-4'"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace tessera

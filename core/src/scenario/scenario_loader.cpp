@@ -153,7 +153,7 @@ LoadedScenario check(Scenario scenario, const std::string& base_directory) {
   std::vector<ParallelConfig> configs{base};
   if (s.sweep) configs = expand_sweep(*s.sweep, base, s.file);
 
-  LoadedScenario loaded{std::move(scenario), std::move(model), std::move(cluster), {}, 0};
+  LoadedScenario loaded{std::move(scenario), std::move(model), std::move(cluster), {}, 0, {}};
   const Scenario& sc = loaded.scenario;
   std::int64_t largest = 0;
   for (std::size_t i = 0; i < configs.size(); ++i) {
@@ -188,6 +188,11 @@ LoadedScenario check(Scenario scenario, const std::string& base_directory) {
           where_of(sc, "outputs.trace_gpus", "outputs"), "outputs.trace_gpus",
           "expected GPU ranks below " + std::to_string(largest) + ", got " + std::to_string(gpu));
     }
+  }
+  if (!sc.platform.simgrid_xml.empty()) {
+    // Checked here so a missing file is reported at its key; the simulator reads it.
+    loaded.simgrid_xml_path =
+        resolve_existing(sc, base_directory, sc.platform.simgrid_xml, "platform.simgrid_xml.file");
   }
   loaded.device_capacity_bytes =
       sc.memory.device_capacity_bytes.value_or(loaded.cluster.gpu.memory_bytes);

@@ -135,7 +135,7 @@ void parse_io(Scenario& s, const YamlValue& value) {
 }
 
 void parse_platform(Scenario& s, const YamlValue& value) {
-  YamlMap map(value, {"preset", "cluster", "nodes"});
+  YamlMap map(value, {"preset", "cluster", "nodes", "simgrid_xml"});
   remember(s, value);
   if (map.has("preset") == map.has("cluster")) {
     value.fail_problem("give exactly one of 'preset' (a built-in cluster) or 'cluster' (a file)");
@@ -151,6 +151,21 @@ void parse_platform(Scenario& s, const YamlValue& value) {
   if (auto nodes = map.optional("nodes")) {
     s.platform.nodes = nodes->as_integer(1, 1 << 20);
     remember(s, *nodes);
+  }
+  if (auto xml = map.optional("simgrid_xml")) {
+    YamlMap xml_map(*xml, {"file", "gpu_hosts", "gpus_per_node"});
+    auto file = xml_map.required("file", "a SimGrid platform XML file");
+    s.platform.simgrid_xml = file.as_string();
+    remember(s, file);
+    auto hosts = xml_map.required("gpu_hosts", "a host-name pattern with {i}, e.g. gpu-{i}");
+    s.platform.simgrid_gpu_hosts = hosts.as_string();
+    if (s.platform.simgrid_gpu_hosts.find("{i}") == std::string::npos) {
+      hosts.fail("a host-name pattern containing {i} (the GPU rank), e.g. gpu-{i}");
+    }
+    remember(s, hosts);
+    if (auto per_node = xml_map.optional("gpus_per_node")) {
+      s.platform.simgrid_gpus_per_node = per_node->as_integer(1, 64);
+    }
   }
 }
 

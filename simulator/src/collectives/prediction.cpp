@@ -4,9 +4,20 @@
 // concurrent flows share one port of its edges' narrowest bandwidth (a star or fat tree with one
 // link per GPU):
 //  - ring (p members):        2(p-1)/p * S/B + 2(p-1) * a
-//  - tree (depth d = ceil(log2 p)): 2d * a + max over members of L * (S/2) / B, where L counts the
-//    member's tree edges in both trees (flows of S/2 each way; L = 4 for an interior member with
-//    two children, so about 2S/B like the ring);
+//  - tree (n nodes; h = the longest chain's hops, most members on a node minus one; d =
+//    ceil(log2 n) the node trees' depth): the aggregated tree starts all its flows at once, then
+//    sleeps the pipeline's latency L = 2h * a_intra + 2d * a_inter less the one latency the flows
+//    paid, a_max = max(a_intra, a_inter):
+//        L - a_max + max over members and classes c of (a_c + load_c / B_c),
+//    where the chain flows (intra: S each way per chain edge) and the node trees' flows (inter,
+//    leaders only: S/2 each way per edge and tree) use separate ports (NVLink and NIC), each class
+//    sharing one port of its edges' narrowest bandwidth B_c, a_c its edges' largest latency and
+//    load_c = S * chain edges, or S/2 * node-tree edges counted in both trees (at most 4, so about
+//    2S/B_inter, like the ring). a_intra / a_inter: the largest latency of any chain / node-tree
+//    edge. Where the busiest port is of the higher-latency class (the NIC, typically) this is
+//    2h * a_intra + 2d * a_inter + max load_c / B_c: perfect pipelining. One member per node (the
+//    flat double binary tree): 2d * a + max over members of edges * (S/2) / B; one node (the
+//    chain): 2h * a + 2S / B (S / B for g = 2);
 //  - hierarchical (n nodes of g):  2(g-1)/g * S/B_intra + 2(g-1) * a_intra
 //                                  + 2(n-1)/n * (S/g)/B_inter + 2(n-1) * a_inter,
 //    intra over the node rings' edges, inter over the g inter-node rings' edges (falls back to the
@@ -54,33 +65,63 @@ double ring_seconds(const CollectiveContext& context, const std::vector<int>& me
   return edges.seconds(2 * (size - 1), bytes / size);
 }
 
+// A member's edges of one class (chain or node tree): its port's load, latency and bandwidth.
+struct Port {
+  int edges = 0;
+  double latency = 0;
+  double out_bandwidth = kInfinity;
+  double in_bandwidth = kInfinity;
+
+  void add(const Fabric& fabric, int me, int peer) {
+    ++edges;
+    latency = std::max(latency, fabric.route_latency_seconds(me, peer));
+    out_bandwidth = std::min(out_bandwidth, fabric.route_bandwidth_bytes_per_second(me, peer));
+    in_bandwidth = std::min(in_bandwidth, fabric.route_bandwidth_bytes_per_second(peer, me));
+  }
+  // When the port's last flow, of `bytes` on each edge and direction, ends.
+  double finish(double bytes) const {
+    if (edges == 0) return 0;
+    return latency + edges * bytes / std::min(out_bandwidth, in_bandwidth);
+  }
+};
+
 double tree_seconds(const CollectiveContext& context, const std::vector<int>& members,
                     double bytes) {
-  const int size = static_cast<int>(members.size());
-  if (size < 2) return 0;
+  if (members.size() < 2) return 0;
   const Fabric& fabric = context.fabric;
-  double latency = 0;
-  double transfer = 0;
-  for (int index = 0; index < size; ++index) {
-    const int me = members[index];
-    int edges = 0;
-    double out_bandwidth = kInfinity;
-    double in_bandwidth = kInfinity;
-    for (const TreeLinks& links : double_binary_tree(size, index)) {
-      std::vector<int> neighbours = links.children;
-      if (links.parent >= 0) neighbours.push_back(links.parent);
-      for (int neighbour : neighbours) {
-        const int peer = members[neighbour];
-        ++edges;
-        latency = std::max(latency, fabric.route_latency_seconds(me, peer));
-        out_bandwidth = std::min(out_bandwidth, fabric.route_bandwidth_bytes_per_second(me, peer));
-        in_bandwidth = std::min(in_bandwidth, fabric.route_bandwidth_bytes_per_second(peer, me));
+  const NodeGroups groups = group_by_node(context, members);
+  const int nodes = static_cast<int>(groups.nodes.size());
+  std::size_t most = 1;
+  double intra_latency = 0;
+  double inter_latency = 0;
+  double flows = 0;  // when the last flow ends
+  for (int node = 0; node < nodes; ++node) {
+    const auto& indices = groups.nodes[static_cast<std::size_t>(node)];
+    most = std::max(most, indices.size());
+    for (std::size_t local = 0; local < indices.size(); ++local) {
+      const int me = members[indices[local]];
+      Port chain;
+      if (local > 0) chain.add(fabric, me, members[indices[local - 1]]);
+      if (local + 1 < indices.size()) chain.add(fabric, me, members[indices[local + 1]]);
+      Port trees;
+      if (local == 0 && nodes > 1) {
+        for (const TreeLinks& links : double_binary_tree(nodes, node)) {
+          std::vector<int> neighbours = links.children;
+          if (links.parent >= 0) neighbours.push_back(links.parent);
+          for (int other : neighbours) {
+            trees.add(fabric, me, members[groups.nodes[static_cast<std::size_t>(other)].front()]);
+          }
+        }
       }
+      intra_latency = std::max(intra_latency, chain.latency);
+      inter_latency = std::max(inter_latency, trees.latency);
+      flows = std::max({flows, chain.finish(bytes), trees.finish(bytes / 2)});
     }
-    const double load = edges * bytes / 2;
-    transfer = std::max({transfer, load / out_bandwidth, load / in_bandwidth});
   }
-  return 2 * double_binary_tree_depth(size) * latency + transfer;
+  const int hops = static_cast<int>(most) - 1;
+  const double pipeline =
+      2 * hops * intra_latency + 2 * double_binary_tree_depth(nodes) * inter_latency;
+  return pipeline - std::max(intra_latency, inter_latency) + flows;
 }
 
 double hierarchical_seconds(const CollectiveContext& context, const std::vector<int>& members,

@@ -29,7 +29,7 @@ InputPipeline::InputPipeline(const SimPlatform& platform, std::vector<int> reade
 }
 
 void InputPipeline::spawn() {
-  if (platform_.filesystem_servers.empty() || rounds_ == 0) return;
+  if (platform_.filesystem_servers.empty() || platform_.node_hosts.empty() || rounds_ == 0) return;
   for (std::size_t node = 0; node < nodes_.size(); ++node) {
     if (nodes_[node]->readers == 0) continue;
     const int n = static_cast<int>(node);
@@ -42,7 +42,7 @@ void InputPipeline::spawn() {
 }
 
 simgrid::s4u::CommPtr InputPipeline::request(int rank, double bytes) {
-  if (platform_.filesystem_servers.empty()) return nullptr;
+  if (platform_.filesystem_servers.empty() || platform_.node_hosts.empty()) return nullptr;
   auto& node = *nodes_[static_cast<std::size_t>(platform_.node_of(rank))];
   node.pending.emplace_back(rank, bytes);
   node.requests->release();

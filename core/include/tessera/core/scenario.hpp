@@ -73,6 +73,12 @@ struct PlatformSection {
   std::string preset;                 // a built-in cluster (scenarios/clusters/<preset>.yaml)
   std::string cluster_file;           // or a cluster file, relative to the scenario file
   std::optional<std::int64_t> nodes;  // use this many nodes of the cluster
+  // A user's own SimGrid platform (simulator only): the network comes from the XML file, the GPU
+  // figures from the preset or cluster file. GPU rank i runs on host simgrid_gpu_hosts with "{i}"
+  // replaced by i; ranks [k*g, (k+1)*g) count as node k for hierarchical collectives.
+  std::string simgrid_xml;
+  std::string simgrid_gpu_hosts;
+  std::int64_t simgrid_gpus_per_node = 1;
 };
 
 struct SweepSection {

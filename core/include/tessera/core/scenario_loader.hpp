@@ -23,6 +23,7 @@ struct LoadedScenario {
   ClusterSpec cluster;
   std::vector<SweepPoint> points;  // one when the scenario has no sweep
   double device_capacity_bytes = 0;
+  std::string simgrid_xml_path;  // resolved platform.simgrid_xml.file, if any
 };
 
 LoadedScenario load_scenario(const std::string& path);

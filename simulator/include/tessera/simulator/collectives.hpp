@@ -19,7 +19,8 @@ namespace tessera::sim {
 
 enum class AllreduceAlgorithm {
   ring,          // reduce-scatter + all-gather around one ring: 2(p-1) steps of S/p
-  tree,          // double binary tree, each tree reducing and broadcasting half of the data
+  tree,          // NCCL's tree: a chain inside each node, a double binary tree over the nodes'
+                 // first members (each tree reducing and broadcasting half of the data)
   hierarchical,  // intra-node reduce-scatter, inter-node ring per local GPU, intra-node all-gather
 };
 std::string to_string(AllreduceAlgorithm algorithm);
@@ -106,5 +107,13 @@ struct NodeGroups {
   bool hierarchical() const;
 };
 NodeGroups group_by_node(const CollectiveContext& context, const std::vector<int>& members);
+
+// The tree all-reduce's two trees (NCCL's tree algorithm), for member `local` of node `node` of
+// `groups`, as indices into `members`. Inside a node the members form a chain in member order
+// (parent: the previous member, child: the next one), the same in both trees; the nodes' first
+// members (leaders) form double_binary_tree over the nodes, a leader's children being the leaders
+// of its child nodes and its node's second member. Nodes may hold different counts (each its own
+// chain; a node of one member is its leader alone); one node is just its chain.
+std::array<TreeLinks, 2> node_tree(const NodeGroups& groups, std::size_t node, std::size_t local);
 
 }  // namespace tessera::sim

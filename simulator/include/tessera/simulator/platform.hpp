@@ -80,4 +80,11 @@ struct SimPlatform {
 SimPlatform build_cluster_platform(simgrid::s4u::Engine& engine, const ClusterSpec& cluster,
                                    std::int64_t gpus);
 
+// A user's SimGrid platform file: GPU rank i runs on the host named `gpu_host_pattern` with "{i}"
+// replaced by i. Such a platform has no node CPUs or file system, so input reads are not
+// simulated. Throws std::invalid_argument naming a host the file lacks.
+SimPlatform load_xml_platform(simgrid::s4u::Engine& engine, const std::string& xml_path,
+                              const std::string& gpu_host_pattern, std::int64_t gpus,
+                              int gpus_per_node);
+
 }  // namespace tessera::sim
