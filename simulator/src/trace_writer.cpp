@@ -31,7 +31,8 @@ nlohmann::json chrome_trace(const std::vector<TimelineEvent>& events, const std:
                             {"pid", event.gpu},
                             {"tid", event.track},
                             {"ts", event.start_seconds * 1e6},
-                            {"dur", (event.end_seconds - event.start_seconds) * 1e6}});
+                            {"dur", (event.end_seconds - event.start_seconds) * 1e6},
+                            {"args", {{"source", to_string(event.source)}}}});
   }
   return {{"traceEvents", trace_events},
           {"displayTimeUnit", "ms"},

@@ -31,10 +31,15 @@ namespace {
 
 namespace s4u = simgrid::s4u;
 
-const bool kThreadsafeDeathTests = [] {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  return true;
-}();
+// Simulations run in death-test children; "threadsafe" re-executes the binary for each. Set in a
+// global environment, after gtest has initialised its flags (a static initialiser would race
+// gtest's own and leak).
+class ThreadsafeDeathTests : public ::testing::Environment {
+ public:
+  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+};
+[[maybe_unused]] ::testing::Environment* const kThreadsafeDeathTests =
+    ::testing::AddGlobalTestEnvironment(new ThreadsafeDeathTests);
 
 const std::string kDataDir = TESSERA_TEST_DATA_DIR;
 

@@ -97,6 +97,9 @@ TEST(SimBackend, TraceHasATrackPerStreamForEachTracedGpu) {
     allreduce |= event["cat"] == "allreduce";
     compute |= event["cat"] == "compute";
     EXPECT_GE(event["dur"].get<double>(), 0.0);
+    // Every duration says where it came from.
+    const auto source = event["args"]["source"].get<std::string>();
+    EXPECT_EQ(source, event["cat"] == "compute" ? "roofline" : "simulated") << event.dump();
   }
   EXPECT_TRUE(tracks.count({0, 0}) && tracks.count({5, 0}));  // compute streams
   EXPECT_TRUE(tracks.count({0, 1}));                          // communication stream

@@ -119,7 +119,8 @@ void StepPlayer::play_gpu(int rank) {
       queued_compute += op.seconds;
       times.seconds[static_cast<int>(OpCategory::compute)] += op.seconds;
       if (traced && op.seconds > 0) {
-        events_.push_back({rank, 0, op.label, OpCategory::compute, start, start + op.seconds});
+        events_.push_back(
+            {rank, 0, op.label, OpCategory::compute, start, start + op.seconds, op.provenance});
       }
       continue;
     }

@@ -25,6 +25,8 @@ struct TimelineEvent {
   OpCategory category = OpCategory::compute;
   double start_seconds = 0;
   double end_seconds = 0;
+  // Where a compute duration came from (profile or roofline); communication is simulated.
+  Provenance source = Provenance::simulated;
 };
 
 // Where one GPU's step time went.
