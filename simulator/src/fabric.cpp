@@ -30,10 +30,6 @@ simgrid::s4u::CommPtr Fabric::recv_async(int to, int from, int channel) const {
   return mailbox(from, to, channel)->get_async<int>(&received_payload);
 }
 
-void Fabric::send_detached(int from, int to, double bytes, int channel) const {
-  mailbox(from, to, channel)->put_init(&kNoPayload, static_cast<uint64_t>(bytes))->detach();
-}
-
 void Fabric::send(int from, int to, double bytes, int channel) const {
   send_async(from, to, bytes, channel)->wait();
 }

@@ -1,4 +1,4 @@
-// Halo exchanges as the step player makes them (detached send + waited receive) take the
+// Halo exchanges as the step player makes them (asynchronous send and receive) take the
 // alpha-beta time on a contention-free platform: route latency + bytes / bandwidth, both
 // directions at once on full-duplex links. Each case runs in a child process (one SimGrid engine
 // per process).
@@ -33,13 +33,13 @@ void exchange_case(double bytes, int ranks) {
   double slowest = 0;
   for (int rank = 0; rank < ranks; ++rank) {
     simgrid::s4u::Actor::create("rank", fabric.host(rank), [&, rank] {
-      std::vector<simgrid::s4u::CommPtr> incoming;
+      std::vector<simgrid::s4u::CommPtr> comms;
       for (int peer : {rank - 1, rank + 1}) {
         if (peer < 0 || peer >= ranks) continue;
-        fabric.send_detached(rank, peer, bytes);
-        incoming.push_back(fabric.recv_async(rank, peer));
+        comms.push_back(fabric.send_async(rank, peer, bytes));
+        comms.push_back(fabric.recv_async(rank, peer));
       }
-      for (auto& comm : incoming) comm->wait();
+      for (auto& comm : comms) comm->wait();
       slowest = std::max(slowest, simgrid::s4u::Engine::get_clock());
     });
   }

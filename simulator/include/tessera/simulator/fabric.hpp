@@ -22,9 +22,6 @@ class Fabric {
   // Channels keep independent streams apart (e.g. halos on 0, the comm stream on 1).
   simgrid::s4u::CommPtr send_async(int from, int to, double bytes, int channel = 0) const;
   simgrid::s4u::CommPtr recv_async(int to, int from, int channel = 0) const;
-  // A send nobody waits for: the receiver's wait is what times the exchange. Halos use it, which
-  // saves one simulated wait per message.
-  void send_detached(int from, int to, double bytes, int channel = 0) const;
   void send(int from, int to, double bytes, int channel = 0) const;
   void recv(int to, int from, int channel = 0) const;
   // Both directions of an exchange at once; returns when both have completed.
