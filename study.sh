@@ -7,8 +7,11 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 ./setup.sh >&2
-scenario=${1:-default}
-shift || true
+scenario=default
+if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then
+  scenario=$1
+  shift
+fi
 name=$(basename "$scenario" .yaml)
 out="results/$name"
 ./build/app/tessera run "$scenario" --backend sim --output "$out" --trace "$out/trace.json" "$@"
