@@ -125,13 +125,8 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   b.idle_seconds =
       std::max(0.0, r.step_seconds - b.compute_seconds - b.halo_seconds - b.allreduce_seconds -
                         b.other_communication_seconds - b.io_seconds - b.offload_seconds);
-  const MemoryInputs memory_inputs{.dtype = s.model.dtype,
-                                   .optimizer = s.model.optimizer,
-                                   .offload = s.memory.offload,
-                                   .workspace_bytes = s.micro_batching.workspace_limit_bytes,
-                                   .prefetch = s.io.prefetch,
-                                   .capacity_bytes = loaded.device_capacity_bytes};
-  const auto memory = estimate_memory(loaded.model, point.plan, memory_inputs);
+  const auto memory =
+      estimate_memory(loaded.model, point.plan, memory_inputs_of(s, loaded.device_capacity_bytes));
   r.peak_memory_bytes = memory.total_bytes;
   r.device_capacity_bytes = memory.capacity_bytes;
   r.fits = memory.fits;

@@ -2,6 +2,8 @@
 // apply where documented, and bad input names its key (missing section, bad unit, bad choice).
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <string>
 
 #include "tessera/core/cluster_spec.hpp"
@@ -10,25 +12,10 @@
 namespace tessera {
 namespace {
 
+using test::contains;
+using test::input_error;
+
 const std::string kDataDir = TESSERA_TEST_DATA_DIR;
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-template <typename Call>
-InputError input_error(Call call) {
-  try {
-    call();
-  } catch (const InputError& error) {
-    return error;
-  } catch (const std::exception& error) {
-    ADD_FAILURE() << "expected an InputError, got: " << error.what();
-    return InputError({}, "", "");
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return InputError({}, "", "");
-}
 
 // A complete cluster file; `replace` swaps one line (found by its start) for another, or drops it.
 std::string cluster_text(const std::string& line_start = "", const std::string& replacement = "") {

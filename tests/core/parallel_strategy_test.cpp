@@ -2,6 +2,8 @@
 // plans of CosmoFlow; strategy errors; model-parallel stage assignment.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -19,6 +21,8 @@
 
 namespace tessera {
 namespace {
+
+using test::contains;
 
 using Grid = std::vector<std::int64_t>;
 
@@ -368,10 +372,6 @@ StrategyError strategy_error(Call call) {
   }
   ADD_FAILURE() << "expected a StrategyError";
   return StrategyError("", "");
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 TEST(PlanShardsErrors, IndivisibleExtent) {

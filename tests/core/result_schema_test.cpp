@@ -1,6 +1,8 @@
 // The result schema: CSV round trips, CSV errors, JSON documents.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +18,8 @@
 
 namespace tessera {
 namespace {
+
+using test::contains;
 
 PointResult sample_point() {
   PointResult p;
@@ -74,10 +78,6 @@ std::vector<PointResult> sample_points() {
   fourth.step_seconds = 123456789.125;
   fourth.breakdown = {};
   return {first, second, third, fourth};
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 std::string first_line(const std::string& text) {

@@ -3,6 +3,8 @@
 // the most common errors, sweep expansion, model files and the built-in default.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
@@ -21,6 +23,9 @@
 
 namespace tessera {
 namespace {
+
+using test::contains;
+using test::input_error;
 
 namespace fs = std::filesystem;
 
@@ -93,26 +98,12 @@ std::string stem(const std::string& path) {
 }
 
 // Runs `load` and returns the InputError it throws; anything else fails the test.
-template <typename Load>
-InputError input_error(Load&& load) {
-  try {
-    load();
-  } catch (const InputError& error) {
-    return error;
-  }
-  throw std::runtime_error("expected an InputError, but the input was accepted");
-}
-
 InputError scenario_error(const std::string& path) {
   return input_error([&] { (void)load_scenario(path); });
 }
 
 InputError bad_scenario_error(const std::string& name) {
   return scenario_error(kBadDir + "/" + name + ".yaml");
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 std::size_t layer_index(const ModelGraph& model, const std::string& name) {

@@ -1,6 +1,8 @@
 // Strict YAML reading: every error names file, line, column and key path.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -11,23 +13,8 @@
 namespace tessera {
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-template <typename Call>
-InputError input_error(Call call) {
-  try {
-    call();
-  } catch (const InputError& error) {
-    return error;
-  } catch (const std::exception& error) {
-    ADD_FAILURE() << "expected an InputError, got: " << error.what();
-    return InputError({}, "", "");
-  }
-  ADD_FAILURE() << "expected an InputError";
-  return InputError({}, "", "");
-}
+using test::contains;
+using test::input_error;
 
 YamlValue parse(const std::string& text) {
   return parse_yaml_text(text, "test.yaml");

@@ -32,16 +32,6 @@ std::string options_text(const Scenario& s) {
   return text.empty() ? "default options" : text;
 }
 
-MemoryInputs memory_inputs(const LoadedScenario& loaded) {
-  const auto& s = loaded.scenario;
-  return {.dtype = s.model.dtype,
-          .optimizer = s.model.optimizer,
-          .offload = s.memory.offload,
-          .workspace_bytes = s.micro_batching.workspace_limit_bytes,
-          .prefetch = s.io.prefetch,
-          .capacity_bytes = loaded.device_capacity_bytes};
-}
-
 std::string header(const LoadedScenario& loaded) {
   const auto& s = loaded.scenario;
   const auto& model = loaded.model;
@@ -112,7 +102,8 @@ std::string memory_table(const LoadedScenario& loaded) {
                    "weights+grads+opt", "activations", "transient", "workspace", "input",
                    "total/GPU", "capacity", "fits"});
   for (const auto& point : loaded.points) {
-    const auto m = estimate_memory(loaded.model, point.plan, memory_inputs(loaded));
+    const auto m = estimate_memory(loaded.model, point.plan,
+                                   memory_inputs_of(loaded.scenario, loaded.device_capacity_bytes));
     const double parameters = m.weights_bytes + m.weight_gradients_bytes + m.optimizer_state_bytes;
     std::string fits = m.fits ? "yes" : "NO";
     if (loaded.scenario.memory.offload != OffloadPolicy::none) {

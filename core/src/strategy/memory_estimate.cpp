@@ -105,6 +105,15 @@ double kept_activation_bytes(const ModelGraph& model, const ShardPlan& plan, std
   return kept ? bytes : 0.0;
 }
 
+MemoryInputs memory_inputs_of(const Scenario& scenario, double capacity_bytes) {
+  return {.dtype = scenario.model.dtype,
+          .optimizer = scenario.model.optimizer,
+          .offload = scenario.memory.offload,
+          .workspace_bytes = scenario.micro_batching.workspace_limit_bytes,
+          .prefetch = scenario.io.prefetch,
+          .capacity_bytes = capacity_bytes};
+}
+
 MemoryEstimate estimate_memory(const ModelGraph& model, const ShardPlan& plan,
                                const MemoryInputs& inputs) {
   if (inputs.offload != OffloadPolicy::dyn)

@@ -37,6 +37,9 @@ struct MemoryInputs {
   double capacity_bytes = 0;
 };
 
+// What a scenario says about memory: its dtype, optimizer, offload policy, workspace and prefetch.
+MemoryInputs memory_inputs_of(const Scenario& scenario, double capacity_bytes);
+
 MemoryEstimate estimate_memory(const ModelGraph& model, const ShardPlan& plan,
                                const MemoryInputs& inputs);
 
