@@ -1,0 +1,70 @@
+#pragma once
+// One compute device the real backend and the profiler run on: a CPU driven by oneDNN or a GPU
+// driven by CUDA/cuDNN. Kernels take raw float pointers into memory allocated here (host memory
+// on a CPU, device memory on a GPU); tensors are dense float32, NC(D)HW, batch outermost, so a
+// micro-batch or a sample is a contiguous slice.
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "tessera/kernels/device_inventory.hpp"
+
+namespace tessera::kernels {
+
+class ConvolutionKernels;
+class LayerKernels;
+
+// A block of memory on a device. Move-only; freed on destruction.
+class DeviceMemory {
+ public:
+  virtual ~DeviceMemory() = default;
+  virtual float* data() = 0;
+  virtual std::size_t bytes() const = 0;
+  std::size_t floats() const { return bytes() / sizeof(float); }
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual const DeviceInfo& info() const = 0;
+
+  // Throws OutOfDeviceMemory when the device cannot hold `bytes` more.
+  virtual std::unique_ptr<DeviceMemory> allocate(std::size_t bytes) = 0;
+  // Pinned host memory for the copy stream (plain host memory on a CPU device).
+  virtual std::unique_ptr<DeviceMemory> allocate_pinned_host(std::size_t bytes) = 0;
+  virtual void copy_to_device(const float* host, float* device, std::size_t floats) = 0;
+  virtual void copy_to_host(const float* device, float* host, std::size_t floats) = 0;
+  virtual void copy_on_device(const float* from, float* to, std::size_t floats) = 0;
+  virtual void fill(float* device, std::size_t floats, float value) = 0;
+  // Blocks until every kernel issued so far has finished.
+  virtual void synchronize() = 0;
+  // Wall time of `work` measured the device's way (CUDA events on a GPU, a steady clock on a
+  // CPU), after synchronising before and after.
+  virtual double time_seconds(const std::function<void()>& work) = 0;
+
+  virtual ConvolutionKernels& convolutions() = 0;
+  virtual LayerKernels& layers() = 0;
+};
+
+class OutOfDeviceMemory : public std::runtime_error {
+ public:
+  OutOfDeviceMemory(double requested_bytes, double available_bytes, const std::string& device);
+  double requested_bytes() const { return requested_bytes_; }
+  double available_bytes() const { return available_bytes_; }
+
+ private:
+  double requested_bytes_;
+  double available_bytes_;
+};
+
+// The host CPU through oneDNN. Always available.
+std::unique_ptr<Device> open_cpu_device();
+// CUDA device `index`; throws std::runtime_error with the reason when there is none or the
+// build has no CUDA parts.
+std::unique_ptr<Device> open_cuda_device(int index);
+// "cpu" or "cuda:N" (as `tessera devices` lists them).
+std::unique_ptr<Device> open_device(const std::string& name);
+
+}  // namespace tessera::kernels

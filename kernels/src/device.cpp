@@ -1,0 +1,28 @@
+#include "tessera/kernels/device.hpp"
+
+#include <stdexcept>
+
+#include "tessera/core/quantity.hpp"
+
+namespace tessera::kernels {
+
+OutOfDeviceMemory::OutOfDeviceMemory(double requested_bytes, double available_bytes,
+                                     const std::string& device)
+    : std::runtime_error("does not fit: needs " + format_bytes(requested_bytes) + ", " + device +
+                         " has " + format_bytes(available_bytes) + " free"),
+      requested_bytes_(requested_bytes),
+      available_bytes_(available_bytes) {}
+
+std::unique_ptr<Device> open_device(const std::string& name) {
+  if (name == "cpu") return open_cpu_device();
+  if (name.rfind("cuda:", 0) == 0) {
+    try {
+      return open_cuda_device(std::stoi(name.substr(5)));
+    } catch (const std::invalid_argument&) {
+      // falls through to the error below
+    }
+  }
+  throw std::invalid_argument("unknown device '" + name + "': expected cpu or cuda:N");
+}
+
+}  // namespace tessera::kernels
