@@ -1,0 +1,50 @@
+#pragma once
+// Communication between the ranks of a real run: halo exchanges with spatial neighbours,
+// batch-norm sums and gradient all-reduces, the redistribution all-to-all, stage transfers.
+// MPI implements it over host memory (CPU ranks), NCCL over device memory (GPU ranks, bootstrapped
+// through MPI). Buffers live where the rank's Device allocates them.
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+namespace tessera::kernels {
+
+// A posted non-blocking operation; wait() blocks until it is complete (idempotent).
+class CommRequest {
+ public:
+  virtual ~CommRequest() = default;
+  virtual void wait() = 0;
+};
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+
+  // Ranks with the same colour form a sub-communicator, ordered by key (like MPI_Comm_split).
+  virtual std::unique_ptr<Communicator> split(int color, int key) = 0;
+
+  // Non-blocking point-to-point; `tag` tells concurrent exchanges apart.
+  virtual std::unique_ptr<CommRequest> send(const float* data, std::size_t floats, int peer,
+                                            int tag) = 0;
+  virtual std::unique_ptr<CommRequest> receive(float* data, std::size_t floats, int peer,
+                                               int tag) = 0;
+  // In-place sums over every rank; the non-blocking form lets gradient buckets overlap backward.
+  virtual void allreduce_sum(float* data, std::size_t floats) = 0;
+  virtual void allreduce_sum(double* data, std::size_t count) = 0;  // batch-norm sums (host)
+  virtual std::unique_ptr<CommRequest> allreduce_sum_async(float* data, std::size_t floats) = 0;
+  // Rank r sends send[p*floats_per_peer ...] to rank p and receives into receive[r' * ...].
+  virtual void alltoall(const float* send, float* receive, std::size_t floats_per_peer) = 0;
+  virtual void barrier() = 0;
+};
+
+void wait_all(std::vector<std::unique_ptr<CommRequest>>& requests);
+
+// MPI_COMM_WORLD (initialising MPI with thread support funneled if nobody has); host buffers.
+std::unique_ptr<Communicator> mpi_world();
+// NCCL over the ranks of `bootstrap` (which distributes the unique id), on the current CUDA device;
+// throws std::runtime_error without CUDA parts.
+std::unique_ptr<Communicator> nccl_over(Communicator& bootstrap);
+
+}  // namespace tessera::kernels
