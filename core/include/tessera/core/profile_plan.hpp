@@ -1,0 +1,36 @@
+#pragma once
+// What `tessera profile` must measure for a scenario: every distinct kernel a GPU runs at any of
+// its sweep points (a layer shard in one direction, keyed exactly as the cost model looks it up),
+// with the micro-batch sizes the scenario's micro-batching policy may use.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/core/dtype.hpp"
+#include "tessera/core/layer.hpp"
+#include "tessera/core/profile_database.hpp"
+#include "tessera/core/scenario_loader.hpp"
+
+namespace tessera {
+
+struct KernelToProfile {
+  Layer layer;                      // hyper-parameters as in the model
+  std::vector<TensorShape> inputs;  // the shard's per-sample input shapes (n = 1)
+  TensorShape output;               // the shard's per-sample output shape (n = 1)
+  Direction direction = Direction::forward;
+  DType dtype = DType::float32;
+  std::int64_t batch = 1;                   // samples one GPU runs undivided
+  std::vector<std::int64_t> micro_batches;  // batch sizes to measure, ascending; ends with batch
+  std::string op;                           // to_string(layer.kind)
+  std::string shape;                        // kernel_shape_key(layer, inputs, output)
+};
+
+// Micro-batch sizes a policy considers for a mini-batch of `batch`: undivided {B},
+// power_of_two {1, 2, 4, ... < B} and B, all {1 .. B}.
+std::vector<std::int64_t> micro_batch_sizes(MicroBatchPolicy policy, std::int64_t batch);
+
+// Distinct kernels over all sweep points, in model order, first point first. Only convolutions
+// are micro-batched; other layers are measured at their undivided batch.
+std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario);
+
+}  // namespace tessera

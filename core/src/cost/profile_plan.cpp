@@ -1,0 +1,73 @@
+#include "tessera/core/profile_plan.hpp"
+
+#include <set>
+#include <tuple>
+
+#include "tessera/core/layer_cost.hpp"
+
+namespace tessera {
+namespace {
+
+bool is_convolution(LayerKind kind) {
+  return kind == LayerKind::convolution || kind == LayerKind::transposed_convolution;
+}
+
+std::vector<Direction> directions_of(const Layer& layer, const std::vector<TensorShape>& inputs,
+                                     const TensorShape& output) {
+  if (layer.kind == LayerKind::input) return {};
+  // The same rule as the cost model: backward-filter only where there are weights.
+  const bool has_weights = layer_cost(layer, inputs, output, 1, DType::float32).parameters > 0;
+  if (has_weights)
+    return {Direction::forward, Direction::backward_data, Direction::backward_filter};
+  return {Direction::forward, Direction::backward_data};
+}
+
+}  // namespace
+
+std::vector<std::int64_t> micro_batch_sizes(MicroBatchPolicy policy, std::int64_t batch) {
+  std::vector<std::int64_t> sizes;
+  switch (policy) {
+    case MicroBatchPolicy::undivided:
+      break;
+    case MicroBatchPolicy::power_of_two:
+      for (std::int64_t size = 1; size < batch; size *= 2) sizes.push_back(size);
+      break;
+    case MicroBatchPolicy::all:
+      for (std::int64_t size = 1; size < batch; ++size) sizes.push_back(size);
+      break;
+  }
+  sizes.push_back(batch);
+  return sizes;
+}
+
+std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario) {
+  std::vector<KernelToProfile> kernels;
+  std::set<std::tuple<std::string, std::string, Direction, std::int64_t>> seen;
+  const auto& layers = scenario.model.layers();
+  for (const SweepPoint& point : scenario.points) {
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      const LayerShard& shard = point.plan.layers[i];
+      KernelToProfile kernel;
+      kernel.layer = layers[i].layer;
+      for (const TensorShape& input : shard.local_inputs)
+        kernel.inputs.push_back(input.with_batch(1));
+      kernel.output = shard.local_output.with_batch(1);
+      kernel.dtype = scenario.scenario.model.dtype;
+      kernel.batch = shard.local_batch;
+      kernel.op = to_string(kernel.layer.kind);
+      kernel.shape = kernel_shape_key(kernel.layer, kernel.inputs, kernel.output);
+      kernel.micro_batches =
+          is_convolution(kernel.layer.kind)
+              ? micro_batch_sizes(scenario.scenario.micro_batching.policy, kernel.batch)
+              : std::vector<std::int64_t>{kernel.batch};
+      for (Direction direction : directions_of(kernel.layer, kernel.inputs, kernel.output)) {
+        if (!seen.emplace(kernel.op, kernel.shape, direction, kernel.batch).second) continue;
+        kernel.direction = direction;
+        kernels.push_back(kernel);
+      }
+    }
+  }
+  return kernels;
+}
+
+}  // namespace tessera
