@@ -1,151 +1,161 @@
+// The element-wise and layout kernels that map one-to-one onto oneDNN primitives (eltwise, sum,
+// binary, concat, reorder), plus the per-channel bias reduction.
 #include "cpu/cpu_layer_kernels.hpp"
 
-#include <stdexcept>
+#include <cstddef>
+#include <numeric>
+#include <string>
+#include <unordered_map>
+
+#include "cpu/argument_check.hpp"
+#include "cpu/dnnl_plain_memory.hpp"
 
 namespace tessera::kernels {
+namespace {
+
+using dnnl::memory;
+
+void require_nonnegative(std::int64_t count, const char* kernel) {
+  require_argument(count >= 0, kernel, "element count must be >= 0, got " + std::to_string(count));
+}
+
+// y = scale_a * a + scale_b * b through oneDNN's sum primitive, which accepts y == a (in place).
+void weighted_sum(const dnnl::engine& engine, dnnl::stream& stream, std::int64_t count,
+                  float scale_a, const float* a, float scale_b, const float* b, float* y) {
+  if (count == 0) return;
+  const memory::desc desc = plain_desc({count});
+  const dnnl::sum::primitive_desc sum_pd(desc, {scale_a, scale_b}, {desc, desc}, engine);
+  dnnl::sum(sum_pd).execute(stream, {{DNNL_ARG_MULTIPLE_SRC, wrap(desc, engine, a)},
+                                     {DNNL_ARG_MULTIPLE_SRC + 1, wrap(desc, engine, b)},
+                                     {DNNL_ARG_DST, wrap(desc, engine, y)}});
+  stream.wait();
+}
+
+}  // namespace
 
 CpuLayerKernels::CpuLayerKernels() : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
 
-void CpuLayerKernels::pooling_forward(const PoolingGeometry& /*geometry*/, std::int64_t /*batch*/,
-                                      const float* /*x*/, float* /*y*/) {
-  throw std::logic_error("CpuLayerKernels::pooling_forward: not implemented yet");
+void CpuLayerKernels::leaky_relu_forward(std::int64_t count, float slope, const float* x,
+                                         float* y) {
+  require_nonnegative(count, "leaky_relu_forward");
+  if (count == 0) return;
+  const memory::desc desc = plain_desc({count});
+  const dnnl::eltwise_forward::primitive_desc forward_pd(
+      {dnnl::prop_kind::forward_training, dnnl::algorithm::eltwise_relu, desc, slope}, engine_);
+  dnnl::eltwise_forward(forward_pd)
+      .execute(stream_,
+               {{DNNL_ARG_SRC, wrap(desc, engine_, x)}, {DNNL_ARG_DST, wrap(desc, engine_, y)}});
+  stream_.wait();
 }
 
-void CpuLayerKernels::pooling_backward(const PoolingGeometry& /*geometry*/, std::int64_t /*batch*/,
-                                       const float* /*x*/, const float* /*y*/, const float* /*dy*/,
-                                       float* /*dx*/) {
-  throw std::logic_error("CpuLayerKernels::pooling_backward: not implemented yet");
+void CpuLayerKernels::leaky_relu_backward(std::int64_t count, float slope, const float* x,
+                                          const float* dy, float* dx) {
+  require_nonnegative(count, "leaky_relu_backward");
+  if (count == 0) return;
+  const memory::desc desc = plain_desc({count});
+  const dnnl::eltwise_forward::primitive_desc forward_pd(
+      {dnnl::prop_kind::forward_training, dnnl::algorithm::eltwise_relu, desc, slope}, engine_);
+  const dnnl::eltwise_backward::primitive_desc backward_pd(
+      {dnnl::algorithm::eltwise_relu, desc, desc, slope}, engine_, forward_pd);
+  dnnl::eltwise_backward(backward_pd)
+      .execute(stream_, {{DNNL_ARG_SRC, wrap(desc, engine_, x)},
+                         {DNNL_ARG_DIFF_DST, wrap(desc, engine_, dy)},
+                         {DNNL_ARG_DIFF_SRC, wrap(desc, engine_, dx)}});
+  stream_.wait();
 }
 
-ChannelSums CpuLayerKernels::batch_norm_sums(std::int64_t /*batch*/, std::int64_t /*channels*/,
-                                             std::int64_t /*spatial*/, const float* /*x*/) {
-  throw std::logic_error("CpuLayerKernels::batch_norm_sums: not implemented yet");
+void CpuLayerKernels::add(std::int64_t count, const float* a, const float* b, float* y) {
+  require_nonnegative(count, "add");
+  weighted_sum(engine_, stream_, count, 1.0f, a, 1.0f, b, y);
 }
 
-void CpuLayerKernels::batch_norm_apply(std::int64_t /*batch*/, std::int64_t /*channels*/,
-                                       std::int64_t /*spatial*/, const float* /*x*/,
-                                       const std::vector<double>& /*mean*/,
-                                       const std::vector<double>& /*inv_std*/,
-                                       const float* /*scale*/, const float* /*shift*/,
-                                       float* /*y*/) {
-  throw std::logic_error("CpuLayerKernels::batch_norm_apply: not implemented yet");
+void CpuLayerKernels::axpy(std::int64_t count, float alpha, const float* x, float* y) {
+  require_nonnegative(count, "axpy");
+  weighted_sum(engine_, stream_, count, 1.0f, y, alpha, x, y);
 }
 
-ChannelSums CpuLayerKernels::batch_norm_backward_sums(std::int64_t /*batch*/,
-                                                      std::int64_t /*channels*/,
-                                                      std::int64_t /*spatial*/, const float* /*x*/,
-                                                      const float* /*dy*/,
-                                                      const std::vector<double>& /*mean*/,
-                                                      const std::vector<double>& /*inv_std*/) {
-  throw std::logic_error("CpuLayerKernels::batch_norm_backward_sums: not implemented yet");
+void CpuLayerKernels::bias_forward(std::int64_t batch, std::int64_t channels, std::int64_t spatial,
+                                   const float* b, float* y) {
+  require_nonnegative(batch * channels * spatial, "bias_forward");
+  if (batch * channels * spatial == 0) return;
+  const memory::desc y_desc = plain_desc({batch, channels, spatial});
+  const memory::desc b_desc = plain_desc({1, channels, 1});
+  const dnnl::binary::primitive_desc binary_pd(
+      {dnnl::algorithm::binary_add, y_desc, b_desc, y_desc}, engine_);
+  const memory y_memory = wrap(y_desc, engine_, y);
+  dnnl::binary(binary_pd).execute(stream_, {{DNNL_ARG_SRC_0, y_memory},
+                                            {DNNL_ARG_SRC_1, wrap(b_desc, engine_, b)},
+                                            {DNNL_ARG_DST, y_memory}});
+  stream_.wait();
 }
 
-void CpuLayerKernels::batch_norm_backward_apply(
-    std::int64_t /*batch*/, std::int64_t /*channels*/, std::int64_t /*spatial*/, const float* /*x*/,
-    const float* /*dy*/, const std::vector<double>& /*mean*/,
-    const std::vector<double>& /*inv_std*/, const float* /*scale*/,
-    const ChannelSums& /*group_sums*/, double /*group_count*/, float* /*dx*/, float* /*dscale*/,
-    float* /*dshift*/) {
-  throw std::logic_error("CpuLayerKernels::batch_norm_backward_apply: not implemented yet");
+// A plain loop: oneDNN 2.6's reduction primitive cannot accumulate into db (beta = 1) and sums
+// in float, while a channel of a large 3D activation holds 10^7 elements; each contiguous
+// (sample, channel) row is summed in double.
+void CpuLayerKernels::bias_backward(std::int64_t batch, std::int64_t channels, std::int64_t spatial,
+                                    const float* dy, float* db, float beta) {
+  require_nonnegative(batch * channels * spatial, "bias_backward");
+  const auto channel_count = static_cast<std::size_t>(channels);
+  const auto row_length = static_cast<std::size_t>(spatial);
+  std::vector<double> sums(channel_count, 0.0);
+  for (std::size_t row = 0; row < static_cast<std::size_t>(batch) * channel_count; ++row) {
+    const float* values = dy + row * row_length;
+    sums[row % channel_count] += std::accumulate(values, values + row_length, 0.0);
+  }
+  for (std::size_t channel = 0; channel < channel_count; ++channel) {
+    const double previous = beta == 0.0f ? 0.0 : static_cast<double>(beta) * db[channel];
+    db[channel] = static_cast<float>(sums[channel] + previous);
+  }
 }
 
-void CpuLayerKernels::leaky_relu_forward(std::int64_t /*count*/, float /*slope*/,
-                                         const float* /*x*/, float* /*y*/) {
-  throw std::logic_error("CpuLayerKernels::leaky_relu_forward: not implemented yet");
+void CpuLayerKernels::concat_forward(std::int64_t batch, std::int64_t spatial,
+                                     const std::vector<const float*>& inputs,
+                                     const std::vector<std::int64_t>& channels, float* y) {
+  require_argument(inputs.size() == channels.size() && !inputs.empty(), "concat_forward",
+                   "one channel count per input expected, got " + std::to_string(inputs.size()) +
+                       " inputs and " + std::to_string(channels.size()) + " channel counts");
+  std::vector<memory::desc> input_descs;
+  std::unordered_map<int, memory> arguments;
+  std::int64_t total_channels = 0;
+  for (std::size_t index = 0; index < inputs.size(); ++index) {
+    require_argument(channels[index] >= 0, "concat_forward", "channel counts must be >= 0");
+    total_channels += channels[index];
+    if (channels[index] == 0) continue;  // oneDNN rejects empty inputs; they add nothing
+    input_descs.push_back(plain_desc({batch, channels[index], spatial}));
+    arguments.emplace(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(input_descs.size() - 1),
+                      wrap(input_descs.back(), engine_, inputs[index]));
+  }
+  if (batch * total_channels * spatial == 0) return;
+  const memory::desc y_desc = plain_desc({batch, total_channels, spatial});
+  arguments.emplace(DNNL_ARG_DST, wrap(y_desc, engine_, y));
+  const dnnl::concat::primitive_desc concat_pd(y_desc, 1, input_descs, engine_);
+  dnnl::concat(concat_pd).execute(stream_, arguments);
+  stream_.wait();
 }
 
-void CpuLayerKernels::leaky_relu_backward(std::int64_t /*count*/, float /*slope*/,
-                                          const float* /*x*/, const float* /*dy*/, float* /*dx*/) {
-  throw std::logic_error("CpuLayerKernels::leaky_relu_backward: not implemented yet");
-}
-
-void CpuLayerKernels::dropout_forward(std::int64_t /*count*/, float /*drop_probability*/,
-                                      std::uint64_t /*seed*/, const float* /*x*/, float* /*mask*/,
-                                      float* /*y*/) {
-  throw std::logic_error("CpuLayerKernels::dropout_forward: not implemented yet");
-}
-
-void CpuLayerKernels::dropout_backward(std::int64_t /*count*/, const float* /*mask*/,
-                                       const float* /*dy*/, float* /*dx*/) {
-  throw std::logic_error("CpuLayerKernels::dropout_backward: not implemented yet");
-}
-
-void CpuLayerKernels::fully_connected_forward(std::int64_t /*batch*/, std::int64_t /*in*/,
-                                              std::int64_t /*out*/, const float* /*x*/,
-                                              const float* /*w*/, const float* /*b*/,
-                                              float* /*y*/) {
-  throw std::logic_error("CpuLayerKernels::fully_connected_forward: not implemented yet");
-}
-
-void CpuLayerKernels::fully_connected_backward_data(std::int64_t /*batch*/, std::int64_t /*in*/,
-                                                    std::int64_t /*out*/, const float* /*dy*/,
-                                                    const float* /*w*/, float* /*dx*/) {
-  throw std::logic_error("CpuLayerKernels::fully_connected_backward_data: not implemented yet");
-}
-
-void CpuLayerKernels::fully_connected_backward_weights(std::int64_t /*batch*/, std::int64_t /*in*/,
-                                                       std::int64_t /*out*/, const float* /*x*/,
-                                                       const float* /*dy*/, float* /*dw*/,
-                                                       float* /*db*/, float /*beta*/) {
-  throw std::logic_error("CpuLayerKernels::fully_connected_backward_weights: not implemented yet");
-}
-
-void CpuLayerKernels::bias_forward(std::int64_t /*batch*/, std::int64_t /*channels*/,
-                                   std::int64_t /*spatial*/, const float* /*b*/, float* /*y*/) {
-  throw std::logic_error("CpuLayerKernels::bias_forward: not implemented yet");
-}
-
-void CpuLayerKernels::bias_backward(std::int64_t /*batch*/, std::int64_t /*channels*/,
-                                    std::int64_t /*spatial*/, const float* /*dy*/, float* /*db*/,
-                                    float /*beta*/) {
-  throw std::logic_error("CpuLayerKernels::bias_backward: not implemented yet");
-}
-
-void CpuLayerKernels::concat_forward(std::int64_t /*batch*/, std::int64_t /*spatial*/,
-                                     const std::vector<const float*>& /*inputs*/,
-                                     const std::vector<std::int64_t>& /*channels*/, float* /*y*/) {
-  throw std::logic_error("CpuLayerKernels::concat_forward: not implemented yet");
-}
-
-void CpuLayerKernels::concat_backward(std::int64_t /*batch*/, std::int64_t /*spatial*/,
-                                      const float* /*dy*/,
-                                      const std::vector<std::int64_t>& /*channels*/,
-                                      const std::vector<float*>& /*dinputs*/) {
-  throw std::logic_error("CpuLayerKernels::concat_backward: not implemented yet");
-}
-
-void CpuLayerKernels::add(std::int64_t /*count*/, const float* /*a*/, const float* /*b*/,
-                          float* /*y*/) {
-  throw std::logic_error("CpuLayerKernels::add: not implemented yet");
-}
-
-void CpuLayerKernels::axpy(std::int64_t /*count*/, float /*alpha*/, const float* /*x*/,
-                           float* /*y*/) {
-  throw std::logic_error("CpuLayerKernels::axpy: not implemented yet");
-}
-
-double CpuLayerKernels::softmax_cross_entropy(std::int64_t /*batch*/, std::int64_t /*classes*/,
-                                              const float* /*logits*/,
-                                              const std::vector<std::int32_t>& /*labels*/,
-                                              float* /*dlogits*/) {
-  throw std::logic_error("CpuLayerKernels::softmax_cross_entropy: not implemented yet");
-}
-
-double CpuLayerKernels::mse_loss(std::int64_t /*count*/, const float* /*prediction*/,
-                                 const float* /*target*/, float* /*dprediction*/) {
-  throw std::logic_error("CpuLayerKernels::mse_loss: not implemented yet");
-}
-
-void CpuLayerKernels::sgd_update(std::int64_t /*count*/, float /*learning_rate*/,
-                                 float /*momentum*/, float /*weight_decay*/, const float* /*g*/,
-                                 float* /*w*/, float* /*velocity*/) {
-  throw std::logic_error("CpuLayerKernels::sgd_update: not implemented yet");
-}
-
-void CpuLayerKernels::adam_update(std::int64_t /*count*/, float /*learning_rate*/, float /*beta1*/,
-                                  float /*beta2*/, float /*epsilon*/, std::int64_t /*step*/,
-                                  const float* /*g*/, float* /*w*/, float* /*m*/, float* /*v*/) {
-  throw std::logic_error("CpuLayerKernels::adam_update: not implemented yet");
+// The split: each input's gradient is a strided window of dy, copied out by a reorder.
+void CpuLayerKernels::concat_backward(std::int64_t batch, std::int64_t spatial, const float* dy,
+                                      const std::vector<std::int64_t>& channels,
+                                      const std::vector<float*>& dinputs) {
+  require_argument(dinputs.size() == channels.size(), "concat_backward",
+                   "one channel count per input gradient expected, got " +
+                       std::to_string(dinputs.size()) + " gradients and " +
+                       std::to_string(channels.size()) + " channel counts");
+  const std::int64_t total_channels =
+      std::accumulate(channels.begin(), channels.end(), std::int64_t{0});
+  if (batch * total_channels * spatial == 0) return;
+  const memory::desc dy_desc = plain_desc({batch, total_channels, spatial});
+  std::int64_t channel_offset = 0;
+  for (std::size_t index = 0; index < dinputs.size(); ++index) {
+    require_argument(channels[index] >= 0, "concat_backward", "channel counts must be >= 0");
+    if (channels[index] == 0) continue;
+    const memory::dims part_dims{batch, channels[index], spatial};
+    memory part = wrap(dy_desc.submemory_desc(part_dims, {0, channel_offset, 0}), engine_, dy);
+    memory dinput = wrap(plain_desc(part_dims), engine_, dinputs[index]);
+    dnnl::reorder(part, dinput).execute(stream_, part, dinput);
+    channel_offset += channels[index];
+  }
+  stream_.wait();
 }
 
 }  // namespace tessera::kernels

@@ -1,0 +1,56 @@
+// Inverted dropout with a counter-based mask: element i keeps its value when the i-th output of
+// SplitMix64 seeded with `seed` (Steele, Lea and Flood 2014) maps to a uniform >= p. Each
+// element's draw depends only on (seed, i), so the mask is reproducible whatever the order or
+// partitioning of the loop, and a shard can regenerate its part. A plain loop: oneDNN 2.6 has no
+// dropout or random-number primitive.
+#include <cstddef>
+#include <string>
+
+#include "cpu/argument_check.hpp"
+#include "cpu/cpu_layer_kernels.hpp"
+#include "cpu/dnnl_plain_memory.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+constexpr std::uint64_t kSplitMixIncrement = 0x9e3779b97f4a7c15ULL;
+
+std::uint64_t split_mix64(std::uint64_t state) {
+  state = (state ^ (state >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  state = (state ^ (state >> 27)) * 0x94d049bb133111ebULL;
+  return state ^ (state >> 31);
+}
+
+}  // namespace
+
+void CpuLayerKernels::dropout_forward(std::int64_t count, float drop_probability,
+                                      std::uint64_t seed, const float* x, float* mask, float* y) {
+  require_argument(count >= 0, "dropout_forward", "element count must be >= 0");
+  require_argument(drop_probability >= 0.0f && drop_probability < 1.0f, "dropout_forward",
+                   "drop probability must be in [0, 1), got " + std::to_string(drop_probability));
+  const float kept_scale = 1.0f / (1.0f - drop_probability);
+  // Compare the top 24 bits (a uniform on [0, 1) with float resolution) against p * 2^24.
+  const auto drop_below = static_cast<std::uint64_t>(static_cast<double>(drop_probability) *
+                                                     static_cast<double>(1ULL << 24));
+  for (std::size_t index = 0; index < static_cast<std::size_t>(count); ++index) {
+    const std::uint64_t draw = split_mix64(seed + (index + 1) * kSplitMixIncrement) >> 40;
+    mask[index] = draw < drop_below ? 0.0f : kept_scale;
+    y[index] = x[index] * mask[index];
+  }
+}
+
+void CpuLayerKernels::dropout_backward(std::int64_t count, const float* mask, const float* dy,
+                                       float* dx) {
+  require_argument(count >= 0, "dropout_backward", "element count must be >= 0");
+  if (count == 0) return;
+  const dnnl::memory::desc desc = plain_desc({count});
+  const dnnl::binary::primitive_desc multiply_pd({dnnl::algorithm::binary_mul, desc, desc, desc},
+                                                 engine_);
+  dnnl::binary(multiply_pd)
+      .execute(stream_, {{DNNL_ARG_SRC_0, wrap(desc, engine_, dy)},
+                         {DNNL_ARG_SRC_1, wrap(desc, engine_, mask)},
+                         {DNNL_ARG_DST, wrap(desc, engine_, dx)}});
+  stream_.wait();
+}
+
+}  // namespace tessera::kernels
