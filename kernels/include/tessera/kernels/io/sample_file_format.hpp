@@ -1,0 +1,38 @@
+#pragma once
+// One training sample per HDF5 file, in the layout of the CosmoFlow data set:
+//   full     C x D x H x W float32   the volume (CosmoFlow: 4 channels of 128^3 or 512^3)
+//   unitPar  4 float32               the regression targets (normalised cosmological parameters)
+// The checks here are the single definition of a well-formed file, for the dataset index, the
+// sample reader and `tessera data inspect`.
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "tessera/kernels/io/volume_box.hpp"
+
+namespace tessera::kernels::io {
+
+inline constexpr const char* kVolumeDatasetName = "full";
+inline constexpr const char* kTargetsDatasetName = "unitPar";
+inline constexpr int kTargetCount = 4;
+using Targets = std::array<float, kTargetCount>;
+
+struct SampleFileInfo {
+  std::string path;
+  VolumeShape shape;
+  // Depth planes per chunk of `full`, 0 when contiguous (then the volume starts at byte
+  // `volume_offset_bytes` of the file).
+  std::int64_t chunk_depth = 0;
+  std::int64_t volume_offset_bytes = -1;
+};
+
+// Opens `path` and checks the layout above. Throws tessera::InputError naming the file, the
+// dataset and what is wrong (missing file, not HDF5, missing dataset, wrong rank or type).
+SampleFileInfo inspect_sample_file(const std::string& path);
+
+// Whether this build's HDF5 reads over MPI-IO (H5_HAVE_PARALLEL), and a line saying how samples
+// are read, for `tessera data` and run reports.
+bool hdf5_is_parallel();
+std::string hdf5_read_mode_description();
+
+}  // namespace tessera::kernels::io

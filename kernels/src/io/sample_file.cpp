@@ -1,0 +1,135 @@
+#include "io/sample_file.hpp"
+
+#include <filesystem>
+#include <vector>
+
+#include "tessera/core/input_error.hpp"
+
+namespace tessera::kernels::io {
+
+namespace {
+
+[[noreturn]] void bad_file(const std::string& path, const std::string& dataset,
+                           const std::string& problem) {
+  throw InputError({.file = path}, dataset, problem);
+}
+
+std::string describe_type(hid_t type) {
+  const auto bytes = std::to_string(H5Tget_size(type));
+  switch (H5Tget_class(type)) {
+    case H5T_FLOAT:
+      return bytes + "-byte float";
+    case H5T_INTEGER:
+      return bytes + "-byte integer";
+    case H5T_STRING:
+      return "string";
+    case H5T_COMPOUND:
+      return "compound";
+    default:
+      return "non-numeric type";
+  }
+}
+
+std::vector<hsize_t> dataset_extents(hid_t dataset, const std::string& what) {
+  auto space = checked_handle(H5Dget_space(dataset), H5Sclose, what);
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  check_hdf5(rank, what);
+  std::vector<hsize_t> extents(static_cast<std::size_t>(rank));
+  check_hdf5(H5Sget_simple_extent_dims(space.get(), extents.data(), nullptr), what);
+  return extents;
+}
+
+std::string join_extents(const std::vector<hsize_t>& extents) {
+  std::string text;
+  for (const auto extent : extents) text += (text.empty() ? "" : "x") + std::to_string(extent);
+  return extents.empty() ? "a scalar" : text;
+}
+
+// Opens `name` in `file` and checks it holds float32 values of the given rank.
+Hdf5Handle open_float_dataset(hid_t file, const std::string& path, const char* name,
+                              std::size_t expected_rank, std::vector<hsize_t>& extents) {
+  if (H5Lexists(file, name, H5P_DEFAULT) <= 0) bad_file(path, name, "dataset is missing");
+  auto dataset = checked_handle(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose,
+                                path + ": " + name + ": cannot open the dataset");
+  auto type = checked_handle(H5Dget_type(dataset.get()), H5Tclose, path + ": " + name);
+  if (H5Tget_class(type.get()) != H5T_FLOAT || H5Tget_size(type.get()) != sizeof(float)) {
+    bad_file(path, name, "expected float32 values, got " + describe_type(type.get()));
+  }
+  extents = dataset_extents(dataset.get(), path + ": " + name);
+  if (extents.size() != expected_rank) {
+    bad_file(path, name,
+             "expected rank " + std::to_string(expected_rank) + " (" +
+                 (expected_rank == 4 ? "C,D,H,W" : "targets") + "), got rank " +
+                 std::to_string(extents.size()) + " (" + join_extents(extents) + ")");
+  }
+  return dataset;
+}
+
+}  // namespace
+
+OpenSampleFile open_sample_file(const std::string& path) {
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) bad_file(path, "", "no such file");
+  if (H5Fis_hdf5(path.c_str()) <= 0) bad_file(path, "", "not an HDF5 file");
+  OpenSampleFile sample;
+  sample.info.path = path;
+  auto access = read_access_properties();
+  const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, access.get());
+  if (file < 0) bad_file(path, "", "cannot open the HDF5 file: " + hdf5_error_message());
+  sample.file = Hdf5Handle(file, H5Fclose);
+
+  std::vector<hsize_t> extents;
+  sample.volume = open_float_dataset(file, path, kVolumeDatasetName, 4, extents);
+  for (const auto extent : extents) {
+    if (extent == 0)
+      bad_file(path, kVolumeDatasetName, "the volume " + join_extents(extents) + " is empty");
+  }
+  auto& shape = sample.info.shape;
+  shape.channels = static_cast<std::int64_t>(extents[0]);
+  for (int axis = 0; axis < kSpatialAxes; ++axis) {
+    shape.spatial[axis] = static_cast<std::int64_t>(extents[axis + 1]);
+  }
+  auto creation = checked_handle(H5Dget_create_plist(sample.volume.get()), H5Pclose,
+                                 path + ": " + kVolumeDatasetName);
+  if (H5Pget_layout(creation.get()) == H5D_CHUNKED) {
+    hsize_t chunk[4] = {};
+    check_hdf5(H5Pget_chunk(creation.get(), 4, chunk), path + ": " + kVolumeDatasetName);
+    sample.info.chunk_depth = static_cast<std::int64_t>(chunk[1]);
+  } else {
+    const haddr_t offset = H5Dget_offset(sample.volume.get());
+    if (offset != HADDR_UNDEF) sample.info.volume_offset_bytes = static_cast<std::int64_t>(offset);
+  }
+
+  sample.targets = open_float_dataset(file, path, kTargetsDatasetName, 1, extents);
+  if (extents[0] != kTargetCount) {
+    bad_file(
+        path, kTargetsDatasetName,
+        "expected " + std::to_string(kTargetCount) + " targets, got " + std::to_string(extents[0]));
+  }
+  return sample;
+}
+
+SampleFileInfo inspect_sample_file(const std::string& path) {
+  Hdf5Guard guard;
+  return open_sample_file(path).info;
+}
+
+bool hdf5_is_parallel() {
+#ifdef H5_HAVE_PARALLEL
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string hdf5_read_mode_description() {
+  const std::string version = "HDF5 " H5_VERSION;
+  if (hdf5_is_parallel()) {
+    return "parallel " + version + ": each rank reads its sub-volume hyperslab over MPI-IO";
+  }
+  return "serial " + version +
+         " (built without parallel HDF5): each rank opens the file itself and reads its "
+         "sub-volume hyperslab with POSIX I/O";
+}
+
+}  // namespace tessera::kernels::io

@@ -1,0 +1,116 @@
+#include "tessera/kernels/io/sample_writer.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <stdexcept>
+#include <vector>
+
+#include "io/hdf5_handle.hpp"
+
+namespace tessera::kernels::io {
+
+namespace {
+
+constexpr std::int64_t kBlockFloats = 8 << 20;  // 32 MiB of planes per write
+// Large objects start on a page boundary, so a depth slab never shares a page with metadata.
+constexpr hsize_t kAlignmentThresholdBytes = 1 << 20;
+constexpr hsize_t kAlignmentBytes = 4096;
+
+Hdf5Handle volume_creation_properties(const VolumeShape& shape, const VolumeLayout& layout,
+                                      const std::string& what) {
+  auto properties = checked_handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
+  if (layout.chunk_depth > 0) {
+    const hsize_t chunk[4] = {
+        1, static_cast<hsize_t>(std::min(layout.chunk_depth, shape.spatial[0])),
+        static_cast<hsize_t>(shape.spatial[1]), static_cast<hsize_t>(shape.spatial[2])};
+    check_hdf5(H5Pset_chunk(properties.get(), 4, chunk), what);
+  } else {
+    check_hdf5(H5Pset_layout(properties.get(), H5D_CONTIGUOUS), what);
+  }
+  return properties;
+}
+
+void write_volume(hid_t file, const VolumeShape& shape, const VolumeBlockFiller& fill,
+                  const VolumeLayout& layout, const std::string& what) {
+  const hsize_t extents[4] = {
+      static_cast<hsize_t>(shape.channels), static_cast<hsize_t>(shape.spatial[0]),
+      static_cast<hsize_t>(shape.spatial[1]), static_cast<hsize_t>(shape.spatial[2])};
+  auto file_space = checked_handle(H5Screate_simple(4, extents, nullptr), H5Sclose, what);
+  auto creation = volume_creation_properties(shape, layout, what);
+  auto dataset =
+      checked_handle(H5Dcreate2(file, kVolumeDatasetName, H5T_IEEE_F32LE, file_space.get(),
+                                H5P_DEFAULT, creation.get(), H5P_DEFAULT),
+                     H5Dclose, what);
+  const std::int64_t plane_floats = shape.spatial[1] * shape.spatial[2];
+  const std::int64_t planes_per_block = std::max<std::int64_t>(1, kBlockFloats / plane_floats);
+  std::vector<float> block;
+  for (std::int64_t channel = 0; channel < shape.channels; ++channel) {
+    for (std::int64_t depth = 0; depth < shape.spatial[0]; depth += planes_per_block) {
+      const std::int64_t depth_end = std::min(shape.spatial[0], depth + planes_per_block);
+      block.resize(static_cast<std::size_t>((depth_end - depth) * plane_floats));
+      fill(channel, depth, depth_end, block);
+      const hsize_t start[4] = {static_cast<hsize_t>(channel), static_cast<hsize_t>(depth), 0, 0};
+      const hsize_t count[4] = {1, static_cast<hsize_t>(depth_end - depth), extents[2], extents[3]};
+      check_hdf5(
+          H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+          what);
+      auto memory_space = checked_handle(H5Screate_simple(4, count, nullptr), H5Sclose, what);
+      check_hdf5(H5Dwrite(dataset.get(), H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(),
+                          H5P_DEFAULT, block.data()),
+                 what);
+    }
+  }
+}
+
+void write_targets(hid_t file, const Targets& targets, const std::string& what) {
+  const hsize_t extent = kTargetCount;
+  auto space = checked_handle(H5Screate_simple(1, &extent, nullptr), H5Sclose, what);
+  auto dataset = checked_handle(H5Dcreate2(file, kTargetsDatasetName, H5T_IEEE_F32LE, space.get(),
+                                           H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                                H5Dclose, what);
+  check_hdf5(
+      H5Dwrite(dataset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, targets.data()),
+      what);
+}
+
+}  // namespace
+
+void write_sample_file(const std::string& path, const VolumeShape& shape, const Targets& targets,
+                       const VolumeBlockFiller& fill, const VolumeLayout& layout) {
+  const std::string partial_path = path + ".partial";
+  const std::string what = "cannot write " + path;
+  try {
+    Hdf5Guard guard;
+    auto access = checked_handle(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, what);
+    check_hdf5(H5Pset_alignment(access.get(), kAlignmentThresholdBytes, kAlignmentBytes), what);
+    auto file = checked_handle(
+        H5Fcreate(partial_path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose, what);
+    write_volume(file.get(), shape, fill, layout, what);
+    write_targets(file.get(), targets, what);
+    check_hdf5(H5Fflush(file.get(), H5F_SCOPE_LOCAL), what);
+  } catch (...) {
+    std::error_code ignored;
+    std::filesystem::remove(partial_path, ignored);
+    throw;
+  }
+  std::error_code error;
+  std::filesystem::rename(partial_path, path, error);
+  if (error) throw std::runtime_error(what + ": " + error.message());
+}
+
+void write_sample_file(const std::string& path, const VolumeShape& shape, const Targets& targets,
+                       std::span<const float> volume, const VolumeLayout& layout) {
+  if (static_cast<std::int64_t>(volume.size()) != shape.floats()) {
+    throw std::invalid_argument("write_sample_file: " + std::to_string(volume.size()) +
+                                " floats for a " + describe(shape) + " volume");
+  }
+  const std::int64_t plane_floats = shape.spatial[1] * shape.spatial[2];
+  const auto copy_planes = [&](std::int64_t channel, std::int64_t depth_begin,
+                               std::int64_t depth_end, std::span<float> block) {
+    const auto first = volume.begin() + (channel * shape.spatial[0] + depth_begin) * plane_floats;
+    std::copy(first, first + (depth_end - depth_begin) * plane_floats, block.begin());
+  };
+  write_sample_file(path, shape, targets, copy_planes, layout);
+}
+
+}  // namespace tessera::kernels::io
