@@ -13,6 +13,7 @@
 // each rank of a spatial split sees part of every pattern. Everything is deterministic in (s, i):
 // a counter-based generator, no library distribution whose output differs between platforms.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
