@@ -34,9 +34,12 @@ DeviceRoofline roofline_of(const GpuSpec& gpu) {
 
 ComputeCostModel::ComputeCostModel(DeviceRoofline device, const ProfileDatabase* profiles,
                                    double workspace_limit_bytes)
-    : device_(std::move(device)),
-      profiles_(profiles),
-      workspace_limit_bytes_(workspace_limit_bytes) {}
+    : ComputeCostModel(std::move(device), profiles,
+                       MicroBatchingSection{.workspace_limit_bytes = workspace_limit_bytes}) {}
+
+ComputeCostModel::ComputeCostModel(DeviceRoofline device, const ProfileDatabase* profiles,
+                                   MicroBatchingSection micro_batching)
+    : device_(std::move(device)), profiles_(profiles), micro_batching_(micro_batching) {}
 
 double ComputeCostModel::roofline_seconds(double flops, double bytes, bool tensor_cores) const {
   const double peak = tensor_cores && device_.tensor_flops_per_second > 0
@@ -62,7 +65,7 @@ CostEstimate ComputeCostModel::layer_time(const Layer& layer,
   if (profiles_) {
     const auto key = kernel_shape_key(layer, inputs, output);
     if (auto hit = profiles_->best(device_.device, to_string(layer.kind), direction, key, dtype,
-                                   batch, workspace_limit_bytes_)) {
+                                   batch, micro_batching_.workspace_limit_bytes)) {
       return {hit->time_seconds, Provenance::profile};
     }
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tessera/core/layer_cost.hpp"
+#include "tessera/core/network_micro_batch_plan.hpp"
 
 namespace tessera {
 namespace {
@@ -41,8 +42,12 @@ double tensor_bytes(const TensorShape& local, DType dtype) {
 class ProgramWriter {
  public:
   ProgramWriter(const ModelGraph& model, const ShardPlan& plan, const ComputeCostModel& costs,
-                const StepOptions& options, int stage)
-      : model_(model), plan_(plan), costs_(costs), options_(options) {
+                const NetworkMicroBatchPlan& micro_batching, const StepOptions& options, int stage)
+      : model_(model),
+        plan_(plan),
+        costs_(costs),
+        micro_batching_(micro_batching),
+        options_(options) {
     program_.stage = stage;
   }
 
@@ -97,15 +102,21 @@ class ProgramWriter {
   void compute(std::size_t i, Direction direction, double fraction, const std::string& suffix) {
     const auto& layer = model_.layers()[i];
     const auto& shard = plan_.layers[i];
-    const auto cost = costs_.layer_time(layer.layer, shard.local_inputs, shard.local_output,
-                                        shard.local_batch, options_.dtype, direction);
+    auto cost = costs_.layer_time(layer.layer, shard.local_inputs, shard.local_output,
+                                  shard.local_batch, options_.dtype, direction);
+    MicroBatchPlan micro_batches;
+    if (const auto* kernel = micro_batching_.find(i, direction)) {
+      cost = {kernel->plan.seconds(), kernel->provenance};
+      micro_batches = kernel->plan;
+    }
     if (cost.seconds <= 0) return;
     add({.kind = StepOpKind::compute,
          .category = OpCategory::compute,
          .label = layer.layer.name + " " + to_string(direction) + suffix,
          .layer = i,
          .seconds = cost.seconds * fraction,
-         .provenance = cost.provenance});
+         .provenance = cost.provenance,
+         .micro_batches = std::move(micro_batches)});
   }
 
   // Compute with halo exchanges along every split axis; the interior overlaps the exchange when
@@ -268,6 +279,7 @@ class ProgramWriter {
   const ModelGraph& model_;
   const ShardPlan& plan_;
   const ComputeCostModel& costs_;
+  const NetworkMicroBatchPlan& micro_batching_;
   const StepOptions& options_;
   StepProgram program_;
   double bucket_bytes_ = 0;
@@ -307,8 +319,9 @@ std::vector<StepProgram> build_step_programs(const ModelGraph& model, const Shar
                                              const ComputeCostModel& costs,
                                              const StepOptions& options) {
   std::vector<StepProgram> programs;
+  const auto micro_batching = plan_network(model, plan, costs, options.dtype);
   for (int stage = 0; stage < plan.stages; ++stage) {
-    ProgramWriter writer(model, plan, costs, options, stage);
+    ProgramWriter writer(model, plan, costs, micro_batching, options, stage);
     writer.set_group_size(plan.config.data * plan.config.spatial_parts());
     programs.push_back(writer.write());
   }

@@ -31,11 +31,16 @@ struct DeviceRoofline {
 
 DeviceRoofline roofline_of(const GpuSpec& gpu);
 
+// Convolution kernels are costed by the micro-batching plan (network_micro_batch_plan.hpp) that
+// build_step_programs makes from this model's profiles and micro-batching settings; layer_time is
+// the undivided kernel under the per-kernel workspace limit.
 class ComputeCostModel {
  public:
   // `profiles` may be null; it must outlive the model.
   ComputeCostModel(DeviceRoofline device, const ProfileDatabase* profiles,
                    double workspace_limit_bytes);
+  ComputeCostModel(DeviceRoofline device, const ProfileDatabase* profiles,
+                   MicroBatchingSection micro_batching);
 
   // Time of one direction of one layer on a shard of `batch` samples. Directions a layer does
   // not have (e.g. backward_filter of ReLU) cost zero.
@@ -48,11 +53,13 @@ class ComputeCostModel {
   double roofline_seconds(double flops, double bytes, bool tensor_cores) const;
 
   const DeviceRoofline& device() const { return device_; }
+  const ProfileDatabase* profiles() const { return profiles_; }
+  const MicroBatchingSection& micro_batching() const { return micro_batching_; }
 
  private:
   DeviceRoofline device_;
   const ProfileDatabase* profiles_;
-  double workspace_limit_bytes_;
+  MicroBatchingSection micro_batching_;
 };
 
 }  // namespace tessera

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tessera/core/cost_model.hpp"
+#include "tessera/core/micro_batch_plan.hpp"
 #include "tessera/core/model_graph.hpp"
 #include "tessera/core/parallel_strategy.hpp"
 #include "tessera/core/scenario.hpp"
@@ -47,6 +48,10 @@ struct StepOp {
   double bytes_to_upper = 0;  // halo: planes for the upper neighbour
   int exchange = -1;          // halo: pairs a start with its wait
   int peer_stage = -1;        // stage_send / stage_recv
+  // Convolution kernels: the micro-batches and algorithms the kernel runs as (the network plan
+  // of network_micro_batch_plan.hpp; `seconds` is their time, times the fraction for interior or
+  // boundary parts). Empty for other ops.
+  MicroBatchPlan micro_batches;
 };
 
 struct StepOptions {
@@ -66,7 +71,8 @@ struct StepProgram {
 };
 
 // One program per model-parallel stage; every GPU of a stage plays the same one (ranks without a
-// neighbour along an axis skip that side of a halo exchange).
+// neighbour along an axis skip that side of a halo exchange). Convolution kernels are timed by
+// the micro-batching plan made from the cost model's profiles and micro-batching settings.
 std::vector<StepProgram> build_step_programs(const ModelGraph& model, const ShardPlan& plan,
                                              const ComputeCostModel& costs,
                                              const StepOptions& options);

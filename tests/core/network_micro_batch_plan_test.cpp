@@ -1,0 +1,168 @@
+#include "tessera/core/network_micro_batch_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include "tessera/core/model_zoo.hpp"
+#include "tessera/core/step_program.hpp"
+
+namespace tessera {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kMs = 1e-3;
+
+DeviceRoofline test_device() {
+  DeviceRoofline device;
+  device.device = "test-gpu";
+  device.fp32_flops_per_second = 10e12;
+  device.memory_bandwidth_bytes_per_second = 1e12;
+  return device;
+}
+
+// CosmoFlow-64 with a mini-batch of 8 on one GPU; the forward kernels of conv1 and conv2 have
+// synthetic profiles (the fast/slow pair of the worked case at sizes 1, 2, 4, 8), every
+// other kernel has none.
+struct Network {
+  ModelGraph model = build_zoo_model("cosmoflow", {{"width", "64"}});
+  ShardPlan plan;
+  ProfileDatabase profiles;
+
+  Network() {
+    ParallelConfig config;
+    config.spatial_grid = {1, 1, 1};
+    config.mini_batch = 8;
+    plan = plan_shards(model, config, "", {});
+    for (const char* name : {"conv1", "conv2"}) {
+      const auto& layer = model.layer(name);
+      const auto& shard = plan.layers[*model.index_of(name)];
+      const auto key = kernel_shape_key(layer.layer, shard.local_inputs, shard.local_output);
+      for (std::int64_t b : {1, 2, 4, 8}) {
+        const auto size = static_cast<double>(b);
+        for (auto [algorithm, seconds, workspace] :
+             {std::tuple{"fast", (0.1 * size + 0.01) * kMs, size * kMiB},
+              std::tuple{"slow", (10 * size + 0.1) * kMs, size}}) {
+          profiles.add({.device = "test-gpu",
+                        .op = "conv",
+                        .direction = Direction::forward,
+                        .shape = key,
+                        .micro_batch = b,
+                        .algorithm = algorithm,
+                        .time_seconds = seconds,
+                        .workspace_bytes = workspace});
+        }
+      }
+    }
+  }
+
+  NetworkMicroBatchPlan planned(MicroBatchPolicy policy, MicroBatchMode mode, double limit) const {
+    const ComputeCostModel costs(test_device(), &profiles,
+                                 MicroBatchingSection{policy, mode, limit});
+    return plan_network(model, plan, costs, DType::float32);
+  }
+};
+
+TEST(NetworkMicroBatchPlan, EveryConvKernelIsPlannedAndProfiledOnesAreMicroBatched) {
+  const Network net;
+  const auto plan =
+      net.planned(MicroBatchPolicy::power_of_two, MicroBatchMode::per_layer, 4 * kMiB);
+  std::size_t convolutions = 0;
+  for (const auto& layer : net.model.layers())
+    convolutions += layer.layer.kind == LayerKind::convolution;
+  EXPECT_EQ(plan.kernels.size(), 3 * convolutions);
+
+  const auto* conv1 = plan.find(*net.model.index_of("conv1"), Direction::forward);
+  ASSERT_NE(conv1, nullptr);
+  EXPECT_EQ(describe(conv1->plan), "2 x 4 fast");
+  EXPECT_EQ(conv1->provenance, Provenance::profile);
+  EXPECT_TRUE(conv1->limit_met);
+  EXPECT_NEAR(conv1->plan.seconds(), 0.82 * kMs, 1e-15);
+  // Undivided within 4 MiB, only the slow algorithm fits: 80.1 ms.
+  ASSERT_TRUE(conv1->undivided_seconds);
+  EXPECT_NEAR(*conv1->undivided_seconds, 80.1 * kMs, 1e-12);
+  EXPECT_NEAR(*conv1->speedup(), 80.1 / 0.82, 1e-9);
+
+  // No profile rows: undivided at the roofline, and it says so.
+  const auto* backward = plan.find(*net.model.index_of("conv1"), Direction::backward_data);
+  ASSERT_NE(backward, nullptr);
+  EXPECT_EQ(backward->provenance, Provenance::roofline);
+  EXPECT_TRUE(backward->plan.undivided());
+  EXPECT_EQ(backward->plan.samples(), 8);
+  EXPECT_DOUBLE_EQ(*backward->speedup(), 1.0);
+  EXPECT_DOUBLE_EQ(plan.workspace_bytes(), 4 * kMiB);
+  EXPECT_TRUE(plan.limit_met());
+  EXPECT_GT(*plan.speedup(), 1.0);
+}
+
+TEST(NetworkMicroBatchPlan, StepProgramUsesThePlan) {
+  const Network net;
+  const ComputeCostModel costs(
+      test_device(), &net.profiles,
+      MicroBatchingSection{MicroBatchPolicy::power_of_two, MicroBatchMode::per_layer, 4 * kMiB});
+  const auto programs = build_step_programs(net.model, net.plan, costs, {});
+  const StepOp* conv1 = nullptr;
+  for (const auto& op : programs[0].ops) {
+    if (op.label == "conv1 forward") conv1 = &op;
+  }
+  ASSERT_NE(conv1, nullptr);
+  EXPECT_NEAR(conv1->seconds, 0.82 * kMs, 1e-15);
+  EXPECT_EQ(conv1->provenance, Provenance::profile);
+  EXPECT_EQ(describe(conv1->micro_batches), "2 x 4 fast");
+  // Undivided policy: the old behaviour, the best whole-batch algorithm within the limit.
+  const ComputeCostModel undivided(test_device(), &net.profiles, 4 * kMiB);
+  for (const auto& op : build_step_programs(net.model, net.plan, undivided, {})[0].ops) {
+    if (op.label == "conv1 forward") {
+      EXPECT_NEAR(op.seconds, 80.1 * kMs, 1e-12);
+    }
+  }
+}
+
+TEST(NetworkMicroBatchPlan, WholeNetworkSharesTheBudget) {
+  const Network net;
+  // Per layer, 6 MiB lets each kernel take 2 x 4 fast (4 MiB each, 8 MiB together).
+  const auto per_layer =
+      net.planned(MicroBatchPolicy::power_of_two, MicroBatchMode::per_layer, 6 * kMiB);
+  const auto conv1 = *net.model.index_of("conv1");
+  const auto conv2 = *net.model.index_of("conv2");
+  EXPECT_EQ(describe(per_layer.find(conv2, Direction::forward)->plan), "2 x 4 fast");
+  // As a whole-network budget, 6 MiB holds one 4 MiB and one 2 MiB workspace: 0.82 + 0.84 ms.
+  const auto whole =
+      net.planned(MicroBatchPolicy::power_of_two, MicroBatchMode::whole_network, 6 * kMiB);
+  const auto& a = whole.find(conv1, Direction::forward)->plan;
+  const auto& b = whole.find(conv2, Direction::forward)->plan;
+  EXPECT_NEAR(a.seconds() + b.seconds(), 1.66 * kMs, 1e-15);
+  EXPECT_DOUBLE_EQ(a.workspace_bytes() + b.workspace_bytes(), 6 * kMiB);
+  EXPECT_DOUBLE_EQ(whole.workspace_bytes(), 6 * kMiB);
+  EXPECT_TRUE(whole.limit_met());
+  // The undivided baseline under the same budget: both slow (the fast one needs 8 MiB).
+  EXPECT_NEAR(*whole.find(conv1, Direction::forward)->undivided_seconds +
+                  *whole.find(conv2, Direction::forward)->undivided_seconds,
+              160.2 * kMs, 1e-12);
+}
+
+TEST(NetworkMicroBatchPlan, ImpossibleBudgetIsFlaggedNotAnError) {
+  const Network net;
+  const auto plan = net.planned(MicroBatchPolicy::power_of_two, MicroBatchMode::whole_network, 0);
+  EXPECT_FALSE(plan.limit_met());
+  // The least workspace: 8 x 1 slow (1 byte) for both profiled kernels.
+  EXPECT_EQ(describe(plan.find(*net.model.index_of("conv1"), Direction::forward)->plan),
+            "8 x 1 slow");
+  EXPECT_DOUBLE_EQ(plan.workspace_bytes(), 2);
+}
+
+TEST(NetworkMicroBatchPlan, JsonCarriesTotalsAndEveryKernel) {
+  const Network net;
+  const auto plan =
+      net.planned(MicroBatchPolicy::power_of_two, MicroBatchMode::per_layer, 4 * kMiB);
+  const auto json = to_json(plan);
+  EXPECT_EQ(json["policy"], "power_of_two");
+  EXPECT_EQ(json["mode"], "per_layer");
+  EXPECT_DOUBLE_EQ(json["conv_s"].get<double>(), plan.seconds());
+  EXPECT_DOUBLE_EQ(json["speedup"].get<double>(), *plan.speedup());
+  EXPECT_EQ(json["kernels"].size(), plan.kernels.size());
+  EXPECT_EQ(json["kernels"][0]["layer"], "conv1");
+  EXPECT_EQ(json["kernels"][0]["micro_batches"].size(), 2u);
+  EXPECT_EQ(json["kernels"][0]["micro_batches"][0]["algorithm"], "fast");
+}
+
+}  // namespace
+}  // namespace tessera
