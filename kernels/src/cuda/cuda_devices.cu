@@ -47,8 +47,8 @@ void add_cuda_devices(DeviceInventory& inventory) {
     gpu.name = properties.name;
     gpu.memory_bytes = static_cast<double>(properties.totalGlobalMem);
     gpu.compute_units = properties.multiProcessorCount;
-    gpu.library = versions + ", sm_" + std::to_string(properties.major) +
-                  std::to_string(properties.minor);
+    gpu.library =
+        versions + ", sm_" + std::to_string(properties.major) + std::to_string(properties.minor);
     inventory.devices.push_back(gpu);
   }
 }

@@ -1,0 +1,150 @@
+#include "cuda/cuda_elementwise_kernels.hpp"
+#include "cuda/cuda_for_each.cuh"
+
+namespace tessera::kernels::cuda {
+namespace {
+
+struct Fill {
+  float value;
+  float* data;
+  __device__ void operator()(std::int64_t i) const { data[i] = value; }
+};
+
+struct LeakyReluForward {
+  float slope;
+  const float* x;
+  float* y;
+  __device__ void operator()(std::int64_t i) const { y[i] = x[i] > 0.0f ? x[i] : slope * x[i]; }
+};
+
+struct LeakyReluBackward {
+  float slope;
+  const float* x;
+  const float* dy;
+  float* dx;
+  __device__ void operator()(std::int64_t i) const { dx[i] = x[i] > 0.0f ? dy[i] : slope * dy[i]; }
+};
+
+// SplitMix64's finaliser: a counter-based generator, so every element draws independently of
+// the launch geometry and the mask is reproducible from the seed alone.
+__device__ std::uint64_t mix(std::uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+struct DropoutForward {
+  std::uint64_t drop_below;  // of 2^24
+  float kept_scale;
+  std::uint64_t seed;
+  const float* x;
+  float* mask;
+  float* y;
+  __device__ void operator()(std::int64_t i) const {
+    const std::uint64_t draw =
+        mix(seed + 0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(i) + 1)) >> 40;
+    const float m = draw < drop_below ? 0.0f : kept_scale;
+    mask[i] = m;
+    y[i] = x[i] * m;
+  }
+};
+
+struct Multiply {
+  const float* a;
+  const float* b;
+  float* y;
+  __device__ void operator()(std::int64_t i) const { y[i] = a[i] * b[i]; }
+};
+
+struct Add {
+  const float* a;
+  const float* b;
+  float* y;
+  __device__ void operator()(std::int64_t i) const { y[i] = a[i] + b[i]; }
+};
+
+struct SgdUpdate {
+  float learning_rate;
+  float momentum;
+  float weight_decay;
+  const float* g;
+  float* w;
+  float* velocity;
+  __device__ void operator()(std::int64_t i) const {
+    float step = g[i] + weight_decay * w[i];
+    if (velocity != nullptr) {
+      velocity[i] = momentum * velocity[i] + step;
+      step = velocity[i];
+    }
+    w[i] -= learning_rate * step;
+  }
+};
+
+struct AdamUpdate {
+  float learning_rate;
+  float beta1;
+  float beta2;
+  float epsilon;
+  float bias_correction1;
+  float bias_correction2;
+  const float* g;
+  float* w;
+  float* m;
+  float* v;
+  __device__ void operator()(std::int64_t i) const {
+    m[i] = beta1 * m[i] + (1.0f - beta1) * g[i];
+    v[i] = beta2 * v[i] + (1.0f - beta2) * g[i] * g[i];
+    w[i] -= learning_rate * (m[i] * bias_correction1) / (sqrtf(v[i] * bias_correction2) + epsilon);
+  }
+};
+
+}  // namespace
+
+void launch_fill(std::int64_t count, float value, float* data, cudaStream_t stream) {
+  launch_for_each(count, Fill{value, data}, stream);
+}
+
+void launch_leaky_relu_forward(std::int64_t count, float slope, const float* x, float* y,
+                               cudaStream_t stream) {
+  launch_for_each(count, LeakyReluForward{slope, x, y}, stream);
+}
+
+void launch_leaky_relu_backward(std::int64_t count, float slope, const float* x, const float* dy,
+                                float* dx, cudaStream_t stream) {
+  launch_for_each(count, LeakyReluBackward{slope, x, dy, dx}, stream);
+}
+
+void launch_dropout_forward(std::int64_t count, float drop_probability, std::uint64_t seed,
+                            const float* x, float* mask, float* y, cudaStream_t stream) {
+  // The top 24 bits of each draw against p * 2^24, exactly as the CPU kernels do, so both
+  // devices draw the same mask from the same seed.
+  const auto drop_below = static_cast<std::uint64_t>(static_cast<double>(drop_probability) *
+                                                     static_cast<double>(1ull << 24));
+  const float kept_scale = 1.0f / (1.0f - drop_probability);
+  launch_for_each(count, DropoutForward{drop_below, kept_scale, seed, x, mask, y}, stream);
+}
+
+void launch_multiply(std::int64_t count, const float* a, const float* b, float* y,
+                     cudaStream_t stream) {
+  launch_for_each(count, Multiply{a, b, y}, stream);
+}
+
+void launch_add(std::int64_t count, const float* a, const float* b, float* y, cudaStream_t stream) {
+  launch_for_each(count, Add{a, b, y}, stream);
+}
+
+void launch_sgd_update(std::int64_t count, float learning_rate, float momentum, float weight_decay,
+                       const float* g, float* w, float* velocity, cudaStream_t stream) {
+  launch_for_each(count, SgdUpdate{learning_rate, momentum, weight_decay, g, w, velocity}, stream);
+}
+
+void launch_adam_update(std::int64_t count, float learning_rate, float beta1, float beta2,
+                        float epsilon, float bias_correction1, float bias_correction2,
+                        const float* g, float* w, float* m, float* v, cudaStream_t stream) {
+  launch_for_each(count,
+                  AdamUpdate{learning_rate, beta1, beta2, epsilon, bias_correction1,
+                             bias_correction2, g, w, m, v},
+                  stream);
+}
+
+}  // namespace tessera::kernels::cuda

@@ -1,0 +1,89 @@
+#include <cub/block/block_reduce.cuh>
+
+#include "cuda/cuda_for_each.cuh"
+#include "cuda/cuda_loss_kernels.hpp"
+
+namespace tessera::kernels::cuda {
+namespace {
+
+struct Maximum {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+
+// One block per sample: the maximum logit first (stability), then the partition function in
+// double, then the gradient.
+__global__ void softmax_cross_entropy(std::int64_t classes, const float* logits,
+                                      const std::int32_t* labels, float* dlogits, double* loss_sum,
+                                      double inverse_batch) {
+  const std::int64_t sample = blockIdx.x;
+  const float* row = logits + sample * classes;
+  using MaxReduce = cub::BlockReduce<float, kThreadsPerBlock>;
+  using SumReduce = cub::BlockReduce<double, kThreadsPerBlock>;
+  __shared__ typename MaxReduce::TempStorage max_storage;
+  __shared__ typename SumReduce::TempStorage sum_storage;
+  __shared__ float row_max;
+  __shared__ double partition;
+
+  float local_max = -INFINITY;
+  for (std::int64_t c = threadIdx.x; c < classes; c += blockDim.x)
+    local_max = fmaxf(local_max, row[c]);
+  const float block_max = MaxReduce(max_storage).Reduce(local_max, Maximum{});
+  if (threadIdx.x == 0) row_max = block_max;
+  __syncthreads();
+
+  double local_sum = 0;
+  for (std::int64_t c = threadIdx.x; c < classes; c += blockDim.x)
+    local_sum += exp(static_cast<double>(row[c] - row_max));
+  const double block_sum = SumReduce(sum_storage).Sum(local_sum);
+  if (threadIdx.x == 0) partition = block_sum;
+  __syncthreads();
+
+  const std::int32_t label = labels[sample];
+  for (std::int64_t c = threadIdx.x; dlogits != nullptr && c < classes; c += blockDim.x) {
+    const double probability = exp(static_cast<double>(row[c] - row_max)) / partition;
+    dlogits[sample * classes + c] =
+        static_cast<float>((probability - (c == label ? 1.0 : 0.0)) * inverse_batch);
+  }
+  if (threadIdx.x == 0) {
+    atomicAdd(loss_sum,
+              log(partition) + static_cast<double>(row_max) - static_cast<double>(row[label]));
+  }
+}
+
+__global__ void mean_squared_error(std::int64_t count, const float* prediction, const float* target,
+                                   float* dprediction, double* loss_sum) {
+  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  const float gradient_scale = static_cast<float>(2.0 / static_cast<double>(count));
+  double local = 0;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < count;
+       i += step) {
+    const float difference = prediction[i] - target[i];
+    if (dprediction != nullptr) dprediction[i] = gradient_scale * difference;
+    local += static_cast<double>(difference) * difference;
+  }
+  using Reduce = cub::BlockReduce<double, kThreadsPerBlock>;
+  __shared__ typename Reduce::TempStorage storage;
+  const double block_sum = Reduce(storage).Sum(local);
+  if (threadIdx.x == 0) atomicAdd(loss_sum, block_sum);
+}
+
+}  // namespace
+
+void launch_softmax_cross_entropy(std::int64_t batch, std::int64_t classes, const float* logits,
+                                  const std::int32_t* labels, float* dlogits, double* loss_sum,
+                                  cudaStream_t stream) {
+  if (batch <= 0 || classes <= 0) return;
+  softmax_cross_entropy<<<static_cast<unsigned int>(batch), kThreadsPerBlock, 0, stream>>>(
+      classes, logits, labels, dlogits, loss_sum, 1.0 / static_cast<double>(batch));
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+}
+
+void launch_mse(std::int64_t count, const float* prediction, const float* target,
+                float* dprediction, double* loss_sum, cudaStream_t stream) {
+  if (count <= 0) return;
+  mean_squared_error<<<std::min(grid_blocks(count), 1024u), kThreadsPerBlock, 0, stream>>>(
+      count, prediction, target, dprediction, loss_sum);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace tessera::kernels::cuda

@@ -1,0 +1,20 @@
+#pragma once
+// Loss kernels of the CUDA layer kernels (cuda_loss_kernels.cu). Each adds its un-normalised loss
+// to a device double (*loss_sum) and writes the gradient of the normalised loss unless its
+// pointer is null.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+namespace tessera::kernels::cuda {
+
+// loss_sum += sum over samples of -log softmax(logits)[label];
+// dlogits = (softmax - one_hot(label)) / batch. Labels are device int32, already validated.
+void launch_softmax_cross_entropy(std::int64_t batch, std::int64_t classes, const float* logits,
+                                  const std::int32_t* labels, float* dlogits, double* loss_sum,
+                                  cudaStream_t stream);
+// loss_sum += sum of (prediction - target)^2; dprediction = 2 (prediction - target) / count.
+void launch_mse(std::int64_t count, const float* prediction, const float* target,
+                float* dprediction, double* loss_sum, cudaStream_t stream);
+
+}  // namespace tessera::kernels::cuda

@@ -1,0 +1,52 @@
+// Losses of CudaLayerKernels: labels go up through the scratch block, the loss comes back as one
+// device double (cuda_loss_kernels.cu does the element work).
+#include <string>
+
+#include "cpu/argument_check.hpp"
+#include "cuda/cuda_check.hpp"
+#include "cuda/cuda_layer_kernels.hpp"
+#include "cuda/cuda_loss_kernels.hpp"
+
+namespace tessera::kernels::cuda {
+
+double CudaLayerKernels::softmax_cross_entropy(std::int64_t batch, std::int64_t classes,
+                                               const float* logits,
+                                               const std::vector<std::int32_t>& labels,
+                                               float* dlogits) {
+  constexpr const char* kernel = "softmax_cross_entropy";
+  require_argument(batch >= 1 && classes >= 1, kernel, "batch and classes must be >= 1");
+  require_argument(labels.size() == static_cast<std::size_t>(batch), kernel,
+                   "one label per sample expected (" + std::to_string(batch) + "), got " +
+                       std::to_string(labels.size()));
+  for (std::size_t sample = 0; sample < labels.size(); ++sample) {
+    require_argument(labels[sample] >= 0 && labels[sample] < classes, kernel,
+                     "label of sample " + std::to_string(sample) + " is " +
+                         std::to_string(labels[sample]) + ", expected 0 to " +
+                         std::to_string(classes - 1));
+  }
+  context_.make_current();
+  // One double for the loss, then the labels (8-byte aligned after it).
+  const std::size_t label_doubles = (labels.size() * sizeof(std::int32_t) + 7) / 8;
+  double* loss_sum = scratch_doubles(1 + label_doubles);
+  auto* device_labels = reinterpret_cast<std::int32_t*>(loss_sum + 1);
+  TESSERA_CUDA_CHECK(cudaMemsetAsync(loss_sum, 0, sizeof(double), stream()));
+  upload(labels.data(), device_labels, labels.size() * sizeof(std::int32_t));
+  launch_softmax_cross_entropy(batch, classes, logits, device_labels, dlogits, loss_sum, stream());
+  double loss = 0;
+  download(loss_sum, &loss, sizeof(double));
+  return loss / static_cast<double>(batch);
+}
+
+double CudaLayerKernels::mse_loss(std::int64_t count, const float* prediction, const float* target,
+                                  float* dprediction) {
+  require_argument(count >= 1, "mse_loss", "element count must be >= 1");
+  context_.make_current();
+  double* loss_sum = scratch_doubles(1);
+  TESSERA_CUDA_CHECK(cudaMemsetAsync(loss_sum, 0, sizeof(double), stream()));
+  launch_mse(count, prediction, target, dprediction, loss_sum, stream());
+  double loss = 0;
+  download(loss_sum, &loss, sizeof(double));
+  return loss / static_cast<double>(count);
+}
+
+}  // namespace tessera::kernels::cuda

@@ -1,0 +1,186 @@
+// Why cuDNN's legacy convolution API (cudnnConvolutionForward and friends, deprecated in cuDNN 9)
+// and not the graph/backend API: cudnnGetConvolution*Algorithm_v7 reports every algorithm of a
+// problem with its status and workspace bytes, one-to-one with the mu-cuDNN model the planner
+// uses, and each algorithm has a name that is the same on every GPU and cuDNN release
+// ("IMPLICIT_PRECOMP_GEMM"), so profiles taken on one machine key plans on another. The backend
+// API's engines and knobs are more numerous, but their ids and knob sets change with the GPU and
+// the cuDNN version, and cuDNN 9 runs the legacy calls on those same engines anyway.
+#include "cuda/cudnn_convolutions.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+
+#include "cuda/cuda_check.hpp"
+#include "cuda/cudnn_descriptors.hpp"
+#include "cudnn_algorithm_names.hpp"
+#include "tessera/kernels/device.hpp"
+
+namespace tessera::kernels::cuda {
+namespace {
+
+// The name tables (cudnn_algorithm_names.cpp) follow cuDNN's enumerators.
+static_assert(CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM == 1);
+static_assert(CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED == 7);
+static_assert(CUDNN_CONVOLUTION_FWD_ALGO_COUNT == 8);
+static_assert(CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING == 3);
+static_assert(CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT == 6);
+static_assert(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3 == 3);
+static_assert(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING == 6);
+static_assert(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT == 7);
+
+// The algorithms cuDNN reports as able to run the problem, in enumerator order.
+std::vector<int> supported_algorithms(cudnnHandle_t handle, CudnnPass pass,
+                                      const ConvolutionDescriptors& d) {
+  std::vector<int> supported;
+  int returned = 0;
+  auto collect = [&](const auto& results) {
+    for (int index = 0; index < returned; ++index) {
+      if (results[index].status == CUDNN_STATUS_SUCCESS) {
+        supported.push_back(static_cast<int>(results[index].algo));
+      }
+    }
+  };
+  switch (pass) {
+    case CudnnPass::forward: {
+      cudnnConvolutionFwdAlgoPerf_t results[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+      TESSERA_CUDA_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(
+          handle, d.conv_input.get(), d.filter.get(), d.convolution.get(), d.conv_output.get(),
+          CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, results));
+      collect(results);
+      break;
+    }
+    case CudnnPass::backward_data: {
+      cudnnConvolutionBwdDataAlgoPerf_t results[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+      TESSERA_CUDA_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+          handle, d.filter.get(), d.conv_output.get(), d.convolution.get(), d.conv_input.get(),
+          CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &returned, results));
+      collect(results);
+      break;
+    }
+    case CudnnPass::backward_filter: {
+      cudnnConvolutionBwdFilterAlgoPerf_t results[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+      TESSERA_CUDA_CHECK(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+          handle, d.conv_input.get(), d.conv_output.get(), d.convolution.get(), d.filter.get(),
+          CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &returned, results));
+      collect(results);
+      break;
+    }
+  }
+  std::sort(supported.begin(), supported.end());
+  supported.erase(std::unique(supported.begin(), supported.end()), supported.end());
+  return supported;
+}
+
+// Workspace of one algorithm with these descriptors (FMA math); nothing when cuDNN refuses it.
+std::optional<std::size_t> workspace_bytes(cudnnHandle_t handle, CudnnPass pass, int algorithm,
+                                           const ConvolutionDescriptors& d) {
+  std::size_t bytes = 0;
+  cudnnStatus_t status = CUDNN_STATUS_SUCCESS;
+  switch (pass) {
+    case CudnnPass::forward:
+      status = cudnnGetConvolutionForwardWorkspaceSize(
+          handle, d.conv_input.get(), d.filter.get(), d.convolution.get(), d.conv_output.get(),
+          static_cast<cudnnConvolutionFwdAlgo_t>(algorithm), &bytes);
+      break;
+    case CudnnPass::backward_data:
+      status = cudnnGetConvolutionBackwardDataWorkspaceSize(
+          handle, d.filter.get(), d.conv_output.get(), d.convolution.get(), d.conv_input.get(),
+          static_cast<cudnnConvolutionBwdDataAlgo_t>(algorithm), &bytes);
+      break;
+    case CudnnPass::backward_filter:
+      status = cudnnGetConvolutionBackwardFilterWorkspaceSize(
+          handle, d.conv_input.get(), d.conv_output.get(), d.convolution.get(), d.filter.get(),
+          static_cast<cudnnConvolutionBwdFilterAlgo_t>(algorithm), &bytes);
+      break;
+  }
+  if (status != CUDNN_STATUS_SUCCESS) return std::nullopt;
+  return bytes;
+}
+
+}  // namespace
+
+std::vector<ConvolutionAlgorithm> CudnnConvolutions::algorithms(const ConvolutionGeometry& geometry,
+                                                                std::int64_t batch,
+                                                                Direction direction) {
+  context_.make_current();
+  const CudnnPass pass = cudnn_pass(geometry.transposed, direction);
+  const ConvolutionDescriptors descriptors(cudnn_convolution_layout(geometry, batch));
+  std::vector<ConvolutionAlgorithm> result;
+  for (int algorithm : supported_algorithms(context_.cudnn(), pass, descriptors)) {
+    const auto bytes = workspace_bytes(context_.cudnn(), pass, algorithm, descriptors);
+    if (!bytes) continue;
+    result.push_back({cudnn_algorithm_name(pass, algorithm), static_cast<double>(*bytes)});
+  }
+  return result;
+}
+
+void CudnnConvolutions::run(const ConvolutionGeometry& geometry, std::int64_t batch,
+                            Direction direction, const std::string& algorithm,
+                            const Operands& operands, float beta, DeviceMemory* workspace) {
+  context_.make_current();
+  const CudnnPass pass = cudnn_pass(geometry.transposed, direction);
+  const int index = cudnn_algorithm_index(pass, algorithm);
+  const ConvolutionDescriptors d(cudnn_convolution_layout(geometry, batch));
+  const cudnnHandle_t handle = context_.cudnn();
+  const auto needed = workspace_bytes(handle, pass, index, d);
+  if (!needed) {
+    throw std::invalid_argument("cuDNN " + to_string(pass) + " algorithm " + algorithm +
+                                " cannot run this convolution");
+  }
+  const std::size_t available = workspace != nullptr ? workspace->bytes() : 0;
+  if (available < *needed) {
+    throw std::invalid_argument("cuDNN " + to_string(pass) + " algorithm " + algorithm + " needs " +
+                                std::to_string(*needed) + " bytes of workspace, got " +
+                                std::to_string(available));
+  }
+  void* space = *needed > 0 ? workspace->data() : nullptr;
+  const float alpha = 1.0f;
+  switch (pass) {
+    case CudnnPass::forward:
+      TESSERA_CUDA_CHECK(cudnnConvolutionForward(
+          handle, &alpha, d.conv_input.get(), operands.conv_input, d.filter.get(), operands.filter,
+          d.convolution.get(), static_cast<cudnnConvolutionFwdAlgo_t>(index), space, *needed, &beta,
+          d.conv_output.get(), operands.result));
+      break;
+    case CudnnPass::backward_data:
+      TESSERA_CUDA_CHECK(cudnnConvolutionBackwardData(
+          handle, &alpha, d.filter.get(), operands.filter, d.conv_output.get(),
+          operands.conv_output, d.convolution.get(),
+          static_cast<cudnnConvolutionBwdDataAlgo_t>(index), space, *needed, &beta,
+          d.conv_input.get(), operands.result));
+      break;
+    case CudnnPass::backward_filter:
+      TESSERA_CUDA_CHECK(cudnnConvolutionBackwardFilter(
+          handle, &alpha, d.conv_input.get(), operands.conv_input, d.conv_output.get(),
+          operands.conv_output, d.convolution.get(),
+          static_cast<cudnnConvolutionBwdFilterAlgo_t>(index), space, *needed, &beta,
+          d.filter.get(), operands.result));
+      break;
+  }
+}
+
+// A transposed layer's input lives on the plain convolution's output side and vice versa.
+void CudnnConvolutions::forward(const ConvolutionGeometry& geometry, std::int64_t batch,
+                                const std::string& algorithm, const float* x, const float* w,
+                                float* y, float beta, DeviceMemory* workspace) {
+  const Operands operands = geometry.transposed ? Operands{y, x, w, y} : Operands{x, y, w, y};
+  run(geometry, batch, Direction::forward, algorithm, operands, beta, workspace);
+}
+
+void CudnnConvolutions::backward_data(const ConvolutionGeometry& geometry, std::int64_t batch,
+                                      const std::string& algorithm, const float* dy, const float* w,
+                                      float* dx, float beta, DeviceMemory* workspace) {
+  const Operands operands = geometry.transposed ? Operands{dy, dx, w, dx} : Operands{dx, dy, w, dx};
+  run(geometry, batch, Direction::backward_data, algorithm, operands, beta, workspace);
+}
+
+void CudnnConvolutions::backward_filter(const ConvolutionGeometry& geometry, std::int64_t batch,
+                                        const std::string& algorithm, const float* x,
+                                        const float* dy, float* dw, float beta,
+                                        DeviceMemory* workspace) {
+  const Operands operands = geometry.transposed ? Operands{dy, x, dw, dw} : Operands{x, dy, dw, dw};
+  run(geometry, batch, Direction::backward_filter, algorithm, operands, beta, workspace);
+}
+
+}  // namespace tessera::kernels::cuda
