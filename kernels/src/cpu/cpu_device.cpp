@@ -1,0 +1,109 @@
+#include "cpu/cpu_device.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace tessera::kernels {
+namespace {
+
+constexpr std::size_t alignment_bytes = 64;  // a cache line, and what AVX-512 loads prefer
+
+DeviceInfo this_cpu() {
+  DeviceInventory inventory;
+  add_cpu_devices(inventory);
+  return inventory.devices.at(0);
+}
+
+class HostMemory final : public DeviceMemory {
+ public:
+  HostMemory(float* data, std::size_t bytes, std::shared_ptr<CpuDevice::Accounting> accounting)
+      : data_(data), bytes_(bytes), accounting_(std::move(accounting)) {}
+  HostMemory(const HostMemory&) = delete;
+  HostMemory& operator=(const HostMemory&) = delete;
+  ~HostMemory() override {
+    std::free(data_);
+    accounting_->in_use_bytes -= bytes_;
+  }
+  float* data() override { return data_; }
+  std::size_t bytes() const override { return bytes_; }
+
+ private:
+  float* data_;
+  std::size_t bytes_;
+  std::shared_ptr<CpuDevice::Accounting> accounting_;
+};
+
+}  // namespace
+
+CpuDevice::CpuDevice(double capacity_bytes)
+    : info_(this_cpu()),
+      accounting_(std::make_shared<Accounting>()),
+      engine_(dnnl::engine::kind::cpu, 0),
+      stream_(engine_),
+      convolutions_(engine_, stream_) {
+  accounting_->capacity_bytes = static_cast<std::size_t>(capacity_bytes);
+}
+
+CpuDevice::CpuDevice() : CpuDevice(this_cpu().memory_bytes) {}
+
+std::unique_ptr<DeviceMemory> CpuDevice::allocate(std::size_t bytes) {
+  // Reserve first, so that concurrent allocations cannot both pass the check.
+  const std::size_t before = accounting_->in_use_bytes.fetch_add(bytes);
+  const auto refuse = [&] {
+    accounting_->in_use_bytes -= bytes;
+    const std::size_t free_bytes =
+        accounting_->capacity_bytes - std::min(before, accounting_->capacity_bytes);
+    throw OutOfDeviceMemory(static_cast<double>(bytes), static_cast<double>(free_bytes),
+                            "the CPU (" + info_.name + ")");
+  };
+  if (bytes > accounting_->capacity_bytes || before > accounting_->capacity_bytes - bytes) {
+    refuse();
+  }
+  // aligned_alloc needs a size that is a multiple of the alignment (and gives no pointer for 0).
+  const std::size_t rounded_bytes = std::max<std::size_t>(
+      alignment_bytes, (bytes + alignment_bytes - 1) / alignment_bytes * alignment_bytes);
+  auto* data = static_cast<float*>(std::aligned_alloc(alignment_bytes, rounded_bytes));
+  if (data == nullptr) refuse();
+  return std::make_unique<HostMemory>(data, bytes, accounting_);
+}
+
+std::unique_ptr<DeviceMemory> CpuDevice::allocate_pinned_host(std::size_t bytes) {
+  return allocate(bytes);  // host memory is what a CPU computes on
+}
+
+void CpuDevice::copy_to_device(const float* host, float* device, std::size_t floats) {
+  copy_on_device(host, device, floats);
+}
+
+void CpuDevice::copy_to_host(const float* device, float* host, std::size_t floats) {
+  copy_on_device(device, host, floats);
+}
+
+void CpuDevice::copy_on_device(const float* from, float* to, std::size_t floats) {
+  if (floats > 0) std::memmove(to, from, floats * sizeof(float));
+}
+
+void CpuDevice::fill(float* device, std::size_t floats, float value) {
+  std::fill_n(device, floats, value);
+}
+
+void CpuDevice::synchronize() {
+  stream_.wait();
+}
+
+double CpuDevice::time_seconds(const std::function<void()>& work) {
+  synchronize();
+  const auto start = std::chrono::steady_clock::now();
+  work();
+  synchronize();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::unique_ptr<Device> open_cpu_device() {
+  return std::make_unique<CpuDevice>();
+}
+
+}  // namespace tessera::kernels

@@ -1,0 +1,53 @@
+#pragma once
+// The host CPU as a Device: 64-byte aligned host memory, accounted against the machine's
+// physical memory so that "does not fit" is an OutOfDeviceMemory, not a crash; oneDNN
+// convolutions and the CPU layer kernels.
+#include <atomic>
+#include <cstddef>
+#include <memory>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "cpu/cpu_layer_kernels.hpp"
+#include "cpu/onednn_convolutions.hpp"
+#include "tessera/kernels/device.hpp"
+
+namespace tessera::kernels {
+
+class CpuDevice final : public Device {
+ public:
+  // capacity_bytes: how much the device may hand out (the machine's physical memory by default).
+  explicit CpuDevice(double capacity_bytes);
+  CpuDevice();
+
+  const DeviceInfo& info() const override { return info_; }
+  std::unique_ptr<DeviceMemory> allocate(std::size_t bytes) override;
+  std::unique_ptr<DeviceMemory> allocate_pinned_host(std::size_t bytes) override;
+  void copy_to_device(const float* host, float* device, std::size_t floats) override;
+  void copy_to_host(const float* device, float* host, std::size_t floats) override;
+  void copy_on_device(const float* from, float* to, std::size_t floats) override;
+  void fill(float* device, std::size_t floats, float value) override;
+  void synchronize() override;
+  double time_seconds(const std::function<void()>& work) override;
+  ConvolutionKernels& convolutions() override { return convolutions_; }
+  LayerKernels& layers() override { return layers_; }
+
+  // Bytes of the allocations alive now.
+  std::size_t bytes_in_use() const { return accounting_->in_use_bytes.load(); }
+
+  // Shared with every allocation so that memory outliving the device still frees cleanly.
+  struct Accounting {
+    std::atomic<std::size_t> in_use_bytes{0};
+    std::size_t capacity_bytes = 0;
+  };
+
+ private:
+  DeviceInfo info_;
+  std::shared_ptr<Accounting> accounting_;
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  onednn::OnednnConvolutions convolutions_;
+  CpuLayerKernels layers_;
+};
+
+}  // namespace tessera::kernels

@@ -1,0 +1,92 @@
+#include "tessera/kernels/micro_batched_convolution.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace tessera::kernels {
+namespace {
+
+void check_sizes(const MicroBatchPlan& plan) {
+  if (plan.micro_batches.empty()) {
+    throw std::invalid_argument("micro-batch plan has no micro-batches");
+  }
+  for (const MicroBatch& micro_batch : plan.micro_batches) {
+    if (micro_batch.samples < 1) {
+      throw std::invalid_argument("micro-batch plan '" + describe(plan) +
+                                  "' has a micro-batch of " + std::to_string(micro_batch.samples) +
+                                  " samples");
+    }
+  }
+}
+
+// Calls run(micro_batch, first_sample) for each micro-batch in order.
+template <typename Run>
+void for_each_micro_batch(const MicroBatchPlan& plan, Run run) {
+  check_sizes(plan);
+  std::int64_t first_sample = 0;
+  for (const MicroBatch& micro_batch : plan.micro_batches) {
+    run(micro_batch, first_sample);
+    first_sample += micro_batch.samples;
+  }
+}
+
+}  // namespace
+
+double micro_batched_workspace_bytes(ConvolutionKernels& kernels,
+                                     const ConvolutionGeometry& geometry, Direction direction,
+                                     const MicroBatchPlan& plan) {
+  double largest_bytes = 0;
+  for_each_micro_batch(plan, [&](const MicroBatch& micro_batch, std::int64_t) {
+    const std::vector<ConvolutionAlgorithm> offered =
+        kernels.algorithms(geometry, micro_batch.samples, direction);
+    auto algorithm = std::find_if(
+        offered.begin(), offered.end(),
+        [&](const ConvolutionAlgorithm& each) { return each.name == micro_batch.algorithm; });
+    if (algorithm == offered.end()) {
+      throw std::invalid_argument("micro-batch plan '" + describe(plan) + "' names algorithm '" +
+                                  micro_batch.algorithm +
+                                  "', which the device does not offer for " + to_string(direction) +
+                                  " on " + std::to_string(micro_batch.samples) + " samples");
+    }
+    largest_bytes = std::max(largest_bytes, algorithm->workspace_bytes);
+  });
+  return largest_bytes;
+}
+
+void micro_batched_forward(ConvolutionKernels& kernels, const ConvolutionGeometry& geometry,
+                           const MicroBatchPlan& plan, const float* x, const float* w, float* y,
+                           float beta, DeviceMemory* workspace) {
+  const std::int64_t x_floats = geometry.input_floats_per_sample();
+  const std::int64_t y_floats = geometry.output_floats_per_sample();
+  for_each_micro_batch(plan, [&](const MicroBatch& micro_batch, std::int64_t first) {
+    kernels.forward(geometry, micro_batch.samples, micro_batch.algorithm, x + first * x_floats, w,
+                    y + first * y_floats, beta, workspace);
+  });
+}
+
+void micro_batched_backward_data(ConvolutionKernels& kernels, const ConvolutionGeometry& geometry,
+                                 const MicroBatchPlan& plan, const float* dy, const float* w,
+                                 float* dx, float beta, DeviceMemory* workspace) {
+  const std::int64_t dx_floats = geometry.input_floats_per_sample();
+  const std::int64_t dy_floats = geometry.output_floats_per_sample();
+  for_each_micro_batch(plan, [&](const MicroBatch& micro_batch, std::int64_t first) {
+    kernels.backward_data(geometry, micro_batch.samples, micro_batch.algorithm,
+                          dy + first * dy_floats, w, dx + first * dx_floats, beta, workspace);
+  });
+}
+
+void micro_batched_backward_filter(ConvolutionKernels& kernels, const ConvolutionGeometry& geometry,
+                                   const MicroBatchPlan& plan, const float* x, const float* dy,
+                                   float* dw, float beta, DeviceMemory* workspace) {
+  const std::int64_t x_floats = geometry.input_floats_per_sample();
+  const std::int64_t dy_floats = geometry.output_floats_per_sample();
+  for_each_micro_batch(plan, [&](const MicroBatch& micro_batch, std::int64_t first) {
+    // Every micro-batch after the first adds its contribution to the gradient.
+    const float micro_batch_beta = first == 0 ? beta : 1.0f;
+    kernels.backward_filter(geometry, micro_batch.samples, micro_batch.algorithm,
+                            x + first * x_floats, dy + first * dy_floats, dw, micro_batch_beta,
+                            workspace);
+  });
+}
+
+}  // namespace tessera::kernels
