@@ -3,6 +3,7 @@
 #include "command_guard.hpp"
 #include "commands.hpp"
 #include "tessera/core/describe_report.hpp"
+#include "tessera/core/profile_database.hpp"
 #include "tessera/core/scenario_loader.hpp"
 
 namespace tessera::app {
@@ -14,6 +15,7 @@ void add_describe_command(CLI::App& cli, Action& action) {
     std::string file;
     std::size_t point = 0;
     bool no_layers = false;
+    std::vector<std::string> profiles;
   };
   auto settings = std::make_shared<Settings>();
   command
@@ -21,7 +23,11 @@ void add_describe_command(CLI::App& cli, Action& action) {
       ->required();
   command->add_option("--point", settings->point, "Sweep point whose per-GPU shards to show")
       ->default_val(0);
-  command->add_flag("--no-layers", settings->no_layers, "Omit the per-layer table");
+  command->add_flag("--no-layers", settings->no_layers,
+                    "Omit the per-layer table and the micro-batching plan");
+  command->add_option("--profiles", settings->profiles,
+                      "Measured kernel times (tessera-profile/1 CSV) the micro-batching plan is "
+                      "made from; without them conv kernels run undivided at the roofline");
   command->callback([&action, settings] {
     action = [settings] {
       return run_guarded([&] {
@@ -32,7 +38,10 @@ void add_describe_command(CLI::App& cli, Action& action) {
                     << loaded.points.size() << " point(s)\n";
           return kExitBadInput;
         }
-        std::cout << describe_scenario(loaded, {settings->point, !settings->no_layers});
+        ProfileDatabase profiles;
+        for (const auto& path : settings->profiles) profiles.load_csv(path);
+        std::cout << describe_scenario(loaded, {settings->point, !settings->no_layers,
+                                                profiles.size() > 0 ? &profiles : nullptr});
         return kExitOk;
       });
     };

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "tessera/core/describe_report.hpp"
 #include "tessera/core/model_zoo.hpp"
+#include "tessera/core/scenario_loader.hpp"
 #include "tessera/core/step_program.hpp"
 
 namespace tessera {
@@ -162,6 +164,47 @@ TEST(NetworkMicroBatchPlan, JsonCarriesTotalsAndEveryKernel) {
   EXPECT_EQ(json["kernels"][0]["layer"], "conv1");
   EXPECT_EQ(json["kernels"][0]["micro_batches"].size(), 2u);
   EXPECT_EQ(json["kernels"][0]["micro_batches"][0]["algorithm"], "fast");
+}
+
+TEST(NetworkMicroBatchPlan, DescribePrintsThePlanPerKernelAndTheTotal) {
+  const auto loaded = load_scenario_text(R"(name: planned
+model: {zoo: cosmoflow, options: {width: 64}, mini_batch: 8}
+parallelism: {spatial: {grid: [1, 1, 1]}}
+kernels: {micro_batching: {policy: power_of_two, mode: per_layer, workspace_limit: 4 MiB}}
+platform: {preset: v100_node, nodes: 1}
+)",
+                                         "planned.yaml", ".");
+  const auto conv1 = *loaded.model.index_of("conv1");
+  const auto& layer = loaded.model.layers()[conv1];
+  const auto& shard = loaded.points[0].plan.layers[conv1];
+  ProfileDatabase profiles;
+  for (std::int64_t b : {4, 8}) {
+    profiles.add({.device = loaded.cluster.gpu.model,
+                  .op = "conv",
+                  .direction = Direction::forward,
+                  .shape = kernel_shape_key(layer.layer, shard.local_inputs, shard.local_output),
+                  .micro_batch = b,
+                  .algorithm = "fft",
+                  .time_seconds = 1e-3 * static_cast<double>(b),
+                  .workspace_bytes = static_cast<double>(b) * kMiB});
+  }
+  profiles.add({.device = loaded.cluster.gpu.model,
+                .op = "conv",
+                .direction = Direction::forward,
+                .shape = kernel_shape_key(layer.layer, shard.local_inputs, shard.local_output),
+                .micro_batch = 8,
+                .algorithm = "gemm",
+                .time_seconds = 0.016});
+  const auto text = describe_scenario(loaded, {.point = 0, .layers = true, .profiles = &profiles});
+  EXPECT_NE(text.find("Micro-batching plan (policy power_of_two, per_layer, workspace limit per "
+                      "kernel 4.00 MiB"),
+            std::string::npos)
+      << text;
+  // conv1 forward: 2 x 4 fft (8 ms, 4 MiB) against gemm undivided (16 ms): 2x.
+  EXPECT_NE(text.find("2 x 4 fft"), std::string::npos) << text;
+  EXPECT_NE(text.find("2.00x"), std::string::npos) << text;
+  EXPECT_NE(text.find("(no profile: roofline)"), std::string::npos);
+  EXPECT_NE(text.find("Conv kernels: "), std::string::npos);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "micro_batching_table.hpp"
 #include "tessera/core/layer_cost.hpp"
 #include "tessera/core/memory_estimate.hpp"
 #include "tessera/core/quantity.hpp"
@@ -129,6 +130,10 @@ std::string describe_scenario(const LoadedScenario& loaded, const DescribeOption
   if (options.layers) {
     const std::size_t index = std::min(options.point, loaded.points.size() - 1);
     text += layer_table(loaded, loaded.points[index]);
+    const ComputeCostModel costs(roofline_of(loaded.cluster.gpu), options.profiles,
+                                 loaded.scenario.micro_batching);
+    text += micro_batching_table(
+        plan_network(loaded.model, loaded.points[index].plan, costs, loaded.scenario.model.dtype));
   }
   return text + memory_table(loaded);
 }

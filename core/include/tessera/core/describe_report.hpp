@@ -4,13 +4,15 @@
 #include <cstddef>
 #include <string>
 
+#include "tessera/core/profile_database.hpp"
 #include "tessera/core/scenario_loader.hpp"
 
 namespace tessera {
 
 struct DescribeOptions {
   std::size_t point = 0;  // sweep point whose shards the layer table shows
-  bool layers = true;     // include the per-layer table
+  bool layers = true;     // include the per-layer table and the micro-batching plan
+  const ProfileDatabase* profiles = nullptr;  // measured kernels the plan is made from
 };
 
 std::string describe_scenario(const LoadedScenario& loaded, const DescribeOptions& options);
