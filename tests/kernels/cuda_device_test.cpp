@@ -1,0 +1,87 @@
+// The CUDA Device: opening (with a clear error where there is no GPU), memory, copies, fill and
+// event timing.
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "cuda_test_support.hpp"
+#include "tessera/kernels/device.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+using CudaDevice = testing::WithCudaDevice<>;
+
+TEST(CudaDeviceOpening, ANonexistentDeviceIsAClearError) {
+  try {
+    open_cuda_device(4096);
+    FAIL() << "cuda:4096 opened";
+  } catch (const std::runtime_error& error) {
+    const std::string message = error.what();
+    // Without a GPU the runtime's reason, without CUDA parts the build's; with GPUs the count.
+    const bool explains = message.find("no CUDA device") != std::string::npos ||
+                          message.find("no CUDA parts") != std::string::npos;
+    EXPECT_TRUE(explains) << message;
+  }
+  EXPECT_THROW(open_device("cuda:-1"), std::runtime_error);
+}
+
+TEST_F(CudaDevice, DescribesItself) {
+  EXPECT_EQ(gpu().info().kind, "cuda");
+  EXPECT_EQ(gpu().info().index, 0);
+  EXPECT_GT(gpu().info().memory_bytes, 0);
+  EXPECT_NE(gpu().info().library.find("cuDNN"), std::string::npos);
+}
+
+TEST_F(CudaDevice, CopiesRoundTripThroughDeviceMemory) {
+  std::vector<float> values(1000);
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.5f - 7.0f;
+  auto first = gpu().allocate(values.size() * sizeof(float));
+  auto second = gpu().allocate(values.size() * sizeof(float));
+  EXPECT_EQ(first->bytes(), values.size() * sizeof(float));
+  gpu().copy_to_device(values.data(), first->data(), values.size());
+  gpu().copy_on_device(first->data(), second->data(), values.size());
+  std::vector<float> back(values.size(), 0.0f);
+  gpu().copy_to_host(second->data(), back.data(), back.size());
+  EXPECT_EQ(back, values);
+}
+
+TEST_F(CudaDevice, FillsAndCopiesThroughPinnedMemory) {
+  constexpr std::size_t floats = 3000;  // not a multiple of the block size
+  auto device_memory = gpu().allocate(floats * sizeof(float));
+  auto pinned = gpu().allocate_pinned_host(floats * sizeof(float));
+  gpu().fill(device_memory->data(), floats, 2.5f);
+  gpu().copy_to_host(device_memory->data(), pinned->data(), floats);
+  for (std::size_t i = 0; i < floats; ++i) ASSERT_EQ(pinned->data()[i], 2.5f) << i;
+}
+
+TEST_F(CudaDevice, AnImpossibleAllocationSaysHowMuchIsFree) {
+  const auto petabyte = std::size_t{1} << 50;
+  try {
+    gpu().allocate(petabyte);
+    FAIL() << "a petabyte fitted";
+  } catch (const OutOfDeviceMemory& error) {
+    EXPECT_EQ(error.requested_bytes(), static_cast<double>(petabyte));
+    EXPECT_GT(error.available_bytes(), 0);
+    EXPECT_LE(error.available_bytes(), gpu().info().memory_bytes);
+  }
+  // The failure leaves the device usable.
+  auto small = gpu().allocate(4096);
+  gpu().fill(small->data(), small->floats(), 1.0f);
+  gpu().synchronize();
+}
+
+TEST_F(CudaDevice, TimesWorkWithEvents) {
+  constexpr std::size_t floats = 1 << 24;  // 64 MiB: tens of microseconds at least
+  auto memory = gpu().allocate(floats * sizeof(float));
+  const double seconds = gpu().time_seconds([&] {
+    for (int repeat = 0; repeat < 10; ++repeat) gpu().fill(memory->data(), floats, 1.0f);
+  });
+  EXPECT_GT(seconds, 0.0);
+  EXPECT_LT(seconds, 10.0);
+}
+
+}  // namespace
+}  // namespace tessera::kernels
