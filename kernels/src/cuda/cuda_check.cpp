@@ -6,8 +6,10 @@
 namespace tessera::kernels::cuda {
 namespace {
 
+// The function's name, without the argument list the macro also stringified.
 [[noreturn]] void fail(const char* call, const std::string& reason) {
-  throw std::runtime_error(std::string(call) + ": " + reason);
+  const std::string text(call);
+  throw std::runtime_error(text.substr(0, text.find('(')) + ": " + reason);
 }
 
 }  // namespace

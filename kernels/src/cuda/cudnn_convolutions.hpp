@@ -1,6 +1,14 @@
 #pragma once
 // ConvolutionKernels on cuDNN 9 through its legacy convolution API (see the .cpp for why).
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
 #include "cuda/cuda_context.hpp"
+#include "cuda/cudnn_descriptors.hpp"
+#include "cudnn_algorithm_names.hpp"
 #include "tessera/kernels/convolution_kernels.hpp"
 
 namespace tessera::kernels::cuda {
@@ -34,7 +42,18 @@ class CudnnConvolutions final : public ConvolutionKernels {
            const std::string& algorithm, const Operands& operands, float beta,
            DeviceMemory* workspace);
 
+  // Descriptors and workspace sizes of the problems seen, so that repeated calls (profiling,
+  // every training step) cost a lookup, not descriptor set-up while the GPU idles in a timing.
+  struct Problem {
+    explicit Problem(const CudnnConvolutionLayout& layout) : descriptors(layout) {}
+    ConvolutionDescriptors descriptors;
+    std::map<std::pair<CudnnPass, int>, std::optional<std::size_t>> workspace_bytes;
+  };
+  Problem& problem(const ConvolutionGeometry& geometry, std::int64_t batch);
+  std::optional<std::size_t> workspace_bytes(Problem& problem, CudnnPass pass, int algorithm);
+
   const CudaContext& context_;
+  std::map<std::string, std::unique_ptr<Problem>> problems_;
 };
 
 }  // namespace tessera::kernels::cuda
