@@ -7,6 +7,7 @@
 
 #include "cudnn_algorithm_names.hpp"
 #include "cudnn_layout.hpp"
+#include "cudnn_layout_check.hpp"
 
 namespace tessera::kernels {
 namespace {
@@ -152,6 +153,53 @@ TEST(CudnnLayout, PoolingWindowsAndExtents) {
   pooling.output_spatial = {4, 4, 4};
   EXPECT_EQ(message_of([&] { cudnn_pooling_layout(pooling, 2); }),
             "pooling output 4x4x4 does not match its window: expected 5x4x4");
+}
+
+// cuDNN's own descriptor arithmetic (host-only calls, no GPU needed) agrees with the layouts:
+// the plain convolution of conv_input by the filter gives conv_output, pooling gives output.
+TEST(CudnnLayout, CudnnComputesTheSameOutputFromTheDescriptors) {
+  std::vector<ConvolutionGeometry> geometries = {geometry_3d()};
+  auto grouped = geometry_3d();
+  grouped.groups = 4;
+  geometries.push_back(grouped);
+  ConvolutionGeometry transposed;
+  transposed.transposed = true;
+  transposed.in_channels = 8;
+  transposed.out_channels = 6;
+  transposed.groups = 2;
+  transposed.input_spatial = {5, 7};
+  transposed.kernel = {4, 3};
+  transposed.stride = {2, 2};
+  transposed.padding = {1, 1};
+  transposed.dilation = {1, 1};
+  geometries.push_back(with_output(transposed));
+  ConvolutionGeometry one_d;
+  one_d.in_channels = 2;
+  one_d.out_channels = 3;
+  one_d.input_spatial = {9};
+  one_d.kernel = {3};
+  one_d.stride = {2};
+  one_d.padding = {1};
+  one_d.dilation = {2};
+  geometries.push_back(with_output(one_d));
+  for (const ConvolutionGeometry& geometry : geometries) {
+    const auto layout = cudnn_convolution_layout(geometry, 3);
+    const auto from_cudnn = cudnn_convolution_output_dims(layout);
+    if (!from_cudnn) GTEST_SKIP() << "no cuDNN in this build";
+    EXPECT_EQ(*from_cudnn, layout.conv_output.dims);
+  }
+
+  PoolingGeometry pooling;
+  pooling.channels = 5;
+  pooling.input_spatial = {9, 8, 8};
+  pooling.output_spatial = {5, 4, 4};
+  pooling.kernel = {3, 2, 2};
+  pooling.stride = {2, 2, 2};
+  pooling.padding = {1, 0, 0};
+  for (bool max : {true, false}) {
+    const auto layout = cudnn_pooling_layout(pooling, 2);
+    EXPECT_EQ(cudnn_pooling_output_dims(max, layout), layout.output.dims);
+  }
 }
 
 TEST(CudnnAlgorithmNames, TransposedConvolutionsSwapForwardAndBackwardData) {
