@@ -1,11 +1,16 @@
 #include "tessera/core/network_micro_batch_plan.hpp"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "tessera/core/describe_report.hpp"
 #include "tessera/core/model_zoo.hpp"
 #include "tessera/core/scenario_loader.hpp"
 #include "tessera/core/step_program.hpp"
+#include "tessera/core/sweep_runner.hpp"
 
 namespace tessera {
 namespace {
@@ -205,6 +210,49 @@ platform: {preset: v100_node, nodes: 1}
   EXPECT_NE(text.find("2.00x"), std::string::npos) << text;
   EXPECT_NE(text.find("(no profile: roofline)"), std::string::npos);
   EXPECT_NE(text.find("Conv kernels: "), std::string::npos);
+}
+
+TEST(NetworkMicroBatchPlan, ResultsRecordThePlanOfEveryPointAlsoWhenResumed) {
+  const auto loaded = load_scenario_text(R"(name: recorded
+model: {zoo: cosmoflow, options: {width: 64}, mini_batch: 4}
+kernels: {micro_batching: {policy: all, mode: whole_network, workspace_limit: 1 GiB}}
+platform: {preset: v100_node}
+sweep: {scaling: weak, gpus: [1, 2]}
+)",
+                                         "recorded.yaml", ".");
+  const auto directory = std::filesystem::temp_directory_path() /
+                         ("tessera-plan-results-" + std::to_string(::getpid()));
+  SweepRunOptions options;
+  options.backend = "sim";
+  options.output_directory = directory.string();
+  auto runner = [&](const SweepPoint& point) {
+    PointResult result;
+    result.scenario = "recorded";
+    result.point = static_cast<std::int64_t>(point.index);
+    result.backend = "sim";
+    result.gpus = point.config.gpus();
+    result.data = point.config.data;
+    result.spatial_grid = grid_to_string(point.config.spatial_grid);
+    result.mini_batch = point.config.mini_batch;
+    return result;
+  };
+  for (int run = 0; run < 2; ++run) {  // the second run keeps both points from the first
+    const auto result = run_sweep(loaded, options, runner);
+    EXPECT_EQ(result.resumed, run == 0 ? 0u : 2u);
+    std::ifstream in(result.json_path);
+    const auto json = nlohmann::json::parse(in);
+    ASSERT_EQ(json["points"].size(), 2u);
+    for (const auto& point : json["points"]) {
+      const auto& plan = point["micro_batching"];
+      EXPECT_EQ(plan["policy"], "all");
+      EXPECT_EQ(plan["mode"], "whole_network");
+      EXPECT_GT(plan["conv_s"].get<double>(), 0);
+      EXPECT_DOUBLE_EQ(plan["speedup"].get<double>(), 1.0);  // roofline: nothing to plan
+      EXPECT_EQ(plan["kernels"][0]["provenance"], "roofline");
+      EXPECT_EQ(plan["kernels"][0]["batch"], 4);
+    }
+  }
+  std::filesystem::remove_all(directory);
 }
 
 }  // namespace

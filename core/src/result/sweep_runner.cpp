@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "tessera/core/atomic_file.hpp"
+#include "tessera/core/network_micro_batch_plan.hpp"
 
 namespace tessera {
 namespace {
@@ -59,6 +60,15 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
   document.model = scenario.model.name();
   document.settings = options.settings;
 
+  // The plan is a function of the scenario, the point and the profiles, so points kept from an
+  // earlier run (whose CSV rows do not carry it) get it again.
+  const ComputeCostModel costs(roofline_of(scenario.cluster.gpu), options.profiles,
+                               s.micro_batching);
+  auto with_plan = [&](PointResult result, const SweepPoint& point) {
+    result.micro_batching = to_json(plan_network(scenario.model, point.plan, costs, s.model.dtype));
+    return result;
+  };
+
   const std::size_t total = scenario.points.size();
   for (std::size_t i = 0; i < total; ++i) {
     const auto& point = scenario.points[i];
@@ -67,13 +77,13 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
       if (result_matches_point(row, s.name, options.backend, point)) kept = &row;
     }
     if (kept) {
-      run.points.push_back(*kept);
+      run.points.push_back(with_plan(*kept, point));
       ++run.resumed;
       if (progress) progress(i + 1, total, point, &run.points.back(), true);
       continue;
     }
     if (progress) progress(i, total, point, nullptr, false);
-    run.points.push_back(run_point(point));
+    run.points.push_back(with_plan(run_point(point), point));
     document.points = run.points;
     document.created_utc = utc_now();
     // Written after every point: an interrupted sweep loses at most the point in flight.

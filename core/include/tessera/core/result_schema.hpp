@@ -62,6 +62,10 @@ struct PointResult {
   Provenance compute_provenance = Provenance::none;
   Provenance memory_provenance = Provenance::none;
   std::string note;  // why a point was skipped or failed, the network model used, ...
+  // The conv kernels' micro-batching plan (to_json of network_micro_batch_plan.hpp): totals,
+  // speed-up and every kernel's micro-batches. JSON only (the CSV keeps its columns); null when
+  // not recorded.
+  nlohmann::json micro_batching;
 
   bool operator==(const PointResult&) const = default;
 };

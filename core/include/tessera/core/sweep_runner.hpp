@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/profile_database.hpp"
 #include "tessera/core/result_schema.hpp"
 #include "tessera/core/scenario_loader.hpp"
 
@@ -16,6 +17,9 @@ struct SweepRunOptions {
   bool resume = true;            // keep finished points found in an earlier results file
   nlohmann::json settings;       // backend settings recorded in the run JSON
   std::string tessera_version;
+  // The measured kernels the backend used (may be null): every point's micro-batching plan is
+  // made from them and recorded with its result.
+  const ProfileDatabase* profiles = nullptr;
 };
 
 using PointRunner = std::function<PointResult(const SweepPoint& point)>;
