@@ -89,4 +89,22 @@ void micro_batched_backward_filter(ConvolutionKernels& kernels, const Convolutio
   });
 }
 
+void run_micro_batched(ConvolutionKernels& kernels, const ConvolutionGeometry& geometry,
+                       Direction direction, const MicroBatchPlan& plan, const float* first_input,
+                       const float* second_input, float* result, float beta,
+                       DeviceMemory* workspace) {
+  switch (direction) {
+    case Direction::forward:
+      return micro_batched_forward(kernels, geometry, plan, first_input, second_input, result, beta,
+                                   workspace);
+    case Direction::backward_data:
+      return micro_batched_backward_data(kernels, geometry, plan, first_input, second_input, result,
+                                         beta, workspace);
+    case Direction::backward_filter:
+      return micro_batched_backward_filter(kernels, geometry, plan, first_input, second_input,
+                                           result, beta, workspace);
+  }
+  throw std::invalid_argument("unknown convolution direction");
+}
+
 }  // namespace tessera::kernels

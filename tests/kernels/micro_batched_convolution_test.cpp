@@ -34,24 +34,6 @@ ConvolutionGeometry small_3d_convolution() {
                       .dilation = {1, 1, 1}});
 }
 
-// The micro-batched runner of `direction`.
-void run_micro_batched(ConvolutionKernels& kernels, const ConvolutionGeometry& geometry,
-                       Direction direction, const MicroBatchPlan& plan, const float* first_input,
-                       const float* second_input, float* result, float beta,
-                       DeviceMemory* workspace) {
-  switch (direction) {
-    case Direction::forward:
-      return micro_batched_forward(kernels, geometry, plan, first_input, second_input, result, beta,
-                                   workspace);
-    case Direction::backward_data:
-      return micro_batched_backward_data(kernels, geometry, plan, first_input, second_input, result,
-                                         beta, workspace);
-    case Direction::backward_filter:
-      return micro_batched_backward_filter(kernels, geometry, plan, first_input, second_input,
-                                           result, beta, workspace);
-  }
-}
-
 // Two algorithms every micro-batch size offers: the first and, when there is one, a blocked one
 // (a different implementation, so that mixed plans mix code paths).
 std::pair<std::string, std::string> two_algorithms(ConvolutionKernels& kernels,

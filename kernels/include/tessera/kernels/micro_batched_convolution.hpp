@@ -33,4 +33,11 @@ void micro_batched_backward_filter(ConvolutionKernels& kernels, const Convolutio
                                    const MicroBatchPlan& plan, const float* x, const float* dy,
                                    float* dw, float beta, DeviceMemory* workspace);
 
+// The one of the three above that runs `direction`, its inputs in ConvolutionKernels' order
+// (forward: x, w -> y; backward-data: dy, w -> dx; backward-filter: x, dy -> dw).
+void run_micro_batched(ConvolutionKernels& kernels, const ConvolutionGeometry& geometry,
+                       Direction direction, const MicroBatchPlan& plan, const float* first_input,
+                       const float* second_input, float* result, float beta,
+                       DeviceMemory* workspace);
+
 }  // namespace tessera::kernels
