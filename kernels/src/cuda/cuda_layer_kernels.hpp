@@ -12,7 +12,8 @@ namespace tessera::kernels::cuda {
 
 class CudaLayerKernels final : public LayerKernels {
  public:
-  explicit CudaLayerKernels(const CudaContext& context) : context_(context) {}
+  explicit CudaLayerKernels(const CudaContext& context)
+      : context_(context), scratch_(context.compute_stream()) {}
 
   void pooling_forward(const PoolingGeometry& geometry, std::int64_t batch, const float* x,
                        float* y) override;

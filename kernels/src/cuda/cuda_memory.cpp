@@ -39,16 +39,17 @@ PinnedHostMemory::~PinnedHostMemory() {
 }
 
 DeviceScratch::~DeviceScratch() {
+  // Synchronous: the stream may be gone by now.
   if (data_ != nullptr) cudaFree(data_);
 }
 
 void* DeviceScratch::reserve(std::size_t bytes) {
   if (bytes <= bytes_) return data_;
-  // cudaFree waits for the device, so work still reading the old block has finished.
-  if (data_ != nullptr) TESSERA_CUDA_CHECK(cudaFree(data_));
+  // Freed after the stream's work that still reads the old block.
+  if (data_ != nullptr) TESSERA_CUDA_CHECK(cudaFreeAsync(data_, stream_));
   data_ = nullptr;
   bytes_ = 0;
-  TESSERA_CUDA_CHECK(cudaMalloc(&data_, bytes));
+  TESSERA_CUDA_CHECK(cudaMallocAsync(&data_, bytes, stream_));
   bytes_ = bytes;
   return data_;
 }

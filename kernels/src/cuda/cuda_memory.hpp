@@ -2,6 +2,8 @@
 // Memory blocks of a CUDA device: device memory (cudaMalloc), pinned host memory for the copy
 // stream (cudaMallocHost), and a growable scratch block for the small per-call uploads of the
 // layer kernels (per-channel statistics, labels) and their per-channel results.
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <string>
 
@@ -38,17 +40,20 @@ class PinnedHostMemory final : public DeviceMemory {
   std::size_t bytes_ = 0;
 };
 
-// Device memory that grows to the largest request and is reused. Users must order their use on
-// one stream: a block handed out is valid until the next reserve().
+// Device memory that grows to the largest request and is reused, all on one stream: a block
+// handed out is valid for work on that stream until the next reserve(). Growing is stream-ordered
+// (cudaFreeAsync / cudaMallocAsync), so it never waits for the whole device, where NCCL
+// operations may be waiting for other ranks.
 class DeviceScratch {
  public:
-  DeviceScratch() = default;
+  explicit DeviceScratch(cudaStream_t stream) : stream_(stream) {}
   ~DeviceScratch();
   DeviceScratch(const DeviceScratch&) = delete;
   DeviceScratch& operator=(const DeviceScratch&) = delete;
   void* reserve(std::size_t bytes);
 
  private:
+  cudaStream_t stream_;
   void* data_ = nullptr;
   std::size_t bytes_ = 0;
 };

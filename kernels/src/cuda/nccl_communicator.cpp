@@ -58,6 +58,7 @@ NcclCommunicator::NcclCommunicator(ncclComm_t communicator) : communicator_(comm
     // in turn wait for NCCL operations still waiting for their peers.
     TESSERA_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
     device_work_done_ = make_event();
+    scratch_ = std::make_unique<DeviceScratch>(stream_);
   } catch (...) {
     if (stream_ != nullptr) cudaStreamDestroy(stream_);
     ncclCommDestroy(communicator_);
@@ -73,6 +74,7 @@ NcclCommunicator::~NcclCommunicator() {
   } catch (const std::exception&) {
     // Nothing to report to from a destructor; the communicator is torn down regardless.
   }
+  scratch_.reset();
   ncclCommDestroy(communicator_);
   cudaStreamDestroy(stream_);
 }
@@ -153,7 +155,7 @@ void NcclCommunicator::allreduce_sum(double* data, std::size_t count) {
   flush_point_to_point();
   start_after_device_work();
   const std::size_t bytes = count * sizeof(double);
-  void* staging = scratch_.reserve(bytes);
+  void* staging = scratch_->reserve(bytes);
   TESSERA_CUDA_CHECK(cudaMemcpyAsync(staging, data, bytes, cudaMemcpyHostToDevice, stream_));
   TESSERA_CUDA_CHECK(
       ncclAllReduce(staging, staging, count, ncclDouble, ncclSum, communicator_, stream_));
@@ -184,7 +186,7 @@ void NcclCommunicator::alltoall(const float* send, float* receive, std::size_t f
 void NcclCommunicator::barrier() {
   flush_point_to_point();
   start_after_device_work();
-  auto* token = static_cast<float*>(scratch_.reserve(sizeof(float)));
+  auto* token = static_cast<float*>(scratch_->reserve(sizeof(float)));
   TESSERA_CUDA_CHECK(ncclAllReduce(token, token, 1, ncclFloat, ncclSum, communicator_, stream_));
   synchronize();
 }

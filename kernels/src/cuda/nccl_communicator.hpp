@@ -68,7 +68,7 @@ class NcclCommunicator final : public Communicator {
   cudaStream_t stream_ = nullptr;
   std::shared_ptr<CUevent_st> device_work_done_;
   std::shared_ptr<PendingGroup> pending_;
-  DeviceScratch scratch_;
+  std::unique_ptr<DeviceScratch> scratch_;  // on stream_, created with it
 };
 
 }  // namespace tessera::kernels::cuda
