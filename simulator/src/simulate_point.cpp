@@ -11,6 +11,7 @@
 
 #include "play/rank_layout.hpp"
 #include "play/step_player.hpp"
+#include "play/symmetric_reduction.hpp"
 #include "tessera/core/memory_estimate.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/simulator/platform.hpp"
@@ -37,6 +38,22 @@ std::vector<char*> engine_arguments(std::vector<std::string>& storage) {
   for (auto& text : storage) argv.push_back(text.data());
   argv.push_back(nullptr);
   return argv;
+}
+
+// What to play: every GPU, or a symmetric reduction where the platform is known to be
+// homogeneous (built from a cluster file) and flows are aggregated.
+SymmetricReduction plan_reduction(const LoadedScenario& loaded, const ParallelConfig& config,
+                                  const SimulationOptions& options) {
+  if (loaded.scenario.sim.mode == "full") {
+    return full_simulation(loaded.cluster, config, "sim.mode: full");
+  }
+  if (!loaded.simgrid_xml_path.empty()) {
+    return full_simulation(loaded.cluster, config, "a SimGrid platform file may be heterogeneous");
+  }
+  if (options.granularity == Granularity::message) {
+    return full_simulation(loaded.cluster, config, "message granularity");
+  }
+  return plan_symmetric_reduction(loaded.cluster, config, options.min_played_nodes);
 }
 
 }  // namespace
@@ -70,16 +87,19 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   if (s.sim.network_model == "CM02") engine.set_config("network/crosstraffic:0");
   engine.set_config("contexts/guard-size:0");  // lifts the ~32 K actor limit
 
+  const auto reduction = plan_reduction(loaded, config, options);
+  const auto played_gpus = reduction.played.gpus();
   const auto platform =
       loaded.simgrid_xml_path.empty()
-          ? build_cluster_platform(engine, loaded.cluster, config.gpus())
+          ? build_cluster_platform(engine, reduction.cluster, played_gpus)
           : load_xml_platform(engine, loaded.simgrid_xml_path, s.platform.simgrid_gpu_hosts,
-                              config.gpus(), static_cast<int>(s.platform.simgrid_gpus_per_node));
+                              played_gpus, static_cast<int>(s.platform.simgrid_gpus_per_node));
   std::vector<simgrid::s4u::Host*> gpu_hosts(platform.gpu_hosts.begin(),
-                                             platform.gpu_hosts.begin() + config.gpus());
+                                             platform.gpu_hosts.begin() + played_gpus);
   const Fabric fabric(std::move(gpu_hosts));
-  const RankLayout layout(config);
+  const RankLayout layout(reduction.played);
   PlaySettings settings;
+  settings.replicas = reduction.replicas;
   settings.automatic_allreduce = s.sim.allreduce == CollectiveAlgorithm::automatic;
   settings.allreduce = s.sim.allreduce == CollectiveAlgorithm::tree ? AllreduceAlgorithm::tree
                        : s.sim.allreduce == CollectiveAlgorithm::hierarchical
@@ -87,8 +107,9 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
                            : AllreduceAlgorithm::ring;
   settings.granularity = options.granularity;
   if (options.trace) {
+    // A GPU that is not played is shown by the played one standing for it.
     for (auto gpu : s.outputs.trace_gpus) {
-      if (gpu < config.gpus()) settings.traced_gpus.insert(static_cast<int>(gpu));
+      if (gpu < config.gpus()) settings.traced_gpus.insert(static_cast<int>(gpu % played_gpus));
     }
   }
   StepPlayer player(platform, fabric, layout, programs, settings);
@@ -134,7 +155,10 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   r.time_provenance = Provenance::simulated;
   r.compute_provenance = compute_provenance(programs);
   r.memory_provenance = Provenance::estimated;
-  r.note = network_model_description(s);
+  r.note = network_model_description(s) + "; " + reduction.description();
+  if (options.trace && reduction.replicas > 1) {
+    r.note += "; traced GPU g is shown by played GPU g mod " + std::to_string(played_gpus);
+  }
   if (platform.filesystem_servers.empty())
     r.note += "; no file system on this platform: reads not simulated";
   if (!memory.fits) {

@@ -209,7 +209,8 @@ void parse_outputs(Scenario& s, const YamlValue& value) {
 }
 
 void parse_sim(Scenario& s, const YamlValue& value) {
-  YamlMap map(value, {"network_model", "allreduce", "gradient_bucket"});
+  YamlMap map(value, {"network_model", "allreduce", "gradient_bucket", "mode"});
+  if (auto mode = map.optional("mode")) s.sim.mode = mode->as_choice({"symmetric", "full"});
   if (auto model = map.optional("network_model")) {
     // LV08 (SimGrid's default) inflates latencies 13x; CM02 is the plain alpha-beta model.
     s.sim.network_model = model->as_choice({"CM02", "LV08", "SMPI"});

@@ -6,6 +6,7 @@
 // Falls back to the flat ring when the members sit on one node or nodes hold unequal counts.
 // Aggregated phases synchronise their ring's members (ring_pass); the aggregated collective ends
 // with all members together.
+#include <algorithm>
 #include <map>
 #include <vector>
 
@@ -61,7 +62,7 @@ void hierarchical_allreduce(const CollectiveContext& context, const std::vector<
   for (const auto& node : groups.nodes) inter.push_back(members[node[my_local]]);
 
   const int g = static_cast<int>(per_node);
-  const int n = static_cast<int>(nodes);
+  const int n = static_cast<int>(nodes) * std::max(context.replicas, 1);
   const double shard = bytes / g;
   ring_pass(context, intra, my_local, g - 1, shard);
   ring_pass(context, inter, my_node, 2 * (n - 1), shard / n);

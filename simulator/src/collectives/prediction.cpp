@@ -58,8 +58,8 @@ struct RingEdges {
 
 double ring_seconds(const CollectiveContext& context, const std::vector<int>& members,
                     double bytes) {
-  const int size = static_cast<int>(members.size());
-  if (size < 2) return 0;
+  if (members.size() < 2) return 0;
+  const int size = static_cast<int>(members.size()) * std::max(context.replicas, 1);
   RingEdges edges;
   edges.add_ring(context.fabric, members);
   return edges.seconds(2 * (size - 1), bytes / size);
@@ -119,8 +119,8 @@ double tree_seconds(const CollectiveContext& context, const std::vector<int>& me
     }
   }
   const int hops = static_cast<int>(most) - 1;
-  const double pipeline =
-      2 * hops * intra_latency + 2 * double_binary_tree_depth(nodes) * inter_latency;
+  const int depth = double_binary_tree_depth(nodes * std::max(context.replicas, 1));
+  const double pipeline = 2 * hops * intra_latency + 2 * depth * inter_latency;
   return pipeline - std::max(intra_latency, inter_latency) + flows;
 }
 
@@ -128,7 +128,7 @@ double hierarchical_seconds(const CollectiveContext& context, const std::vector<
                             double bytes) {
   const NodeGroups groups = group_by_node(context, members);
   if (!groups.hierarchical()) return ring_seconds(context, members, bytes);
-  const int nodes = static_cast<int>(groups.nodes.size());
+  const int nodes = static_cast<int>(groups.nodes.size()) * std::max(context.replicas, 1);
   const int per_node = static_cast<int>(groups.nodes.front().size());
   RingEdges intra;
   for (const auto& node : groups.nodes) {

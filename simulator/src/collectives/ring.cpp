@@ -43,8 +43,8 @@ void ring_pass(const CollectiveContext& context, const std::vector<int>& members
 
 void ring_allreduce(const CollectiveContext& context, const std::vector<int>& members,
                     std::size_t my_index, double bytes) {
-  const int size = static_cast<int>(members.size());
-  if (size < 2) return;
+  if (members.size() < 2) return;
+  const int size = static_cast<int>(members.size()) * std::max(context.replicas, 1);
   ring_pass(context, members, my_index, 2 * (size - 1), bytes / size);
 }
 

@@ -423,8 +423,9 @@ void tree_aggregated(const CollectiveContext& context, const std::vector<int>& m
   s4u::Comm::wait_all(comms);
   intra_latency = collective_max(context, members, my_index, intra_latency);
   inter_latency = collective_max(context, members, my_index, inter_latency);
-  const double pipeline =
-      2 * layout.chain_hops * intra_latency + 2 * layout.tree_depth * inter_latency;
+  const int tree_depth = double_binary_tree_depth(static_cast<int>(groups.nodes.size()) *
+                                                  std::max(context.replicas, 1));
+  const double pipeline = 2 * layout.chain_hops * intra_latency + 2 * tree_depth * inter_latency;
   const double rest = pipeline - std::max(intra_latency, inter_latency);
   if (rest > 0) s4u::this_actor::sleep_for(rest);
 }

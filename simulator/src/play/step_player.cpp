@@ -86,12 +86,11 @@ void StepPlayer::record(int rank, int track, const std::string& name, OpCategory
   }
 }
 
-AllreduceAlgorithm StepPlayer::algorithm_for(const std::vector<int>& members, double bytes,
-                                             int channel) {
+AllreduceAlgorithm StepPlayer::algorithm_for(const CollectiveContext& context,
+                                             const std::vector<int>& members, double bytes) {
   if (!settings_.automatic_allreduce) return settings_.allreduce;
-  const auto key = std::make_tuple(members.front(), members.size(), bytes, channel);
+  const auto key = std::make_tuple(members.front(), members.size(), bytes, context.channel);
   if (auto it = chosen_.find(key); it != chosen_.end()) return it->second;
-  const CollectiveContext context{fabric_, platform_.gpus_per_node, channel, settings_.granularity};
   return chosen_[key] = choose_allreduce(context, members, bytes);
 }
 
@@ -151,7 +150,7 @@ void StepPlayer::play_gpu(int rank) {
       case StepOpKind::group_allreduce: {
         const auto group = layout_.spatial_group(rank);
         allreduce(group_context, group, static_cast<std::size_t>(layout_.spatial_index_of(rank)),
-                  op.bytes, algorithm_for(group, op.bytes, kGroupChannel));
+                  op.bytes, algorithm_for(group_context, group, op.bytes));
         break;
       }
       case StepOpKind::group_alltoall: {
@@ -194,14 +193,15 @@ void StepPlayer::play_communication_stream(int rank, int buckets) {
   const auto& members = stage_groups_[static_cast<std::size_t>(program.stage)];
   std::size_t my_index = 0;
   while (members[my_index] != rank) ++my_index;
+  // The data-parallel group is the one the symmetric reduction samples.
   const CollectiveContext context{fabric_, platform_.gpus_per_node, kGradientChannel,
-                                  settings_.granularity};
+                                  settings_.granularity, settings_.replicas};
   for (int bucket = 0; bucket < buckets; ++bucket) {
     streams.gradient_requests->acquire();
     const double bytes = streams.gradient_buckets.front();
     streams.gradient_buckets.pop_front();
     const double start = now();
-    const auto algorithm = algorithm_for(members, bytes, kGradientChannel);
+    const auto algorithm = algorithm_for(context, members, bytes);
     allreduce(context, members, my_index, bytes, algorithm);
     record(rank, 1, "all-reduce " + to_string(algorithm), OpCategory::allreduce, start);
     streams.gradient_done->release();

@@ -39,6 +39,8 @@ struct PlaySettings {
   bool automatic_allreduce = true;
   AllreduceAlgorithm allreduce = AllreduceAlgorithm::ring;
   Granularity granularity = Granularity::aggregated;
+  // Symmetric simulation: each played replica stands for this many (see symmetric_reduction.hpp).
+  int replicas = 1;
   std::set<int> traced_gpus;
 };
 
@@ -60,7 +62,8 @@ class StepPlayer {
   void play_gpu(int rank);
   void play_communication_stream(int rank, int buckets);
   void record(int rank, int track, const std::string& name, OpCategory category, double start);
-  AllreduceAlgorithm algorithm_for(const std::vector<int>& members, double bytes, int channel);
+  AllreduceAlgorithm algorithm_for(const CollectiveContext& context,
+                                   const std::vector<int>& members, double bytes);
 
   const SimPlatform& platform_;
   const Fabric& fabric_;

@@ -32,6 +32,10 @@ struct CollectiveContext {
   int gpus_per_node = 1;  // ranks [k*g, (k+1)*g) share node k
   int channel = 1;        // fabric channel of this collective stream
   Granularity granularity = Granularity::aggregated;
+  // Symmetric simulation: `members` stand for `replicas` identical copies of themselves, node by
+  // node (member ranks r, r + played, r + 2 played, ... play alike). The algorithms keep the full
+  // group's step counts, shard sizes and tree depth; only the played members' flows exist.
+  int replicas = 1;
 };
 
 // All-reduce of `bytes` per member.

@@ -17,6 +17,9 @@ struct SimulationOptions {
   const ProfileDatabase* profiles = nullptr;  // measured kernel times; roofline where absent
   bool trace = false;                         // record the timeline of scenario.outputs.trace_gpus
   Granularity granularity = Granularity::aggregated;
+  // Symmetric mode (scenario sim.mode): play at least this many nodes (see
+  // play/symmetric_reduction.hpp); more is closer to the full simulation and slower.
+  std::int64_t min_played_nodes = 32;
 };
 
 struct SimulationOutcome {

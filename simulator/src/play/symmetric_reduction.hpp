@@ -1,0 +1,48 @@
+#pragma once
+// Symmetric simulation of a homogeneous cluster. Data-parallel replicas play the same program on
+// identical nodes, so most of the cluster only repeats what a few nodes do. The reduction plays
+// nodes [0, n) of N (n = N / k), node j standing for nodes j, j + n, j + 2n, ... (so it reads from
+// the same file-system server, j mod servers, as each node it stands for), and keeps every
+// resource a played node sees as it is in the full cluster:
+//  - its own links (PCIe, NVLink, NIC, its fat-tree cables) and the fat-tree's shape (levels,
+//    switch size, oversubscription): kept as they are;
+//  - what all N nodes share, the file system (each server and the attachment): bandwidth divided
+//    by k, so that each played flow gets the share it would get among the N nodes' flows;
+//  - collectives over the data-parallel group: played over the played members with the full
+//    group's step counts, shard sizes and tree depth (CollectiveContext::replicas = k).
+// Exact where max-min sharing is symmetric (every flow on a shared link standing for k alike);
+// where it is not (the tree all-reduce's node trees, traffic crossing an oversubscribed core) it
+// is an approximation, measured against the full simulation in tests/simulator/symmetry_test.cpp.
+#include <cstdint>
+#include <string>
+
+#include "tessera/core/cluster_spec.hpp"
+#include "tessera/core/parallel_strategy.hpp"
+
+namespace tessera::sim {
+
+struct SymmetricReduction {
+  int replicas = 1;        // k: each played node stands for k nodes; 1 plays every GPU
+  ParallelConfig played;   // the played part of the configuration (data / k replicas)
+  ClusterSpec cluster;     // the cluster to build: shared file-system bandwidths divided by k
+  std::int64_t nodes = 0;  // N, of the full configuration (0 when GPUs do not fill whole nodes)
+  std::int64_t played_nodes = 0;
+  std::string why_full;  // when replicas == 1: why nothing was reduced
+
+  // For the result's note, e.g. "symmetric simulation: 32 of 4096 nodes played, each standing
+  // for 128".
+  std::string description() const;
+};
+
+// The largest reduction k (dividing the nodes and the replicas evenly) that keeps at least
+// `min_played_nodes` nodes, more than one leaf switch where the full cluster has several, and
+// as many nodes on each file-system server. k = 1 when none does.
+SymmetricReduction plan_symmetric_reduction(const ClusterSpec& cluster,
+                                            const ParallelConfig& config,
+                                            std::int64_t min_played_nodes);
+
+// Full simulation of `config` on `cluster`, with the reason given.
+SymmetricReduction full_simulation(const ClusterSpec& cluster, const ParallelConfig& config,
+                                   std::string why);
+
+}  // namespace tessera::sim
