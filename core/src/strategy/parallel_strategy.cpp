@@ -196,14 +196,32 @@ Halo window_halo(LayerKind kind, std::int64_t input, std::int64_t output, std::i
                  std::int64_t dilation) {
   Halo halo;
   if (parts <= 1) return halo;
-  const std::int64_t local_in = input / parts, local_out = output / parts;
   for (std::int64_t rank = 0; rank < parts; ++rank) {
-    const auto read = planes_read(kind, input, rank * local_out, (rank + 1) * local_out - 1, kernel,
-                                  stride, padding, dilation);
-    if (read.first > read.last) continue;
-    halo.lower = std::max(halo.lower, rank * local_in - read.first);
-    halo.upper = std::max(halo.upper, read.last - ((rank + 1) * local_in - 1));
+    const Halo part =
+        shard_window_halo(kind, input, output, parts, rank, kernel, stride, padding, dilation);
+    halo.lower = std::max(halo.lower, part.lower);
+    halo.upper = std::max(halo.upper, part.upper);
   }
+  return halo;
+}
+
+PlaneSpan shard_planes(std::int64_t extent, std::int64_t parts, std::int64_t index) {
+  const std::int64_t base = extent / parts, larger = extent % parts;
+  return {index * base + std::min(index, larger), base + (index < larger ? 1 : 0)};
+}
+
+Halo shard_window_halo(LayerKind kind, std::int64_t input, std::int64_t output, std::int64_t parts,
+                       std::int64_t index, std::int64_t kernel, std::int64_t stride,
+                       std::int64_t padding, std::int64_t dilation) {
+  Halo halo;
+  if (parts <= 1) return halo;
+  const PlaneSpan in = shard_planes(input, parts, index), out = shard_planes(output, parts, index);
+  if (out.count == 0) return halo;
+  const auto read = planes_read(kind, input, out.first, out.first + out.count - 1, kernel, stride,
+                                padding, dilation);
+  if (read.first > read.last) return halo;
+  halo.lower = std::max<std::int64_t>(0, in.first - read.first);
+  halo.upper = std::max<std::int64_t>(0, read.last - (in.first + in.count - 1));
   return halo;
 }
 

@@ -71,4 +71,19 @@ Halo window_halo(LayerKind kind, std::int64_t input, std::int64_t output, std::i
                  std::int64_t kernel, std::int64_t stride, std::int64_t padding,
                  std::int64_t dilation);
 
+// Planes [first, first + count) of part `index` when an axis of `extent` planes is split `parts`
+// ways: the first extent % parts parts hold one plane more (exact division, as plan_shards
+// requires, makes every part equal).
+struct PlaneSpan {
+  std::int64_t first = 0;
+  std::int64_t count = 0;
+};
+PlaneSpan shard_planes(std::int64_t extent, std::int64_t parts, std::int64_t index);
+
+// Halo of part `index` alone, input and output both split by shard_planes (the real backend's
+// uneven shards); window_halo is the widest of these over the parts of an evenly split axis.
+Halo shard_window_halo(LayerKind kind, std::int64_t input, std::int64_t output, std::int64_t parts,
+                       std::int64_t index, std::int64_t kernel, std::int64_t stride,
+                       std::int64_t padding, std::int64_t dilation);
+
 }  // namespace tessera

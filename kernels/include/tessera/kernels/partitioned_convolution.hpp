@@ -1,0 +1,71 @@
+#pragma once
+// A convolution whose input and output are split over a spatial grid of shards (Oyama et al.'s
+// hybrid-parallel CosmoFlow; LBANN's Distconv), on any Device and over any HaloExchange.
+//
+// Forward: the boundary's zero padding sits in the shard's halo buffer and the kernels run
+// unpadded on exact windows. The outputs that read only the shard's own planes (the interior) are
+// computed while the first axis's halos are in flight, then the boundary slabs.
+//
+// Backward-data is the exact adjoint of the forward's halo fill: each shard runs the kernel's
+// backward-data over its whole haloed window from its own output gradient alone, then the
+// gradient that landed in halo regions is sent back and added into the neighbours' own planes
+// (HaloDirection::add_adjoint). This reuses the forward's windows and messages unchanged; the
+// alternative, exchanging output-gradient halos, needs a second, transposed window per shard and a
+// wider input halo for the corners of strided windows. The messages carry input channels instead
+// of output channels. Backward-filter is local on the haloed input kept from forward and runs
+// while the gradient halos fly; the partial filter gradients are summed over the spatial group.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "tessera/kernels/convolution_kernels.hpp"
+#include "tessera/kernels/shard_window.hpp"
+
+namespace tessera::kernels {
+
+class ConvolutionRunner;
+class HaloExchange;
+class WindowShards;
+
+class PartitionedConvolution {
+ public:
+  // `whole` is the unpartitioned convolution (not transposed, output_spatial as with_output()
+  // gives); its input and output are split over `grid` (one entry per spatial axis). Throws
+  // std::invalid_argument when they cannot be (see WindowPlan).
+  PartitionedConvolution(HaloExchange& exchange, const ConvolutionGeometry& whole,
+                         std::vector<std::int64_t> grid, std::int64_t batch);
+  ~PartitionedConvolution();
+  PartitionedConvolution(const PartitionedConvolution&) = delete;
+  PartitionedConvolution& operator=(const PartitionedConvolution&) = delete;
+
+  const WindowPlan& plan() const;
+
+  // One entry per shard the exchange holds locally, in its order: x[i] is batch x in_channels x
+  // the shard's input planes (plan().shard(s).owned), y[i] batch x out_channels x its outputs.
+  // w is the whole filter.
+  void forward(const std::vector<const float*>& x, const float* w, const std::vector<float*>& y);
+  // Against the input of the last forward(). dx may be empty (no input gradient wanted); each
+  // dw[i] receives the whole filter's gradient summed over the spatial group (overwritten).
+  void backward(const std::vector<const float*>& dy, const float* w, const std::vector<float*>& dx,
+                const std::vector<float*>& dw);
+
+ private:
+  ConvolutionGeometry window_geometry(const SpatialBox& window, const SpatialBox& outputs) const;
+  void forward_box(std::size_t local, const SpatialBox& outputs, const float* w, float* y);
+
+  ConvolutionGeometry whole_;
+  std::unique_ptr<WindowShards> shards_;
+  std::unique_ptr<ConvolutionRunner> runner_;
+  struct Scratches;
+  std::unique_ptr<Scratches> scratch_;
+};
+
+// Outputs of `shard` that read only planes ready before the exchange (`interior`), and the rest
+// of its outputs as disjoint boxes (at most two per axis).
+struct OutputSplit {
+  SpatialBox interior;
+  std::vector<SpatialBox> boundary;
+};
+OutputSplit split_interior(const WindowPlan& plan, const ShardWindow& shard);
+
+}  // namespace tessera::kernels

@@ -1,0 +1,179 @@
+#include "tessera/kernels/partitioned_convolution.hpp"
+
+#include <stdexcept>
+
+#include "partitioned_window_shards.hpp"
+#include "tessera/kernels/convolution_runner.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
+}
+
+std::vector<WindowAxis> window_axes(const ConvolutionGeometry& whole) {
+  if (whole.transposed) {
+    throw std::invalid_argument("transposed convolutions are not spatially partitioned");
+  }
+  std::vector<WindowAxis> axes;
+  for (int axis = 0; axis < whole.spatial_rank(); ++axis) {
+    axes.push_back({whole.kernel.at(axis), whole.stride.at(axis), whole.padding.at(axis),
+                    whole.dilation.at(axis)});
+  }
+  return axes;
+}
+
+}  // namespace
+
+struct PartitionedConvolution::Scratches {
+  std::vector<Scratch> input, output, gradient;
+};
+
+OutputSplit split_interior(const WindowPlan& plan, const ShardWindow& shard) {
+  OutputSplit split;
+  SpatialBox core = shard.outputs;
+  const SpatialBox& ready = shard.ready_before_exchange;
+  for (int axis = 0; axis < core.spatial_rank(); ++axis) {
+    const WindowAxis& w = plan.axes()[axis];
+    // Output o reads input planes [o*stride - padding, o*stride - padding + reach - 1].
+    const std::int64_t first =
+        std::max(core.first[axis], -floor_div(-(ready.first[axis] + w.padding), w.stride));
+    const std::int64_t last = std::min(
+        core.last(axis), floor_div(ready.last(axis) + w.padding - w.reach() + 1, w.stride));
+    if (first > last)
+      return {SpatialBox{core.first, std::vector<std::int64_t>(core.count.size())},
+              {shard.outputs}};
+    SpatialBox below = core, above = core;
+    below.count[axis] = first - core.first[axis];
+    above.first[axis] = last + 1;
+    above.count[axis] = core.last(axis) - last;
+    if (!below.empty()) split.boundary.push_back(below);
+    if (!above.empty()) split.boundary.push_back(above);
+    core.first[axis] = first;
+    core.count[axis] = last - first + 1;
+  }
+  split.interior = core;
+  return split;
+}
+
+PartitionedConvolution::PartitionedConvolution(HaloExchange& exchange,
+                                               const ConvolutionGeometry& whole,
+                                               std::vector<std::int64_t> grid, std::int64_t batch)
+    : whole_(with_output(whole)),
+      shards_(std::make_unique<WindowShards>(
+          exchange,
+          WindowPlan(LayerKind::convolution,
+                     TensorDistribution(whole_.input_spatial, std::move(grid)), window_axes(whole_),
+                     BoundaryPadding::zeros_in_buffer),
+          batch, whole_.in_channels)),
+      runner_(std::make_unique<ConvolutionRunner>(exchange.device())),
+      scratch_(std::make_unique<Scratches>()) {
+  const std::size_t locals = shards_->local_count();
+  scratch_->input.resize(locals);
+  scratch_->output.resize(locals);
+  scratch_->gradient.resize(locals);
+}
+
+PartitionedConvolution::~PartitionedConvolution() = default;
+
+const WindowPlan& PartitionedConvolution::plan() const {
+  return shards_->plan();
+}
+
+ConvolutionGeometry PartitionedConvolution::window_geometry(const SpatialBox& window,
+                                                            const SpatialBox& outputs) const {
+  ConvolutionGeometry geometry = whole_;
+  geometry.input_spatial = window.count;
+  geometry.padding.assign(window.count.size(), 0);
+  geometry = with_output(geometry);
+  if (geometry.output_spatial != outputs.count) {
+    throw std::logic_error("window " + to_string(window) + " does not produce outputs " +
+                           to_string(outputs));
+  }
+  return geometry;
+}
+
+void PartitionedConvolution::forward_box(std::size_t local, const SpatialBox& outputs,
+                                         const float* w, float* y) {
+  const ShardWindow& shard = shards_->window(local);
+  const SpatialBox window = plan().window_of(outputs);
+  const float* x = shards_->dense_input(local, window, scratch_->input[local]);
+  const std::int64_t batch = shards_->batch();
+  const TensorPlacement result{batch * whole_.out_channels, outputs};
+  const bool whole_shard = outputs == shard.outputs;
+  float* target =
+      whole_shard ? y : scratch_->output[local].floats(shards_->device(), result.floats());
+  runner_->forward(window_geometry(window, outputs), batch, x, w, target, 0.0f);
+  if (!whole_shard) {
+    copy_box(shards_->device(), target, result, y, {batch * whole_.out_channels, shard.outputs},
+             outputs);
+  }
+}
+
+void PartitionedConvolution::forward(const std::vector<const float*>& x, const float* w,
+                                     const std::vector<float*>& y) {
+  shards_->check_local_count(y.size(), "partitioned convolution output");
+  shards_->load_inputs(x);
+  HaloExchange& exchange = shards_->exchange();
+  const auto buffers = shards_->input_buffers();
+  const auto axes = exchange_axes(plan().input().spatial_rank(), HaloDirection::fill);
+  const std::int64_t batch_channels = shards_->input_batch_channels();
+  std::vector<OutputSplit> splits;
+  for (std::size_t local = 0; local < y.size(); ++local) {
+    splits.push_back(split_interior(plan(), shards_->window(local)));
+  }
+  exchange.start(plan(), axes.front(), HaloDirection::fill, batch_channels, buffers);
+  for (std::size_t local = 0; local < y.size(); ++local) {
+    if (!splits[local].interior.empty()) forward_box(local, splits[local].interior, w, y[local]);
+  }
+  exchange.finish();
+  for (std::size_t next = 1; next < axes.size(); ++next) {
+    exchange.start(plan(), axes[next], HaloDirection::fill, batch_channels, buffers);
+    exchange.finish();
+  }
+  for (std::size_t local = 0; local < y.size(); ++local) {
+    for (const SpatialBox& box : splits[local].boundary) forward_box(local, box, w, y[local]);
+  }
+}
+
+void PartitionedConvolution::backward(const std::vector<const float*>& dy, const float* w,
+                                      const std::vector<float*>& dx,
+                                      const std::vector<float*>& dw) {
+  shards_->check_local_count(dy.size(), "partitioned convolution output gradient");
+  shards_->check_local_count(dw.size(), "partitioned convolution filter gradient");
+  HaloExchange& exchange = shards_->exchange();
+  const std::int64_t batch = shards_->batch();
+  const auto axes = exchange_axes(plan().input().spatial_rank(), HaloDirection::add_adjoint);
+  std::vector<float*> gradients;
+  if (!dx.empty()) {
+    gradients = shards_->zeroed_gradient_buffers();
+    for (std::size_t local = 0; local < dy.size(); ++local) {
+      const ShardWindow& shard = shards_->window(local);
+      float* target = shards_->gradient_target(local, shard.window, scratch_->gradient[local]);
+      runner_->backward_data(window_geometry(shard.window, shard.outputs), batch, dy[local], w,
+                             target, 0.0f);
+      shards_->commit_gradient(local, shard.window, target);
+    }
+    exchange.start(plan(), axes.front(), HaloDirection::add_adjoint,
+                   shards_->input_batch_channels(), gradients);
+  }
+  for (std::size_t local = 0; local < dy.size(); ++local) {
+    const ShardWindow& shard = shards_->window(local);
+    const float* x = shards_->dense_input(local, shard.window, scratch_->input[local]);
+    runner_->backward_filter(window_geometry(shard.window, shard.outputs), batch, x, dy[local],
+                             dw[local], 0.0f);
+  }
+  if (!dx.empty()) {
+    exchange.finish();
+    for (std::size_t next = 1; next < axes.size(); ++next) {
+      exchange.start(plan(), axes[next], HaloDirection::add_adjoint,
+                     shards_->input_batch_channels(), gradients);
+      exchange.finish();
+    }
+    shards_->store_owned_gradients(dx);
+  }
+  exchange.sum_over_shards(dw, static_cast<std::size_t>(whole_.filter_floats()));
+}
+
+}  // namespace tessera::kernels

@@ -1,0 +1,130 @@
+// The spatially partitioned convolution against the unpartitioned one, in one process: every
+// grid of 2..8 shards along D, H and W alone and a few mixed grids, kernels 1/3/5, strides 1/2.
+#include <gtest/gtest.h>
+
+#include <ostream>
+#include <stdexcept>
+
+#include "partitioned_test_support.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+using testing::check_partitioned_convolution;
+using testing::cpu_device;
+using testing::cubic_convolution;
+using testing::grid_name;
+
+constexpr double tolerance = 1e-5;  // max |difference| / max |expected|
+
+std::vector<std::vector<std::int64_t>> partition_grids() {
+  std::vector<std::vector<std::int64_t>> grids;
+  for (int axis = 0; axis < 3; ++axis) {
+    for (std::int64_t parts = 2; parts <= 8; ++parts) {
+      std::vector<std::int64_t> grid(3, 1);
+      grid[static_cast<std::size_t>(axis)] = parts;
+      grids.push_back(grid);
+    }
+  }
+  for (auto grid : {std::vector<std::int64_t>{2, 2, 1}, {2, 2, 2}, {1, 3, 2}, {3, 1, 2}}) {
+    grids.push_back(grid);
+  }
+  return grids;
+}
+
+struct ConvolutionCase {
+  std::vector<std::int64_t> grid;
+  std::int64_t kernel = 3;
+  std::int64_t stride = 1;
+};
+
+std::ostream& operator<<(std::ostream& out, const ConvolutionCase& c) {
+  return out << "grid " << grid_name(c.grid) << ", kernel " << c.kernel << ", stride " << c.stride;
+}
+
+std::vector<ConvolutionCase> convolution_cases() {
+  std::vector<ConvolutionCase> cases;
+  for (const auto& grid : partition_grids()) {
+    for (std::int64_t kernel : {1, 3, 5}) {
+      for (std::int64_t stride : {1, 2}) cases.push_back({grid, kernel, stride});
+    }
+  }
+  return cases;
+}
+
+class PartitionedConvolutionTest : public ::testing::TestWithParam<ConvolutionCase> {};
+
+// 16^3 volume, batch 2, 2 -> 3 channels: uneven shards for 3, 5, 6 and 7 parts.
+TEST_P(PartitionedConvolutionTest, MatchesUnpartitionedForwardAndBothGradients) {
+  const ConvolutionCase& c = GetParam();
+  const auto whole = cubic_convolution(3, 16, 2, 3, c.kernel, c.stride);
+  std::int64_t shards = 1;
+  for (std::int64_t parts : c.grid) shards *= parts;
+  auto exchange = in_process_halo_exchange(cpu_device(), shards);
+  const auto errors = check_partitioned_convolution(*exchange, whole, c.grid, 2, 17);
+  EXPECT_LE(errors.output, tolerance);
+  EXPECT_LE(errors.input_gradient, tolerance);
+  EXPECT_LE(errors.filter_gradient, tolerance);
+}
+
+INSTANTIATE_TEST_SUITE_P(Grids, PartitionedConvolutionTest,
+                         ::testing::ValuesIn(convolution_cases()),
+                         [](const ::testing::TestParamInfo<ConvolutionCase>& case_info) {
+                           return "grid" + grid_name(case_info.param.grid) + "_k" +
+                                  std::to_string(case_info.param.kernel) + "_s" +
+                                  std::to_string(case_info.param.stride);
+                         });
+
+TEST(PartitionedConvolution, TwoDimensionalAndBatchOneAlsoMatch) {
+  const auto whole = cubic_convolution(2, 20, 3, 4, 3, 1);
+  auto exchange = in_process_halo_exchange(cpu_device(), 6);
+  const auto errors = check_partitioned_convolution(*exchange, whole, {3, 2}, 1, 5);
+  EXPECT_LE(errors.output, tolerance);
+  EXPECT_LE(errors.input_gradient, tolerance);
+  EXPECT_LE(errors.filter_gradient, tolerance);
+}
+
+TEST(PartitionedConvolution, RejectsAHaloWiderThanTheNeighbouringShard) {
+  // 7^3 kernel needs 3 planes; 16 planes split 8 ways leaves 2 per shard.
+  const auto whole = cubic_convolution(3, 16, 1, 1, 7, 1);
+  auto exchange = in_process_halo_exchange(cpu_device(), 8);
+  try {
+    PartitionedConvolution partitioned(*exchange, whole, {8, 1, 1}, 1);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("split fewer ways"), std::string::npos)
+        << error.what();
+  }
+}
+
+// The interior (computed while halos fly) and the boundary boxes tile the shard's outputs.
+TEST(PartitionedConvolution, InteriorAndBoundaryBoxesTileTheOutputs) {
+  for (const auto& grid : partition_grids()) {
+    for (std::int64_t stride : {1, 2}) {
+      const auto whole = cubic_convolution(3, 16, 1, 1, 3, stride);
+      const WindowPlan plan(LayerKind::convolution, TensorDistribution(whole.input_spatial, grid),
+                            {{3, stride, 1, 1}, {3, stride, 1, 1}, {3, stride, 1, 1}},
+                            BoundaryPadding::zeros_in_buffer);
+      for (std::int64_t shard = 0; shard < plan.input().shard_count(); ++shard) {
+        const ShardWindow& window = plan.shard(shard);
+        const OutputSplit split = split_interior(plan, window);
+        std::int64_t voxels = split.interior.volume();
+        std::vector<SpatialBox> boxes = split.boundary;
+        if (!split.interior.empty()) boxes.push_back(split.interior);
+        for (std::size_t i = 0; i < boxes.size(); ++i) {
+          EXPECT_TRUE(contains(window.outputs, boxes[i]));
+          for (std::size_t j = 0; j < i; ++j) EXPECT_TRUE(intersection(boxes[i], boxes[j]).empty());
+        }
+        for (const SpatialBox& box : split.boundary) voxels += box.volume();
+        EXPECT_EQ(voxels, window.outputs.volume()) << grid_name(grid) << " shard " << shard;
+        // The interior reads no halo plane.
+        if (!split.interior.empty()) {
+          EXPECT_TRUE(contains(window.ready_before_exchange, plan.window_of(split.interior)));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tessera::kernels

@@ -1,0 +1,120 @@
+// Partitioned convolution and pooling with one shard per MPI rank, against the unpartitioned
+// kernels computed on every rank: depth split over all ranks, and 2x2 over H and W with 4 ranks.
+#include <gtest/gtest.h>
+
+#include <ostream>
+
+#include "../kernels/partitioned_test_support.hpp"
+#include "mpi_world.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+using testing::cpu_device;
+using testing::world;
+
+constexpr double tolerance = 1e-5;
+
+enum class Split { depth, height_width };
+
+std::vector<std::int64_t> grid_for(Split split) {
+  if (split == Split::depth) return {world().size(), 1, 1};
+  return {1, 2, 2};
+}
+
+struct Case {
+  Split split = Split::depth;
+  std::int64_t kernel = 3;
+  std::int64_t stride = 1;
+};
+
+std::ostream& operator<<(std::ostream& out, const Case& c) {
+  return out << (c.split == Split::depth ? "depth" : "2x2 in H, W") << ", kernel " << c.kernel
+             << ", stride " << c.stride;
+}
+
+class PartitionedConvolutionOverMpi : public ::testing::TestWithParam<Case> {};
+
+TEST_P(PartitionedConvolutionOverMpi, MatchesUnpartitioned) {
+  const Case& c = GetParam();
+  if (c.split == Split::height_width && world().size() != 4) GTEST_SKIP() << "needs 4 ranks";
+  auto exchange = communicator_halo_exchange(cpu_device(), world());
+  const auto whole = testing::cubic_convolution(3, 16, 2, 3, c.kernel, c.stride);
+  const auto errors =
+      testing::check_partitioned_convolution(*exchange, whole, grid_for(c.split), 2, 41);
+  EXPECT_LE(errors.output, tolerance) << "rank " << world().rank();
+  EXPECT_LE(errors.input_gradient, tolerance) << "rank " << world().rank();
+  EXPECT_LE(errors.filter_gradient, tolerance) << "rank " << world().rank();
+}
+
+std::vector<Case> convolution_cases() {
+  std::vector<Case> cases;
+  for (Split split : {Split::depth, Split::height_width}) {
+    for (std::int64_t kernel : {1, 3, 5}) {
+      for (std::int64_t stride : {1, 2}) cases.push_back({split, kernel, stride});
+    }
+  }
+  return cases;
+}
+
+std::string case_name(Split split, const std::string& rest) {
+  return std::string(split == Split::depth ? "depth" : "height_width") + "_" + rest;
+}
+
+INSTANTIATE_TEST_SUITE_P(Splits, PartitionedConvolutionOverMpi,
+                         ::testing::ValuesIn(convolution_cases()),
+                         [](const ::testing::TestParamInfo<Case>& case_info) {
+                           return case_name(case_info.param.split,
+                                            "k" + std::to_string(case_info.param.kernel) + "_s" +
+                                                std::to_string(case_info.param.stride));
+                         });
+
+struct PoolingCase {
+  Split split = Split::depth;
+  bool max = true;
+  std::int64_t kernel = 3;
+  std::int64_t stride = 2;
+  std::int64_t padding = 1;
+};
+
+std::ostream& operator<<(std::ostream& out, const PoolingCase& c) {
+  return out << (c.split == Split::depth ? "depth" : "2x2 in H, W")
+             << (c.max ? ", max " : ", average ") << c.kernel << "/" << c.stride << "/"
+             << c.padding;
+}
+
+class PartitionedPoolingOverMpi : public ::testing::TestWithParam<PoolingCase> {};
+
+TEST_P(PartitionedPoolingOverMpi, MatchesUnpartitioned) {
+  const PoolingCase& c = GetParam();
+  if (c.split == Split::height_width && world().size() != 4) GTEST_SKIP() << "needs 4 ranks";
+  auto exchange = communicator_halo_exchange(cpu_device(), world());
+  const auto whole = testing::cubic_pooling(3, 16, 3, c.max, c.kernel, c.stride, c.padding);
+  const auto errors =
+      testing::check_partitioned_pooling(*exchange, whole, grid_for(c.split), 2, 43);
+  EXPECT_LE(errors.output, tolerance) << "rank " << world().rank();
+  EXPECT_LE(errors.input_gradient, tolerance) << "rank " << world().rank();
+}
+
+std::vector<PoolingCase> pooling_cases() {
+  std::vector<PoolingCase> cases;
+  for (Split split : {Split::depth, Split::height_width}) {
+    for (bool max : {true, false}) {
+      cases.push_back({split, max, 3, 2, 1});
+      cases.push_back({split, max, 2, 2, 0});
+    }
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Splits, PartitionedPoolingOverMpi, ::testing::ValuesIn(pooling_cases()),
+                         [](const ::testing::TestParamInfo<PoolingCase>& case_info) {
+                           const PoolingCase& c = case_info.param;
+                           return case_name(c.split, std::string(c.max ? "max" : "avg") +
+                                                         std::to_string(c.kernel) +
+                                                         std::to_string(c.stride) +
+                                                         std::to_string(c.padding));
+                         });
+
+}  // namespace
+}  // namespace tessera::kernels
