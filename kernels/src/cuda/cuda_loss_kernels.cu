@@ -33,14 +33,14 @@ __global__ void softmax_cross_entropy(std::int64_t classes, const float* logits,
 
   double local_sum = 0;
   for (std::int64_t c = threadIdx.x; c < classes; c += blockDim.x)
-    local_sum += exp(static_cast<double>(row[c] - row_max));
+    local_sum += exp(static_cast<double>(row[c]) - row_max);
   const double block_sum = SumReduce(sum_storage).Sum(local_sum);
   if (threadIdx.x == 0) partition = block_sum;
   __syncthreads();
 
   const std::int32_t label = labels[sample];
   for (std::int64_t c = threadIdx.x; dlogits != nullptr && c < classes; c += blockDim.x) {
-    const double probability = exp(static_cast<double>(row[c] - row_max)) / partition;
+    const double probability = exp(static_cast<double>(row[c]) - row_max) / partition;
     dlogits[sample * classes + c] =
         static_cast<float>((probability - (c == label ? 1.0 : 0.0)) * inverse_batch);
   }
