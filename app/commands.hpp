@@ -13,6 +13,7 @@ void add_validate_command(CLI::App& cli, Action& action);
 void add_describe_command(CLI::App& cli, Action& action);
 void add_models_command(CLI::App& cli, Action& action);
 void add_devices_command(CLI::App& cli, Action& action);
+void add_data_command(CLI::App& cli, Action& action);
 void add_run_command(CLI::App& cli, Action& action);
 
 }  // namespace tessera::app

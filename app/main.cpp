@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   add_run_command(cli, action);
   add_models_command(cli, action);
   add_devices_command(cli, action);
+  add_data_command(cli, action);
   try {
     cli.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "io/readahead_hint.hpp"
 #include "io/sample_file.hpp"
 #include "tessera/core/input_error.hpp"
 
@@ -54,6 +55,9 @@ void SampleReader::read_volume(const VolumeBox& box, std::span<float> out) {
   const hsize_t count[4] = {
       static_cast<hsize_t>(info.shape.channels), static_cast<hsize_t>(box.extent(0)),
       static_cast<hsize_t>(box.extent(1)), static_cast<hsize_t>(box.extent(2))};
+  if (info.volume_offset_bytes >= 0) {
+    announce_box_reads(info.path, info.volume_offset_bytes, info.shape, box);
+  }
   Hdf5Guard guard;
   auto file_space = checked_handle(H5Dget_space(file_->volume.get()), H5Sclose, what);
   check_hdf5(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),

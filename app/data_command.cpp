@@ -1,0 +1,175 @@
+// tessera data: the CosmoFlow-layout HDF5 data set the real backend trains on. `generate` writes
+// a synthetic one whose targets are learnable from the volume; `inspect` checks a directory and,
+// with --read, reads a rank's sub-volume of every sample through the prefetcher and reports the
+// I/O bandwidth and stall time.
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "command_guard.hpp"
+#include "commands.hpp"
+#include "tessera/core/quantity.hpp"
+#include "tessera/kernels/io/dataset_index.hpp"
+#include "tessera/kernels/io/sample_prefetcher.hpp"
+#include "tessera/kernels/io/synthetic_dataset.hpp"
+
+namespace tessera::app {
+namespace {
+
+namespace io = kernels::io;
+using Clock = std::chrono::steady_clock;
+
+std::string format_bandwidth(double bytes_per_second) {
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(2) << bytes_per_second / 1e9 << " GB/s";
+  return text.str();
+}
+
+std::string format_targets(const io::Targets& targets) {
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(3);
+  for (std::size_t k = 0; k < targets.size(); ++k) text << (k ? ", " : "") << targets[k];
+  return text.str();
+}
+
+void add_generate_command(CLI::App& data, Action& action) {
+  auto* command = data.add_subcommand(
+      "generate", "Write a synthetic CosmoFlow-layout data set (one HDF5 file per sample)");
+  auto spec = std::make_shared<io::SyntheticDatasetSpec>();
+  command->add_option("--output", spec->directory, "Directory to write (created if needed)")
+      ->required();
+  command->add_option("--samples", spec->samples, "Number of samples")
+      ->required()
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
+  command->add_option("--width", spec->width, "Volume width: each sample is C x W x W x W")
+      ->required()
+      ->check(CLI::Range(io::kMinimumSyntheticWidth, std::int64_t{1} << 14));
+  command->add_option("--channels", spec->channels, "Channels per voxel")
+      ->default_val(4)
+      ->check(CLI::Range(1, 1024));
+  command->add_option("--seed", spec->seed, "Seed; the same seed writes the same files")
+      ->default_val(0);
+  command
+      ->add_option("--chunk-depth", spec->layout.chunk_depth,
+                   "Store `full` in chunks of this many whole depth planes (default: contiguous)")
+      ->default_val(0)
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 14));
+  command->callback([&action, spec] {
+    action = [spec] {
+      return run_guarded([&] {
+        const io::VolumeShape shape{.channels = spec->channels,
+                                    .spatial = {spec->width, spec->width, spec->width}};
+        const double bytes = static_cast<double>(shape.floats()) * sizeof(float);
+        std::cout << "writing " << counted(spec->samples, "sample") << " of " << io::describe(shape)
+                  << " float32 (" << format_bytes(bytes) << " each) to " << spec->directory
+                  << ", `full` "
+                  << (spec->layout.chunk_depth > 0
+                          ? "in chunks of " + std::to_string(spec->layout.chunk_depth) +
+                                " depth planes"
+                          : std::string("contiguous"))
+                  << "\n";
+        const auto start = Clock::now();
+        io::generate_synthetic_dataset(*spec, [&](std::int64_t written, const std::string& path) {
+          if (written == spec->samples || written % 16 == 0 || spec->samples <= 16) {
+            std::cout << "  " << written << "/" << spec->samples << "  " << path << "\n";
+          }
+        });
+        const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        std::cout << "wrote " << format_bytes(bytes * static_cast<double>(spec->samples)) << " in "
+                  << format_seconds(seconds) << "; targets are linear in the volume (see "
+                  << "kernels/include/tessera/kernels/io/synthetic_dataset.hpp)\n"
+                  << "reads will use " << io::hdf5_read_mode_description() << "\n";
+        return kExitOk;
+      });
+    };
+  });
+}
+
+struct InspectSettings {
+  std::string directory;
+  bool read = false;
+  std::int64_t parts = 1;
+  std::int64_t part = 0;
+  std::int64_t halo = 0;
+};
+
+// Reads depth slab `part` of `parts` (with `halo` planes each side) of every sample through the
+// prefetcher, as one rank of a depth-split group does, and reports what it cost.
+void read_dataset(const io::DatasetIndex& index, const InspectSettings& settings) {
+  const auto box = io::slab(index.shape, 0, settings.part, settings.parts);
+  const io::SpatialHalo halo{Halo{.lower = settings.halo, .upper = settings.halo}, Halo{}, Halo{}};
+  io::SamplePrefetcher prefetcher(index.paths(), box, halo);
+  const auto start = Clock::now();
+  while (const auto* sample = prefetcher.next()) {
+    if (sample->position == 0 && settings.parts == 1) {
+      std::cout << "  " << sample->path << ": unitPar " << format_targets(sample->targets)
+                << "; estimated from the volume "
+                << format_targets(io::estimate_targets(index.shape, sample->volume)) << "\n";
+    }
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const auto statistics = prefetcher.statistics();
+  std::cout << "read depth slab " << settings.part << " of " << settings.parts << " ("
+            << io::describe(io::with_halo(box, halo, index.shape)) << ") of "
+            << counted(statistics.samples, "sample") << ": " << format_bytes(statistics.bytes)
+            << " in " << format_seconds(statistics.read_seconds) << " of reading ("
+            << format_bandwidth(statistics.read_bytes_per_second()) << "), caller stalled "
+            << format_seconds(statistics.stall_seconds) << " of " << format_seconds(seconds)
+            << "\n";
+}
+
+void add_inspect_command(CLI::App& data, Action& action) {
+  auto* command = data.add_subcommand(
+      "inspect", "Check a data set directory (layout, shapes) and optionally time reading it");
+  auto settings = std::make_shared<InspectSettings>();
+  command->add_option("directory", settings->directory, "Data set directory")->required();
+  command->add_flag("--read", settings->read,
+                    "Read every sample's depth slab through the prefetcher and report bandwidth");
+  command->add_option("--parts", settings->parts, "Depth slabs per sample (ranks of a split)")
+      ->default_val(1)
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 14));
+  command->add_option("--part", settings->part, "Which slab to read, 0-based")
+      ->default_val(0)
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 14));
+  command->add_option("--halo", settings->halo, "Halo planes on each side of the slab")
+      ->default_val(0)
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 14));
+  command->callback([&action, settings] {
+    action = [settings] {
+      return run_guarded([&] {
+        const auto index = io::index_dataset(settings->directory);
+        const auto& first = index.samples.front();
+        std::cout << settings->directory << ": "
+                  << counted(static_cast<std::int64_t>(index.samples.size()), "sample") << " of "
+                  << io::describe(index.shape) << " float32, "
+                  << format_bytes(index.volume_bytes_per_sample()) << " each; `full` "
+                  << (first.chunk_depth > 0
+                          ? "in chunks of " + std::to_string(first.chunk_depth) + " depth planes"
+                          : std::string("contiguous"))
+                  << " in " << first.path << "\n"
+                  << "reads use " << io::hdf5_read_mode_description() << "\n";
+        if (!settings->read) return kExitOk;
+        if (settings->parts > index.shape.spatial[0] || settings->part >= settings->parts) {
+          std::cerr << "error: --part " << settings->part << " of --parts " << settings->parts
+                    << " does not fit a depth of " << index.shape.spatial[0] << "\n";
+          return kExitBadInput;
+        }
+        read_dataset(index, *settings);
+        return kExitOk;
+      });
+    };
+  });
+}
+
+}  // namespace
+
+void add_data_command(CLI::App& cli, Action& action) {
+  auto* data = cli.add_subcommand(
+      "data", "Generate or inspect a CosmoFlow-layout HDF5 data set for the real backend");
+  data->require_subcommand(1);
+  add_generate_command(*data, action);
+  add_inspect_command(*data, action);
+}
+
+}  // namespace tessera::app

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# `tessera data` as a user meets it: generate a small data set, inspect and read it (exit 0, the
+# unitPar targets recovered from the volume, the HDF5 read mode stated), and bad input exits 2
+# with an error naming the file or option.
+set -u
+tessera=$1
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+
+expect() {  # expect CODE PATTERN COMMAND...: exit code and a substring of stdout+stderr
+  local code=$1 pattern=$2
+  shift 2
+  local output
+  output=$("$tessera" "$@" 2>&1)
+  local actual=$?
+  [ "$actual" -eq "$code" ] || fail "tessera $*: exit $actual, expected $code: $output"
+  [[ "$output" == *"$pattern"* ]] || fail "tessera $*: output lacks '$pattern': $output"
+}
+
+data="$scratch/set"
+expect 0 "wrote" data generate --output "$data" --samples 3 --width 8 --channels 2 --seed 5
+[ -f "$data/sample_000002.h5" ] || fail "sample_000002.h5 was not written"
+expect 0 "3 samples of 2x8x8x8 (C,D,H,W) float32" data inspect "$data"
+expect 0 "sub-volume hyperslab" data inspect "$data"
+expect 0 "estimated from the volume" data inspect "$data" --read
+expect 0 "read depth slab 1 of 2 (D[3,8) H[0,8) W[0,8)) of 3 samples" \
+  data inspect "$data" --read --parts 2 --part 1 --halo 1
+expect 0 "in chunks of 2 depth planes" data generate --output "$scratch/chunked" --samples 1 \
+  --width 8 --chunk-depth 2
+
+expect 2 "--samples" data generate --output "$scratch/x" --samples 0 --width 8
+expect 2 "--width" data generate --output "$scratch/x" --samples 1 --width 3
+expect 2 "$scratch/absent: no such data set directory" data inspect "$scratch/absent"
+echo "not HDF5" > "$data/broken.h5"
+expect 2 "$data/broken.h5: not an HDF5 file" data inspect "$data"
+rm "$data/broken.h5"
+expect 2 "does not fit a depth of 8" data inspect "$data" --read --parts 9
+expect 2 "A subcommand is required" data
+
+echo "$failures failed"
+[ "$failures" -eq 0 ]
