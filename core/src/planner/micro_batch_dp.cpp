@@ -89,14 +89,20 @@ std::optional<LimitedPlan> choose_within_limit(const std::vector<MicroBatchPlan>
   return LimitedPlan{front.front(), false};
 }
 
-std::optional<LimitedPlan> plan_kernel(const std::vector<ProfileEntry>& rows,
-                                       MicroBatchPolicy policy, std::int64_t batch,
-                                       double workspace_limit_bytes) {
+std::vector<MicroBatchPlan> pareto_plans_within(const std::vector<ProfileEntry>& rows,
+                                                MicroBatchPolicy policy, std::int64_t batch,
+                                                double workspace_limit_bytes) {
   // Options over the limit cannot be part of a plan that meets it; dropping them first keeps the
   // fronts small. Only when nothing fits does the whole table matter.
   auto front = pareto_plans(kernel_options(rows, policy, batch, workspace_limit_bytes), batch);
-  if (!front.empty()) return choose_within_limit(front, workspace_limit_bytes);
-  return choose_within_limit(pareto_plans(kernel_options(rows, policy, batch), batch),
+  if (!front.empty()) return front;
+  return pareto_plans(kernel_options(rows, policy, batch), batch);
+}
+
+std::optional<LimitedPlan> plan_kernel(const std::vector<ProfileEntry>& rows,
+                                       MicroBatchPolicy policy, std::int64_t batch,
+                                       double workspace_limit_bytes) {
+  return choose_within_limit(pareto_plans_within(rows, policy, batch, workspace_limit_bytes),
                              workspace_limit_bytes);
 }
 

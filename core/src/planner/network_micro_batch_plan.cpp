@@ -47,9 +47,11 @@ std::vector<KernelTable> kernel_tables(const ModelGraph& model, const ShardPlan&
             kernel_shape_key(layer, shard.local_inputs, shard.local_output), dtype);
       }
       if (settings.mode == MicroBatchMode::whole_network) {
-        table.front = pareto_plans(kernel_options(table.rows, settings.policy, k.batch), k.batch);
+        // A plan over the whole budget cannot be part of an assignment that meets it.
+        const double budget = settings.workspace_limit_bytes;
+        table.front = pareto_plans_within(table.rows, settings.policy, k.batch, budget);
         table.undivided_front =
-            pareto_plans(kernel_options(table.rows, MicroBatchPolicy::undivided, k.batch), k.batch);
+            pareto_plans_within(table.rows, MicroBatchPolicy::undivided, k.batch, budget);
       }
       // No measured way to make up the batch: undivided, at the roofline (or, if a profile row of
       // the whole batch fits the limit, that row: layer_time looked it up).

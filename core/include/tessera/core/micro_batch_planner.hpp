@@ -52,6 +52,12 @@ std::vector<KernelOption> kernel_options(
 std::vector<MicroBatchPlan> pareto_plans(const std::vector<KernelOption>& options,
                                          std::int64_t batch);
 
+// The Pareto plans of one kernel's profile rows that fit `workspace_limit_bytes`; if none does,
+// all of them (so that the least-workspace plan is still there to fall back on).
+std::vector<MicroBatchPlan> pareto_plans_within(const std::vector<ProfileEntry>& rows,
+                                                MicroBatchPolicy policy, std::int64_t batch,
+                                                double workspace_limit_bytes);
+
 struct LimitedPlan {
   MicroBatchPlan plan;
   bool limit_met = true;  // false: nothing fits; `plan` is the one needing the least workspace
