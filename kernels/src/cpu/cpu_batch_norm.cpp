@@ -10,6 +10,7 @@
 
 #include "cpu/argument_check.hpp"
 #include "cpu/cpu_layer_kernels.hpp"
+#include "cpu/row_sums.hpp"
 
 namespace tessera::kernels {
 namespace {
@@ -45,15 +46,14 @@ ChannelSums CpuLayerKernels::batch_norm_sums(std::int64_t batch, std::int64_t ch
                    std::vector<double>(shape.channels, 0.0)};
   for (std::size_t row = 0; row < shape.rows; ++row) {
     const float* values = x + row * shape.row_length;
-    double sum = 0.0;
-    double sum_of_squares = 0.0;
-    for (std::size_t index = 0; index < shape.row_length; ++index) {
-      const double value = values[index];
-      sum += value;
-      sum_of_squares += value * value;
-    }
-    sums.first[row % shape.channels] += sum;
-    sums.second[row % shape.channels] += sum_of_squares;
+    const TwoSums row_sums =
+        sum_row(shape.row_length, [values](std::size_t index, double& sum, double& squares) {
+          const double value = values[index];
+          sum += value;
+          squares += value * value;
+        });
+    sums.first[row % shape.channels] += row_sums.first;
+    sums.second[row % shape.channels] += row_sums.second;
   }
   return sums;
 }
@@ -93,15 +93,16 @@ ChannelSums CpuLayerKernels::batch_norm_backward_sums(std::int64_t batch, std::i
     const std::size_t channel = row % shape.channels;
     const float* values = x + row * shape.row_length;
     const float* gradients = dy + row * shape.row_length;
-    double sum_dy = 0.0;
-    double sum_dy_centred = 0.0;  // sum(dy * (x - mean)); times inv_std gives sum(dy * x_hat)
-    for (std::size_t index = 0; index < shape.row_length; ++index) {
-      const double gradient = gradients[index];
-      sum_dy += gradient;
-      sum_dy_centred += gradient * (values[index] - mean[channel]);
-    }
-    sums.first[channel] += sum_dy;
-    sums.second[channel] += sum_dy_centred * inv_std[channel];
+    const double channel_mean = mean[channel];
+    // second: sum(dy * (x - mean)); times inv_std it is sum(dy * x_hat).
+    const TwoSums row_sums =
+        sum_row(shape.row_length, [=](std::size_t index, double& sum_dy, double& sum_dy_centred) {
+          const double gradient = gradients[index];
+          sum_dy += gradient;
+          sum_dy_centred += gradient * (values[index] - channel_mean);
+        });
+    sums.first[channel] += row_sums.first;
+    sums.second[channel] += row_sums.second * inv_std[channel];
   }
   return sums;
 }

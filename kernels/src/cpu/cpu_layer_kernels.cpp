@@ -9,6 +9,7 @@
 
 #include "cpu/argument_check.hpp"
 #include "cpu/dnnl_plain_memory.hpp"
+#include "cpu/row_sums.hpp"
 
 namespace tessera::kernels {
 namespace {
@@ -34,6 +35,14 @@ void weighted_sum(const dnnl::engine& engine, dnnl::stream& stream, std::int64_t
 }  // namespace
 
 CpuLayerKernels::CpuLayerKernels() : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
+
+dnnl::memory CpuLayerKernels::scratch_memory(std::size_t slot, const dnnl::memory::desc& desc) {
+  if (scratch_.size() <= slot) scratch_.resize(slot + 1);
+  std::vector<float>& buffer = scratch_[slot];
+  const std::size_t floats = (desc.get_size() + sizeof(float) - 1) / sizeof(float);
+  if (buffer.size() < floats) buffer.resize(floats);
+  return dnnl::memory(desc, engine_, buffer.data());
+}
 
 void CpuLayerKernels::leaky_relu_forward(std::int64_t count, float slope, const float* x,
                                          float* y) {
@@ -100,7 +109,10 @@ void CpuLayerKernels::bias_backward(std::int64_t batch, std::int64_t channels, s
   std::vector<double> sums(channel_count, 0.0);
   for (std::size_t row = 0; row < static_cast<std::size_t>(batch) * channel_count; ++row) {
     const float* values = dy + row * row_length;
-    sums[row % channel_count] += std::accumulate(values, values + row_length, 0.0);
+    sums[row % channel_count] +=
+        sum_row(row_length, [values](std::size_t index, double& sum, double& /*unused*/) {
+          sum += values[index];
+        }).first;
   }
   for (std::size_t channel = 0; channel < channel_count; ++channel) {
     const double previous = beta == 0.0f ? 0.0 : static_cast<double>(beta) * db[channel];

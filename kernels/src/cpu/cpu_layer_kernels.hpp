@@ -2,6 +2,7 @@
 // LayerKernels on the host CPU: oneDNN primitives where oneDNN has the operation (pooling, fully
 // connected, element-wise, sum, concat), plain loops where it does not (split batch-norm sums,
 // dropout with a seeded mask, losses, optimizers). Pointers are host memory.
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -77,8 +78,14 @@ class CpuLayerKernels final : public LayerKernels {
                    std::int64_t step, const float* g, float* w, float* m, float* v) override;
 
  private:
+  // oneDNN memory of `desc` in grow-only host buffer number `slot`, kept across calls: layout
+  // copies and workspaces of several MiB, freshly allocated each call, would cost more in page
+  // faults than the kernels themselves. (Like the stream, this makes an instance single-threaded.)
+  dnnl::memory scratch_memory(std::size_t slot, const dnnl::memory::desc& desc);
+
   dnnl::engine engine_;
   dnnl::stream stream_;
+  std::vector<std::vector<float>> scratch_;
 };
 
 }  // namespace tessera::kernels
