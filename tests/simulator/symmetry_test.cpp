@@ -1,0 +1,183 @@
+// Symmetric simulation (sim.mode: symmetric, play/symmetric_reduction.hpp) against the full one:
+// small clusters of 32 nodes, 8 of them played, each standing for 4. Step times and their
+// breakdowns must agree within 1% whether the step is bound by the file system, by the gradient
+// all-reduce (ring, tree and hierarchical), or by both crossing an oversubscribed core.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+#include <string>
+
+#include "tessera/core/scenario_loader.hpp"
+#include "tessera/simulator/simulate_point.hpp"
+
+namespace tessera {
+namespace {
+
+constexpr double kTolerance = 0.01;  // relative, on the step and each part of its breakdown
+constexpr std::int64_t kPlayedNodes = 8;
+
+// CosmoFlow-128, 4-way depth split on 4-GPU nodes (one replica per node), 32 replicas; a
+// Lassen-like cluster shrunk so that 32 nodes span several leaf switches and file-system servers.
+LoadedScenario scenario(const std::string& allreduce = "auto") {
+  auto loaded = load_scenario_text(R"(
+name: symmetry
+model: {zoo: cosmoflow, options: {width: 128}, mini_batch: 1}
+parallelism: {data: 32, spatial: {grid: [4, 1, 1], until: pool4}}
+platform: {preset: lassen}
+sim: {allreduce: )" + allreduce + R"(}
+)",
+                                   "symmetry.yaml", "");
+  loaded.cluster.network.nodes_per_switch = 4;
+  loaded.cluster.filesystem.servers = 2;
+  return loaded;
+}
+
+// The file system is the bottleneck: 32 nodes read 32 MiB each through 2 GB/s.
+void io_bound(LoadedScenario& loaded) {
+  loaded.cluster.filesystem.server_bandwidth_bytes_per_second = 1e9;
+  loaded.cluster.filesystem.attachment_bandwidth_bytes_per_second = 2e9;
+}
+
+// The gradient all-reduce is the bottleneck: 1 GB/s cables, a file system that keeps up.
+void network_bound(LoadedScenario& loaded) {
+  loaded.cluster.network.link_bandwidth_bytes_per_second = 0.5e9;
+  loaded.cluster.filesystem.server_bandwidth_bytes_per_second = 1e12;
+  loaded.cluster.filesystem.attachment_bandwidth_bytes_per_second = 1e12;
+}
+
+struct Pair {
+  PointResult full;
+  PointResult symmetric;
+};
+
+Pair simulate_both(LoadedScenario loaded) {
+  sim::SimulationOptions options;
+  options.min_played_nodes = kPlayedNodes;
+  Pair pair;
+  loaded.scenario.sim.mode = "full";
+  pair.full = sim::simulate_point_isolated(loaded, loaded.points.front(), options).result;
+  loaded.scenario.sim.mode = "symmetric";
+  pair.symmetric = sim::simulate_point_isolated(loaded, loaded.points.front(), options).result;
+  return pair;
+}
+
+// Within `tolerance` of the part itself, or of 5% of the step for parts much smaller than the
+// step (1% of a tiny part would be below any modelled effect).
+void expect_close(double full, double symmetric, double scale, double tolerance,
+                  const std::string& what) {
+  EXPECT_LE(std::abs(symmetric - full), tolerance * std::max(std::abs(full), scale))
+      << what << ": full " << full << " s, symmetric " << symmetric << " s";
+}
+
+// The step within 1%; each part of its breakdown within 1%, or, for the tree all-reduce (whose
+// node trees over fewer nodes meet other contention in the core), within 5% of the step.
+void expect_agree(const Pair& pair, bool tree = false) {
+  const auto& f = pair.full;
+  const auto& s = pair.symmetric;
+  EXPECT_NE(f.note.find("full simulation"), std::string::npos) << f.note;
+  EXPECT_NE(s.note.find("symmetric simulation (8 of 32 nodes played, each standing for 4"),
+            std::string::npos)
+      << s.note;
+  EXPECT_EQ(s.gpus, f.gpus);
+  EXPECT_EQ(s.global_batch, f.global_batch);
+  const double step = f.step_seconds;
+  std::cout << "full vs symmetric: step " << f.step_seconds << " vs " << s.step_seconds
+            << " s, all-reduce " << f.breakdown.allreduce_seconds << " vs "
+            << s.breakdown.allreduce_seconds << " s, io " << f.breakdown.io_seconds << " vs "
+            << s.breakdown.io_seconds << " s\n";
+  expect_close(f.step_seconds, s.step_seconds, step, kTolerance, "step");
+  const double scale = tree ? step : 0.05 * step;
+  const double tolerance = tree ? 0.05 : kTolerance;
+  const auto part = [&](double full, double symmetric, const std::string& what) {
+    expect_close(full, symmetric, scale, tolerance, what);
+  };
+  part(f.breakdown.compute_seconds, s.breakdown.compute_seconds, "compute");
+  part(f.breakdown.halo_seconds, s.breakdown.halo_seconds, "halo");
+  part(f.breakdown.allreduce_seconds, s.breakdown.allreduce_seconds, "all-reduce");
+  part(f.breakdown.io_seconds, s.breakdown.io_seconds, "io");
+  part(f.breakdown.idle_seconds, s.breakdown.idle_seconds, "idle");
+}
+
+TEST(Symmetry, AgreesWithTheFullSimulationWhenBoundByTheFileSystem) {
+  auto loaded = scenario();
+  io_bound(loaded);
+  const auto pair = simulate_both(loaded);
+  EXPECT_GT(pair.full.breakdown.io_seconds, 0.5 * pair.full.step_seconds);
+  expect_agree(pair);
+}
+
+class SymmetryAllreduce : public testing::TestWithParam<std::string> {};
+
+TEST_P(SymmetryAllreduce, AgreesWithTheFullSimulationWhenBoundByTheAllreduce) {
+  auto loaded = scenario(GetParam());
+  network_bound(loaded);
+  const auto pair = simulate_both(loaded);
+  EXPECT_GT(pair.full.breakdown.allreduce_seconds, 0.1 * pair.full.step_seconds);
+  expect_agree(pair, GetParam() == "tree");
+}
+
+TEST_P(SymmetryAllreduce, AgreesWithTheFullSimulationWithReadsCrossingAnOversubscribedCore) {
+  auto loaded = scenario(GetParam());
+  network_bound(loaded);
+  loaded.cluster.network.oversubscription = 4;  // one uplink per leaf switch of 4 nodes
+  loaded.cluster.filesystem.server_bandwidth_bytes_per_second = 4e9;
+  loaded.cluster.filesystem.attachment_bandwidth_bytes_per_second = 8e9;
+  const auto pair = simulate_both(loaded);
+  EXPECT_GT(pair.full.breakdown.allreduce_seconds, 0.1 * pair.full.step_seconds);
+  if (GetParam() == "ring" || GetParam() == "hierarchical") {
+    expect_agree(pair);
+  } else {
+    // The tree's node trees cross the core differently when fewer nodes play: not reduced.
+    EXPECT_NE(pair.symmetric.note.find("full simulation (every GPU played: a tree all-reduce"),
+              std::string::npos)
+        << pair.symmetric.note;
+    EXPECT_EQ(pair.symmetric.step_seconds, pair.full.step_seconds);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, SymmetryAllreduce,
+                         testing::Values("ring", "tree", "hierarchical", "auto"),
+                         [](const testing::TestParamInfo<std::string>& param) {
+                           return param.param;
+                         });
+
+TEST(Symmetry, IdenticalInputsGiveByteIdenticalResults) {
+  auto loaded = scenario();
+  io_bound(loaded);
+  sim::SimulationOptions options;
+  options.min_played_nodes = kPlayedNodes;
+  options.trace = true;
+  const auto first = sim::simulate_point_isolated(loaded, loaded.points.front(), options);
+  const auto second = sim::simulate_point_isolated(loaded, loaded.points.front(), options);
+  EXPECT_EQ(results_to_csv({first.result}), results_to_csv({second.result}));
+  EXPECT_EQ(first.trace.dump(), second.trace.dump());
+}
+
+TEST(Symmetry, SmallClustersArePlayedInFull) {
+  auto loaded = scenario();
+  const auto result = sim::simulate_point_isolated(loaded, loaded.points.front(), {}).result;
+  EXPECT_NE(result.note.find("full simulation (every GPU played: no reduction to at least 32"),
+            std::string::npos)
+      << result.note;
+}
+
+TEST(Symmetry, TheModeIsAValidatedScenarioKey) {
+  const auto text = [](const std::string& mode) {
+    return "name: m\nmodel: {zoo: cosmoflow, options: {width: 64}}\nsim: {mode: " + mode + "}\n";
+  };
+  EXPECT_EQ(load_scenario_text(text("full"), "m.yaml", "").scenario.sim.mode, "full");
+  EXPECT_EQ(load_scenario_text(text("symmetric"), "m.yaml", "").scenario.sim.mode, "symmetric");
+  try {
+    load_scenario_text(text("fast"), "m.yaml", "");
+    FAIL() << "expected an error";
+  } catch (const std::exception& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("m.yaml"), std::string::npos) << message;
+    EXPECT_NE(message.find("sim.mode"), std::string::npos) << message;
+    EXPECT_NE(message.find("symmetric"), std::string::npos) << message;
+  }
+}
+
+}  // namespace
+}  // namespace tessera
