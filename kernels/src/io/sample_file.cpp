@@ -49,7 +49,14 @@ std::string join_extents(const std::vector<hsize_t>& extents) {
 Hdf5Handle open_float_dataset(hid_t file, const std::string& path, const char* name,
                               std::size_t expected_rank, std::vector<hsize_t>& extents) {
   if (H5Lexists(file, name, H5P_DEFAULT) <= 0) bad_file(path, name, "dataset is missing");
-  auto dataset = checked_handle(H5Dopen2(file, name, H5P_DEFAULT), H5Dclose,
+  // No chunk cache: every sample is read once, and through the cache HDF5 would copy each chunk
+  // twice (file to cache, cache to buffer); without it, it reads the selection straight into the
+  // caller's buffer.
+  auto access = checked_handle(H5Pcreate(H5P_DATASET_ACCESS), H5Pclose, path + ": " + name);
+  check_hdf5(H5Pset_chunk_cache(access.get(), H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0,
+                                H5D_CHUNK_CACHE_W0_DEFAULT),
+             path + ": " + name);
+  auto dataset = checked_handle(H5Dopen2(file, name, access.get()), H5Dclose,
                                 path + ": " + name + ": cannot open the dataset");
   auto type = checked_handle(H5Dget_type(dataset.get()), H5Tclose, path + ": " + name);
   if (H5Tget_class(type.get()) != H5T_FLOAT || H5Tget_size(type.get()) != sizeof(float)) {
