@@ -59,8 +59,10 @@ OutputSplit split_interior(const WindowPlan& plan, const ShardWindow& shard) {
 
 PartitionedConvolution::PartitionedConvolution(HaloExchange& exchange,
                                                const ConvolutionGeometry& whole,
-                                               std::vector<std::int64_t> grid, std::int64_t batch)
+                                               std::vector<std::int64_t> grid, std::int64_t batch,
+                                               HaloOverlap overlap)
     : whole_(with_output(whole)),
+      overlap_(overlap),
       shards_(std::make_unique<WindowShards>(
           exchange,
           WindowPlan(LayerKind::convolution,
@@ -94,11 +96,22 @@ ConvolutionGeometry PartitionedConvolution::window_geometry(const SpatialBox& wi
   return geometry;
 }
 
+bool PartitionedConvolution::overlaps(const ShardWindow& shard) const {
+  if (overlap_ != HaloOverlap::automatic) return overlap_ == HaloOverlap::always;
+  for (int axis = 0; axis < shard.owned.spatial_rank(); ++axis) {
+    const bool exchanged = shard.halo[axis].lower > 0 || shard.halo[axis].upper > 0;
+    if (exchanged && shard.owned.count[axis] < 3 * plan().axes()[axis].reach()) return false;
+  }
+  return true;
+}
+
+// x: the caller's dense input of the shard, used as is when the window is exactly its own planes.
 void PartitionedConvolution::forward_box(std::size_t local, const SpatialBox& outputs,
-                                         const float* w, float* y) {
+                                         const float* x_owned, const float* w, float* y) {
   const ShardWindow& shard = shards_->window(local);
   const SpatialBox window = plan().window_of(outputs);
-  const float* x = shards_->dense_input(local, window, scratch_->input[local]);
+  const float* x =
+      window == shard.owned ? x_owned : shards_->dense_input(local, window, scratch_->input[local]);
   const std::int64_t batch = shards_->batch();
   const TensorPlacement result{batch * whole_.out_channels, outputs};
   const bool whole_shard = outputs == shard.outputs;
@@ -121,11 +134,19 @@ void PartitionedConvolution::forward(const std::vector<const float*>& x, const f
   const std::int64_t batch_channels = shards_->input_batch_channels();
   std::vector<OutputSplit> splits;
   for (std::size_t local = 0; local < y.size(); ++local) {
-    splits.push_back(split_interior(plan(), shards_->window(local)));
+    const ShardWindow& shard = shards_->window(local);
+    if (overlaps(shard)) {
+      splits.push_back(split_interior(plan(), shard));
+    } else {
+      splits.push_back({SpatialBox{shard.outputs.first,
+                                   std::vector<std::int64_t>(shard.outputs.count.size(), 0)},
+                        {shard.outputs}});
+    }
   }
   exchange.start(plan(), axes.front(), HaloDirection::fill, batch_channels, buffers);
   for (std::size_t local = 0; local < y.size(); ++local) {
-    if (!splits[local].interior.empty()) forward_box(local, splits[local].interior, w, y[local]);
+    if (!splits[local].interior.empty())
+      forward_box(local, splits[local].interior, x[local], w, y[local]);
   }
   exchange.finish();
   for (std::size_t next = 1; next < axes.size(); ++next) {
@@ -133,7 +154,9 @@ void PartitionedConvolution::forward(const std::vector<const float*>& x, const f
     exchange.finish();
   }
   for (std::size_t local = 0; local < y.size(); ++local) {
-    for (const SpatialBox& box : splits[local].boundary) forward_box(local, box, w, y[local]);
+    for (const SpatialBox& box : splits[local].boundary) {
+      forward_box(local, box, x[local], w, y[local]);
+    }
   }
 }
 

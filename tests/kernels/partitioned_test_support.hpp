@@ -120,10 +120,9 @@ inline ConvolutionGeometry cubic_convolution(int rank, std::int64_t extent,
   return with_output(geometry);
 }
 
-inline PartitionedErrors check_partitioned_convolution(HaloExchange& exchange,
-                                                       const ConvolutionGeometry& whole,
-                                                       const std::vector<std::int64_t>& grid,
-                                                       std::int64_t batch, std::uint32_t seed) {
+inline PartitionedErrors check_partitioned_convolution(
+    HaloExchange& exchange, const ConvolutionGeometry& whole, const std::vector<std::int64_t>& grid,
+    std::int64_t batch, std::uint32_t seed, HaloOverlap overlap = HaloOverlap::automatic) {
   Device& device = exchange.device();
   DeviceTensors memory(device);
   const std::int64_t in_floats = batch * whole.input_floats_per_sample();
@@ -146,7 +145,7 @@ inline PartitionedErrors check_partitioned_convolution(HaloExchange& exchange,
   const auto dx_expected = memory.read(dx_whole, in_floats);
   const auto dw_expected = memory.read(dw_whole, whole.filter_floats());
 
-  PartitionedConvolution partitioned(exchange, whole, grid, batch);
+  PartitionedConvolution partitioned(exchange, whole, grid, batch, overlap);
   const WindowPlan& plan = partitioned.plan();
   const TensorPlacement x_all{batch * whole.in_channels, plan.input().whole()};
   const TensorPlacement y_all{batch * whole.out_channels, plan.output().whole()};

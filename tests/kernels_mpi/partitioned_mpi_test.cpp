@@ -26,11 +26,13 @@ struct Case {
   Split split = Split::depth;
   std::int64_t kernel = 3;
   std::int64_t stride = 1;
+  HaloOverlap overlap = HaloOverlap::always;
 };
 
 std::ostream& operator<<(std::ostream& out, const Case& c) {
   return out << (c.split == Split::depth ? "depth" : "2x2 in H, W") << ", kernel " << c.kernel
-             << ", stride " << c.stride;
+             << ", stride " << c.stride
+             << (c.overlap == HaloOverlap::always ? ", interior during the exchange" : "");
 }
 
 class PartitionedConvolutionOverMpi : public ::testing::TestWithParam<Case> {};
@@ -41,7 +43,7 @@ TEST_P(PartitionedConvolutionOverMpi, MatchesUnpartitioned) {
   auto exchange = communicator_halo_exchange(cpu_device(), world());
   const auto whole = testing::cubic_convolution(3, 16, 2, 3, c.kernel, c.stride);
   const auto errors =
-      testing::check_partitioned_convolution(*exchange, whole, grid_for(c.split), 2, 41);
+      testing::check_partitioned_convolution(*exchange, whole, grid_for(c.split), 2, 41, c.overlap);
   EXPECT_LE(errors.output, tolerance) << "rank " << world().rank();
   EXPECT_LE(errors.input_gradient, tolerance) << "rank " << world().rank();
   EXPECT_LE(errors.filter_gradient, tolerance) << "rank " << world().rank();
@@ -51,7 +53,11 @@ std::vector<Case> convolution_cases() {
   std::vector<Case> cases;
   for (Split split : {Split::depth, Split::height_width}) {
     for (std::int64_t kernel : {1, 3, 5}) {
-      for (std::int64_t stride : {1, 2}) cases.push_back({split, kernel, stride});
+      for (std::int64_t stride : {1, 2}) {
+        for (const auto overlap : {HaloOverlap::always, HaloOverlap::never}) {
+          cases.push_back({split, kernel, stride, overlap});
+        }
+      }
     }
   }
   return cases;
@@ -66,7 +72,10 @@ INSTANTIATE_TEST_SUITE_P(Splits, PartitionedConvolutionOverMpi,
                          [](const ::testing::TestParamInfo<Case>& case_info) {
                            return case_name(case_info.param.split,
                                             "k" + std::to_string(case_info.param.kernel) + "_s" +
-                                                std::to_string(case_info.param.stride));
+                                                std::to_string(case_info.param.stride) +
+                                                (case_info.param.overlap == HaloOverlap::always
+                                                     ? "_overlapped"
+                                                     : "_sequential"));
                          });
 
 struct PoolingCase {

@@ -4,7 +4,10 @@
 //
 // Forward: the boundary's zero padding sits in the shard's halo buffer and the kernels run
 // unpadded on exact windows. The outputs that read only the shard's own planes (the interior) are
-// computed while the first axis's halos are in flight, then the boundary slabs.
+// computed while the first axis's halos are in flight, then the boundary slabs. The kernels take
+// dense tensors, so the interior and the slabs are staged through copies; as in the reference
+// runtime, a shard skips the overlap and runs one kernel after the exchange when a split axis
+// holds fewer than 3 window reaches of planes (HaloOverlap::automatic).
 //
 // Backward-data is the exact adjoint of the forward's halo fill: each shard runs the kernel's
 // backward-data over its whole haloed window from its own output gradient alone, then the
@@ -27,13 +30,20 @@ class ConvolutionRunner;
 class HaloExchange;
 class WindowShards;
 
+enum class HaloOverlap {
+  automatic,  // interior during the exchange where each split axis holds >= 3 window reaches
+  always,     // interior during the exchange whenever there is one
+  never,      // exchange, then one kernel per shard
+};
+
 class PartitionedConvolution {
  public:
   // `whole` is the unpartitioned convolution (not transposed, output_spatial as with_output()
   // gives); its input and output are split over `grid` (one entry per spatial axis). Throws
   // std::invalid_argument when they cannot be (see WindowPlan).
   PartitionedConvolution(HaloExchange& exchange, const ConvolutionGeometry& whole,
-                         std::vector<std::int64_t> grid, std::int64_t batch);
+                         std::vector<std::int64_t> grid, std::int64_t batch,
+                         HaloOverlap overlap = HaloOverlap::automatic);
   ~PartitionedConvolution();
   PartitionedConvolution(const PartitionedConvolution&) = delete;
   PartitionedConvolution& operator=(const PartitionedConvolution&) = delete;
@@ -51,9 +61,12 @@ class PartitionedConvolution {
 
  private:
   ConvolutionGeometry window_geometry(const SpatialBox& window, const SpatialBox& outputs) const;
-  void forward_box(std::size_t local, const SpatialBox& outputs, const float* w, float* y);
+  void forward_box(std::size_t local, const SpatialBox& outputs, const float* x, const float* w,
+                   float* y);
+  bool overlaps(const ShardWindow& shard) const;
 
   ConvolutionGeometry whole_;
+  HaloOverlap overlap_;
   std::unique_ptr<WindowShards> shards_;
   std::unique_ptr<ConvolutionRunner> runner_;
   struct Scratches;
