@@ -85,16 +85,21 @@ std::vector<float> distinct_values(std::size_t count) {
   return values;
 }
 
-void expect_forward_matches_reference(const PoolingGeometry& geometry, std::int64_t batch) {
+void expect_forward_matches_reference(const PoolingGeometry& geometry, std::int64_t batch,
+                                      CpuLayerKernels& kernels) {
   const auto x = random_values(batch * geometry.channels * product(geometry.input_spatial), 11);
   std::vector<float> y(batch * geometry.channels * product(geometry.output_spatial));
-  CpuLayerKernels kernels;
   kernels.pooling_forward(geometry, batch, x.data(), y.data());
   const auto expected = reference_pooling(geometry, batch, x);
   ASSERT_EQ(y.size(), expected.size());
   for (std::size_t index = 0; index < y.size(); ++index) {
     EXPECT_NEAR(y[index], expected[index], 1e-6) << "output " << index;
   }
+}
+
+void expect_forward_matches_reference(const PoolingGeometry& geometry, std::int64_t batch) {
+  CpuLayerKernels kernels;
+  expect_forward_matches_reference(geometry, batch, kernels);
 }
 
 void expect_backward_matches_central_differences(const PoolingGeometry& geometry,
@@ -132,14 +137,29 @@ TEST(CpuPooling, MaxPooling3dMatchesReference) {
                                    2);
 }
 
+// One channel keeps the number of forward calls (two per input element) small.
+PoolingGeometry single_channel(PoolingGeometry geometry) {
+  geometry.channels = 1;
+  return geometry;
+}
+
 TEST(CpuPooling, MaxBackwardMatchesCentralDifferences) {
-  expect_backward_matches_central_differences(max_pool_2d(), 1);
+  expect_backward_matches_central_differences(single_channel(max_pool_2d()), 1);
   expect_backward_matches_central_differences(
-      {true, 1, {4, 4, 4}, {2, 2, 2}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}}, 1);
+      {true, 1, {2, 4, 4}, {1, 2, 2}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0}}, 1);
 }
 
 TEST(CpuPooling, AverageBackwardMatchesCentralDifferences) {
-  expect_backward_matches_central_differences(avg_pool_3d(), 1);
+  expect_backward_matches_central_differences(single_channel(avg_pool_3d()), 1);
+}
+
+TEST(CpuPooling, OneInstanceRunsShapesOfEverySizeInTurn) {
+  // The instance keeps its layout buffers between calls: larger, smaller, then larger again.
+  CpuLayerKernels kernels;
+  expect_forward_matches_reference(avg_pool_3d(), 2, kernels);
+  expect_forward_matches_reference({true, 1, {5}, {2}, {3}, {2}, {0}}, 1, kernels);
+  expect_forward_matches_reference(max_pool_2d(), 2, kernels);
+  expect_forward_matches_reference(avg_pool_3d(), 2, kernels);
 }
 
 TEST(CpuPooling, InconsistentOutputExtentIsRejectedWithTheExpectedValues) {
