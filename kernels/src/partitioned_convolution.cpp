@@ -2,15 +2,12 @@
 
 #include <stdexcept>
 
+#include "integer_division.hpp"
 #include "partitioned_window_shards.hpp"
 #include "tessera/kernels/convolution_runner.hpp"
 
 namespace tessera::kernels {
 namespace {
-
-std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
-}
 
 std::vector<WindowAxis> window_axes(const ConvolutionGeometry& whole) {
   if (whole.transposed) {
@@ -30,6 +27,17 @@ struct PartitionedConvolution::Scratches {
   std::vector<Scratch> input, output, gradient;
 };
 
+namespace {
+
+// No interior: the whole shard is one boundary box, computed after the exchange.
+OutputSplit all_boundary(const ShardWindow& shard) {
+  SpatialBox nothing = shard.outputs;
+  nothing.count.assign(nothing.count.size(), 0);
+  return {nothing, {shard.outputs}};
+}
+
+}  // namespace
+
 OutputSplit split_interior(const WindowPlan& plan, const ShardWindow& shard) {
   OutputSplit split;
   SpatialBox core = shard.outputs;
@@ -38,12 +46,10 @@ OutputSplit split_interior(const WindowPlan& plan, const ShardWindow& shard) {
     const WindowAxis& w = plan.axes()[axis];
     // Output o reads input planes [o*stride - padding, o*stride - padding + reach - 1].
     const std::int64_t first =
-        std::max(core.first[axis], -floor_div(-(ready.first[axis] + w.padding), w.stride));
+        std::max(core.first[axis], ceil_div(ready.first[axis] + w.padding, w.stride));
     const std::int64_t last = std::min(
         core.last(axis), floor_div(ready.last(axis) + w.padding - w.reach() + 1, w.stride));
-    if (first > last)
-      return {SpatialBox{core.first, std::vector<std::int64_t>(core.count.size())},
-              {shard.outputs}};
+    if (first > last) return all_boundary(shard);
     SpatialBox below = core, above = core;
     below.count[axis] = first - core.first[axis];
     above.first[axis] = last + 1;
@@ -138,9 +144,7 @@ void PartitionedConvolution::forward(const std::vector<const float*>& x, const f
     if (overlaps(shard)) {
       splits.push_back(split_interior(plan(), shard));
     } else {
-      splits.push_back({SpatialBox{shard.outputs.first,
-                                   std::vector<std::int64_t>(shard.outputs.count.size(), 0)},
-                        {shard.outputs}});
+      splits.push_back(all_boundary(shard));
     }
   }
   exchange.start(plan(), axes.front(), HaloDirection::fill, batch_channels, buffers);

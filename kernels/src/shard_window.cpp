@@ -4,18 +4,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "integer_division.hpp"
 #include "tessera/core/shape_inference.hpp"
 
 namespace tessera::kernels {
 namespace {
-
-std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)) ? 1 : 0);
-}
-
-std::int64_t positive_mod(std::int64_t a, std::int64_t b) {
-  return a - floor_div(a, b) * b;
-}
 
 std::vector<std::int64_t> output_extents(const TensorDistribution& input,
                                          const std::vector<WindowAxis>& axes) {
