@@ -21,15 +21,18 @@ double CpuLayerKernels::softmax_cross_entropy(std::int64_t batch, std::int64_t c
   require_argument(labels.size() == static_cast<std::size_t>(batch), kernel,
                    "one label per sample expected (" + std::to_string(batch) + "), got " +
                        std::to_string(labels.size()));
+  const auto bad_label = std::find_if(labels.begin(), labels.end(), [classes](std::int32_t label) {
+    return label < 0 || label >= classes;
+  });
+  require_argument(bad_label == labels.end(), kernel, [&] {
+    return "label of sample " + std::to_string(bad_label - labels.begin()) + " is " +
+           std::to_string(*bad_label) + ", expected 0 to " + std::to_string(classes - 1);
+  });
   const auto class_count = static_cast<std::size_t>(classes);
   const double inverse_batch = 1.0 / static_cast<double>(batch);
   std::vector<double> exponentials(class_count);
   double total_loss = 0.0;
   for (std::size_t sample = 0; sample < labels.size(); ++sample) {
-    const std::int32_t label = labels[sample];
-    require_argument(label >= 0 && label < classes, kernel,
-                     "label of sample " + std::to_string(sample) + " is " + std::to_string(label) +
-                         ", expected 0 to " + std::to_string(classes - 1));
     const float* row = logits + sample * class_count;
     const double maximum = *std::max_element(row, row + class_count);
     double normaliser = 0.0;
@@ -37,7 +40,7 @@ double CpuLayerKernels::softmax_cross_entropy(std::int64_t batch, std::int64_t c
       exponentials[index] = std::exp(row[index] - maximum);
       normaliser += exponentials[index];
     }
-    const auto label_index = static_cast<std::size_t>(label);
+    const auto label_index = static_cast<std::size_t>(labels[sample]);
     total_loss += std::log(normaliser) + maximum - row[label_index];
     if (dlogits == nullptr) continue;
     float* gradient = dlogits + sample * class_count;
