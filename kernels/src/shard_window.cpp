@@ -10,6 +10,11 @@
 namespace tessera::kernels {
 namespace {
 
+const char* axis_name(int axis, int rank) {
+  static const char* const names[] = {"D", "H", "W"};
+  return names[3 - rank + axis];
+}
+
 std::vector<std::int64_t> output_extents(const TensorDistribution& input,
                                          const std::vector<WindowAxis>& axes) {
   if (static_cast<int>(axes.size()) != input.spatial_rank()) {
@@ -25,13 +30,14 @@ std::vector<std::int64_t> output_extents(const TensorDistribution& input,
     }
     extents.push_back(window_output_extent(input.global_spatial()[axis], w.kernel, w.stride,
                                            w.padding, w.dilation, false));
+    if (extents.back() < input.grid()[axis]) {
+      throw std::invalid_argument(
+          "the window's output has " + std::to_string(extents.back()) + " planes along " +
+          axis_name(static_cast<int>(axis), input.spatial_rank()) + ", fewer than the " +
+          std::to_string(input.grid()[axis]) + " shards it is split into; split fewer ways");
+    }
   }
   return extents;
-}
-
-const char* axis_name(int axis, int rank) {
-  static const char* const names[] = {"D", "H", "W"};
-  return names[3 - rank + axis];
 }
 
 }  // namespace

@@ -101,6 +101,20 @@ TEST(PartitionedConvolution, RejectsAHaloWiderThanTheNeighbouringShard) {
   }
 }
 
+TEST(PartitionedConvolution, RejectsAGridWithShardsWithoutOutputs) {
+  // Stride 2 halves 8 planes to 4 outputs, too few for 8 shards.
+  const auto whole = cubic_convolution(3, 8, 1, 1, 3, 2);
+  auto exchange = in_process_halo_exchange(cpu_device(), 8);
+  try {
+    PartitionedConvolution partitioned(*exchange, whole, {1, 1, 8}, 1);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("4 planes along W, fewer than the 8 shards"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
 // The interior (computed while halos fly) and the boundary boxes tile the shard's outputs.
 TEST(PartitionedConvolution, InteriorAndBoundaryBoxesTileTheOutputs) {
   for (const auto& grid : partition_grids()) {
