@@ -11,34 +11,6 @@ namespace tessera::kernels::io {
 
 namespace {
 
-struct ByteRun {
-  std::int64_t begin = 0;
-  std::int64_t end = 0;
-};
-
-// Per channel and depth plane, the span from the box's first row to its last; spans that touch
-// (whole planes) merge, so a depth slab is one run per channel.
-std::vector<ByteRun> box_runs(std::int64_t data_offset_bytes, const VolumeShape& shape,
-                              const VolumeBox& box) {
-  const auto [depth, height, width] = shape.spatial;
-  const std::int64_t bytes = sizeof(float);
-  std::vector<ByteRun> runs;
-  for (std::int64_t channel = 0; channel < shape.channels; ++channel) {
-    for (std::int64_t d = box.begin[0]; d < box.end[0]; ++d) {
-      const std::int64_t plane = (channel * depth + d) * height;
-      const ByteRun run{
-          .begin = data_offset_bytes + ((plane + box.begin[1]) * width + box.begin[2]) * bytes,
-          .end = data_offset_bytes + ((plane + box.end[1] - 1) * width + box.end[2]) * bytes};
-      if (!runs.empty() && runs.back().end == run.begin) {
-        runs.back().end = run.end;
-      } else {
-        runs.push_back(run);
-      }
-    }
-  }
-  return runs;
-}
-
 // Announcing pages that are cached already costs the kernel a walk over each of them (about
 // 12 us per MiB here, a fifth of a warm read), so runs whose first and last pages are resident
 // are left out.
@@ -70,6 +42,27 @@ class PageResidency {
 
 }  // namespace
 
+std::vector<ByteRun> box_byte_runs(std::int64_t data_offset_bytes, const VolumeShape& shape,
+                                   const VolumeBox& box) {
+  const auto [depth, height, width] = shape.spatial;
+  const std::int64_t bytes = sizeof(float);
+  std::vector<ByteRun> runs;
+  for (std::int64_t channel = 0; channel < shape.channels; ++channel) {
+    for (std::int64_t d = box.begin[0]; d < box.end[0]; ++d) {
+      const std::int64_t plane = (channel * depth + d) * height;
+      const ByteRun run{
+          .begin = data_offset_bytes + ((plane + box.begin[1]) * width + box.begin[2]) * bytes,
+          .end = data_offset_bytes + ((plane + box.end[1] - 1) * width + box.end[2]) * bytes};
+      if (!runs.empty() && runs.back().end == run.begin) {
+        runs.back().end = run.end;
+      } else {
+        runs.push_back(run);
+      }
+    }
+  }
+  return runs;
+}
+
 void announce_box_reads(const std::string& path, std::int64_t data_offset_bytes,
                         const VolumeShape& shape, const VolumeBox& box) {
   const int file = ::open(path.c_str(), O_RDONLY);
@@ -77,7 +70,7 @@ void announce_box_reads(const std::string& path, std::int64_t data_offset_bytes,
   struct stat status {};
   if (::fstat(file, &status) == 0) {
     const PageResidency residency(file, static_cast<std::int64_t>(status.st_size));
-    for (const auto& run : box_runs(data_offset_bytes, shape, box)) {
+    for (const auto& run : box_byte_runs(data_offset_bytes, shape, box)) {
       if (residency.cached(run.begin) && residency.cached(run.end - 1)) continue;
       ::posix_fadvise(file, static_cast<off_t>(run.begin), static_cast<off_t>(run.end - run.begin),
                       POSIX_FADV_WILLNEED);

@@ -5,10 +5,23 @@
 // system calls when the pages are cached already.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tessera/kernels/io/volume_box.hpp"
 
 namespace tessera::kernels::io {
+
+struct ByteRun {
+  std::int64_t begin = 0;
+  std::int64_t end = 0;  // exclusive
+  bool operator==(const ByteRun&) const = default;
+};
+
+// The byte runs of `box` (every channel) in a contiguous float32 `shape` volume starting at
+// `data_offset_bytes`: per channel and depth plane the span from the box's first row to its last,
+// touching spans merged, so a depth slab is one run per channel.
+std::vector<ByteRun> box_byte_runs(std::int64_t data_offset_bytes, const VolumeShape& shape,
+                                   const VolumeBox& box);
 
 // `data_offset_bytes`: where a contiguous float32 `shape` volume starts in `path`. Best effort:
 // a file that cannot be opened is left to the HDF5 read to report.
