@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   add_validate_command(cli, action);
   add_describe_command(cli, action);
   add_run_command(cli, action);
+  add_profile_command(cli, action);
   add_models_command(cli, action);
   add_devices_command(cli, action);
   add_data_command(cli, action);

@@ -23,6 +23,7 @@ struct RunSettings {
   std::int64_t trace_point = -1;  // default: the last point
   std::string output;
   std::vector<std::string> profiles;
+  std::string cluster;
   bool fresh = false;
   bool message_level = false;
 };
@@ -75,8 +76,8 @@ std::string summary(const LoadedScenario& loaded, const std::vector<PointResult>
 }
 
 int run(const RunSettings& settings) {
-  const auto loaded =
-      settings.file == "default" ? load_default_scenario() : load_scenario(settings.file);
+  const auto loaded = settings.file == "default" ? load_default_scenario({settings.cluster})
+                                                 : load_scenario(settings.file, {settings.cluster});
   ProfileDatabase profiles;
   for (const auto& path : settings.profiles) profiles.load_csv(path);
   sim::SimulationOptions options;
@@ -96,6 +97,7 @@ int run(const RunSettings& settings) {
   run_options.output_directory = settings.output;
   run_options.resume = !settings.fresh;
   run_options.tessera_version = TESSERA_VERSION;
+  run_options.profiles = options.profiles;
   run_options.settings = {{"network_model", loaded.scenario.sim.network_model},
                           {"allreduce", to_string(loaded.scenario.sim.allreduce)},
                           {"granularity", settings.message_level ? "message" : "aggregated"},
@@ -145,6 +147,9 @@ void add_run_command(CLI::App& cli, Action& action) {
                       "Directory for the results (default: the scenario's outputs.directory)");
   command->add_option("--profiles", settings->profiles,
                       "Profile databases (tessera profile) with measured kernel times");
+  command->add_option("--cluster", settings->cluster,
+                      "Cluster file replacing the scenario's platform (e.g. the one tessera "
+                      "profile writes for this machine)");
   command->add_flag("--fresh", settings->fresh, "Ignore earlier results instead of resuming");
   command->add_flag("--message-level", settings->message_level,
                     "Simulate collectives message by message (slow; the reference model)");

@@ -201,20 +201,37 @@ LoadedScenario check(Scenario scenario, const std::string& base_directory) {
 
 }  // namespace
 
-LoadedScenario load_scenario(const std::string& path) {
+namespace {
+
+Scenario with_platform(Scenario scenario, const PlatformOverride& platform) {
+  if (platform.cluster_file.empty()) return scenario;
+  if (!std::filesystem::exists(platform.cluster_file)) {
+    throw InputError({platform.cluster_file, 0, 0}, "--cluster", "no such cluster file");
+  }
+  scenario.platform = PlatformSection{};
+  scenario.platform.cluster_file = std::filesystem::absolute(platform.cluster_file).string();
+  return scenario;
+}
+
+}  // namespace
+
+LoadedScenario load_scenario(const std::string& path, const PlatformOverride& platform) {
   auto root = load_yaml_file(path);
   auto directory = std::filesystem::path(path).parent_path().string();
-  return check(parse_scenario(root), directory);
+  return check(with_platform(parse_scenario(root), platform), directory);
 }
 
 LoadedScenario load_scenario_text(const std::string& text, const std::string& display_name,
-                                  const std::string& base_directory) {
-  return check(parse_scenario(parse_yaml_text(text, display_name)), base_directory);
+                                  const std::string& base_directory,
+                                  const PlatformOverride& platform) {
+  return check(with_platform(parse_scenario(parse_yaml_text(text, display_name)), platform),
+               base_directory);
 }
 
-LoadedScenario load_default_scenario() {
+LoadedScenario load_default_scenario(const PlatformOverride& platform) {
   auto text = embedded_file(kDefaultScenario);
-  return load_scenario_text(std::string(*text), std::string("built-in:") + kDefaultScenario, "");
+  return load_scenario_text(std::string(*text), std::string("built-in:") + kDefaultScenario, "",
+                            platform);
 }
 
 }  // namespace tessera

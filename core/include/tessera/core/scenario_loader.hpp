@@ -26,12 +26,19 @@ struct LoadedScenario {
   std::string simgrid_xml_path;  // resolved platform.simgrid_xml.file, if any
 };
 
-LoadedScenario load_scenario(const std::string& path);
+// Replaces the scenario's platform section from the command line, e.g. with the cluster file
+// `tessera profile` writes for the machine it measured.
+struct PlatformOverride {
+  std::string cluster_file;  // relative to the working directory; "" keeps the scenario's own
+};
+
+LoadedScenario load_scenario(const std::string& path, const PlatformOverride& platform = {});
 // For tests and the fuzzer: relative model and cluster files resolve against `base_directory`.
 LoadedScenario load_scenario_text(const std::string& text, const std::string& display_name,
-                                  const std::string& base_directory);
+                                  const std::string& base_directory,
+                                  const PlatformOverride& platform = {});
 
 // The built-in default scenario (scenarios/default.yaml, compiled in).
-LoadedScenario load_default_scenario();
+LoadedScenario load_default_scenario(const PlatformOverride& platform = {});
 
 }  // namespace tessera

@@ -1,0 +1,213 @@
+// tessera profile: measure, on a local device, the kernels a scenario's GPUs run, into the
+// profile database the simulator reads. Resumable: the database is rewritten atomically after
+// every kernel, and kernels already in it are not measured again.
+#include <filesystem>
+#include <iostream>
+#include <set>
+#include <sstream>
+
+#include "command_guard.hpp"
+#include "commands.hpp"
+#include "tessera/core/atomic_file.hpp"
+#include "tessera/core/model_zoo.hpp"
+#include "tessera/core/profile_plan.hpp"
+#include "tessera/core/quantity.hpp"
+#include "tessera/core/scenario_loader.hpp"
+#include "tessera/kernels/communicator.hpp"
+#include "tessera/kernels/device.hpp"
+#include "tessera/kernels/device_inventory.hpp"
+#include "tessera/kernels/kernel_profiler.hpp"
+#include "tessera/kernels/machine_description.hpp"
+
+namespace tessera::app {
+namespace {
+
+struct ProfileSettings {
+  std::string target;
+  std::string device;
+  std::string output;
+  std::vector<std::size_t> points;
+  std::vector<std::string> layers;
+  double seconds_per_measurement = 0.2;
+  bool copies = true;
+  bool fresh = false;
+  bool list = false;
+};
+
+// A scenario file, "default", or a zoo model name (one GPU, the model's default mini-batch).
+LoadedScenario load_target(const std::string& target) {
+  if (target == "default") return load_default_scenario();
+  if (!std::filesystem::exists(target) && find_zoo_model(target) != nullptr) {
+    return load_scenario_text("name: profile-" + target + "\nmodel: {zoo: " + target +
+                                  "}\nplatform: {preset: v100_node, nodes: 1}\n",
+                              target, ".");
+  }
+  return load_scenario(target);
+}
+
+std::string default_device() {
+  for (const auto& device : kernels::discover_devices().devices) {
+    if (device.kind == "cuda") return "cuda:0";
+  }
+  return "cpu";
+}
+
+std::string slug(const std::string& text) {
+  std::string result;
+  for (char c : text) {
+    const bool keep = std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '-';
+    if (keep)
+      result += c;
+    else if (!result.empty() && result.back() != '_')
+      result += '_';
+  }
+  while (!result.empty() && result.back() == '_') result.pop_back();
+  return result;
+}
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+// Under mpirun with several ranks the collectives are measured too.
+bool launched_with_several_ranks() {
+  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
+    if (const char* value = std::getenv(variable); value && std::atoi(value) > 1) return true;
+  }
+  return false;
+}
+
+std::vector<KernelToProfile> selected_kernels(const LoadedScenario& loaded,
+                                              const ProfileSettings& settings) {
+  LoadedScenario subset = loaded;
+  if (!settings.points.empty()) {
+    subset.points.clear();
+    for (std::size_t index : settings.points) {
+      if (index >= loaded.points.size()) {
+        throw InputError({}, "--points",
+                         "a sweep point index below " + std::to_string(loaded.points.size()) +
+                             ", got " + std::to_string(index));
+      }
+      subset.points.push_back(loaded.points[index]);
+    }
+  }
+  auto kernels = kernels_to_profile(subset);
+  if (settings.layers.empty()) return kernels;
+  const std::set<std::string> wanted(settings.layers.begin(), settings.layers.end());
+  std::erase_if(kernels, [&](const KernelToProfile& k) { return !wanted.contains(k.layer.name); });
+  return kernels;
+}
+
+int profile(const ProfileSettings& settings) {
+  const LoadedScenario loaded = load_target(settings.target);
+  const auto kernels = selected_kernels(loaded, settings);
+  if (settings.list) {
+    for (const auto& kernel : kernels) {
+      std::cout << kernel.layer.name << "  " << to_string(kernel.direction) << "  batch "
+                << kernel.batch << "  micro-batches " << kernel.micro_batches.size() << "  "
+                << kernel.shape << "\n";
+    }
+    std::cout << kernels.size() << " kernels\n";
+    return kExitOk;
+  }
+  auto device = kernels::open_device(settings.device.empty() ? default_device() : settings.device);
+  const std::string device_name = device->info().name;
+  const std::string output = !settings.output.empty() ? settings.output
+                                                      : "profiles/" + slug(device_name) + "/" +
+                                                            slug(loaded.scenario.name) + ".csv";
+
+  ProfileDatabase database;
+  if (!settings.fresh && std::filesystem::exists(output)) database.load_csv(output);
+  const ProfileMetadata metadata{device_name, device->info().library, utc_now()};
+  const auto save = [&] {
+    if (!output.empty() && std::filesystem::path(output).has_parent_path()) {
+      std::filesystem::create_directories(std::filesystem::path(output).parent_path());
+    }
+    write_file_atomically(output, database.to_csv(metadata));
+  };
+
+  std::unique_ptr<kernels::Communicator> world;
+  if (launched_with_several_ranks()) world = kernels::mpi_world();
+  const bool writer = !world || world->rank() == 0;
+
+  kernels::ProfilerOptions options;
+  options.seconds_per_measurement = settings.seconds_per_measurement;
+  std::size_t measured = 0;
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const auto& kernel = kernels[i];
+    if (!database.entries_for(device_name, kernel.op, kernel.direction, kernel.shape, kernel.dtype)
+             .empty()) {
+      continue;  // measured by an earlier run
+    }
+    if (writer) {
+      std::cerr << "[" << i + 1 << "/" << kernels.size() << "] " << kernel.layer.name << " "
+                << to_string(kernel.direction) << " (batch " << kernel.batch << ")\n";
+    }
+    kernels::profile_kernels(*device, {kernel}, options, database);
+    ++measured;
+    if (writer) save();
+  }
+  const std::vector<double> sizes{4e3, 64e3, 1e6, 16e6, 256e6};
+  if (settings.copies && database
+                             .entries_for(device_name, "copy_d2d", Direction::forward,
+                                          kernels::transfer_shape(sizes.back()), DType::float32)
+                             .empty()) {
+    kernels::profile_copies(*device, sizes, options, database);
+  }
+  if (world) kernels::profile_collectives(*world, *device, sizes, options, database);
+  // The machine as a cluster file, so `tessera run --cluster` simulates it with these profiles.
+  const std::filesystem::path cluster_file =
+      std::filesystem::path(output).parent_path() / "this_machine.yaml";
+  if (writer && (settings.fresh || !std::filesystem::exists(cluster_file))) {
+    const auto figures = kernels::measure_machine(*device, database);
+    write_file_atomically(cluster_file.string(),
+                          kernels::cluster_yaml(figures, metadata.created_utc));
+    std::cout << "measured this machine: " << format_bytes(figures.memory_bytes) << ", "
+              << format_bytes(figures.memory_bandwidth_bytes_per_second) << "/s memory, "
+              << format_flops(figures.fp32_flops_per_second) << "/s fp32 -> "
+              << cluster_file.string() << "\n";
+  }
+  if (writer) {
+    save();
+    std::cout << "profiled " << measured << " new kernels (" << kernels.size()
+              << " in the plan) on " << device_name << "; " << database.size() << " rows in "
+              << output << "\n"
+              << "simulate with: tessera run " << settings.target << " --backend sim --profiles "
+              << output << " --cluster " << cluster_file.string() << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_profile_command(CLI::App& cli, Action& action) {
+  auto* command = cli.add_subcommand(
+      "profile", "Measure a scenario's kernels on a local device into a profile database");
+  auto settings = std::make_shared<ProfileSettings>();
+  command
+      ->add_option("target", settings->target,
+                   "Scenario file, 'default', or a zoo model name (one GPU, default mini-batch)")
+      ->required();
+  command->add_option("--device", settings->device, "cpu or cuda:N (default: cuda:0 if present)");
+  command->add_option("--output", settings->output,
+                      "Profile database to write or extend (default: "
+                      "profiles/<device>/<scenario>.csv)");
+  command->add_option("--points", settings->points, "Only these sweep points (indices)")
+      ->delimiter(',');
+  command->add_option("--layers", settings->layers, "Only these layers (names)")->delimiter(',');
+  command
+      ->add_option("--seconds-per-measurement", settings->seconds_per_measurement,
+                   "Repeat each measurement until this much time is spent (median counts)")
+      ->check(CLI::PositiveNumber);
+  command->add_flag("!--no-copies", settings->copies, "Skip the copy-bandwidth measurements");
+  command->add_flag("--fresh", settings->fresh, "Measure everything again");
+  command->add_flag("--list", settings->list, "Print the kernels to measure and stop");
+  command->callback([&action, settings] {
+    action = [settings] { return run_guarded([&] { return profile(*settings); }); };
+  });
+}
+
+}  // namespace tessera::app

@@ -1,0 +1,57 @@
+#pragma once
+// Measures, on one device, the kernels a scenario's GPUs run (core's profile plan): every
+// direction, every algorithm the library offers for convolutions, every micro-batch size of the
+// policy; plus host<->device and on-device copies, and collectives where several ranks exist.
+// Rows go into the profile database the simulator's cost model reads.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tessera/core/profile_database.hpp"
+#include "tessera/core/profile_plan.hpp"
+
+namespace tessera::kernels {
+
+class Communicator;
+class Device;
+
+struct ProfilerOptions {
+  int warmup_runs = 1;
+  int min_runs = 3;
+  int max_runs = 11;
+  // Repeat a measurement until this much time went into it (or max_runs); the median counts.
+  double seconds_per_measurement = 0.2;
+  // Algorithms whose workspace exceeds this are recorded as not run (ok = false).
+  double max_workspace_bytes = 4.0 * 1024 * 1024 * 1024;
+};
+
+// Median of repeated runs of `work` after warm-up, timed the device's way.
+double median_seconds(Device& device, const std::function<void()>& work,
+                      const ProfilerOptions& options);
+
+// Called before each kernel: index, total, and what is being measured.
+using ProfileProgress =
+    std::function<void(std::size_t index, std::size_t total, const KernelToProfile& kernel)>;
+
+// One row per (kernel, micro-batch size, algorithm); an algorithm that fails or does not fit is
+// a row with ok = false, so the planner knows it was tried.
+void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels,
+                     const ProfilerOptions& options, ProfileDatabase& database,
+                     const ProfileProgress& progress = {});
+
+// Copy bandwidth against size: host->device and device->host from pinned and pageable host
+// memory, and device->device. Rows have op "copy_h2d_pinned" etc. and shape "bytes N".
+void profile_copies(Device& device, const std::vector<double>& sizes_bytes,
+                    const ProfilerOptions& options, ProfileDatabase& database);
+
+// All-reduce and neighbour send/receive against size over `ranks` (op "allreduce" /
+// "sendrecv", shape "bytes N ranks R"). Every rank must call it; rows are added on rank 0.
+void profile_collectives(Communicator& ranks, Device& device,
+                         const std::vector<double>& sizes_bytes, const ProfilerOptions& options,
+                         ProfileDatabase& database);
+
+// The shape key of a transfer row.
+std::string transfer_shape(double bytes, int ranks = 1);
+
+}  // namespace tessera::kernels

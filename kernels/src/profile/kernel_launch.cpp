@@ -1,0 +1,235 @@
+#include "kernel_launch.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "tessera/kernels/layer_geometry.hpp"
+#include "tessera/kernels/layer_kernels.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+bool is_convolution(LayerKind kind) {
+  return kind == LayerKind::convolution || kind == LayerKind::transposed_convolution;
+}
+
+std::size_t to_size(std::int64_t value) {
+  return static_cast<std::size_t>(value);
+}
+
+// Mean and 1/std per channel from the forward sums, as a training-mode batch-norm computes them.
+void moments(const ChannelSums& sums, double count, std::vector<double>& mean,
+             std::vector<double>& inv_std) {
+  mean.resize(sums.first.size());
+  inv_std.resize(sums.first.size());
+  for (std::size_t c = 0; c < mean.size(); ++c) {
+    mean[c] = sums.first[c] / count;
+    const double variance = std::max(0.0, sums.second[c] / count - mean[c] * mean[c]);
+    inv_std[c] = 1.0 / std::sqrt(variance + 1e-5);
+  }
+}
+
+}  // namespace
+
+std::vector<ConvolutionAlgorithm> algorithms_for(Device& device, const KernelToProfile& kernel,
+                                                 std::int64_t batch, Direction direction) {
+  if (!is_convolution(kernel.layer.kind)) return {{"default", 0}};
+  const auto geometry = convolution_geometry(kernel.layer, kernel.inputs.front(), kernel.output);
+  return device.convolutions().algorithms(geometry, batch, direction);
+}
+
+KernelLaunch::KernelLaunch(Device& device, const KernelToProfile& kernel, std::int64_t batch)
+    : device_(device), kernel_(kernel), batch_(batch) {}
+
+float* KernelLaunch::operand(std::size_t floats) {
+  auto memory = device_.allocate(std::max<std::size_t>(floats, 1) * sizeof(float));
+  // A fixed-seed xorshift keeps profiles reproducible and costs little for large tensors.
+  std::vector<float> host(floats);
+  std::uint64_t state = 0x9E3779B97F4A7C15ull + memory_.size();
+  for (float& value : host) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    value = static_cast<float>(static_cast<double>(state >> 11) * 0x1.0p-52 - 1.0);
+  }
+  device_.copy_to_device(host.data(), memory->data(), floats);
+  memory_.push_back(std::move(memory));
+  return memory_.back()->data();
+}
+
+std::optional<std::function<void()>> KernelLaunch::call(Direction direction,
+                                                        const ConvolutionAlgorithm& algorithm) {
+  const Layer& layer = kernel_.layer;
+  const TensorShape& input = kernel_.inputs.front();
+  const TensorShape& output = kernel_.output;
+  const std::int64_t n = batch_;
+  const std::size_t in_floats = to_size(n * input.elements_per_sample());
+  const std::size_t out_floats = to_size(n * output.elements_per_sample());
+  LayerKernels& layers = device_.layers();
+  const bool forward = direction == Direction::forward;
+  const bool filter = direction == Direction::backward_filter;
+
+  switch (layer.kind) {
+    case LayerKind::convolution:
+    case LayerKind::transposed_convolution: {
+      const auto geometry = convolution_geometry(layer, input, output);
+      const bool bias = std::get<ConvolutionParams>(layer.params).bias;
+      float* x = operand(to_size(n * geometry.input_floats_per_sample()));
+      float* w = operand(to_size(geometry.filter_floats()));
+      float* y = operand(to_size(n * geometry.output_floats_per_sample()));
+      float* b = bias ? operand(to_size(geometry.out_channels)) : nullptr;
+      DeviceMemory* workspace = nullptr;
+      if (algorithm.workspace_bytes > 0) {
+        memory_.push_back(device_.allocate(static_cast<std::size_t>(algorithm.workspace_bytes)));
+        workspace = memory_.back().get();
+      }
+      ConvolutionKernels& convolutions = device_.convolutions();
+      std::int64_t spatial = 1;
+      for (std::int64_t extent : geometry.output_spatial) spatial *= extent;
+      const std::string& name = algorithm.name;
+      if (forward) {
+        return [=, &convolutions, &layers] {
+          convolutions.forward(geometry, n, name, x, w, y, 0.0f, workspace);
+          if (b) layers.bias_forward(n, geometry.out_channels, spatial, b, y);
+        };
+      }
+      if (filter) {
+        return [=, &convolutions, &layers] {
+          convolutions.backward_filter(geometry, n, name, x, y, w, 0.0f, workspace);
+          if (b) layers.bias_backward(n, geometry.out_channels, spatial, y, b, 0.0f);
+        };
+      }
+      return [=, &convolutions] {
+        convolutions.backward_data(geometry, n, name, y, w, x, 0.0f, workspace);
+      };
+    }
+    case LayerKind::pooling: {
+      const auto geometry = pooling_geometry(layer, input, output);
+      std::int64_t in_spatial = 1;
+      for (std::int64_t extent : geometry.input_spatial) in_spatial *= extent;
+      float* x = operand(to_size(n * geometry.channels * in_spatial));
+      float* y = operand(out_floats);
+      if (forward) return [=, &layers] { layers.pooling_forward(geometry, n, x, y); };
+      float* dy = operand(out_floats);
+      float* dx = operand(to_size(n * geometry.channels * in_spatial));
+      return [=, &layers] { layers.pooling_backward(geometry, n, x, y, dy, dx); };
+    }
+    case LayerKind::batch_norm: {
+      // The scale and shift gradients come out of the backward-data call.
+      if (filter) return std::nullopt;
+      const std::int64_t channels = input.c;
+      const std::int64_t spatial = input.spatial_elements();
+      float* x = operand(in_floats);
+      float* y = operand(in_floats);
+      float* scale = operand(to_size(channels));
+      float* shift = operand(to_size(channels));
+      const double count = static_cast<double>(n * spatial);
+      if (forward) {
+        return [=, &layers] {
+          std::vector<double> mean, inv_std;
+          moments(layers.batch_norm_sums(n, channels, spatial, x), count, mean, inv_std);
+          layers.batch_norm_apply(n, channels, spatial, x, mean, inv_std, scale, shift, y);
+        };
+      }
+      std::vector<double> mean, inv_std;
+      moments(layers.batch_norm_sums(n, channels, spatial, x), count, mean, inv_std);
+      float* dx = operand(in_floats);
+      float* dscale = operand(to_size(channels));
+      float* dshift = operand(to_size(channels));
+      return [=, &layers] {
+        const ChannelSums sums =
+            layers.batch_norm_backward_sums(n, channels, spatial, x, y, mean, inv_std);
+        layers.batch_norm_backward_apply(n, channels, spatial, x, y, mean, inv_std, scale, sums,
+                                         count, dx, dscale, dshift);
+      };
+    }
+    case LayerKind::relu:
+    case LayerKind::leaky_relu: {
+      const float slope =
+          layer.kind == LayerKind::relu
+              ? 0.0f
+              : static_cast<float>(std::get<LeakyReluParams>(layer.params).negative_slope);
+      const auto count = static_cast<std::int64_t>(in_floats);
+      float* x = operand(in_floats);
+      float* y = operand(in_floats);
+      if (forward) return [=, &layers] { layers.leaky_relu_forward(count, slope, x, y); };
+      float* dx = operand(in_floats);
+      return [=, &layers] { layers.leaky_relu_backward(count, slope, x, y, dx); };
+    }
+    case LayerKind::dropout: {
+      const auto p = static_cast<float>(std::get<DropoutParams>(layer.params).drop_probability);
+      const auto count = static_cast<std::int64_t>(in_floats);
+      float* x = operand(in_floats);
+      float* mask = operand(in_floats);
+      float* y = operand(in_floats);
+      if (forward) return [=, &layers] { layers.dropout_forward(count, p, 1, x, mask, y); };
+      return [=, &layers] { layers.dropout_backward(count, mask, y, x); };
+    }
+    case LayerKind::fully_connected: {
+      const std::int64_t in = input.elements_per_sample();
+      const std::int64_t out = output.elements_per_sample();
+      const bool bias = std::get<FullyConnectedParams>(layer.params).bias;
+      float* x = operand(in_floats);
+      float* w = operand(to_size(in * out));
+      float* y = operand(out_floats);
+      float* b = bias ? operand(to_size(out)) : nullptr;
+      if (forward) return [=, &layers] { layers.fully_connected_forward(n, in, out, x, w, b, y); };
+      if (filter) {
+        return [=, &layers] { layers.fully_connected_backward_weights(n, in, out, x, y, w, b, 0); };
+      }
+      return [=, &layers] { layers.fully_connected_backward_data(n, in, out, y, w, x); };
+    }
+    case LayerKind::concat: {
+      std::vector<std::int64_t> channels;
+      std::vector<float*> parts;
+      for (const TensorShape& part : kernel_.inputs) {
+        channels.push_back(part.c);
+        parts.push_back(operand(to_size(n * part.elements_per_sample())));
+      }
+      const std::int64_t spatial = output.spatial_elements();
+      float* y = operand(out_floats);
+      if (forward) {
+        const std::vector<const float*> sources(parts.begin(), parts.end());
+        return [=, &layers] { layers.concat_forward(n, spatial, sources, channels, y); };
+      }
+      return [=, &layers] { layers.concat_backward(n, spatial, y, channels, parts); };
+    }
+    case LayerKind::add: {
+      const auto count = static_cast<std::int64_t>(out_floats);
+      float* a = operand(out_floats);
+      float* b = operand(out_floats);
+      float* y = operand(out_floats);
+      if (forward) return [=, &layers] { layers.add(count, a, b, y); };
+      Device* device = &device_;
+      return [=] {
+        device->copy_on_device(y, a, out_floats);
+        device->copy_on_device(y, b, out_floats);
+      };
+    }
+    case LayerKind::softmax_cross_entropy:
+    case LayerKind::mse_loss: {
+      // A loss computes its gradient with its value, in the forward call.
+      if (!forward) return std::nullopt;
+      float* prediction = operand(in_floats);
+      float* gradient = operand(in_floats);
+      if (layer.kind == LayerKind::mse_loss) {
+        float* target = operand(in_floats);
+        const auto count = static_cast<std::int64_t>(in_floats);
+        return [=, &layers] { layers.mse_loss(count, prediction, target, gradient); };
+      }
+      const std::int64_t classes = input.elements_per_sample();
+      std::vector<std::int32_t> labels(to_size(n));
+      for (std::size_t i = 0; i < labels.size(); ++i) {
+        labels[i] = static_cast<std::int32_t>(static_cast<std::int64_t>(i * 7919) % classes);
+      }
+      return
+          [=, &layers] { layers.softmax_cross_entropy(n, classes, prediction, labels, gradient); };
+    }
+    case LayerKind::input:
+      break;
+  }
+  throw std::invalid_argument("no device kernel for layer " + layer.name + " (" +
+                              to_string(layer.kind) + ")");
+}
+
+}  // namespace tessera::kernels

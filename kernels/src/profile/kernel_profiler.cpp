@@ -1,0 +1,77 @@
+#include "tessera/kernels/kernel_profiler.hpp"
+
+#include <algorithm>
+#include <exception>
+
+#include "kernel_launch.hpp"
+#include "tessera/kernels/device.hpp"
+
+namespace tessera::kernels {
+
+double median_seconds(Device& device, const std::function<void()>& work,
+                      const ProfilerOptions& options) {
+  // The warm-up is timed too: a kernel slower than the whole measurement budget is run once more
+  // and that run counts, so slow algorithms (oneDNN's reference one) cost one or two runs, not
+  // eleven.
+  double warmup_seconds = 0;
+  for (int i = 0; i < options.warmup_runs; ++i) warmup_seconds += device.time_seconds(work);
+  // Ten budgets or more: kernel creation is negligible against the run, take the warm-up itself.
+  if (warmup_seconds >= 10 * options.seconds_per_measurement) return warmup_seconds;
+  if (warmup_seconds >= options.seconds_per_measurement) return device.time_seconds(work);
+  std::vector<double> times;
+  double spent = 0;
+  while (static_cast<int>(times.size()) < options.max_runs &&
+         (static_cast<int>(times.size()) < options.min_runs ||
+          spent < options.seconds_per_measurement)) {
+    times.push_back(device.time_seconds(work));
+    spent += times.back();
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels,
+                     const ProfilerOptions& options, ProfileDatabase& database,
+                     const ProfileProgress& progress) {
+  const std::string device_name = device.info().name;
+  for (std::size_t index = 0; index < kernels.size(); ++index) {
+    const KernelToProfile& kernel = kernels[index];
+    if (progress) progress(index, kernels.size(), kernel);
+    for (std::int64_t micro_batch : kernel.micro_batches) {
+      ProfileEntry row{.device = device_name,
+                       .op = kernel.op,
+                       .direction = kernel.direction,
+                       .shape = kernel.shape,
+                       .dtype = kernel.dtype,
+                       .micro_batch = micro_batch};
+      for (const ConvolutionAlgorithm& algorithm :
+           algorithms_for(device, kernel, micro_batch, kernel.direction)) {
+        row.algorithm = algorithm.name;
+        row.workspace_bytes = algorithm.workspace_bytes;
+        row.time_seconds = 0;
+        row.ok = algorithm.workspace_bytes <= options.max_workspace_bytes;
+        if (row.ok) {
+          // Out of memory or an implementation that refuses the shape is a result: not run.
+          try {
+            KernelLaunch launch(device, kernel, micro_batch);
+            if (auto call = launch.call(kernel.direction, algorithm)) {
+              row.time_seconds = median_seconds(device, *call, options);
+            } else {
+              row.algorithm = "fused";  // done inside another direction's call
+            }
+          } catch (const std::exception&) {
+            row.ok = false;
+          }
+        }
+        database.add(row);
+      }
+    }
+  }
+}
+
+std::string transfer_shape(double bytes, int ranks) {
+  std::string shape = "bytes " + std::to_string(static_cast<std::int64_t>(bytes));
+  return ranks > 1 ? shape + " ranks " + std::to_string(ranks) : shape;
+}
+
+}  // namespace tessera::kernels

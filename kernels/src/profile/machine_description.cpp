@@ -1,0 +1,118 @@
+#include "tessera/kernels/machine_description.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "tessera/kernels/device.hpp"
+#include "tessera/kernels/kernel_profiler.hpp"
+#include "tessera/kernels/layer_kernels.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+// "123.4 GB/s": giga-prefixed, so the cluster parser reads it back without exponents.
+std::string si(double value, const char* unit) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.6f G%s", value / 1e9, unit);
+  return text;
+}
+
+std::string quoted(const std::string& text) {
+  std::string result = "\"";
+  for (char c : text) result += c == '"' ? '\'' : c;
+  return result + "\"";
+}
+
+}  // namespace
+
+MachineFigures measure_machine(Device& device, const ProfileDatabase& copies) {
+  MachineFigures figures;
+  figures.device_name = device.info().name;
+  figures.library = device.info().library;
+  figures.memory_bytes = device.info().memory_bytes;
+  ProfilerOptions options;
+
+  const std::size_t copy_floats = (256u << 20) / sizeof(float);
+  auto from = device.allocate(copy_floats * sizeof(float));
+  auto to = device.allocate(copy_floats * sizeof(float));
+  device.fill(from->data(), copy_floats, 1.0f);
+  const double copy_seconds = median_seconds(
+      device, [&] { device.copy_on_device(from->data(), to->data(), copy_floats); }, options);
+  figures.memory_bandwidth_bytes_per_second =
+      2.0 * static_cast<double>(copy_floats * sizeof(float)) / copy_seconds;
+
+  // A fully connected layer large enough to be compute-bound on any device.
+  const std::int64_t batch = 1024, in = 2048, out = 2048;
+  auto x = device.allocate(static_cast<std::size_t>(batch * in) * sizeof(float));
+  auto w = device.allocate(static_cast<std::size_t>(in * out) * sizeof(float));
+  auto y = device.allocate(static_cast<std::size_t>(batch * out) * sizeof(float));
+  device.fill(x->data(), x->floats(), 0.5f);
+  device.fill(w->data(), w->floats(), 0.25f);
+  const double gemm_seconds = median_seconds(
+      device,
+      [&] {
+        device.layers().fully_connected_forward(batch, in, out, x->data(), w->data(), nullptr,
+                                                y->data());
+      },
+      options);
+  figures.fp32_flops_per_second = 2.0 * static_cast<double>(batch * in * out) / gemm_seconds;
+
+  const double link_bytes = 256e6;
+  const auto rows = copies.entries_for(figures.device_name, "copy_h2d_pinned", Direction::forward,
+                                       transfer_shape(link_bytes), DType::float32);
+  if (!rows.empty() && rows.front().time_seconds > 0) {
+    figures.host_link_bandwidth_bytes_per_second = link_bytes / rows.front().time_seconds;
+  } else {
+    auto pinned = device.allocate_pinned_host(copy_floats * sizeof(float));
+    device.fill(pinned->data(), copy_floats, 1.0f);
+    const double seconds = median_seconds(
+        device, [&] { device.copy_to_device(pinned->data(), to->data(), copy_floats); }, options);
+    figures.host_link_bandwidth_bytes_per_second =
+        static_cast<double>(copy_floats * sizeof(float)) / seconds;
+  }
+  return figures;
+}
+
+std::string cluster_yaml(const MachineFigures& figures, const std::string& measured_utc) {
+  std::ostringstream yaml;
+  yaml << "# This machine, measured by `tessera profile` on " << measured_utc << ".\n"
+       << "# Bandwidths are per direction; latencies per link crossed.\n"
+       << "name: this_machine\n"
+       << "description: " << quoted(figures.device_name + " (" + figures.library + ")") << "\n"
+       << "sources:\n"
+       << "  - \"measured: device memory, on-device copy bandwidth, FC-layer GEMM FLOP/s, "
+          "pinned host-to-device copy bandwidth\"\n"
+       << "  - \"assumption: one node; 10 Gb/s NIC and network, unused by single-node runs\"\n"
+       << "  - \"assumption: local disk as one file server of 1 GB/s\"\n"
+       << "nodes: 1\n"
+       << "gpus_per_node: " << figures.devices_per_node << "\n"
+       << "gpu:\n"
+       << "  model: " << quoted(figures.device_name) << "\n"
+       << "  memory: " << si(figures.memory_bytes, "B") << "\n"
+       << "  memory_bandwidth: " << si(figures.memory_bandwidth_bytes_per_second, "B/s") << "\n"
+       << "  fp32_peak: " << si(figures.fp32_flops_per_second, "FLOP/s") << "\n"
+       << "  compute_efficiency: 1\n"
+       << "  memory_efficiency: 1\n"
+       << "node:\n"
+       << "  gpu_interconnect: pcie\n"
+       << "  pcie_bandwidth: " << si(figures.host_link_bandwidth_bytes_per_second, "B/s") << "\n"
+       << "  pcie_latency: 1 us\n"
+       << "  host_memory: " << si(figures.memory_bytes, "B") << "\n"
+       << "  nics: 1\n"
+       << "  nic_bandwidth: 10 Gb/s\n"
+       << "  nic_latency: 5 us\n"
+       << "network:\n"
+       << "  topology: fat_tree\n"
+       << "  nodes_per_switch: 2\n"
+       << "  oversubscription: 1\n"
+       << "  link_bandwidth: 10 Gb/s\n"
+       << "  link_latency: 1 us\n"
+       << "filesystem:\n"
+       << "  servers: 1\n"
+       << "  server_bandwidth: 1 GB/s\n"
+       << "  attachment_bandwidth: 16 GB/s\n"
+       << "  latency: 50 us\n";
+  return yaml.str();
+}
+
+}  // namespace tessera::kernels
