@@ -1,11 +1,12 @@
 // tessera data: the CosmoFlow-layout HDF5 data set the real backend trains on. `generate` writes
 // a synthetic one whose targets are learnable from the volume; `inspect` checks a directory and,
 // with --read, reads a rank's sub-volume of every sample through the prefetcher and reports the
-// I/O bandwidth and stall time.
+// I/O bandwidth and stall time (--compute-ms stands in for the step the reads hide behind).
 #include <chrono>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "command_guard.hpp"
 #include "commands.hpp"
@@ -92,6 +93,7 @@ struct InspectSettings {
   std::int64_t parts = 1;
   std::int64_t part = 0;
   std::int64_t halo = 0;
+  double compute_ms = 0;
 };
 
 // Reads depth slab `part` of `parts` (with `halo` planes each side) of every sample through the
@@ -107,6 +109,7 @@ void read_dataset(const io::DatasetIndex& index, const InspectSettings& settings
                 << "; estimated from the volume "
                 << format_targets(io::estimate_targets(index.shape, sample->volume)) << "\n";
     }
+    std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(settings.compute_ms));
   }
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
   const auto statistics = prefetcher.statistics();
@@ -116,6 +119,9 @@ void read_dataset(const io::DatasetIndex& index, const InspectSettings& settings
             << " in " << format_seconds(statistics.read_seconds) << " of reading ("
             << format_bandwidth(statistics.read_bytes_per_second()) << "), caller stalled "
             << format_seconds(statistics.stall_seconds) << " of " << format_seconds(seconds)
+            << (settings.compute_ms > 0 ? " with " + format_seconds(settings.compute_ms / 1e3) +
+                                              " of stand-in compute per sample"
+                                        : std::string())
             << "\n";
 }
 
@@ -135,6 +141,12 @@ void add_inspect_command(CLI::App& data, Action& action) {
   command->add_option("--halo", settings->halo, "Halo planes on each side of the slab")
       ->default_val(0)
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 14));
+  command
+      ->add_option("--compute-ms", settings->compute_ms,
+                   "Wait this long per sample, standing in for a training step, to see how much "
+                   "of the reading the prefetch hides")
+      ->default_val(0)
+      ->check(CLI::Range(0.0, 1e6));
   command->callback([&action, settings] {
     action = [settings] {
       return run_guarded([&] {

@@ -27,6 +27,7 @@ expect 0 "sub-volume hyperslab" data inspect "$data"
 expect 0 "estimated from the volume" data inspect "$data" --read
 expect 0 "read depth slab 1 of 2 (D[3,8) H[0,8) W[0,8)) of 3 samples" \
   data inspect "$data" --read --parts 2 --part 1 --halo 1
+expect 0 "with 2.000 ms of stand-in compute per sample" data inspect "$data" --read --compute-ms 2
 expect 0 "in chunks of 2 depth planes" data generate --output "$scratch/chunked" --samples 1 \
   --width 8 --chunk-depth 2
 
@@ -37,6 +38,7 @@ echo "not HDF5" > "$data/broken.h5"
 expect 2 "$data/broken.h5: not an HDF5 file" data inspect "$data"
 rm "$data/broken.h5"
 expect 2 "does not fit a depth of 8" data inspect "$data" --read --parts 9
+expect 2 "--compute-ms" data inspect "$data" --read --compute-ms -1
 expect 2 "A subcommand is required" data
 
 echo "$failures failed"
