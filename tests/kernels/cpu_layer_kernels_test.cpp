@@ -195,6 +195,12 @@ TEST(CpuConcat, ForwardInterleavesPerSampleAndBackwardSplitsBack) {
   for (std::size_t index = 0; index < inputs.size(); ++index) {
     EXPECT_EQ(gradients[index], inputs[index]) << "input " << index;
   }
+
+  // A null gradient pointer skips that input; the others still get their own channels.
+  std::vector<float> last(inputs.back().size(), -1.0f);
+  kernels.concat_backward(batch, spatial, y.data(), channels,
+                          {nullptr, nullptr, nullptr, last.data()});
+  EXPECT_EQ(last, inputs.back());
 }
 
 TEST(CpuElementwise, AddAndAxpy) {

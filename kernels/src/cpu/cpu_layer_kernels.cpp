@@ -160,12 +160,13 @@ void CpuLayerKernels::concat_backward(std::int64_t batch, std::int64_t spatial, 
   std::int64_t channel_offset = 0;
   for (std::size_t index = 0; index < dinputs.size(); ++index) {
     require_argument(channels[index] >= 0, "concat_backward", "channel counts must be >= 0");
-    if (channels[index] == 0) continue;
+    const std::int64_t part_offset = channel_offset;
+    channel_offset += channels[index];
+    if (channels[index] == 0 || dinputs[index] == nullptr) continue;  // null: no gradient wanted
     const memory::dims part_dims{batch, channels[index], spatial};
-    memory part = wrap(dy_desc.submemory_desc(part_dims, {0, channel_offset, 0}), engine_, dy);
+    memory part = wrap(dy_desc.submemory_desc(part_dims, {0, part_offset, 0}), engine_, dy);
     memory dinput = wrap(plain_desc(part_dims), engine_, dinputs[index]);
     dnnl::reorder(part, dinput).execute(stream_, part, dinput);
-    channel_offset += channels[index];
   }
   stream_.wait();
 }
