@@ -1,5 +1,7 @@
-// The element-wise and layout kernels that map one-to-one onto oneDNN primitives (eltwise, sum,
-// binary, concat, reorder), plus the per-channel bias reduction.
+// The engine, stream and scratch buffers every CPU layer kernel shares; the element-wise and
+// layout kernels that map one-to-one onto oneDNN primitives (eltwise, sum, binary, concat,
+// reorder); the per-channel bias reduction. Pooling, fully connected, batch-norm, dropout, losses
+// and optimizers have a file each beside this one.
 #include "cpu/cpu_layer_kernels.hpp"
 
 #include <cstddef>
