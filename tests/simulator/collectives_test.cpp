@@ -181,6 +181,7 @@ struct Scenario {
   Granularity granularity = Granularity::aggregated;
   double cross_bytes = 0;  // competing flow from the cross host, from time 0
   int cross_target = 0;    // GPU receiving the competing flow
+  int replicas = 1;        // the members stand for this many copies of themselves (symmetric mode)
 };
 
 struct Outcome {
@@ -193,7 +194,8 @@ struct Outcome {
 Outcome simulate(const Scenario& run) {
   const Platform platform = build(run.platform);
   const Fabric fabric(platform.gpus);
-  const CollectiveContext context{fabric, run.platform.gpus_per_node, 1, run.granularity};
+  const CollectiveContext context{fabric, run.platform.gpus_per_node, 1, run.granularity,
+                                  run.replicas};
   std::vector<int> members(platform.gpus.size());
   for (std::size_t i = 0; i < members.size(); ++i) members[i] = static_cast<int>(i);
 
@@ -700,6 +702,50 @@ INSTANTIATE_TEST_SUITE_P(
 
 // ---------------------------------------------------------------------------------------------
 // Choice of algorithm
+
+// Symmetric mode: members standing for `replicas` copies of themselves take the whole group's
+// time, by the formulas for the whole group (ring: 4 GPUs for 16; hierarchical: 2 nodes of 4 for
+// 8 nodes). The tree's node trees over fewer nodes load the leaders' ports differently, so it is
+// compared with the full simulation in symmetry_test.cpp instead.
+TEST(ReplicatedMembers, RingTakesTheWholeGroupsTime) {
+  EXPECT_IN_CHILD([] {
+    Scenario run;
+    run.platform.gpus = 4;
+    run.replicas = 4;
+    run.bytes = 100 * kMB;
+    const double p = 16;
+    const double formula = 2 * (p - 1) / p * run.bytes / run.platform.inter.bandwidth +
+                           2 * (p - 1) * run.platform.inter.latency;
+    std::ostringstream failures;
+    const Outcome outcome = simulate(run);
+    check_close(failures, describe(run) + " x4 vs formula", outcome.last_finish, formula, 1e-9);
+    check_close(failures, describe(run) + " x4 predicted", outcome.predicted, formula, 1e-9);
+    return failures.str();
+  });
+}
+
+TEST(ReplicatedMembers, HierarchicalTakesTheWholeGroupsTime) {
+  EXPECT_IN_CHILD([] {
+    Scenario run;
+    run.platform.gpus = 8;
+    run.platform.gpus_per_node = 4;
+    run.replicas = 4;
+    run.collective = Collective::hierarchical;
+    run.bytes = 100 * kMB;
+    const double g = 4;
+    const double n = 8;
+    const auto& intra = run.platform.intra;
+    const auto& inter = run.platform.inter;
+    const double formula =
+        2 * (g - 1) / g * run.bytes / intra.bandwidth + 2 * (g - 1) * intra.latency +
+        2 * (n - 1) / n * (run.bytes / g) / inter.bandwidth + 2 * (n - 1) * inter.latency;
+    std::ostringstream failures;
+    const Outcome outcome = simulate(run);
+    check_close(failures, describe(run) + " x4 vs formula", outcome.last_finish, formula, 1e-9);
+    check_close(failures, describe(run) + " x4 predicted", outcome.predicted, formula, 1e-9);
+    return failures.str();
+  });
+}
 
 TEST(ChooseAllreduce, TreeForTinyMessagesRingOrHierarchicalForLarge) {
   const auto checks = [] {
