@@ -1,5 +1,8 @@
 #include "play/symmetric_reduction.hpp"
 
+#include <algorithm>
+#include <utility>
+
 namespace tessera::sim {
 
 std::string SymmetricReduction::description() const {
