@@ -165,14 +165,14 @@ void ConvolutionExecution::run(const float* first_input, const float* second_inp
   std::unordered_map<int, dnnl::memory> arguments;
   for (std::size_t index = 0; index < 2; ++index) {
     const Staged& staged = *inputs[index];
-    dnnl::memory in_place = internal(staged, input_pointers[index]);
+    dnnl::memory seen = internal(staged, input_pointers[index]);
     if (staged.reordered) {
       reorders_[index].execute(
           stream,
           with_scratchpad(staged.reorder, {{DNNL_ARG_FROM, plain(staged, input_pointers[index])},
-                                           {DNNL_ARG_TO, in_place}}));
+                                           {DNNL_ARG_TO, seen}}));
     }
-    arguments.emplace(staged.operand.argument, in_place);
+    arguments.emplace(staged.operand.argument, seen);
   }
   dnnl::memory computed = internal(result_, result);
   arguments.emplace(result_.operand.argument, computed);
