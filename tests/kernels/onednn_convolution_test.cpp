@@ -127,8 +127,9 @@ TEST(OnednnConvolutionAlgorithms, NamesAreUniqueAndSayTheLayout) {
       for (const ConvolutionAlgorithm& algorithm :
            device->convolutions().algorithms(test_case.geometry, test_case.batch, direction)) {
         EXPECT_TRUE(names.insert(algorithm.name).second) << algorithm.name;
-        const bool says_layout =
-            algorithm.name.ends_with("/plain") || algorithm.name.ends_with("/blocked");
+        const bool says_layout = algorithm.name.ends_with("/plain") ||
+                                 algorithm.name.ends_with("/blocked") ||
+                                 algorithm.name.ends_with("/reordered");
         EXPECT_TRUE(says_layout) << algorithm.name;
         EXPECT_EQ(algorithm.name.find(','), std::string::npos) << "profiles are CSV";
         EXPECT_GE(algorithm.workspace_bytes, 0);

@@ -37,10 +37,14 @@ dnnl::memory::desc argument_desc(const dnnl::primitive_desc& implementation, int
 std::string implementation_name(const dnnl::primitive_desc& implementation,
                                 const DirectionOperands& operands) {
   bool plain = true;
+  bool blocked = false;
   for (const Operand* operand : {&operands.first_input, &operands.second_input, &operands.result}) {
-    plain = plain && argument_desc(implementation, operand->argument) == operand->plain;
+    const dnnl::memory::desc used = argument_desc(implementation, operand->argument);
+    plain = plain && used == operand->plain;
+    blocked = blocked || used.data.format_desc.blocking.inner_nblks > 0;
   }
-  return std::string(implementation.impl_info_str()) + (plain ? "/plain" : "/blocked");
+  const char* layout = plain ? "/plain" : blocked ? "/blocked" : "/reordered";
+  return std::string(implementation.impl_info_str()) + layout;
 }
 
 std::shared_ptr<const ImplementationWalk> find_implementation(

@@ -19,8 +19,9 @@ class DeviceMemory;
 namespace tessera::kernels::onednn {
 
 // The stable name of the implementation a primitive descriptor stands at: oneDNN's
-// impl_info_str() and "plain" when it runs on the caller's NC(D)HW tensors, "blocked" when some
-// tensor goes through a reorder.
+// impl_info_str() and the layout it runs on: "/plain" on the caller's NC(D)HW tensors,
+// "/blocked" when some tensor is reordered to a blocked layout (e.g. nCdhw16c), "/reordered"
+// when tensors are reordered to other dense layouts only (e.g. channels-last).
 std::string implementation_name(const dnnl::primitive_desc& implementation,
                                 const DirectionOperands& operands);
 

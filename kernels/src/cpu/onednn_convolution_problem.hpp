@@ -21,7 +21,7 @@ struct ConvolutionProblem {
 std::string problem_key(const ConvolutionProblem& problem);
 
 // What a primitive is asked to run on: the caller's plain NC(D)HW tensors, or whatever layout
-// oneDNN prefers (its blocked layouts, reached through reorders).
+// oneDNN prefers (blocked or channels-last, reached through reorders).
 enum class LayoutRequest { plain, library_choice };
 
 // One tensor a direction reads or writes: its execution argument and the caller's plain layout.
