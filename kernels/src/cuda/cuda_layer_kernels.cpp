@@ -223,7 +223,7 @@ void CudaLayerKernels::concat_backward(std::int64_t batch, std::int64_t spatial,
   for (std::size_t index = 0; index < dinputs.size(); ++index) {
     const std::size_t part_bytes =
         static_cast<std::size_t>(channels[index] * spatial) * sizeof(float);
-    if (part_bytes > 0) {
+    if (part_bytes > 0 && dinputs[index] != nullptr) {  // null: no gradient wanted
       TESSERA_CUDA_CHECK(cudaMemcpy2DAsync(dinputs[index], part_bytes, dy + offset * spatial,
                                            row_bytes, part_bytes, static_cast<std::size_t>(batch),
                                            cudaMemcpyDeviceToDevice, stream()));

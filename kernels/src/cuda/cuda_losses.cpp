@@ -19,10 +19,10 @@ double CudaLayerKernels::softmax_cross_entropy(std::int64_t batch, std::int64_t 
                    "one label per sample expected (" + std::to_string(batch) + "), got " +
                        std::to_string(labels.size()));
   for (std::size_t sample = 0; sample < labels.size(); ++sample) {
-    require_argument(labels[sample] >= 0 && labels[sample] < classes, kernel,
-                     "label of sample " + std::to_string(sample) + " is " +
-                         std::to_string(labels[sample]) + ", expected 0 to " +
-                         std::to_string(classes - 1));
+    require_argument(labels[sample] >= 0 && labels[sample] < classes, kernel, [&] {
+      return "label of sample " + std::to_string(sample) + " is " + std::to_string(labels[sample]) +
+             ", expected 0 to " + std::to_string(classes - 1);
+    });
   }
   context_.make_current();
   // One double for the loss, then the labels (8-byte aligned after it).
