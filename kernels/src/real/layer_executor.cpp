@@ -1,0 +1,39 @@
+#include "layer_executor.hpp"
+
+#include "pointwise_executors.hpp"
+#include "window_executors.hpp"
+
+namespace tessera::kernels::real {
+
+std::unique_ptr<LayerExecutor> make_layer_executor(const ResolvedLayer& layer, std::size_t index,
+                                                   bool spatially_split, const LocalShapes& shapes,
+                                                   ExecutionContext& context) {
+  switch (layer.layer.kind) {
+    case LayerKind::convolution:
+    case LayerKind::transposed_convolution:
+      return make_convolution_executor(layer, spatially_split, shapes, context);
+    case LayerKind::pooling:
+      return make_pooling_executor(layer, spatially_split, shapes, context);
+    default:
+      return make_pointwise_executor(layer, index, spatially_split, shapes, context);
+  }
+}
+
+std::uint64_t mix_seed(std::uint64_t a, std::uint64_t b) {
+  // splitmix64 of the combination: consecutive inputs give unrelated outputs.
+  std::uint64_t z = a * 0x9E3779B97F4A7C15ULL + b + 0x632BE59BD9B4E019ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+void fill_uniform(std::uint64_t seed, std::uint64_t stream, float bound, std::span<float> values) {
+  const std::uint64_t base = mix_seed(seed, stream);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const std::uint64_t bits = mix_seed(base, i) >> 40;  // 24 random bits
+    const double unit = static_cast<double>(bits) / static_cast<double>(1ULL << 24);
+    values[i] = static_cast<float>((2.0 * unit - 1.0) * bound);
+  }
+}
+
+}  // namespace tessera::kernels::real

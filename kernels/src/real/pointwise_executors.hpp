@@ -1,0 +1,13 @@
+#pragma once
+// Executors of every layer that is not a sliding window: activations, dropout, batch-norm, add,
+// concat, fully connected and the losses.
+#include "layer_executor.hpp"
+
+namespace tessera::kernels::real {
+
+std::unique_ptr<LayerExecutor> make_pointwise_executor(const ResolvedLayer& layer,
+                                                       std::size_t index, bool spatially_split,
+                                                       const LocalShapes& shapes,
+                                                       ExecutionContext& context);
+
+}  // namespace tessera::kernels::real

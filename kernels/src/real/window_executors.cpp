@@ -1,0 +1,144 @@
+#include "window_executors.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "execution_context.hpp"
+#include "tessera/kernels/layer_geometry.hpp"
+#include "tessera/kernels/layer_kernels.hpp"
+#include "tessera/kernels/partitioned_convolution.hpp"
+#include "tessera/kernels/partitioned_pooling.hpp"
+
+namespace tessera::kernels::real {
+namespace {
+
+class Convolution : public LayerExecutor {
+ public:
+  Convolution(const ResolvedLayer& layer, bool split, const LocalShapes& shapes,
+              ExecutionContext& context)
+      : context_(context),
+        geometry_(convolution_geometry(layer.layer, layer.input_shapes.at(0), layer.output_shape)),
+        batch_(shapes.batch),
+        output_voxels_(shapes.output_voxels),
+        bias_(std::get<ConvolutionParams>(layer.layer.params).bias) {
+    if (split) {
+      if (geometry_.transposed) {
+        throw std::invalid_argument("layer " + layer.layer.name +
+                                    ": spatially split transposed convolutions are not yet "
+                                    "supported by the real backend");
+      }
+      partitioned_ = std::make_unique<PartitionedConvolution>(*context.halo_exchange, geometry_,
+                                                              context.spatial_grid, batch_);
+    }
+  }
+
+  std::int64_t parameter_floats() const override {
+    return geometry_.filter_floats() + (bias_ ? geometry_.out_channels : 0);
+  }
+  void initialize(std::uint64_t seed, std::span<float> values) const override {
+    // He-uniform over the fan-in, suited to the (leaky) ReLUs that follow; biases start at zero.
+    const auto fan_in = geometry_.filter_floats() / geometry_.out_channels;
+    const auto filter = static_cast<std::size_t>(geometry_.filter_floats());
+    fill_uniform(seed, 0, static_cast<float>(std::sqrt(6.0 / static_cast<double>(fan_in))),
+                 values.first(filter));
+    for (std::size_t i = filter; i < values.size(); ++i) values[i] = 0;
+  }
+
+  void forward(const std::vector<const float*>& x, float* y) override {
+    if (partitioned_) {
+      partitioned_->forward({x[0]}, weights_, {y});
+    } else {
+      context_.runner.forward(geometry_, batch_, x[0], weights_, y, 0);
+    }
+    if (bias_) {
+      context_.device.layers().bias_forward(batch_, geometry_.out_channels, output_voxels_,
+                                            weights_ + geometry_.filter_floats(), y);
+    }
+  }
+
+  void backward(const std::vector<const float*>& x, const float*, const float* dy,
+                const std::vector<float*>& dx) override {
+    if (partitioned_) {
+      std::vector<float*> input_gradients;
+      if (dx[0] != nullptr) input_gradients.push_back(dx[0]);
+      partitioned_->backward({dy}, weights_, input_gradients, {gradients_});
+    } else {
+      if (dx[0] != nullptr)
+        context_.runner.backward_data(geometry_, batch_, dy, weights_, dx[0], 0);
+      context_.runner.backward_filter(geometry_, batch_, x[0], dy, gradients_, 0);
+    }
+    if (bias_) {
+      float* bias_gradient = gradients_ + geometry_.filter_floats();
+      context_.device.layers().bias_backward(batch_, geometry_.out_channels, output_voxels_, dy,
+                                             bias_gradient, 0);
+      // Each shard summed its own planes; the layer's gradient is their sum.
+      if (partitioned_) {
+        context_.halo_exchange->sum_over_shards({bias_gradient},
+                                                static_cast<std::size_t>(geometry_.out_channels));
+      }
+    }
+  }
+
+ private:
+  ExecutionContext& context_;
+  ConvolutionGeometry geometry_;
+  std::int64_t batch_;
+  std::int64_t output_voxels_;
+  bool bias_;
+  std::unique_ptr<PartitionedConvolution> partitioned_;
+};
+
+class Pooling : public LayerExecutor {
+ public:
+  Pooling(const ResolvedLayer& layer, bool split, const LocalShapes& shapes,
+          ExecutionContext& context)
+      : context_(context),
+        geometry_(pooling_geometry(layer.layer, layer.input_shapes.at(0), layer.output_shape)),
+        batch_(shapes.batch) {
+    if (split) {
+      partitioned_ = std::make_unique<PartitionedPooling>(*context.halo_exchange, geometry_,
+                                                          context.spatial_grid, batch_);
+    }
+  }
+
+  void forward(const std::vector<const float*>& x, float* y) override {
+    if (partitioned_) {
+      partitioned_->forward({x[0]}, {y});
+    } else {
+      context_.device.layers().pooling_forward(geometry_, batch_, x[0], y);
+    }
+  }
+  void backward(const std::vector<const float*>& x, const float* y, const float* dy,
+                const std::vector<float*>& dx) override {
+    if (dx[0] == nullptr) return;
+    if (partitioned_) {
+      partitioned_->backward({dy}, {dx[0]});
+    } else {
+      context_.device.layers().pooling_backward(geometry_, batch_, x[0], y, dy, dx[0]);
+    }
+  }
+
+ private:
+  ExecutionContext& context_;
+  PoolingGeometry geometry_;
+  std::int64_t batch_;
+  std::unique_ptr<PartitionedPooling> partitioned_;
+};
+
+}  // namespace
+
+std::unique_ptr<LayerExecutor> make_convolution_executor(const ResolvedLayer& layer,
+                                                         bool spatially_split,
+                                                         const LocalShapes& shapes,
+                                                         ExecutionContext& context) {
+  return std::make_unique<Convolution>(layer, spatially_split, shapes, context);
+}
+
+std::unique_ptr<LayerExecutor> make_pooling_executor(const ResolvedLayer& layer,
+                                                     bool spatially_split,
+                                                     const LocalShapes& shapes,
+                                                     ExecutionContext& context) {
+  return std::make_unique<Pooling>(layer, spatially_split, shapes, context);
+}
+
+}  // namespace tessera::kernels::real
