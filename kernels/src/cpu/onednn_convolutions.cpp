@@ -90,9 +90,13 @@ std::vector<ConvolutionAlgorithm> OnednnConvolutions::algorithms(
   const ConvolutionProblem problem{geometry, batch, direction};
   std::vector<ConvolutionAlgorithm> result;
   for (const Candidate& candidate : candidates(problem)) {
-    // Accumulating (beta != 0) may need a buffer that overwriting does not: advertise the larger.
-    const std::size_t bytes = std::max(execution(problem, candidate.name, 0.0f).workspace_bytes(),
-                                       execution(problem, candidate.name, 1.0f).workspace_bytes());
+    // Accumulating (beta != 0) may need a buffer that overwriting does not, and a sum post-op
+    // whose scale is not 1 may need more scratchpad (oneDNN's gemm convolution does): advertise
+    // the most any beta needs, with 0.5 standing for every beta other than 0 and 1.
+    std::size_t bytes = 0;
+    for (float beta : {0.0f, 1.0f, 0.5f}) {
+      bytes = std::max(bytes, execution(problem, candidate.name, beta).workspace_bytes());
+    }
     result.push_back({candidate.name, static_cast<double>(bytes)});
   }
   return result;
