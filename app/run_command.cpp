@@ -5,6 +5,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "run_real.hpp"
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/profile_database.hpp"
 #include "tessera/core/quantity.hpp"
@@ -76,6 +77,12 @@ std::string summary(const LoadedScenario& loaded, const std::vector<PointResult>
 }
 
 int run(const RunSettings& settings) {
+  if (settings.backend == "real") {
+    return run_real_backend({.file = settings.file,
+                             .cluster = settings.cluster,
+                             .output = settings.output,
+                             .fresh = settings.fresh});
+  }
   const auto loaded = settings.file == "default" ? load_default_scenario({settings.cluster})
                                                  : load_scenario(settings.file, {settings.cluster});
   ProfileDatabase profiles;
@@ -135,8 +142,11 @@ void add_run_command(CLI::App& cli, Action& action) {
   command
       ->add_option("file", settings->file, "Scenario file (YAML); 'default' for the built-in one")
       ->required();
-  command->add_option("--backend", settings->backend, "sim (SimGrid simulation)")
-      ->check(CLI::IsMember({"sim"}))
+  command
+      ->add_option("--backend", settings->backend,
+                   "sim (SimGrid simulation) or real (train on this run's MPI ranks, one per "
+                   "device: mpirun -np N tessera run ... --backend real)")
+      ->check(CLI::IsMember({"sim", "real"}))
       ->default_val("sim");
   command->add_option("--trace", settings->trace_file,
                       "Write a Chrome/Perfetto timeline of one step of the traced GPUs "

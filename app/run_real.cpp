@@ -1,0 +1,100 @@
+#include "run_real.hpp"
+
+#include <cstdio>
+#include <iostream>
+
+#include "command_guard.hpp"
+#include "tessera/core/quantity.hpp"
+#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/sweep_runner.hpp"
+#include "tessera/core/text_table.hpp"
+#include "tessera/kernels/communicator.hpp"
+#include "tessera/kernels/real/real_point.hpp"
+
+namespace tessera::app {
+namespace {
+
+// Rank 0 tells the others which point comes next (index + 1; 0 when the sweep is done): the
+// sweep runner on rank 0 decides, skipping points kept from an earlier run.
+std::int64_t next_point(kernels::Communicator& world, std::int64_t announced) {
+  double value = world.rank() == 0 ? static_cast<double>(announced + 1) : 0.0;
+  world.allreduce_sum(&value, 1);
+  return static_cast<std::int64_t>(value) - 1;
+}
+
+void show_point(std::size_t done, std::size_t total, const SweepPoint& point,
+                const PointResult* result, bool resumed) {
+  if (result == nullptr) {
+    std::cerr << "point " << point.index << " (" << point.config.gpus() << " ranks): training...\n";
+    return;
+  }
+  std::cerr << "[" << done << "/" << total << "] point " << point.index << ": "
+            << (resumed ? "kept from the previous run" : to_string(result->status));
+  if (result->status == PointStatus::ok)
+    std::cerr << ", step " << format_seconds(result->step_seconds);
+  std::cerr << "\n";
+}
+
+std::string summary(const std::vector<PointResult>& points) {
+  TextTable table({"point", "ranks", "grid", "global batch", "status", "step", "samples/s",
+                   "compute", "halo", "allreduce", "other comm", "I/O", "idle", "memory/rank"});
+  for (const auto& p : points) {
+    const auto& b = p.breakdown;
+    char rate[32];
+    std::snprintf(rate, sizeof rate, "%.2f", p.samples_per_second);
+    table.add_row({std::to_string(p.point), std::to_string(p.gpus), p.spatial_grid,
+                   std::to_string(p.global_batch), to_string(p.status),
+                   format_seconds(p.step_seconds), rate, format_seconds(b.compute_seconds),
+                   format_seconds(b.halo_seconds), format_seconds(b.allreduce_seconds),
+                   format_seconds(b.other_communication_seconds), format_seconds(b.io_seconds),
+                   format_seconds(b.idle_seconds), format_bytes(p.peak_memory_bytes)});
+  }
+  std::string text = table.render();
+  for (const auto& p : points) text += "point " + std::to_string(p.point) + ": " + p.note + "\n";
+  return text;
+}
+
+}  // namespace
+
+int run_real_backend(const RealRunSettings& settings) {
+  auto world = kernels::mpi_world();
+  const auto loaded = settings.file == "default" ? load_default_scenario({settings.cluster})
+                                                 : load_scenario(settings.file, {settings.cluster});
+  if (world->rank() != 0) {
+    for (auto index = next_point(*world, 0); index >= 0; index = next_point(*world, 0)) {
+      kernels::real::run_real_point(loaded, loaded.points.at(static_cast<std::size_t>(index)),
+                                    *world);
+    }
+    return kExitOk;
+  }
+  SweepRunOptions options;
+  options.backend = "real";
+  options.output_directory = settings.output;
+  options.resume = !settings.fresh;
+  options.tessera_version = TESSERA_VERSION;
+  options.settings = {{"ranks", world->size()},
+                      {"warmup_steps", loaded.scenario.real.warmup_steps},
+                      {"measured_steps", loaded.scenario.real.measured_steps},
+                      {"gradient_bucket_bytes", loaded.scenario.sim.gradient_bucket_bytes},
+                      {"optimizer", to_string(loaded.scenario.model.optimizer)}};
+  SweepRunResult result;
+  try {
+    result = run_sweep(
+        loaded, options,
+        [&](const SweepPoint& point) {
+          next_point(*world, static_cast<std::int64_t>(point.index));
+          return kernels::real::run_real_point(loaded, point, *world);
+        },
+        show_point);
+  } catch (...) {
+    next_point(*world, -1);  // release the other ranks before reporting
+    throw;
+  }
+  next_point(*world, -1);
+  std::cout << summary(result.points) << "results: " << result.csv_path << ", " << result.json_path;
+  if (result.resumed > 0) std::cout << " (" << result.resumed << " point(s) kept from before)";
+  std::cout << "\n";
+  return kExitOk;
+}
+
+}  // namespace tessera::app

@@ -1,0 +1,18 @@
+#pragma once
+// `tessera run --backend real`: every sweep point trained for real on this run's MPI ranks (one
+// per device; `mpirun -np N tessera run ...`, or one rank without mpirun).
+#include <string>
+
+namespace tessera::app {
+
+struct RealRunSettings {
+  std::string file;     // scenario file or "default"
+  std::string cluster;  // cluster file replacing the scenario's platform, or ""
+  std::string output;   // results directory, or "" for the scenario's
+  bool fresh = false;
+};
+
+// Collective: every rank calls it. Rank 0 writes the results and prints the summary.
+int run_real_backend(const RealRunSettings& settings);
+
+}  // namespace tessera::app

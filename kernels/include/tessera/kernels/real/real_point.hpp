@@ -1,0 +1,20 @@
+#pragma once
+// One sweep point trained for real: warm-up steps, then measured steps, on the first
+// point.config.gpus() ranks of `world` (one rank per device: the rank's GPU when this machine has
+// CUDA devices, with NCCL for the collectives and halos, else the CPU with oneDNN and MPI). The
+// result is in the common schema with provenance "measured": the mean measured step of the
+// busiest rank (the slowest), its per-category breakdown, the bytes it allocated, the losses in the
+// note. A point needing more ranks than the run has, or model-parallel stages, is skipped with the
+// reason; a rank out of device memory makes the point "does not fit", never a crash.
+#include "tessera/core/result_schema.hpp"
+#include "tessera/core/scenario_loader.hpp"
+#include "tessera/kernels/communicator.hpp"
+
+namespace tessera::kernels::real {
+
+// Collective over `world`: every rank calls it with the same point. The returned result is
+// complete on rank 0.
+PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point,
+                           Communicator& world);
+
+}  // namespace tessera::kernels::real

@@ -1,0 +1,42 @@
+#pragma once
+// Where a rank's step inputs come from: the synthetic data set generated in memory, or HDF5
+// sample files read (only the rank's sub-volume, one hyperslab each) on a prefetch thread. Both
+// deal samples the same way: step s gives replica r the samples s x global_batch + r x mini_batch
+// ... + mini_batch - 1, modulo the data set's size.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/kernels/real/synthetic_input.hpp"
+#include "tessera/kernels/real/trainer.hpp"
+
+namespace tessera::kernels::real {
+
+struct InputPlacement {
+  std::int64_t replica = 0;
+  std::int64_t mini_batch = 1;
+  std::int64_t global_batch = 1;
+  std::vector<std::int64_t> first;  // the rank's planes of the input, per spatial axis
+  std::vector<std::int64_t> count;
+};
+
+class StepInputSource {
+ public:
+  virtual ~StepInputSource() = default;
+  // The next step's input; `io_seconds` is the time the caller waited for it (generation, or the
+  // prefetcher's stall).
+  virtual StepInput next(double& io_seconds) = 0;
+  virtual std::string description() const = 0;
+};
+
+std::unique_ptr<StepInputSource> synthetic_input_source(const SyntheticInput& source,
+                                                        const InputPlacement& placement);
+// Reads the samples of `steps` steps from `directory` (tessera data generate's layout). Throws
+// tessera::InputError naming the directory or file when the data set does not fit the model.
+std::unique_ptr<StepInputSource> hdf5_input_source(const std::string& directory,
+                                                   const TensorShape& sample,
+                                                   const InputPlacement& placement,
+                                                   std::int64_t steps);
+
+}  // namespace tessera::kernels::real

@@ -1,0 +1,216 @@
+#include "tessera/kernels/real/real_point.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "tessera/core/quantity.hpp"
+#include "tessera/kernels/device.hpp"
+#include "tessera/kernels/device_inventory.hpp"
+#include "tessera/kernels/real/step_input_source.hpp"
+#include "tessera/kernels/real/trainer.hpp"
+
+namespace tessera::kernels::real {
+namespace {
+
+PointResult point_skeleton(const LoadedScenario& loaded, const SweepPoint& point) {
+  PointResult result;
+  result.scenario = loaded.scenario.name;
+  result.point = static_cast<std::int64_t>(point.index);
+  result.backend = "real";
+  result.gpus = point.config.gpus();
+  result.data = point.config.data;
+  result.spatial_grid = grid_to_string(point.config.spatial_grid);
+  result.model_degree = point.config.model_degree;
+  result.mini_batch = point.config.mini_batch;
+  result.global_batch = point.config.global_batch();
+  return result;
+}
+
+// This rank's device: a GPU per rank of the node when there are any, else the CPU.
+std::string device_name_for_rank() {
+  const auto inventory = discover_devices();
+  std::vector<std::string> gpus;
+  for (const auto& device : inventory.devices) {
+    if (device.kind == "cuda") gpus.push_back("cuda:" + std::to_string(device.index));
+  }
+  if (gpus.empty()) return "cpu";
+  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+  const auto local_rank = local != nullptr ? std::strtoul(local, nullptr, 10) : 0UL;
+  return gpus[local_rank % gpus.size()];
+}
+
+// The value of every rank of `group`, gathered by a sum (each rank fills its own slot).
+std::vector<double> gather_values(Communicator& group, double value) {
+  std::vector<double> values(static_cast<std::size_t>(group.size()), 0.0);
+  values[static_cast<std::size_t>(group.rank())] = value;
+  group.allreduce_sum(values.data(), values.size());
+  return values;
+}
+
+enum class Outcome { ok = 0, does_not_fit = 1, failed = 2 };
+
+struct Measurement {
+  StepReport mean;
+  std::vector<double> losses;
+};
+
+Measurement train(Trainer& trainer, StepInputSource& source, std::int64_t warmup,
+                  std::int64_t measured) {
+  Measurement measurement;
+  for (std::int64_t step = 0; step < warmup + measured; ++step) {
+    double io_seconds = 0;
+    const auto input = source.next(io_seconds);
+    const auto report = trainer.step(input, io_seconds);
+    measurement.losses.push_back(report.loss);
+    if (step < warmup) continue;
+    const double share = 1.0 / static_cast<double>(measured);
+    auto& m = measurement.mean;
+    m.step_seconds += share * report.step_seconds;
+    const auto& b = report.breakdown;
+    m.breakdown.compute_seconds += share * b.compute_seconds;
+    m.breakdown.halo_seconds += share * b.halo_seconds;
+    m.breakdown.allreduce_seconds += share * b.allreduce_seconds;
+    m.breakdown.other_communication_seconds += share * b.other_communication_seconds;
+    m.breakdown.io_seconds += share * b.io_seconds;
+    m.breakdown.idle_seconds += share * b.idle_seconds;
+  }
+  return measurement;
+}
+
+std::string loss_summary(const std::vector<double>& losses) {
+  if (losses.empty()) return "";
+  char text[96];
+  std::snprintf(text, sizeof text, "loss %.4g (step 1) -> %.4g (step %zu)", losses.front(),
+                losses.back(), losses.size());
+  return text;
+}
+
+}  // namespace
+
+PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point,
+                           Communicator& world) {
+  auto result = point_skeleton(loaded, point);
+  const auto& config = point.config;
+  if (config.gpus() > world.size()) {
+    result.status = PointStatus::skipped;
+    result.note = "needs " + std::to_string(config.gpus()) +
+                  " ranks (one per device), this run has " + std::to_string(world.size()) +
+                  ": launch with mpirun -np " + std::to_string(config.gpus());
+    return result;
+  }
+  if (config.model_degree > 1) {
+    result.status = PointStatus::skipped;
+    result.note = "model-parallel stages (model degree " + std::to_string(config.model_degree) +
+                  ") are not yet supported by the real backend";
+    return result;
+  }
+  const bool participant = world.rank() < config.gpus();
+  auto ranks = world.split(participant ? 0 : 1, world.rank());
+  if (!participant) return result;
+
+  const std::string device_name = device_name_for_rank();
+  auto device = open_device(device_name);
+  std::unique_ptr<Communicator> nccl;
+  Communicator* transport = ranks.get();
+  if (device->info().kind == "cuda") {
+    nccl = nccl_over(*ranks);
+    transport = nccl.get();
+  }
+  auto layout = make_rank_layout(*transport, config);
+  const Scenario& scenario = loaded.scenario;
+  const std::int64_t warmup = scenario.real.warmup_steps;
+  const std::int64_t measured = std::max<std::int64_t>(1, scenario.real.measured_steps);
+
+  Outcome outcome = Outcome::ok;
+  std::string problem;
+  std::unique_ptr<Trainer> trainer;
+  std::unique_ptr<StepInputSource> source;
+  try {
+    trainer = std::make_unique<Trainer>(
+        loaded.model, point.plan, *device, layout,
+        TrainerOptions{.optimizer = scenario.model.optimizer,
+                       .gradient_bucket_bytes = scenario.sim.gradient_bucket_bytes});
+    const InputPlacement placement{.replica = layout.replica,
+                                   .mini_batch = config.mini_batch,
+                                   .global_batch = config.global_batch(),
+                                   .first = trainer->input_first(),
+                                   .count = trainer->input_count()};
+    const auto& sample = loaded.model.layers().front().output_shape;
+    if (scenario.io.format == DatasetFormat::hdf5) {
+      source = hdf5_input_source(scenario.io.dataset, sample, placement, warmup + measured);
+    } else {
+      source = synthetic_input_source(
+          {.seed = 1,
+           .dataset_samples = std::max<std::int64_t>(64, config.global_batch()),
+           .sample = sample},
+          placement);
+    }
+  } catch (const OutOfDeviceMemory& error) {
+    outcome = Outcome::does_not_fit;
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "does not fit: needs %s more than the %s allocated, has %s free (%s)",
+                  format_bytes(error.requested_bytes()).c_str(),
+                  format_bytes(trainer ? trainer->allocated_bytes() : 0).c_str(),
+                  format_bytes(error.available_bytes()).c_str(), device_name.c_str());
+    problem = text;
+  } catch (const std::exception& error) {
+    outcome = Outcome::failed;
+    problem = error.what();
+  }
+  // Every rank learns whether all could start, so that none waits in a collective for a rank
+  // that gave up.
+  const auto outcomes = gather_values(*ranks, static_cast<double>(outcome));
+  const auto worst = static_cast<Outcome>(*std::max_element(outcomes.begin(), outcomes.end()));
+  result.device_capacity_bytes = device->info().memory_bytes;
+  result.memory_provenance = Provenance::measured;
+  if (worst != Outcome::ok) {
+    result.status =
+        worst == Outcome::does_not_fit ? PointStatus::does_not_fit : PointStatus::failed;
+    result.fits = worst != Outcome::does_not_fit;
+    result.note = problem.empty() ? "another rank could not start (see its messages)"
+                                  : "rank " + std::to_string(world.rank()) + ": " + problem;
+    if (outcome != Outcome::ok)
+      std::fprintf(stderr, "rank %d: %s\n", world.rank(), problem.c_str());
+    return result;
+  }
+
+  const auto measurement = train(*trainer, *source, warmup, measured);
+  const auto steps = gather_values(*ranks, measurement.mean.step_seconds);
+  const auto busiest =
+      static_cast<int>(std::max_element(steps.begin(), steps.end()) - steps.begin());
+  // The busiest rank's breakdown, sent to rank 0 through the same gather.
+  const auto& b = measurement.mean.breakdown;
+  const bool mine = ranks->rank() == busiest;
+  auto pick = [&](double value) {
+    const auto all = gather_values(*ranks, mine ? value : 0.0);
+    return all[static_cast<std::size_t>(busiest)];
+  };
+  result.step_seconds = steps[static_cast<std::size_t>(busiest)];
+  result.breakdown = {.compute_seconds = pick(b.compute_seconds),
+                      .halo_seconds = pick(b.halo_seconds),
+                      .allreduce_seconds = pick(b.allreduce_seconds),
+                      .other_communication_seconds = pick(b.other_communication_seconds),
+                      .io_seconds = pick(b.io_seconds),
+                      .idle_seconds = pick(b.idle_seconds)};
+  const auto memory = gather_values(*ranks, trainer->allocated_bytes());
+  result.peak_memory_bytes = *std::max_element(memory.begin(), memory.end());
+  result.samples_per_second = result.step_seconds > 0
+                                  ? static_cast<double>(config.global_batch()) / result.step_seconds
+                                  : 0;
+  result.time_provenance = Provenance::measured;
+  result.compute_provenance = Provenance::measured;
+  result.note = "measured on " + device->info().name + " (" + device->info().library + "), " +
+                std::to_string(config.gpus()) + " rank(s); " + std::to_string(warmup) +
+                " warm-up + " + std::to_string(measured) + " measured steps, mean of rank " +
+                std::to_string(busiest) + " (the slowest); " + loss_summary(measurement.losses) +
+                "; input: " + source->description() +
+                "; memory: tensors, parameters and optimizer state the trainer allocated";
+  if (scenario.micro_batching.policy != MicroBatchPolicy::undivided) {
+    result.note += "; micro-batching not yet executed by the real backend (convolutions undivided)";
+  }
+  return result;
+}
+
+}  // namespace tessera::kernels::real
