@@ -1,5 +1,6 @@
 // Per-kernel dynamic programming over b = 1..B, keeping the Pareto front of every b (see
 // micro_batch_planner.hpp), and reconstruction of the plans on the front of B.
+#include <algorithm>
 #include <map>
 
 #include "pareto.hpp"
@@ -61,7 +62,14 @@ std::vector<MicroBatchPlan> pareto_plans(const std::vector<KernelOption>& option
       if (2 * size > b) break;
       const auto& rest = fronts[static_cast<std::size_t>(b - size)];
       for (auto i : indices) {
-        for (std::size_t k = 0; k < rest.size(); ++k) {
+        // Rests needing no more workspace than this option all combine to the option's
+        // workspace, so the fastest of them (the last, fronts being sorted) beats the others.
+        const auto above = std::upper_bound(
+            rest.begin(), rest.end(), options[i].workspace_bytes,
+            [](double workspace, const FrontEntry& e) { return workspace < e.workspace_bytes; });
+        const auto first =
+            static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, above - rest.begin() - 1));
+        for (std::size_t k = first; k < rest.size(); ++k) {
           candidates.push_back({options[i].seconds + rest[k].seconds,
                                 std::max(options[i].workspace_bytes, rest[k].workspace_bytes), i,
                                 b - size, k});

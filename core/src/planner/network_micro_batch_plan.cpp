@@ -13,18 +13,23 @@ bool is_convolution(LayerKind kind) {
   return kind == LayerKind::convolution || kind == LayerKind::transposed_convolution;
 }
 
-// One kernel's measured options and the Pareto plans built from them.
-struct KernelTable {
-  ConvKernelPlan kernel;  // identity and, for roofline kernels, the plan
-  std::vector<ProfileEntry> rows;
+// The Pareto plans of one kernel's profile rows within the limit (see pareto_plans_within).
+struct KernelFronts {
   std::vector<MicroBatchPlan> front;            // under the scenario's policy
   std::vector<MicroBatchPlan> undivided_front;  // the whole batch at once
+};
+
+struct KernelTable {
+  ConvKernelPlan kernel;  // identity and, for roofline kernels, the plan
+  KernelFronts fronts;
 };
 
 std::vector<KernelTable> kernel_tables(const ModelGraph& model, const ShardPlan& plan,
                                        const ComputeCostModel& costs, DType dtype) {
   std::vector<KernelTable> tables;
   const auto& settings = costs.micro_batching();
+  // Networks repeat shapes (ResNet's blocks), and equal kernels have equal fronts.
+  std::map<std::string, KernelFronts> planned_kernels;
   for (std::size_t i = 0; i < model.layers().size(); ++i) {
     const auto& layer = model.layers()[i].layer;
     if (!is_convolution(layer.kind)) continue;
@@ -42,16 +47,24 @@ std::vector<KernelTable> kernel_tables(const ModelGraph& model, const ShardPlan&
       k.stage = shard.stage;
       k.batch = shard.local_batch;
       if (costs.profiles()) {
-        table.rows = costs.profiles()->entries_for(
-            costs.device().device, to_string(layer.kind), direction,
-            kernel_shape_key(layer, shard.local_inputs, shard.local_output), dtype);
-      }
-      if (settings.mode == MicroBatchMode::whole_network) {
-        // A plan over the whole budget cannot be part of an assignment that meets it.
-        const double budget = settings.workspace_limit_bytes;
-        table.front = pareto_plans_within(table.rows, settings.policy, k.batch, budget);
-        table.undivided_front =
-            pareto_plans_within(table.rows, MicroBatchPolicy::undivided, k.batch, budget);
+        const auto shape = kernel_shape_key(layer, shard.local_inputs, shard.local_output);
+        const auto key = to_string(layer.kind) + "|" + to_string(direction) + "|" + shape + "|" +
+                         std::to_string(k.batch);
+        auto cached = planned_kernels.find(key);
+        if (cached == planned_kernels.end()) {
+          const auto rows = costs.profiles()->entries_for(
+              costs.device().device, to_string(layer.kind), direction, shape, dtype);
+          // A plan over the limit (or the whole budget) cannot be part of one that meets it.
+          const double limit = settings.workspace_limit_bytes;
+          cached =
+              planned_kernels
+                  .emplace(key,
+                           KernelFronts{pareto_plans_within(rows, settings.policy, k.batch, limit),
+                                        pareto_plans_within(rows, MicroBatchPolicy::undivided,
+                                                            k.batch, limit)})
+                  .first;
+        }
+        table.fronts = cached->second;
       }
       // No measured way to make up the batch: undivided, at the roofline (or, if a profile row of
       // the whole batch fits the limit, that row: layer_time looked it up).
@@ -67,14 +80,13 @@ std::vector<KernelTable> kernel_tables(const ModelGraph& model, const ShardPlan&
 void plan_per_layer(std::vector<KernelTable>& tables, const MicroBatchingSection& settings) {
   for (auto& table : tables) {
     auto& k = table.kernel;
-    const auto planned =
-        plan_kernel(table.rows, settings.policy, k.batch, settings.workspace_limit_bytes);
+    const auto planned = choose_within_limit(table.fronts.front, settings.workspace_limit_bytes);
     if (!planned) continue;
     k.plan = planned->plan;
     k.limit_met = planned->limit_met;
     k.provenance = Provenance::profile;
-    const auto undivided = plan_kernel(table.rows, MicroBatchPolicy::undivided, k.batch,
-                                       settings.workspace_limit_bytes);
+    const auto undivided =
+        choose_within_limit(table.fronts.undivided_front, settings.workspace_limit_bytes);
     k.undivided_seconds =
         undivided ? std::optional<double>(undivided->plan.seconds()) : std::nullopt;
   }
@@ -83,8 +95,9 @@ void plan_per_layer(std::vector<KernelTable>& tables, const MicroBatchingSection
 // The configurations one kernel offers the budget: its Pareto plans, or its roofline plan.
 std::vector<MicroBatchPlan> configurations(const KernelTable& table,
                                            const std::vector<MicroBatchPlan>& front) {
-  return front.empty() && table.front.empty() ? std::vector<MicroBatchPlan>{table.kernel.plan}
-                                              : front;
+  return front.empty() && table.fronts.front.empty()
+             ? std::vector<MicroBatchPlan>{table.kernel.plan}
+             : front;
 }
 
 std::vector<WorkspaceChoice> choices_of(const std::vector<MicroBatchPlan>& plans) {
@@ -100,8 +113,8 @@ void plan_whole_network(std::vector<KernelTable>& tables, const MicroBatchingSec
   for (const auto& [stage, members] : by_stage) {
     std::vector<std::vector<MicroBatchPlan>> planned, undivided;
     for (auto t : members) {
-      planned.push_back(configurations(tables[t], tables[t].front));
-      auto baseline = configurations(tables[t], tables[t].undivided_front);
+      planned.push_back(configurations(tables[t], tables[t].fronts.front));
+      auto baseline = configurations(tables[t], tables[t].fronts.undivided_front);
       if (!baseline.empty()) undivided.push_back(std::move(baseline));
     }
     std::vector<std::vector<WorkspaceChoice>> choices;
@@ -111,7 +124,7 @@ void plan_whole_network(std::vector<KernelTable>& tables, const MicroBatchingSec
       auto& k = tables[members[m]].kernel;
       k.plan = planned[m][assignment.chosen[m]];
       k.limit_met = assignment.budget_met;
-      if (!tables[members[m]].front.empty()) k.provenance = Provenance::profile;
+      if (!tables[members[m]].fronts.front.empty()) k.provenance = Provenance::profile;
       k.undivided_seconds.reset();
     }
     // The baseline: every kernel undivided, the same budget over the kernels that have one.
@@ -121,7 +134,7 @@ void plan_whole_network(std::vector<KernelTable>& tables, const MicroBatchingSec
     const auto baseline = solve_workspace_budget(baseline_choices, settings.workspace_limit_bytes);
     std::size_t b = 0;
     for (auto t : members) {
-      if (configurations(tables[t], tables[t].undivided_front).empty()) continue;
+      if (configurations(tables[t], tables[t].fronts.undivided_front).empty()) continue;
       tables[t].kernel.undivided_seconds = undivided[b][baseline.chosen[b]].seconds();
       ++b;
     }

@@ -29,7 +29,9 @@ struct ConvKernelPlan {
   int stage = 0;
   std::int64_t batch = 0;  // the shard's samples on the busiest GPU
   MicroBatchPlan plan;
-  Provenance provenance = Provenance::roofline;  // profile: planned from measured rows
+  // profile: planned from measured rows; roofline: no usable rows, so one micro-batch of the
+  // whole batch with an empty algorithm (the backend picks its own).
+  Provenance provenance = Provenance::roofline;
   bool limit_met = true;  // false: nothing fitted; the least-workspace plan was taken
   // The best undivided algorithm under the same limit (whole network: in the best all-undivided
   // assignment under the same budget); nullopt when the profile has no row for the whole batch.
