@@ -8,16 +8,6 @@
 namespace tessera {
 namespace {
 
-TEST(MicroBatchSizes, FollowThePolicy) {
-  EXPECT_EQ(micro_batch_sizes(MicroBatchPolicy::undivided, 6), (std::vector<std::int64_t>{6}));
-  EXPECT_EQ(micro_batch_sizes(MicroBatchPolicy::power_of_two, 6),
-            (std::vector<std::int64_t>{1, 2, 4, 6}));
-  EXPECT_EQ(micro_batch_sizes(MicroBatchPolicy::power_of_two, 8),
-            (std::vector<std::int64_t>{1, 2, 4, 8}));
-  EXPECT_EQ(micro_batch_sizes(MicroBatchPolicy::all, 4), (std::vector<std::int64_t>{1, 2, 3, 4}));
-  EXPECT_EQ(micro_batch_sizes(MicroBatchPolicy::power_of_two, 1), (std::vector<std::int64_t>{1}));
-}
-
 // A database holding one row per kernel the plan lists must answer every compute op of every
 // sweep point: the profiler measures exactly what the simulator looks up.
 void expect_plan_covers_every_step(const LoadedScenario& loaded) {

@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "tessera/core/layer_cost.hpp"
+#include "tessera/core/micro_batch_planner.hpp"
 
 namespace tessera {
 namespace {
@@ -24,22 +25,6 @@ std::vector<Direction> directions_of(const Layer& layer, const std::vector<Tenso
 
 }  // namespace
 
-std::vector<std::int64_t> micro_batch_sizes(MicroBatchPolicy policy, std::int64_t batch) {
-  std::vector<std::int64_t> sizes;
-  switch (policy) {
-    case MicroBatchPolicy::undivided:
-      break;
-    case MicroBatchPolicy::power_of_two:
-      for (std::int64_t size = 1; size < batch; size *= 2) sizes.push_back(size);
-      break;
-    case MicroBatchPolicy::all:
-      for (std::int64_t size = 1; size < batch; ++size) sizes.push_back(size);
-      break;
-  }
-  sizes.push_back(batch);
-  return sizes;
-}
-
 std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario) {
   std::vector<KernelToProfile> kernels;
   std::set<std::tuple<std::string, std::string, Direction, std::int64_t>> seen;
@@ -58,7 +43,7 @@ std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario) 
       kernel.shape = kernel_shape_key(kernel.layer, kernel.inputs, kernel.output);
       kernel.micro_batches =
           is_convolution(kernel.layer.kind)
-              ? micro_batch_sizes(scenario.scenario.micro_batching.policy, kernel.batch)
+              ? candidate_micro_batch_sizes(scenario.scenario.micro_batching.policy, kernel.batch)
               : std::vector<std::int64_t>{kernel.batch};
       for (Direction direction : directions_of(kernel.layer, kernel.inputs, kernel.output)) {
         if (!seen.emplace(kernel.op, kernel.shape, direction, kernel.batch).second) continue;

@@ -19,15 +19,13 @@ struct KernelToProfile {
   TensorShape output;               // the shard's per-sample output shape (n = 1)
   Direction direction = Direction::forward;
   DType dtype = DType::float32;
-  std::int64_t batch = 1;                   // samples one GPU runs undivided
-  std::vector<std::int64_t> micro_batches;  // batch sizes to measure, ascending; ends with batch
-  std::string op;                           // to_string(layer.kind)
-  std::string shape;                        // kernel_shape_key(layer, inputs, output)
+  std::int64_t batch = 1;  // samples one GPU runs undivided
+  // Batch sizes to measure, ascending, ending with batch: candidate_micro_batch_sizes() of the
+  // scenario's policy (micro_batch_planner.hpp).
+  std::vector<std::int64_t> micro_batches;
+  std::string op;     // to_string(layer.kind)
+  std::string shape;  // kernel_shape_key(layer, inputs, output)
 };
-
-// Micro-batch sizes a policy considers for a mini-batch of `batch`: undivided {B},
-// power_of_two {1, 2, 4, ... < B} and B, all {1 .. B}.
-std::vector<std::int64_t> micro_batch_sizes(MicroBatchPolicy policy, std::int64_t batch);
 
 // Distinct kernels over all sweep points, in model order, first point first. Only convolutions
 // are micro-batched; other layers are measured at their undivided batch.
