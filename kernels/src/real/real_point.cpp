@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "cpu/cpu_device.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/device_inventory.hpp"
@@ -110,7 +111,15 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
   if (!participant) return result;
 
   const std::string device_name = device_name_for_rank();
-  auto device = open_device(device_name);
+  // A CPU rank holds what the scenario's memory.device_capacity allows (a GPU: what it has).
+  const auto& capacity = loaded.scenario.memory.device_capacity_bytes;
+  const bool capped = device_name == "cpu" && capacity.has_value();
+  std::unique_ptr<Device> device;
+  if (capped) {
+    device = std::make_unique<CpuDevice>(*capacity);
+  } else {
+    device = open_device(device_name);
+  }
   std::unique_ptr<Communicator> nccl;
   Communicator* transport = ranks.get();
   if (device->info().kind == "cuda") {
@@ -148,13 +157,11 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
     }
   } catch (const OutOfDeviceMemory& error) {
     outcome = Outcome::does_not_fit;
-    char text[160];
-    std::snprintf(text, sizeof text,
-                  "does not fit: needs %s more than the %s allocated, has %s free (%s)",
-                  format_bytes(error.requested_bytes()).c_str(),
-                  format_bytes(trainer ? trainer->allocated_bytes() : 0).c_str(),
-                  format_bytes(error.available_bytes()).c_str(), device_name.c_str());
-    problem = text;
+    // In use when refused (capacity - free) plus the refused block: what the rank needs at least.
+    const double has = capped ? *capacity : device->info().memory_bytes;
+    problem = "does not fit: needs at least " +
+              format_bytes(has - error.available_bytes() + error.requested_bytes()) + ", has " +
+              format_bytes(has) + " (" + device_name + ")";
   } catch (const std::exception& error) {
     outcome = Outcome::failed;
     problem = error.what();
@@ -163,7 +170,7 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
   // that gave up.
   const auto outcomes = gather_values(*ranks, static_cast<double>(outcome));
   const auto worst = static_cast<Outcome>(*std::max_element(outcomes.begin(), outcomes.end()));
-  result.device_capacity_bytes = device->info().memory_bytes;
+  result.device_capacity_bytes = capped ? *capacity : device->info().memory_bytes;
   result.memory_provenance = Provenance::measured;
   if (worst != Outcome::ok) {
     result.status =

@@ -86,7 +86,13 @@ SpatialBox local_box(const TensorShape& shape, bool split, const std::vector<std
 Trainer::Trainer(const ModelGraph& model, const ShardPlan& plan, Device& device, RankLayout& layout,
                  const TrainerOptions& options)
     : state_(std::make_unique<State>(device, layout, plan)) {
+  build(model, plan, options);
+}
+
+void Trainer::build(const ModelGraph& model, const ShardPlan& plan, const TrainerOptions& options) {
   auto& s = *state_;
+  auto& device = s.context.device;
+  auto& layout = s.context.layout;
   s.options = options;
   if (s.options.learning_rate <= 0)
     s.options.learning_rate = default_learning_rate(options.optimizer);

@@ -71,6 +71,7 @@ class Trainer {
   double allocated_bytes() const;
 
  private:
+  void build(const ModelGraph& model, const ShardPlan& plan, const TrainerOptions& options);
   struct State;
   std::unique_ptr<State> state_;
 };

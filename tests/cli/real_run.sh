@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# `tessera run --backend real` as a user meets it under mpirun: the shipped CPU scenario trains
+# the points that fit the ranks (status ok, provenance measured, the same losses at 1 and 2
+# ranks: the depth split is exact) and records the others as skipped with the reason; an HDF5
+# data set is read rank by rank; a device too small gives "does not fit", exit 0, no crash.
+# Usage: real_run.sh TESSERA MPIEXEC SCENARIO_DIR
+set -u
+tessera=$1
+mpiexec=$2
+scenarios=$3
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+run() {  # run RANKS ARGS...: tessera under mpirun; output in $output, exit code in $code
+  local ranks=$1
+  shift
+  output=$("$mpiexec" -np "$ranks" --oversubscribe "$tessera" "$@" 2>&1)
+  code=$?
+}
+row() { grep "^$1,$2," "$3"; }  # row SCENARIO POINT CSV
+
+run 2 run "$scenarios/cosmoflow_real_cpu.yaml" --backend real --output "$scratch/cpu"
+[ "$code" -eq 0 ] || fail "cosmoflow_real_cpu: exit $code: $output"
+csv="$scratch/cpu/real.csv"
+for point in 0 1; do
+  row cosmoflow-real-cpu $point "$csv" | grep -q ",ok,.*,measured,measured,measured," ||
+    fail "point $point not ok and measured: $(row cosmoflow-real-cpu $point "$csv")"
+done
+for point in 2 3; do
+  row cosmoflow-real-cpu $point "$csv" | grep -q ",skipped,.*this run has 2: launch with mpirun" ||
+    fail "point $point not skipped with the reason: $(row cosmoflow-real-cpu $point "$csv")"
+done
+loss_of() { row cosmoflow-real-cpu "$1" "$csv" | grep -o 'loss [^;]*'; }
+[ -n "$(loss_of 0)" ] && [ "$(loss_of 0)" == "$(loss_of 1)" ] ||
+  fail "losses differ between 1 and 2 ranks: '$(loss_of 0)' vs '$(loss_of 1)'"
+grep -q '"backend": "real"' "$scratch/cpu/real.json" || fail "real.json lacks the backend"
+
+"$tessera" data generate --output "$scratch/c16" --samples 4 --width 16 --seed 3 >/dev/null ||
+  fail "data generate"
+cat >"$scratch/hdf5.yaml" <<YAML
+name: real-hdf5
+model: {zoo: cosmoflow, options: {width: 16}, mini_batch: 2, optimizer: sgd}
+parallelism: {data: 1, spatial: {grid: [2, 1, 1], until: pool2}}
+io: {format: hdf5, dataset: $scratch/c16}
+platform: {preset: lassen}
+real: {warmup_steps: 1, measured_steps: 2}
+YAML
+run 2 run "$scratch/hdf5.yaml" --backend real --output "$scratch/hdf5"
+[ "$code" -eq 0 ] || fail "hdf5 scenario: exit $code: $output"
+row real-hdf5 0 "$scratch/hdf5/real.csv" | grep -q ",ok,.*HDF5 data set" ||
+  fail "hdf5 point: $(row real-hdf5 0 "$scratch/hdf5/real.csv")"
+
+cat >"$scratch/small.yaml" <<YAML
+name: real-small-memory
+model: {zoo: cosmoflow, options: {width: 16}, mini_batch: 1}
+memory: {device_capacity: 16 MiB}
+platform: {preset: lassen}
+YAML
+run 1 run "$scratch/small.yaml" --backend real --output "$scratch/small"
+[ "$code" -eq 0 ] || fail "small-memory scenario: exit $code: $output"
+row real-small-memory 0 "$scratch/small/real.csv" |
+  grep -q ",does_not_fit,.*does not fit: needs at least .*, has 16.00 MiB" ||
+  fail "small-memory point: $(row real-small-memory 0 "$scratch/small/real.csv")"
+
+[ "$failures" -eq 0 ] && echo "all real-backend CLI checks passed"
+exit "$failures"
