@@ -81,6 +81,7 @@ int run(const RunSettings& settings) {
     return run_real_backend({.file = settings.file,
                              .cluster = settings.cluster,
                              .output = settings.output,
+                             .profiles = settings.profiles,
                              .fresh = settings.fresh});
   }
   const auto loaded = settings.file == "default" ? load_default_scenario({settings.cluster})

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "command_guard.hpp"
+#include "tessera/core/profile_database.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/scenario_loader.hpp"
 #include "tessera/core/sweep_runner.hpp"
@@ -60,10 +61,13 @@ int run_real_backend(const RealRunSettings& settings) {
   auto world = kernels::mpi_world();
   const auto loaded = settings.file == "default" ? load_default_scenario({settings.cluster})
                                                  : load_scenario(settings.file, {settings.cluster});
+  ProfileDatabase profiles;
+  for (const auto& path : settings.profiles) profiles.load_csv(path);
+  const ProfileDatabase* measured = profiles.size() > 0 ? &profiles : nullptr;
   if (world->rank() != 0) {
     for (auto index = next_point(*world, 0); index >= 0; index = next_point(*world, 0)) {
       kernels::real::run_real_point(loaded, loaded.points.at(static_cast<std::size_t>(index)),
-                                    *world);
+                                    *world, measured);
     }
     return kExitOk;
   }
@@ -72,18 +76,20 @@ int run_real_backend(const RealRunSettings& settings) {
   options.output_directory = settings.output;
   options.resume = !settings.fresh;
   options.tessera_version = TESSERA_VERSION;
+  options.profiles = measured;
   options.settings = {{"ranks", world->size()},
                       {"warmup_steps", loaded.scenario.real.warmup_steps},
                       {"measured_steps", loaded.scenario.real.measured_steps},
                       {"gradient_bucket_bytes", loaded.scenario.sim.gradient_bucket_bytes},
-                      {"optimizer", to_string(loaded.scenario.model.optimizer)}};
+                      {"optimizer", to_string(loaded.scenario.model.optimizer)},
+                      {"profiles", settings.profiles}};
   SweepRunResult result;
   try {
     result = run_sweep(
         loaded, options,
         [&](const SweepPoint& point) {
           next_point(*world, static_cast<std::int64_t>(point.index));
-          return kernels::real::run_real_point(loaded, point, *world);
+          return kernels::real::run_real_point(loaded, point, *world, measured);
         },
         show_point);
   } catch (...) {

@@ -2,13 +2,15 @@
 // `tessera run --backend real`: every sweep point trained for real on this run's MPI ranks (one
 // per device; `mpirun -np N tessera run ...`, or one rank without mpirun).
 #include <string>
+#include <vector>
 
 namespace tessera::app {
 
 struct RealRunSettings {
-  std::string file;     // scenario file or "default"
-  std::string cluster;  // cluster file replacing the scenario's platform, or ""
-  std::string output;   // results directory, or "" for the scenario's
+  std::string file;                   // scenario file or "default"
+  std::string cluster;                // cluster file replacing the scenario's platform, or ""
+  std::string output;                 // results directory, or "" for the scenario's
+  std::vector<std::string> profiles;  // profile databases: the conv kernels' micro-batching plan
   bool fresh = false;
 };
 

@@ -1,6 +1,7 @@
 // The real backend's Trainer on one rank: CosmoFlow learns the synthetic data set (loss falls).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -31,6 +32,31 @@ TEST(RealTrainer, CosmoFlowLossFallsOnTheSyntheticDataSet) {
   // An epoch is 2 steps (8 samples, 4 a step); the last epoch's loss against the first's (0.40
   // -> 0.18 when written; predicting the targets' mean gives 1/3).
   EXPECT_LT(mean(run.losses, 14, 2), 0.6 * mean(run.losses, 0, 2));
+}
+
+// The unsplit convolutions run the micro-batching plan: two micro-batches per kernel give the
+// undivided run's losses and weights up to float32 rounding.
+TEST(RealTrainer, MicroBatchedConvolutionsTrainLikeUndividedOnes) {
+  testing::TrainingCase c;
+  c.config.mini_batch = 2;
+  c.steps = 2;
+  c.optimizer = Optimizer::momentum;
+  const auto undivided = testing::train_cosmoflow(world(), c);
+  c.halve_micro_batches = true;
+  const auto micro_batched = testing::train_cosmoflow(world(), c);
+  for (std::size_t step = 0; step < undivided.losses.size(); ++step) {
+    EXPECT_NEAR(micro_batched.losses[step], undivided.losses[step], 1e-5) << "step " << step;
+  }
+  double largest_difference = 0, largest_weight = 0;
+  for (std::size_t i = 0; i < undivided.parameters.size(); ++i) {
+    largest_difference =
+        std::max(largest_difference, std::abs(static_cast<double>(micro_batched.parameters[i]) -
+                                              static_cast<double>(undivided.parameters[i])));
+    largest_weight =
+        std::max(largest_weight, std::abs(static_cast<double>(undivided.parameters[i])));
+  }
+  EXPECT_LE(largest_difference, 1e-5 * largest_weight);
+  EXPECT_NE(undivided.losses.front(), undivided.losses.back());
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "tessera/core/parallel_strategy.hpp"
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/device.hpp"
+#include "tessera/kernels/layer_geometry.hpp"
 #include "tessera/kernels/real/rank_layout.hpp"
 #include "tessera/kernels/real/synthetic_input.hpp"
 #include "tessera/kernels/real/trainer.hpp"
@@ -28,7 +29,36 @@ struct TrainingCase {
   Optimizer optimizer = Optimizer::adam;
   float learning_rate = 0;  // the optimizer's default
   std::int64_t dataset_samples = 8;
+  // Every convolution kernel as two micro-batches of half the batch, with the library's first
+  // algorithm for that size (an exact re-arrangement of the undivided kernel).
+  bool halve_micro_batches = false;
 };
+
+// The plan halve_micro_batches asks for, as the planner would give it from profiles.
+inline NetworkMicroBatchPlan halved_micro_batch_plan(Device& device, const ModelGraph& model,
+                                                     std::int64_t batch) {
+  NetworkMicroBatchPlan network;
+  for (std::size_t i = 0; i < model.layers().size(); ++i) {
+    const auto& layer = model.layers()[i];
+    if (layer.layer.kind != LayerKind::convolution) continue;
+    const auto geometry =
+        convolution_geometry(layer.layer, layer.input_shapes.at(0), layer.output_shape);
+    for (const auto direction :
+         {Direction::forward, Direction::backward_data, Direction::backward_filter}) {
+      const auto algorithm =
+          device.convolutions().algorithms(geometry, batch / 2, direction).at(0).name;
+      ConvKernelPlan kernel{.layer = i,
+                            .layer_name = layer.layer.name,
+                            .direction = direction,
+                            .batch = batch,
+                            .provenance = Provenance::profile};
+      kernel.plan.micro_batches = {{.samples = batch / 2, .algorithm = algorithm},
+                                   {.samples = batch - batch / 2, .algorithm = algorithm}};
+      network.kernels.push_back(kernel);
+    }
+  }
+  return network;
+}
 
 inline TrainingRun train_cosmoflow(Communicator& world, const TrainingCase& c) {
   static auto device = open_cpu_device();
@@ -39,11 +69,13 @@ inline TrainingRun train_cosmoflow(Communicator& world, const TrainingCase& c) {
   if (config.spatial_grid.empty()) config.spatial_grid = {1, 1, 1};
   const auto plan = plan_shards(model, config, c.spatial_until, {});
   auto layout = real::make_rank_layout(world, config);
+  const auto micro_batching = halved_micro_batch_plan(*device, model, config.mini_batch);
   real::Trainer trainer(model, plan, *device, layout,
                         {.optimizer = c.optimizer,
                          .learning_rate = c.learning_rate,
                          .gradient_bucket_bytes = 1 << 20,
-                         .seed = 7});
+                         .seed = 7,
+                         .micro_batching = c.halve_micro_batches ? &micro_batching : nullptr});
   const real::SyntheticInput source{.seed = 3,
                                     .dataset_samples = c.dataset_samples,
                                     .sample = model.layers().front().output_shape};

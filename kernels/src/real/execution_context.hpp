@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "tessera/core/network_micro_batch_plan.hpp"
 #include "tessera/kernels/convolution_runner.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/halo_exchange.hpp"
@@ -36,6 +37,7 @@ struct ExecutionContext {
   std::int64_t first_sample = 0;  // global index of the replica's first sample in this step
   std::uint64_t seed = 1;
   const float* targets = nullptr;  // device memory, mini-batch x target values
+  const NetworkMicroBatchPlan* micro_batching = nullptr;
 
   ExecutionContext(Device& device_in, RankLayout& layout_in, std::vector<std::int64_t> grid);
 

@@ -11,7 +11,7 @@ std::unique_ptr<LayerExecutor> make_layer_executor(const ResolvedLayer& layer, s
   switch (layer.layer.kind) {
     case LayerKind::convolution:
     case LayerKind::transposed_convolution:
-      return make_convolution_executor(layer, spatially_split, shapes, context);
+      return make_convolution_executor(layer, index, spatially_split, shapes, context);
     case LayerKind::pooling:
       return make_pooling_executor(layer, spatially_split, shapes, context);
     default:

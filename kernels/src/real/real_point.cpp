@@ -5,6 +5,8 @@
 #include <cstdlib>
 
 #include "cpu/cpu_device.hpp"
+#include "tessera/core/cost_model.hpp"
+#include "tessera/core/network_micro_batch_plan.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/device_inventory.hpp"
@@ -90,7 +92,7 @@ std::string loss_summary(const std::vector<double>& losses) {
 }  // namespace
 
 PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point,
-                           Communicator& world) {
+                           Communicator& world, const ProfileDatabase* profiles) {
   auto result = point_skeleton(loaded, point);
   const auto& config = point.config;
   if (config.gpus() > world.size()) {
@@ -131,6 +133,8 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
   const std::int64_t warmup = scenario.real.warmup_steps;
   const std::int64_t measured = std::max<std::int64_t>(1, scenario.real.measured_steps);
 
+  const ComputeCostModel costs(roofline_of(loaded.cluster.gpu), profiles, scenario.micro_batching);
+  const auto micro_batching = plan_network(loaded.model, point.plan, costs, scenario.model.dtype);
   Outcome outcome = Outcome::ok;
   std::string problem;
   std::unique_ptr<Trainer> trainer;
@@ -139,7 +143,8 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
     trainer = std::make_unique<Trainer>(
         loaded.model, point.plan, *device, layout,
         TrainerOptions{.optimizer = scenario.model.optimizer,
-                       .gradient_bucket_bytes = scenario.sim.gradient_bucket_bytes});
+                       .gradient_bucket_bytes = scenario.sim.gradient_bucket_bytes,
+                       .micro_batching = &micro_batching});
     const InputPlacement placement{.replica = layout.replica,
                                    .mini_batch = config.mini_batch,
                                    .global_batch = config.global_batch(),
@@ -214,8 +219,12 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
                 std::to_string(busiest) + " (the slowest); " + loss_summary(measurement.losses) +
                 "; input: " + source->description() +
                 "; memory: tensors, parameters and optimizer state the trainer allocated";
-  if (scenario.micro_batching.policy != MicroBatchPolicy::undivided) {
-    result.note += "; micro-batching not yet executed by the real backend (convolutions undivided)";
+  if (profiles == nullptr) {
+    result.note += "; convolutions undivided with the library's first algorithm (no --profiles)";
+  } else if (point.config.spatial_parts() > 1) {
+    result.note += "; micro-batching plan run on the unsplit convolutions (split ones undivided)";
+  } else {
+    result.note += "; convolutions run as the micro-batching plan from the profiles";
   }
   return result;
 }

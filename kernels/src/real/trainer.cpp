@@ -97,6 +97,7 @@ void Trainer::build(const ModelGraph& model, const ShardPlan& plan, const Traine
   if (s.options.learning_rate <= 0)
     s.options.learning_rate = default_learning_rate(options.optimizer);
   s.context.seed = options.seed;
+  s.context.micro_batching = options.micro_batching;
   const auto& graph = model.layers();
   if (graph.empty() || graph.back().layer.kind != LayerKind::mse_loss) {
     throw std::invalid_argument("model " + model.name() +

@@ -1,11 +1,14 @@
 #include "window_executors.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <stdexcept>
 
 #include "execution_context.hpp"
 #include "tessera/kernels/layer_geometry.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
+#include "tessera/kernels/micro_batched_convolution.hpp"
 #include "tessera/kernels/partitioned_convolution.hpp"
 #include "tessera/kernels/partitioned_pooling.hpp"
 
@@ -14,7 +17,7 @@ namespace {
 
 class Convolution : public LayerExecutor {
  public:
-  Convolution(const ResolvedLayer& layer, bool split, const LocalShapes& shapes,
+  Convolution(const ResolvedLayer& layer, std::size_t index, bool split, const LocalShapes& shapes,
               ExecutionContext& context)
       : context_(context),
         geometry_(convolution_geometry(layer.layer, layer.input_shapes.at(0), layer.output_shape)),
@@ -29,6 +32,8 @@ class Convolution : public LayerExecutor {
       }
       partitioned_ = std::make_unique<PartitionedConvolution>(*context.halo_exchange, geometry_,
                                                               context.spatial_grid, batch_);
+    } else {
+      plan_micro_batches(index, layer.layer.name);
     }
   }
 
@@ -47,7 +52,7 @@ class Convolution : public LayerExecutor {
   void forward(const std::vector<const float*>& x, float* y) override {
     if (partitioned_) {
       partitioned_->forward({x[0]}, weights_, {y});
-    } else {
+    } else if (!run_planned(Direction::forward, x[0], weights_, y)) {
       context_.runner.forward(geometry_, batch_, x[0], weights_, y, 0);
     }
     if (bias_) {
@@ -80,12 +85,44 @@ class Convolution : public LayerExecutor {
   }
 
  private:
+  // The kernels the network plan made from profiles, with one workspace for all three.
+  void plan_micro_batches(std::size_t index, const std::string& name) {
+    if (context_.micro_batching == nullptr) return;
+    double workspace_bytes = 0;
+    for (const auto direction :
+         {Direction::forward, Direction::backward_data, Direction::backward_filter}) {
+      const auto* kernel = context_.micro_batching->find(index, direction);
+      if (kernel == nullptr || kernel->provenance != Provenance::profile) continue;
+      if (kernel->plan.samples() != batch_) {
+        throw std::invalid_argument("layer " + name + ": the micro-batching plan covers " +
+                                    std::to_string(kernel->plan.samples()) +
+                                    " samples, the rank runs " + std::to_string(batch_));
+      }
+      planned_[static_cast<std::size_t>(direction)] = kernel->plan;
+      workspace_bytes = std::max(
+          workspace_bytes, micro_batched_workspace_bytes(context_.device.convolutions(), geometry_,
+                                                         direction, kernel->plan));
+    }
+    if (workspace_bytes > 0) {
+      workspace_ = context_.device.allocate(static_cast<std::size_t>(workspace_bytes));
+    }
+  }
+  bool run_planned(Direction direction, const float* first, const float* second, float* result) {
+    const auto& plan = planned_[static_cast<std::size_t>(direction)];
+    if (plan.micro_batches.empty()) return false;
+    run_micro_batched(context_.device.convolutions(), geometry_, direction, plan, first, second,
+                      result, 0, workspace_.get());
+    return true;
+  }
+
   ExecutionContext& context_;
   ConvolutionGeometry geometry_;
   std::int64_t batch_;
   std::int64_t output_voxels_;
   bool bias_;
   std::unique_ptr<PartitionedConvolution> partitioned_;
+  std::array<MicroBatchPlan, 3> planned_;  // by Direction; empty: undivided by the runner
+  std::unique_ptr<DeviceMemory> workspace_;
 };
 
 class Pooling : public LayerExecutor {
@@ -128,10 +165,10 @@ class Pooling : public LayerExecutor {
 }  // namespace
 
 std::unique_ptr<LayerExecutor> make_convolution_executor(const ResolvedLayer& layer,
-                                                         bool spatially_split,
+                                                         std::size_t index, bool spatially_split,
                                                          const LocalShapes& shapes,
                                                          ExecutionContext& context) {
-  return std::make_unique<Convolution>(layer, spatially_split, shapes, context);
+  return std::make_unique<Convolution>(layer, index, spatially_split, shapes, context);
 }
 
 std::unique_ptr<LayerExecutor> make_pooling_executor(const ResolvedLayer& layer,

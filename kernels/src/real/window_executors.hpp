@@ -6,7 +6,7 @@
 namespace tessera::kernels::real {
 
 std::unique_ptr<LayerExecutor> make_convolution_executor(const ResolvedLayer& layer,
-                                                         bool spatially_split,
+                                                         std::size_t index, bool spatially_split,
                                                          const LocalShapes& shapes,
                                                          ExecutionContext& context);
 std::unique_ptr<LayerExecutor> make_pooling_executor(const ResolvedLayer& layer,

@@ -6,6 +6,7 @@
 // busiest rank (the slowest), its per-category breakdown, the bytes it allocated, the losses in the
 // note. A point needing more ranks than the run has, or model-parallel stages, is skipped with the
 // reason; a rank out of device memory makes the point "does not fit", never a crash.
+#include "tessera/core/profile_database.hpp"
 #include "tessera/core/result_schema.hpp"
 #include "tessera/core/scenario_loader.hpp"
 #include "tessera/kernels/communicator.hpp"
@@ -13,8 +14,9 @@
 namespace tessera::kernels::real {
 
 // Collective over `world`: every rank calls it with the same point. The returned result is
-// complete on rank 0.
+// complete on rank 0. With `profiles` (may be null) the unsplit convolutions run the scenario's
+// micro-batching plan made from them (the plan the simulator costs and the result records).
 PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point,
-                           Communicator& world);
+                           Communicator& world, const ProfileDatabase* profiles = nullptr);
 
 }  // namespace tessera::kernels::real

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tessera/core/model_graph.hpp"
+#include "tessera/core/network_micro_batch_plan.hpp"
 #include "tessera/core/parallel_strategy.hpp"
 #include "tessera/core/result_schema.hpp"
 #include "tessera/core/scenario.hpp"
@@ -32,6 +33,10 @@ struct TrainerOptions {
   float learning_rate = 0;  // 0: the optimizer's usual default (sgd 0.01, momentum 0.01, adam 1e-3)
   double gradient_bucket_bytes = 25.0 * 1024 * 1024;
   std::uint64_t seed = 1;  // initial weights and dropout masks
+  // The conv kernels' micro-batching plan (may be null: every kernel undivided, the library's
+  // first algorithm). Kernels planned from profiles run as their micro-batches and algorithms on
+  // unsplit layers; spatially split layers run undivided inside the partitioned convolution.
+  const NetworkMicroBatchPlan* micro_batching = nullptr;
 };
 
 // One step's input on this rank: its samples (the replica's mini-batch) over its shard's planes
