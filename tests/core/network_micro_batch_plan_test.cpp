@@ -116,11 +116,15 @@ TEST(NetworkMicroBatchPlan, StepProgramUsesThePlan) {
   EXPECT_EQ(describe(conv1->micro_batches), "2 x 4 fast");
   // Undivided policy: the old behaviour, the best whole-batch algorithm within the limit.
   const ComputeCostModel undivided(test_device(), &net.profiles, 4 * kMiB);
-  for (const auto& op : build_step_programs(net.model, net.plan, undivided, {})[0].ops) {
-    if (op.label == "conv1 forward") {
-      EXPECT_NEAR(op.seconds, 80.1 * kMs, 1e-12);
-    }
+  const auto undivided_programs = build_step_programs(net.model, net.plan, undivided, {});
+  int found = 0;
+  for (const auto& op : undivided_programs[0].ops) {
+    if (op.label != "conv1 forward") continue;
+    EXPECT_NEAR(op.seconds, 80.1 * kMs, 1e-12);
+    EXPECT_EQ(describe(op.micro_batches), "1 x 8 slow");
+    ++found;
   }
+  EXPECT_EQ(found, 1);
 }
 
 TEST(NetworkMicroBatchPlan, WholeNetworkSharesTheBudget) {
