@@ -56,6 +56,7 @@ enum class Outcome { ok = 0, does_not_fit = 1, failed = 2 };
 struct Measurement {
   StepReport mean;
   std::vector<double> losses;
+  std::vector<double> step_seconds;  // every step, warm-up included
 };
 
 Measurement train(Trainer& trainer, StepInputSource& source, std::int64_t warmup,
@@ -66,6 +67,7 @@ Measurement train(Trainer& trainer, StepInputSource& source, std::int64_t warmup
     const auto input = source.next(io_seconds);
     const auto report = trainer.step(input, io_seconds);
     measurement.losses.push_back(report.loss);
+    measurement.step_seconds.push_back(report.step_seconds);
     if (step < warmup) continue;
     const double share = 1.0 / static_cast<double>(measured);
     auto& m = measurement.mean;
@@ -79,6 +81,16 @@ Measurement train(Trainer& trainer, StepInputSource& source, std::int64_t warmup
     m.breakdown.idle_seconds += share * b.idle_seconds;
   }
   return measurement;
+}
+
+std::string step_times(const std::vector<double>& seconds, std::int64_t warmup) {
+  std::string text = "step times";
+  for (std::size_t i = 0; i < seconds.size(); ++i) {
+    char value[32];
+    std::snprintf(value, sizeof value, " %.4g", seconds[i]);
+    text += (i == static_cast<std::size_t>(warmup) ? " |" : "") + std::string(value);
+  }
+  return text + " s (warm-up | measured)";
 }
 
 std::string loss_summary(const std::vector<double>& losses) {
@@ -217,6 +229,7 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
                 std::to_string(config.gpus()) + " rank(s); " + std::to_string(warmup) +
                 " warm-up + " + std::to_string(measured) + " measured steps, mean of rank " +
                 std::to_string(busiest) + " (the slowest); " + loss_summary(measurement.losses) +
+                "; rank 0's " + step_times(measurement.step_seconds, warmup) +
                 "; input: " + source->description() +
                 "; memory: tensors, parameters and optimizer state the trainer allocated";
   if (profiles == nullptr) {
