@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   add_describe_command(cli, action);
   add_run_command(cli, action);
   add_profile_command(cli, action);
+  add_microbatch_study_command(cli, action);
   add_models_command(cli, action);
   add_devices_command(cli, action);
   add_data_command(cli, action);

@@ -1,0 +1,173 @@
+#include "tessera/kernels/microbatch_study.hpp"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <stdexcept>
+
+#include "tessera/core/micro_batch_planner.hpp"
+#include "tessera/kernels/device.hpp"
+#include "tessera/kernels/layer_geometry.hpp"
+#include "tessera/kernels/layer_kernels.hpp"
+#include "tessera/kernels/micro_batched_convolution.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+std::size_t to_size(std::int64_t value) {
+  return static_cast<std::size_t>(value);
+}
+
+// A convolution's operands for the whole batch on the device, shared by every plan run on it.
+class StudyOperands {
+ public:
+  StudyOperands(Device& device, const KernelToProfile& kernel)
+      : device_(device),
+        geometry_(convolution_geometry(kernel.layer, kernel.inputs.front(), kernel.output)),
+        bias_(std::get<ConvolutionParams>(kernel.layer.params).bias) {
+    const std::int64_t n = kernel.batch;
+    x_ = operand(to_size(n * geometry_.input_floats_per_sample()));
+    w_ = operand(to_size(geometry_.filter_floats()));
+    y_ = operand(to_size(n * geometry_.output_floats_per_sample()));
+    if (bias_) b_ = operand(to_size(geometry_.out_channels));
+    for (std::int64_t extent : geometry_.output_spatial) output_spatial_ *= extent;
+  }
+
+  // Median seconds of the plan's run, with the bias the profiler times with the convolution.
+  double measure(Direction direction, const MicroBatchPlan& plan, const ProfilerOptions& options) {
+    const double workspace_bytes =
+        micro_batched_workspace_bytes(device_.convolutions(), geometry_, direction, plan);
+    std::unique_ptr<DeviceMemory> workspace;
+    if (workspace_bytes > 0)
+      workspace = device_.allocate(static_cast<std::size_t>(workspace_bytes));
+    const std::int64_t n = plan.samples();
+    const auto run = [&] {
+      ConvolutionKernels& convolutions = device_.convolutions();
+      LayerKernels& layers = device_.layers();
+      switch (direction) {
+        case Direction::forward:
+          run_micro_batched(convolutions, geometry_, direction, plan, x_, w_, y_, 0.0f,
+                            workspace.get());
+          if (bias_) layers.bias_forward(n, geometry_.out_channels, output_spatial_, b_, y_);
+          break;
+        case Direction::backward_data:
+          run_micro_batched(convolutions, geometry_, direction, plan, y_, w_, x_, 0.0f,
+                            workspace.get());
+          break;
+        case Direction::backward_filter:
+          run_micro_batched(convolutions, geometry_, direction, plan, x_, y_, w_, 0.0f,
+                            workspace.get());
+          if (bias_) layers.bias_backward(n, geometry_.out_channels, output_spatial_, y_, b_, 0.0f);
+          break;
+      }
+    };
+    return median_seconds(device_, run, options);
+  }
+
+ private:
+  float* operand(std::size_t floats) {
+    // Values in [-1, 1) from a fixed pattern: reproducible, and no denormals to slow a kernel.
+    std::vector<float> host(std::max<std::size_t>(floats, 1));
+    for (std::size_t i = 0; i < host.size(); ++i) {
+      host[i] = static_cast<float>(static_cast<double>((i * 7919) % 2001) / 1000.0 - 1.0);
+    }
+    memory_.push_back(device_.allocate(host.size() * sizeof(float)));
+    device_.copy_to_device(host.data(), memory_.back()->data(), host.size());
+    return memory_.back()->data();
+  }
+
+  Device& device_;
+  ConvolutionGeometry geometry_;
+  bool bias_ = false;
+  std::int64_t output_spatial_ = 1;
+  std::vector<std::unique_ptr<DeviceMemory>> memory_;
+  float* x_ = nullptr;
+  float* w_ = nullptr;
+  float* y_ = nullptr;
+  float* b_ = nullptr;
+};
+
+bool policy_capped(MicroBatchPolicy policy, std::int64_t batch, const StudyOptions& options) {
+  return policy == MicroBatchPolicy::all && batch > options.all_policy_max_batch;
+}
+
+}  // namespace
+
+std::vector<std::int64_t> study_micro_batch_sizes(const StudyOptions& options, std::int64_t batch) {
+  std::set<std::int64_t> sizes{batch};  // the undivided baseline is always needed
+  for (MicroBatchPolicy policy : options.policies) {
+    if (policy_capped(policy, batch, options)) continue;
+    for (std::int64_t size : candidate_micro_batch_sizes(policy, batch)) sizes.insert(size);
+  }
+  return {sizes.begin(), sizes.end()};
+}
+
+std::size_t profile_missing_sizes(Device& device, KernelToProfile kernel,
+                                  const std::vector<std::int64_t>& sizes,
+                                  const ProfilerOptions& options, ProfileDatabase& database) {
+  std::set<std::int64_t> present;
+  for (const ProfileEntry& row : database.entries_for(
+           device.info().name, kernel.op, kernel.direction, kernel.shape, kernel.dtype)) {
+    present.insert(row.micro_batch);
+  }
+  kernel.micro_batches.clear();
+  for (std::int64_t size : sizes) {
+    if (!present.contains(size)) kernel.micro_batches.push_back(size);
+  }
+  if (!kernel.micro_batches.empty()) profile_kernels(device, {kernel}, options, database);
+  return kernel.micro_batches.size();
+}
+
+std::vector<StudyRow> study_kernel(Device& device, const std::string& kernel_name,
+                                   const KernelToProfile& kernel, const ProfileDatabase& database,
+                                   const StudyOptions& options) {
+  const auto profile_rows = database.entries_for(device.info().name, kernel.op, kernel.direction,
+                                                 kernel.shape, kernel.dtype);
+  StudyOperands operands(device, kernel);
+  std::map<std::string, double> measured_by_plan;  // equal plans are run once
+  const auto measure = [&](const MicroBatchPlan& plan) {
+    const std::string key = describe(plan);
+    if (!measured_by_plan.contains(key)) {
+      measured_by_plan[key] = operands.measure(kernel.direction, plan, options.measurement);
+    }
+    return measured_by_plan[key];
+  };
+
+  std::vector<StudyRow> rows;
+  for (double limit : options.workspace_limits_bytes) {
+    const auto baseline =
+        plan_kernel(profile_rows, MicroBatchPolicy::undivided, kernel.batch, limit);
+    for (MicroBatchPolicy policy : options.policies) {
+      StudyRow row{.kernel = kernel_name,
+                   .direction = kernel.direction,
+                   .batch = kernel.batch,
+                   .workspace_limit_bytes = limit,
+                   .policy = policy};
+      if (policy_capped(policy, kernel.batch, options)) {
+        row.note = "not run: batch " + std::to_string(kernel.batch) + " > --all-max-batch " +
+                   std::to_string(options.all_policy_max_batch);
+        rows.push_back(row);
+        continue;
+      }
+      const auto planned = plan_kernel(profile_rows, policy, kernel.batch, limit);
+      if (!planned || !baseline) {
+        row.note = "no plan: no algorithm ran at the sizes that make up the batch";
+        rows.push_back(row);
+        continue;
+      }
+      row.plan = describe(planned->plan);
+      row.plan_workspace_bytes = planned->plan.workspace_bytes();
+      row.limit_met = planned->limit_met;
+      if (!row.limit_met) row.note = "nothing fits the limit: least-workspace plan";
+      row.predicted_seconds = planned->plan.seconds();
+      row.baseline_predicted_seconds = baseline->plan.seconds();
+      row.measured_seconds = measure(planned->plan);
+      row.baseline_measured_seconds = measure(baseline->plan);
+      rows.push_back(row);
+    }
+  }
+  return rows;
+}
+
+}  // namespace tessera::kernels
