@@ -69,7 +69,9 @@ inline TrainingRun train_cosmoflow(Communicator& world, const TrainingCase& c) {
   if (config.spatial_grid.empty()) config.spatial_grid = {1, 1, 1};
   const auto plan = plan_shards(model, config, c.spatial_until, {});
   auto layout = real::make_rank_layout(world, config);
-  const auto micro_batching = halved_micro_batch_plan(*device, model, config.mini_batch);
+  const auto micro_batching = c.halve_micro_batches
+                                  ? halved_micro_batch_plan(*device, model, config.mini_batch)
+                                  : NetworkMicroBatchPlan{};
   real::Trainer trainer(model, plan, *device, layout,
                         {.optimizer = c.optimizer,
                          .learning_rate = c.learning_rate,

@@ -1,4 +1,4 @@
-// The real backend's hybrid parallelism is exact: training CosmoFlow for a few steps on every rank
+// The real backend's hybrid parallelism is exact: training CosmoFlow for two steps on every rank
 // of the run (data parallelism, depth partitions, both) gives the losses and weights of one rank
 // training the same global batch alone, within float32 rounding. Every rank trains the
 // one-rank reference itself (on a communicator of its own), then its share of the parallel run.
@@ -32,6 +32,9 @@ class RealTrainerOverMpi : public ::testing::TestWithParam<Case> {};
 TEST_P(RealTrainerOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
   const Case& c = GetParam();
   const std::int64_t data = c.data < 0 ? world().size() : c.data;
+  if (data > 1 && data == world().size() && c.data > 0) {
+    GTEST_SKIP() << "no ranks left for a depth split (the data-parallel case covers it)";
+  }
   testing::TrainingCase parallel;
   parallel.batch_norm = c.batch_norm;
   parallel.config.data = data;
@@ -39,7 +42,7 @@ TEST_P(RealTrainerOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
   parallel.config.spatial_grid = {world().size() / data, 1, 1};
   parallel.spatial_until = "pool2";  // 16^3: conv1..act2 split, 2 planes per shard at 4 ranks
   parallel.optimizer = Optimizer::momentum;  // linear in the gradients: rounding stays small
-  parallel.steps = 3;
+  parallel.steps = 2;                        // the second step starts from the first's momentum
   testing::TrainingCase alone = parallel;
   alone.config = {
       .data = 1, .spatial_grid = {1, 1, 1}, .mini_batch = parallel.config.global_batch()};
