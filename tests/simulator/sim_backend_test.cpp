@@ -143,6 +143,16 @@ TEST(SimBackend, AnInterruptedSweepResumesWithoutRedoingFinishedPoints) {
   EXPECT_EQ(resumed.resumed, 3u);
   EXPECT_EQ(simulated, static_cast<int>(loaded.points.size()) - 3);
   EXPECT_EQ(resumed.points.size(), loaded.points.size());
+
+  // Results made under other settings (here another network model) are not resumed.
+  options.settings = {{"network_model", "LV08"}};
+  simulated = 0;
+  auto changed = run_sweep(loaded, options, [&](const SweepPoint& point) {
+    ++simulated;
+    return resumed.points[point.index];
+  });
+  EXPECT_EQ(changed.resumed, 0u);
+  EXPECT_EQ(simulated, static_cast<int>(loaded.points.size()));
   std::filesystem::remove_all(directory);
 }
 

@@ -29,6 +29,18 @@ std::vector<PointResult> read_previous(const std::string& path) {
   return results_from_csv(text.str(), path);
 }
 
+// Whether the previous run's JSON was made on the same platform with the same backend settings
+// (network model, simulation mode, profiles, ...): points of another configuration are not
+// resumed, they are simulated or measured again.
+bool same_configuration(const std::string& json_path, const RunResult& current) {
+  std::ifstream in(json_path, std::ios::binary);
+  if (!in) return false;
+  const auto previous = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (previous.is_discarded() || !previous.is_object()) return false;
+  return previous.value("platform", std::string()) == current.platform &&
+         previous.value("settings", nlohmann::json()) == current.settings;
+}
+
 }  // namespace
 
 bool result_matches_point(const PointResult& row, const std::string& scenario,
@@ -49,8 +61,6 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
   SweepRunResult run;
   run.csv_path = (directory / (options.backend + ".csv")).string();
   run.json_path = (directory / (options.backend + ".json")).string();
-  const auto previous = options.resume ? read_previous(run.csv_path) : std::vector<PointResult>{};
-
   RunResult document;
   document.scenario = s.name;
   document.scenario_file = s.file;
@@ -59,6 +69,8 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
   document.platform = scenario.cluster.name;
   document.model = scenario.model.name();
   document.settings = options.settings;
+  const bool resumable = options.resume && same_configuration(run.json_path, document);
+  const auto previous = resumable ? read_previous(run.csv_path) : std::vector<PointResult>{};
 
   // The plan is a function of the scenario, the point and the profiles, so points kept from an
   // earlier run (whose CSV rows do not carry it) get it again.
