@@ -78,6 +78,11 @@ std::string summary(const LoadedScenario& loaded, const std::vector<PointResult>
 
 int run(const RunSettings& settings) {
   if (settings.backend == "real") {
+    if (!settings.trace_file.empty() || settings.trace_point >= 0 || settings.message_level) {
+      std::cerr << "error: --trace, --trace-point and --message-level apply to --backend sim "
+                   "only\n";
+      return kExitBadInput;
+    }
     return run_real_backend({.file = settings.file,
                              .cluster = settings.cluster,
                              .output = settings.output,
