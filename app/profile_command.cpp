@@ -113,7 +113,17 @@ int profile(const ProfileSettings& settings) {
     std::cout << kernels.size() << " kernels\n";
     return kExitOk;
   }
-  auto device = kernels::open_device(settings.device.empty() ? default_device() : settings.device);
+  if (loaded.scenario.model.dtype != DType::float32) {
+    throw InputError(loaded.scenario.model.where, "model.dtype",
+                     "expected float32 (the device kernels run float32 only), got " +
+                         to_string(loaded.scenario.model.dtype));
+  }
+  std::unique_ptr<kernels::Device> device;
+  try {
+    device = kernels::open_device(settings.device.empty() ? default_device() : settings.device);
+  } catch (const std::invalid_argument& error) {
+    throw InputError({}, "--device", error.what());
+  }
   const std::string device_name = device->info().name;
   const std::string output = !settings.output.empty() ? settings.output
                                                       : "profiles/" + slug(device_name) + "/" +

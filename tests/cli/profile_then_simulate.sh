@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# `tessera profile` as a user meets it: it measures a scenario's kernels on this CPU into a
+# profile database and a cluster file describing this machine; a second run measures nothing new;
+# a simulation on that cluster with that database takes its conv times from the measurements
+# (trace events say "profile"). Usage: profile_then_simulate.sh TESSERA SCENARIO
+set -u
+tessera=$1
+scenario=$2
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+
+output=$("$tessera" profile "$scenario" --device cpu --output "$scratch/p/profile.csv" \
+  --seconds-per-measurement 0.001 --no-copies 2>&1) || fail "profile: $output"
+db="$scratch/p/profile.csv"
+head -1 "$db" | grep -q '^# tessera-profile/1$' || fail "no profile header in $db"
+for micro_batch in 1 2 4; do
+  grep -q ",conv,forward,conv k3x3 s1x1 p1x1 d1x1 g1 bias in 3x32x32 out 16x32x32,float32,$micro_batch,.*,true$" "$db" ||
+    fail "no measured conv1 forward row at micro-batch $micro_batch"
+done
+grep -q ",relu,backward_data,.*,default," "$db" || fail "no relu backward row"
+[ -f "$scratch/p/this_machine.yaml" ] || fail "no this_machine.yaml"
+
+output=$("$tessera" profile "$scenario" --device cpu --output "$db" --no-copies 2>&1)
+echo "$output" | grep -q "profiled 0 new kernels" || fail "second run measured again: $output"
+
+output=$("$tessera" run "$scenario" --backend sim --profiles "$db" \
+  --cluster "$scratch/p/this_machine.yaml" --output "$scratch/sim" \
+  --trace "$scratch/trace.json" 2>&1) || fail "simulation: $output"
+grep -q '"name": *"conv1 forward"' "$scratch/trace.json" || fail "no conv1 forward in the trace"
+/usr/bin/python3 - "$scratch/trace.json" <<'PY' || fail "conv kernels not timed by the profile"
+import json, sys
+events = json.load(open(sys.argv[1]))
+events = events["traceEvents"] if isinstance(events, dict) else events
+convs = [e for e in events if e.get("name", "").startswith(("conv1 ", "conv2 ", "b1 ", "b2 "))]
+assert convs and all(e["args"]["source"] == "profile" for e in convs), convs[:3]
+PY
+
+output=$("$tessera" profile "$scenario" --device nowhere 2>&1)
+[ $? -eq 2 ] && echo "$output" | grep -q "cpu or cuda:N" || fail "bad --device not exit 2: $output"
+[ "$failures" -eq 0 ] && echo "profile then simulate: ok"
+exit "$failures"

@@ -1,0 +1,124 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "tessera/core/scenario_loader.hpp"
+#include "tessera/kernels/convolution_kernels.hpp"
+#include "tessera/kernels/device.hpp"
+#include "tessera/kernels/kernel_profiler.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+std::vector<KernelToProfile> small_cnn_kernels() {
+  return kernels_to_profile(
+      load_scenario(std::string(TESSERA_TEST_DATA_DIR) + "/scenarios/good/profile_small_cnn.yaml"));
+}
+
+ProfilerOptions quick() {
+  ProfilerOptions options;
+  options.warmup_runs = 1;
+  options.min_runs = 1;
+  options.max_runs = 1;
+  options.seconds_per_measurement = 0;
+  return options;
+}
+
+TEST(KernelProfiler, MeasuresEveryAlgorithmAtEveryMicroBatchSize) {
+  auto device = open_cpu_device();
+  std::vector<KernelToProfile> conv1;
+  for (const auto& kernel : small_cnn_kernels()) {
+    if (kernel.layer.name == "conv1") conv1.push_back(kernel);
+  }
+  ASSERT_EQ(conv1.size(), 3u);  // forward, backward-data, backward-filter
+  ProfileDatabase database;
+  profile_kernels(*device, conv1, quick(), database);
+  for (const auto& kernel : conv1) {
+    const auto rows = database.entries_for(device->info().name, "conv", kernel.direction,
+                                           kernel.shape, DType::float32);
+    std::set<std::int64_t> sizes;
+    for (const auto& row : rows) {
+      sizes.insert(row.micro_batch);
+      if (row.ok) {
+        EXPECT_GT(row.time_seconds, 0) << row.algorithm;
+      }
+    }
+    EXPECT_EQ(sizes, (std::set<std::int64_t>{1, 2, 4})) << to_string(kernel.direction);
+    // Every algorithm the library offers at the full batch has its row.
+    const auto offered = device->convolutions().algorithms({.in_channels = 3,
+                                                            .out_channels = 16,
+                                                            .input_spatial = {32, 32},
+                                                            .output_spatial = {32, 32},
+                                                            .kernel = {3, 3},
+                                                            .stride = {1, 1},
+                                                            .padding = {1, 1},
+                                                            .dilation = {1, 1}},
+                                                           4, kernel.direction);
+    std::size_t at_full_batch = 0;
+    for (const auto& row : rows) at_full_batch += row.micro_batch == 4 ? 1 : 0;
+    EXPECT_EQ(at_full_batch, offered.size()) << to_string(kernel.direction);
+  }
+}
+
+TEST(KernelProfiler, OtherLayersHaveOneAlgorithmAndLossesComputeTheirGradientInForward) {
+  auto device = open_cpu_device();
+  std::vector<KernelToProfile> chosen;
+  for (const auto& kernel : small_cnn_kernels()) {
+    if (kernel.layer.name == "relu1" || kernel.layer.name == "loss" || kernel.layer.name == "bn1") {
+      chosen.push_back(kernel);
+    }
+  }
+  ProfileDatabase database;
+  profile_kernels(*device, chosen, quick(), database);
+  for (const auto& kernel : chosen) {
+    const auto rows = database.entries_for(device->info().name, kernel.op, kernel.direction,
+                                           kernel.shape, DType::float32);
+    ASSERT_EQ(rows.size(), 1u) << kernel.layer.name;
+    EXPECT_TRUE(rows[0].ok);
+    const bool fused =
+        (kernel.layer.name == "loss" && kernel.direction != Direction::forward) ||
+        (kernel.layer.name == "bn1" && kernel.direction == Direction::backward_filter);
+    EXPECT_EQ(rows[0].algorithm, fused ? "fused" : "default") << kernel.layer.name;
+    EXPECT_EQ(rows[0].time_seconds > 0, !fused) << kernel.layer.name;
+  }
+}
+
+TEST(KernelProfiler, AnAlgorithmOverTheWorkspaceCapIsRecordedAsNotRun) {
+  auto device = open_cpu_device();
+  std::vector<KernelToProfile> conv2;
+  for (const auto& kernel : small_cnn_kernels()) {
+    if (kernel.layer.name == "conv2" && kernel.direction == Direction::forward) {
+      conv2.push_back(kernel);
+    }
+  }
+  ASSERT_EQ(conv2.size(), 1u);
+  ProfilerOptions options = quick();
+  options.max_workspace_bytes = 0;
+  ProfileDatabase database;
+  profile_kernels(*device, conv2, options, database);
+  const auto rows = database.entries_for(device->info().name, "conv", Direction::forward,
+                                         conv2[0].shape, DType::float32);
+  ASSERT_FALSE(rows.empty());
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.ok, row.workspace_bytes == 0) << row.algorithm;
+    if (!row.ok) {
+      EXPECT_EQ(row.time_seconds, 0);
+    }
+  }
+}
+
+TEST(KernelProfiler, CopiesAreTimedPerDirectionAndKind) {
+  auto device = open_cpu_device();
+  ProfileDatabase database;
+  profile_copies(*device, {1e6}, quick(), database);
+  for (const char* op : {"copy_h2d_pinned", "copy_d2h_pinned", "copy_h2d_pageable",
+                         "copy_d2h_pageable", "copy_d2d"}) {
+    const auto rows = database.entries_for(device->info().name, op, Direction::forward,
+                                           transfer_shape(1e6), DType::float32);
+    ASSERT_EQ(rows.size(), 1u) << op;
+    EXPECT_GT(rows[0].time_seconds, 0) << op;
+  }
+}
+
+}  // namespace
+}  // namespace tessera::kernels
