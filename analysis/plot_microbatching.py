@@ -12,8 +12,9 @@ directory; <study> is the study directory's name):
                            under the same limit (log scale; 1x dashed)
 
 and prints per limit and policy the geometric mean and maximum of both speed-ups and the mean
-absolute prediction error of the plan's time. Rows without figures (their note says why: policy
-`all` above its batch cap, no plan) are counted and left out.
+absolute prediction error of the plan's time. Rows not compared (their note says why: policy
+`all` above its batch cap, no plan, or the plan or the undivided baseline over the limit) are
+counted as excluded and left out of the summaries and the plot.
 
 Exit codes: 0 ok, 1 runtime failure, 2 bad input (missing file, wrong columns, bad values).
 Needs Debian's python3-matplotlib; run it with /usr/bin/python3.
@@ -28,8 +29,9 @@ import sys
 EXIT_RUNTIME = 1
 EXIT_BAD_INPUT = 2
 
-REQUIRED_COLUMNS = ["kernel", "direction", "workspace_limit_bytes", "policy", "predicted_speedup",
-                    "measured_speedup", "prediction_error_percent", "note"]
+REQUIRED_COLUMNS = ["kernel", "direction", "workspace_limit_bytes", "policy", "limit_met",
+                    "baseline_limit_met", "predicted_speedup", "measured_speedup",
+                    "prediction_error_percent", "note"]
 POLICY_STYLE = {  # colour of the predicted bar; measured is the same colour, hatched
     "undivided": "tab:gray",
     "power_of_two": "tab:blue",
@@ -67,7 +69,8 @@ def read_rows(study_dir):
                            f"'{record['workspace_limit_bytes']}'") from None
         row = {"kernel": record["kernel"], "direction": record["direction"],
                "limit_mib": limit / MIB, "policy": record["policy"], "note": record["note"]}
-        if record["predicted_speedup"] == "":
+        within = record["limit_met"] == "true" and record["baseline_limit_met"] == "true"
+        if record["predicted_speedup"] == "" or not within:
             row["measured"] = False
         else:
             try:
@@ -89,7 +92,7 @@ def geomean(values):
 
 def summary_lines(rows, limit):
     lines = [f"workspace limit {limit:g} MiB:",
-             f"  {'policy':<13}{'kernels':>8}{'not run':>8}{'geomean pred':>14}"
+             f"  {'policy':<13}{'kernels':>8}{'excluded':>9}{'geomean pred':>14}"
              f"{'geomean meas':>14}{'max pred':>10}{'max meas':>10}{'mean |err|':>12}"]
     for policy in POLICY_STYLE:
         group = [r for r in rows if r["limit_mib"] == limit and r["policy"] == policy]
@@ -99,7 +102,7 @@ def summary_lines(rows, limit):
         predicted = [r["predicted"] for r in done]
         measured = [r["measured_speedup"] for r in done]
         error = sum(abs(r["error"]) for r in done) / len(done) if done else float("nan")
-        lines.append(f"  {policy:<13}{len(done):>8}{len(group) - len(done):>8}"
+        lines.append(f"  {policy:<13}{len(done):>8}{len(group) - len(done):>9}"
                      f"{geomean(predicted):>13.2f}x{geomean(measured):>13.2f}x"
                      f"{max(predicted, default=float('nan')):>9.2f}x"
                      f"{max(measured, default=float('nan')):>9.2f}x{error:>11.1f}%")

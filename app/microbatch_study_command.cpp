@@ -35,6 +35,7 @@ struct StudySettings {
   std::string limits = "8,64,512";
   std::vector<std::string> policies{"undivided", "power_of_two", "all"};
   std::int64_t all_max_batch = 64;
+  std::vector<std::string> skip_algorithms;
   double seconds_per_measurement = 0.2;
   std::string device = "cpu";
   std::string output;
@@ -188,6 +189,7 @@ int study(const StudySettings& settings) {
   options.policies = parse_policies(settings.policies);
   options.all_policy_max_batch = settings.all_max_batch;
   options.measurement.seconds_per_measurement = settings.seconds_per_measurement;
+  options.measurement.skipped_algorithm_prefixes = settings.skip_algorithms;
   const auto to_study = study_kernels(settings);
   if (to_study.empty()) {
     throw InputError({}, "--layers", "names of the target's convolution layers, got none of them");
@@ -216,9 +218,10 @@ int study(const StudySettings& settings) {
     std::cerr << ": " << profiled << " sizes profiled, " << kernel_rows.size() << " plans\n";
     // Written after every kernel so an interrupted study keeps what it measured.
     write_file_atomically((output / "rows.csv").string(), kernels::study_rows_csv(rows));
+    write_file_atomically((output / "summary.csv").string(),
+                          kernels::study_summary_csv(kernels::summarise(rows)));
   }
   const auto summaries = kernels::summarise(rows);
-  write_file_atomically((output / "summary.csv").string(), kernels::study_summary_csv(summaries));
   std::cout << "micro-batching study on " << device->info().name << " (" << device->info().library
             << "), " << to_study.size() << " kernels\n\n"
             << kernels::study_summary_text(summaries) << "speed-up: best undivided algorithm "
@@ -262,6 +265,11 @@ void add_microbatch_study_command(CLI::App& cli, Action& action) {
                    "Policy 'all' profiles every size 1..B; it is not run above this batch")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  command
+      ->add_option("--skip-algorithms", settings->skip_algorithms,
+                   "Algorithms (name prefixes, e.g. ref: for oneDNN's reference ones) neither "
+                   "measured nor planned with")
+      ->delimiter(',');
   command
       ->add_option("--seconds-per-measurement", settings->seconds_per_measurement,
                    "Repeat each measurement until this much time is spent (median counts)")

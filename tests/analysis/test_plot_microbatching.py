@@ -18,7 +18,7 @@ PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.execu
 
 # The header `tessera microbatch-study` writes (kernels/src/profile/microbatch_study_report.cpp).
 HEADER = ("kernel,direction,batch,workspace_limit_bytes,policy,plan,plan_workspace_bytes,"
-          "limit_met,predicted_s,measured_s,baseline_predicted_s,baseline_measured_s,"
+          "limit_met,baseline_limit_met,predicted_s,measured_s,baseline_predicted_s,baseline_measured_s,"
           "predicted_speedup,measured_speedup,prediction_error_percent,note")
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 MIB = 1024 * 1024
@@ -32,9 +32,11 @@ def has_plotting_libraries():
         return False
 
 
-def row(kernel, direction, limit_mib, policy, predicted_s, measured_s, base_pred_s, base_meas_s):
+def row(kernel, direction, limit_mib, policy, predicted_s, measured_s, base_pred_s, base_meas_s,
+        baseline_fits="true"):
     return ",".join(str(v) for v in [
-        kernel, direction, 8, limit_mib * MIB, policy, "1 x 8 gemm", 0, "true", predicted_s,
+        kernel, direction, 8, limit_mib * MIB, policy, "1 x 8 gemm", 0, "true", baseline_fits,
+        predicted_s,
         measured_s, base_pred_s, base_meas_s, base_pred_s / predicted_s, base_meas_s / measured_s,
         100 * (measured_s - predicted_s) / predicted_s, ""])
 
@@ -57,8 +59,9 @@ class PlotMicrobatchingTest(unittest.TestCase):
                 row(3, "forward", 8, "undivided", 4.0, 4.0, 4.0, 4.0),
                 row(3, "forward", 8, "power_of_two", 1.0, 2.0, 4.0, 4.0),    # 4x pred, 2x meas
                 row(5, "forward", 8, "power_of_two", 1.0, 1.0, 1.0, 1.0),    # 1x, 1x
+                row(7, "forward", 8, "power_of_two", 1.0, 1.0, 9.0, 9.0, baseline_fits="false"),
                 row(3, "forward", 64, "power_of_two", 1.0, 1.0, 1.0, 1.0),
-                "3,forward,8,%d,all,,0,true,,,,,,,,not run: batch 8 > --all-max-batch 4"
+                "3,forward,8,%d,all,,0,true,true,,,,,,,,not run: batch 8 > --all-max-batch 4"
                 % (64 * MIB),
             ])
             result = run(study)
@@ -74,9 +77,10 @@ class PlotMicrobatchingTest(unittest.TestCase):
             # mean |error| (100% and 0%) 50%.
             eight = [l for l in lines[lines.index("workspace limit 8 MiB:"):]
                      if "power_of_two" in l][0].split()
-            self.assertEqual(eight[1:], ["2", "0", "2.00x", "1.41x", "4.00x", "2.00x", "50.0%"])
+            # problem 7, whose baseline is over the limit, is excluded, not compared
+            self.assertEqual(eight[1:], ["2", "1", "2.00x", "1.41x", "4.00x", "2.00x", "50.0%"])
             capped = [l for l in lines if l.strip().startswith("all")][0].split()
-            self.assertEqual(capped[1:3], ["0", "1"])  # counted as not run, not silently dropped
+            self.assertEqual(capped[1:3], ["0", "1"])  # counted as excluded, not silently dropped
 
     def test_missing_study_is_bad_input(self):
         with tempfile.TemporaryDirectory() as scratch:

@@ -40,6 +40,12 @@ expect 0 "3 kernels" microbatch-study scenarios/custom_model.yaml --layers branc
 grep -q "^branch_a,forward,4,.*,all,.*not run: batch 4 > --all-max-batch 2" "$layer/rows.csv" ||
   fail "policy all above its cap is not reported as not run"
 
+skipped="$scratch/skipped"
+expect 0 "excluded" microbatch-study --problems 52 --mini-batch 2 --limits 8 --skip-algorithms ref: \
+  "${quick[@]}" --output "$skipped"
+grep -q ",ref:" "$skipped/profile.csv" && fail "--skip-algorithms ref: still profiled ref: rows"
+grep -q ",ref:" "$skipped/rows.csv" && fail "--skip-algorithms ref: still planned with ref:"
+
 expect 2 "--problems" microbatch-study --problems 94 --output "$scratch/x"
 expect 2 "--problems" microbatch-study --problems 5-3 --output "$scratch/x"
 expect 2 "--limits" microbatch-study --limits 8x --output "$scratch/x"

@@ -46,6 +46,12 @@ void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels
                        .micro_batch = micro_batch};
       for (const ConvolutionAlgorithm& algorithm :
            algorithms_for(device, kernel, micro_batch, kernel.direction)) {
+        if (std::any_of(options.skipped_algorithm_prefixes.begin(),
+                        options.skipped_algorithm_prefixes.end(), [&](const std::string& prefix) {
+                          return algorithm.name.starts_with(prefix);
+                        })) {
+          continue;
+        }
         row.algorithm = algorithm.name;
         row.workspace_bytes = algorithm.workspace_bytes;
         row.time_seconds = 0;

@@ -122,8 +122,14 @@ std::size_t profile_missing_sizes(Device& device, KernelToProfile kernel,
 std::vector<StudyRow> study_kernel(Device& device, const std::string& kernel_name,
                                    const KernelToProfile& kernel, const ProfileDatabase& database,
                                    const StudyOptions& options) {
-  const auto profile_rows = database.entries_for(device.info().name, kernel.op, kernel.direction,
-                                                 kernel.shape, kernel.dtype);
+  auto profile_rows = database.entries_for(device.info().name, kernel.op, kernel.direction,
+                                           kernel.shape, kernel.dtype);
+  const auto& skipped = options.measurement.skipped_algorithm_prefixes;
+  std::erase_if(profile_rows, [&](const ProfileEntry& row) {
+    return std::any_of(skipped.begin(), skipped.end(), [&](const std::string& prefix) {
+      return row.algorithm.starts_with(prefix);
+    });
+  });
   StudyOperands operands(device, kernel);
   std::map<std::string, double> measured_by_plan;  // equal plans are run once
   const auto measure = [&](const MicroBatchPlan& plan) {
@@ -159,7 +165,12 @@ std::vector<StudyRow> study_kernel(Device& device, const std::string& kernel_nam
       row.plan = describe(planned->plan);
       row.plan_workspace_bytes = planned->plan.workspace_bytes();
       row.limit_met = planned->limit_met;
-      if (!row.limit_met) row.note = "nothing fits the limit: least-workspace plan";
+      row.baseline_limit_met = baseline->limit_met;
+      if (!row.limit_met) {
+        row.note = "no plan fits the limit: least-workspace plan";
+      } else if (!row.baseline_limit_met) {
+        row.note = "no undivided algorithm fits the limit: baseline is the least-workspace one";
+      }
       row.predicted_seconds = planned->plan.seconds();
       row.baseline_predicted_seconds = baseline->plan.seconds();
       row.measured_seconds = measure(planned->plan);

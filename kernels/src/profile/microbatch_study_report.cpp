@@ -36,8 +36,8 @@ StudySummary summarise_group(const std::vector<const StudyRow*>& group) {
                        .policy = group.front()->policy};
   double log_predicted = 0, log_measured = 0, abs_error = 0;
   for (const StudyRow* row : group) {
-    if (!row->measured()) {
-      ++summary.not_run;
+    if (!row->compared()) {
+      ++summary.excluded;
       continue;
     }
     ++summary.kernels;
@@ -81,13 +81,15 @@ std::vector<StudySummary> summarise(const std::vector<StudyRow>& rows) {
 std::string study_rows_csv(const std::vector<StudyRow>& rows) {
   std::ostringstream out;
   out << "kernel,direction,batch,workspace_limit_bytes,policy,plan,plan_workspace_bytes,limit_met,"
-         "predicted_s,measured_s,baseline_predicted_s,baseline_measured_s,predicted_speedup,"
+         "baseline_limit_met,predicted_s,measured_s,baseline_predicted_s,baseline_measured_s,"
+         "predicted_speedup,"
          "measured_speedup,prediction_error_percent,note\n";
   for (const StudyRow& row : rows) {
     out << csv_field(row.kernel) << ',' << to_string(row.direction) << ',' << row.batch << ','
         << number(row.workspace_limit_bytes) << ',' << to_string(row.policy) << ','
         << csv_field(row.plan) << ',' << number(row.plan_workspace_bytes) << ','
-        << (row.limit_met ? "true" : "false") << ',';
+        << (row.limit_met ? "true" : "false") << ',' << (row.baseline_limit_met ? "true" : "false")
+        << ',';
     if (row.measured()) {
       out << number(row.predicted_seconds) << ',' << number(row.measured_seconds) << ','
           << number(row.baseline_predicted_seconds) << ',' << number(row.baseline_measured_seconds)
@@ -103,12 +105,12 @@ std::string study_rows_csv(const std::vector<StudyRow>& rows) {
 
 std::string study_summary_csv(const std::vector<StudySummary>& summaries) {
   std::ostringstream out;
-  out << "workspace_limit_bytes,policy,kernels,not_run,geomean_predicted_speedup,"
+  out << "workspace_limit_bytes,policy,kernels,excluded,geomean_predicted_speedup,"
          "geomean_measured_speedup,max_predicted_speedup,max_measured_speedup,"
          "mean_abs_error_percent,max_abs_error_percent\n";
   for (const StudySummary& s : summaries) {
     out << number(s.workspace_limit_bytes) << ',' << to_string(s.policy) << ',' << s.kernels << ','
-        << s.not_run << ',' << number(s.geomean_predicted_speedup) << ','
+        << s.excluded << ',' << number(s.geomean_predicted_speedup) << ','
         << number(s.geomean_measured_speedup) << ',' << number(s.max_predicted_speedup) << ','
         << number(s.max_measured_speedup) << ',' << number(s.mean_abs_error_percent) << ','
         << number(s.max_abs_error_percent) << '\n';
@@ -126,14 +128,14 @@ std::string study_summary_text(const std::vector<StudySummary>& summaries) {
   using Align = TextTable::Align;
   std::ostringstream out;
   for (double limit : limits) {
-    TextTable table({"policy", "kernels", "not run", "geomean pred", "geomean meas", "max pred",
+    TextTable table({"policy", "kernels", "excluded", "geomean pred", "geomean meas", "max pred",
                      "max meas", "mean |err|", "max |err|"},
                     {Align::left, Align::right, Align::right, Align::right, Align::right,
                      Align::right, Align::right, Align::right, Align::right});
     for (const StudySummary& s : summaries) {
       if (s.workspace_limit_bytes != limit) continue;
       table.add_row(
-          {to_string(s.policy), std::to_string(s.kernels), std::to_string(s.not_run),
+          {to_string(s.policy), std::to_string(s.kernels), std::to_string(s.excluded),
            fixed(s.geomean_predicted_speedup, 2) + "x", fixed(s.geomean_measured_speedup, 2) + "x",
            fixed(s.max_predicted_speedup, 2) + "x", fixed(s.max_measured_speedup, 2) + "x",
            fixed(s.mean_abs_error_percent, 1) + "%", fixed(s.max_abs_error_percent, 1) + "%"});

@@ -24,6 +24,9 @@ struct ProfilerOptions {
   double seconds_per_measurement = 0.2;
   // Algorithms whose workspace exceeds this are recorded as not run (ok = false).
   double max_workspace_bytes = 4.0 * 1024 * 1024 * 1024;
+  // Algorithms whose name starts with one of these are not measured and get no row (e.g. "ref:",
+  // oneDNN's reference implementations, 100x slower than the others and never a library's pick).
+  std::vector<std::string> skipped_algorithm_prefixes;
 };
 
 // Median of repeated runs of `work` after warm-up, timed the device's way.

@@ -35,7 +35,8 @@ struct StudyRow {
   MicroBatchPolicy policy = MicroBatchPolicy::undivided;
   std::string plan;  // describe(plan)
   double plan_workspace_bytes = 0;
-  bool limit_met = true;
+  bool limit_met = true;           // the plan's workspace is within the limit
+  bool baseline_limit_met = true;  // some undivided algorithm is within the limit
   double predicted_seconds = 0;
   double measured_seconds = 0;
   // The best undivided algorithm under the same limit, predicted and run.
@@ -44,6 +45,8 @@ struct StudyRow {
   std::string note;  // why a row has no figures, or a caveat; empty when all is well
 
   bool measured() const { return measured_seconds > 0 && baseline_measured_seconds > 0; }
+  // Plan and baseline both run and both within the limit: a speed-up the summaries count.
+  bool compared() const { return measured() && limit_met && baseline_limit_met; }
   double predicted_speedup() const { return baseline_predicted_seconds / predicted_seconds; }
   double measured_speedup() const { return baseline_measured_seconds / measured_seconds; }
   // How far the run's time is from the plan's prediction, in percent of the prediction.
@@ -62,9 +65,9 @@ std::size_t profile_missing_sizes(Device& device, KernelToProfile kernel,
                                   const std::vector<std::int64_t>& sizes,
                                   const ProfilerOptions& options, ProfileDatabase& database);
 
-// One row per (limit, policy) for one convolution kernel: plan_kernel on the database's rows,
-// then the plan and the undivided baseline run through the device's kernels (median of repeated
-// runs; equal plans are run once).
+// One row per (limit, policy) for one convolution kernel: plan_kernel on the database's rows
+// (less the algorithms options.measurement skips), then the plan and the undivided baseline run
+// through the device's kernels (median of repeated runs; equal plans are run once).
 std::vector<StudyRow> study_kernel(Device& device, const std::string& kernel_name,
                                    const KernelToProfile& kernel, const ProfileDatabase& database,
                                    const StudyOptions& options);

@@ -11,8 +11,8 @@ namespace tessera::kernels {
 struct StudySummary {
   double workspace_limit_bytes = 0;
   MicroBatchPolicy policy = MicroBatchPolicy::undivided;
-  std::size_t kernels = 0;  // rows with both times measured
-  std::size_t not_run = 0;  // rows without figures (their note says why)
+  std::size_t kernels = 0;   // rows compared (StudyRow::compared)
+  std::size_t excluded = 0;  // the others: not run, or plan or baseline over the limit (see note)
   double geomean_predicted_speedup = 0;
   double geomean_measured_speedup = 0;
   double max_predicted_speedup = 0;
