@@ -42,7 +42,9 @@ class LeakyRelu : public LayerExecutor {
 };
 
 // Masks are drawn per sample from (seed, layer, step, global sample index), so a sample gets the
-// same mask whichever replica runs it: data parallelism stays exact.
+// same mask whichever replica runs it: data parallelism stays exact. On a spatially split layer
+// each shard would draw its planes' mask from the start of that sequence, not the one-rank mask
+// (CosmoFlow's dropouts are all in the dense part, which runs whole).
 class Dropout : public LayerExecutor {
  public:
   Dropout(std::size_t layer_index, float drop, const LocalShapes& shapes, ExecutionContext& context)
