@@ -30,6 +30,7 @@ class CommunicatorHaloExchange final : public HaloExchange {
           std::to_string(plan.input().shard_count()) + " shards: expected one shard per rank");
     }
     finish();
+    next_staging_ = 0;
     buffer_ = buffers[0];
     placement_ = {batch_channels, plan.shard(shards_[0]).buffer};
     direction_ = direction;
@@ -48,17 +49,18 @@ class CommunicatorHaloExchange final : public HaloExchange {
       const int send_tag = face_tag(axis, fill ? opposite(side) : side);
       const int peer = static_cast<int>(*beside);
       if (!incoming.empty()) {
-        auto staging = allocate(batch_channels * incoming.volume());
-        auto request = group_.receive(staging->data(), staging->floats(), peer, receive_tag);
-        receives_.push_back({incoming, std::move(staging), std::move(request)});
+        const std::int64_t floats = batch_channels * incoming.volume();
+        float* staging = next_staging(floats);
+        auto request = group_.receive(staging, static_cast<std::size_t>(floats), peer, receive_tag);
+        receives_.push_back({incoming, staging, std::move(request)});
       }
       if (!outgoing.empty()) {
-        auto staging = allocate(batch_channels * outgoing.volume());
-        copy_box(device_, buffer_, placement_, staging->data(), {batch_channels, outgoing},
-                 outgoing);
+        const std::int64_t floats = batch_channels * outgoing.volume();
+        float* staging = next_staging(floats);
+        copy_box(device_, buffer_, placement_, staging, {batch_channels, outgoing}, outgoing);
         device_.synchronize();  // the packed face must be complete before MPI reads it
-        auto request = group_.send(staging->data(), staging->floats(), peer, send_tag);
-        sends_.push_back({outgoing, std::move(staging), std::move(request)});
+        auto request = group_.send(staging, static_cast<std::size_t>(floats), peer, send_tag);
+        sends_.push_back({outgoing, staging, std::move(request)});
       }
     }
   }
@@ -68,10 +70,9 @@ class CommunicatorHaloExchange final : public HaloExchange {
       message.request->wait();
       const TensorPlacement packed{placement_.batch_channels, message.region};
       if (direction_ == HaloDirection::fill) {
-        copy_box(device_, message.staging->data(), packed, buffer_, placement_, message.region);
+        copy_box(device_, message.staging, packed, buffer_, placement_, message.region);
       } else {
-        accumulate_box(device_, message.staging->data(), packed, buffer_, placement_,
-                       message.region);
+        accumulate_box(device_, message.staging, packed, buffer_, placement_, message.region);
       }
     }
     for (auto& message : sends_) message.request->wait();
@@ -88,12 +89,21 @@ class CommunicatorHaloExchange final : public HaloExchange {
  private:
   struct Message {
     SpatialBox region;
-    std::unique_ptr<DeviceMemory> staging;
+    float* staging;  // in staging_
     std::unique_ptr<CommRequest> request;
   };
 
-  std::unique_ptr<DeviceMemory> allocate(std::int64_t floats) {
-    return device_.allocate(static_cast<std::size_t>(floats) * sizeof(float));
+  // Contiguous faces for the messages of one axis (at most 4), kept across exchanges so that a
+  // training step does not allocate device memory per halo.
+  float* next_staging(std::int64_t floats) {
+    const auto bytes = static_cast<std::size_t>(floats) * sizeof(float);
+    if (next_staging_ == staging_.size()) staging_.emplace_back();
+    auto& block = staging_[next_staging_++];
+    if (!block || block->bytes() < bytes) {
+      block.reset();
+      block = device_.allocate(bytes);
+    }
+    return block->data();
   }
 
   Device& device_;
@@ -104,6 +114,8 @@ class CommunicatorHaloExchange final : public HaloExchange {
   HaloDirection direction_ = HaloDirection::fill;
   std::vector<Message> receives_;
   std::vector<Message> sends_;
+  std::vector<std::unique_ptr<DeviceMemory>> staging_;
+  std::size_t next_staging_ = 0;
 };
 
 }  // namespace
