@@ -121,6 +121,8 @@ TEST(MicrobatchStudySummary, GeometricMeanMaximumAndErrorPerLimitAndPolicy) {
   EXPECT_DOUBLE_EQ(eight.max_measured_speedup, 2.0);
   EXPECT_DOUBLE_EQ(eight.mean_abs_error_percent, 50.0);
   EXPECT_DOUBLE_EQ(eight.max_abs_error_percent, 100.0);
+  EXPECT_DOUBLE_EQ(eight.total_predicted_speedup, 5.0 / 2.0);
+  EXPECT_DOUBLE_EQ(eight.total_measured_speedup, 5.0 / 3.0);
   EXPECT_DOUBLE_EQ(summaries[1].geomean_measured_speedup, 1.5);
 
   const std::string csv = study_rows_csv(rows);

@@ -35,12 +35,17 @@ StudySummary summarise_group(const std::vector<const StudyRow*>& group) {
   StudySummary summary{.workspace_limit_bytes = group.front()->workspace_limit_bytes,
                        .policy = group.front()->policy};
   double log_predicted = 0, log_measured = 0, abs_error = 0;
+  double predicted = 0, measured = 0, baseline_predicted = 0, baseline_measured = 0;
   for (const StudyRow* row : group) {
     if (!row->compared()) {
       ++summary.excluded;
       continue;
     }
     ++summary.kernels;
+    predicted += row->predicted_seconds;
+    measured += row->measured_seconds;
+    baseline_predicted += row->baseline_predicted_seconds;
+    baseline_measured += row->baseline_measured_seconds;
     log_predicted += std::log(row->predicted_speedup());
     log_measured += std::log(row->measured_speedup());
     summary.max_predicted_speedup =
@@ -55,6 +60,8 @@ StudySummary summarise_group(const std::vector<const StudyRow*>& group) {
     summary.geomean_predicted_speedup = std::exp(log_predicted / count);
     summary.geomean_measured_speedup = std::exp(log_measured / count);
     summary.mean_abs_error_percent = abs_error / count;
+    summary.total_predicted_speedup = baseline_predicted / predicted;
+    summary.total_measured_speedup = baseline_measured / measured;
   }
   return summary;
 }
@@ -107,12 +114,14 @@ std::string study_summary_csv(const std::vector<StudySummary>& summaries) {
   std::ostringstream out;
   out << "workspace_limit_bytes,policy,kernels,excluded,geomean_predicted_speedup,"
          "geomean_measured_speedup,max_predicted_speedup,max_measured_speedup,"
-         "mean_abs_error_percent,max_abs_error_percent\n";
+         "total_predicted_speedup,total_measured_speedup,mean_abs_error_percent,max_abs_error_"
+         "percent\n";
   for (const StudySummary& s : summaries) {
     out << number(s.workspace_limit_bytes) << ',' << to_string(s.policy) << ',' << s.kernels << ','
         << s.excluded << ',' << number(s.geomean_predicted_speedup) << ','
         << number(s.geomean_measured_speedup) << ',' << number(s.max_predicted_speedup) << ','
-        << number(s.max_measured_speedup) << ',' << number(s.mean_abs_error_percent) << ','
+        << number(s.max_measured_speedup) << ',' << number(s.total_predicted_speedup) << ','
+        << number(s.total_measured_speedup) << ',' << number(s.mean_abs_error_percent) << ','
         << number(s.max_abs_error_percent) << '\n';
   }
   return out.str();
@@ -128,16 +137,18 @@ std::string study_summary_text(const std::vector<StudySummary>& summaries) {
   using Align = TextTable::Align;
   std::ostringstream out;
   for (double limit : limits) {
-    TextTable table({"policy", "kernels", "excluded", "geomean pred", "geomean meas", "max pred",
-                     "max meas", "mean |err|", "max |err|"},
-                    {Align::left, Align::right, Align::right, Align::right, Align::right,
-                     Align::right, Align::right, Align::right, Align::right});
+    TextTable table(
+        {"policy", "kernels", "excluded", "geomean pred", "geomean meas", "max pred", "max meas",
+         "total pred", "total meas", "mean |err|", "max |err|"},
+        {Align::left, Align::right, Align::right, Align::right, Align::right, Align::right,
+         Align::right, Align::right, Align::right, Align::right, Align::right});
     for (const StudySummary& s : summaries) {
       if (s.workspace_limit_bytes != limit) continue;
       table.add_row(
           {to_string(s.policy), std::to_string(s.kernels), std::to_string(s.excluded),
            fixed(s.geomean_predicted_speedup, 2) + "x", fixed(s.geomean_measured_speedup, 2) + "x",
            fixed(s.max_predicted_speedup, 2) + "x", fixed(s.max_measured_speedup, 2) + "x",
+           fixed(s.total_predicted_speedup, 2) + "x", fixed(s.total_measured_speedup, 2) + "x",
            fixed(s.mean_abs_error_percent, 1) + "%", fixed(s.max_abs_error_percent, 1) + "%"});
     }
     out << "workspace limit " << format_bytes(limit) << ":\n" << table.render() << "\n";

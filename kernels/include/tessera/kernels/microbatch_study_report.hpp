@@ -17,6 +17,10 @@ struct StudySummary {
   double geomean_measured_speedup = 0;
   double max_predicted_speedup = 0;
   double max_measured_speedup = 0;
+  // Summed times, baseline over plan: for a network whose kernels are all listed once (AlexNet),
+  // the convolutions' share of a training step.
+  double total_predicted_speedup = 0;
+  double total_measured_speedup = 0;
   double mean_abs_error_percent = 0;  // |measured - predicted| / predicted of the plan's time
   double max_abs_error_percent = 0;
 };
