@@ -1,6 +1,7 @@
 #include "tessera/kernels/machine_description.hpp"
 
 #include <cstdio>
+#include <optional>
 #include <sstream>
 
 #include "tessera/kernels/device.hpp"
@@ -14,6 +15,12 @@ namespace {
 std::string si(double value, const char* unit) {
   char text[64];
   std::snprintf(text, sizeof text, "%.6f G%s", value / 1e9, unit);
+  return text;
+}
+
+std::string microseconds(double seconds) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.6f us", seconds * 1e6);
   return text;
 }
 
@@ -73,7 +80,46 @@ MachineFigures measure_machine(Device& device, const ProfileDatabase& copies) {
   return figures;
 }
 
+std::optional<RankLink> fit_rank_link(const ProfileDatabase& database,
+                                      const std::string& device_name, int ranks,
+                                      const std::vector<double>& sizes_bytes) {
+  // Least squares on relative residuals: (latency + bytes * seconds_per_byte) / time - 1.
+  double pp = 0, pq = 0, qq = 0, p1 = 0, q1 = 0;
+  int rows_used = 0;
+  for (double bytes : sizes_bytes) {
+    const auto rows = database.entries_for(device_name, "sendrecv", Direction::forward,
+                                           transfer_shape(bytes, ranks), DType::float32);
+    if (rows.empty() || !(rows.front().time_seconds > 0)) continue;
+    const double p = 1 / rows.front().time_seconds;
+    const double q = bytes * p;
+    pp += p * p;
+    pq += p * q;
+    qq += q * q;
+    p1 += p;
+    q1 += q;
+    ++rows_used;
+  }
+  const double determinant = pp * qq - pq * pq;
+  if (rows_used < 2 || !(determinant > 0)) return std::nullopt;
+  double latency = (p1 * qq - q1 * pq) / determinant;
+  double seconds_per_byte = (pp * q1 - pq * p1) / determinant;
+  if (latency < 0 || !(seconds_per_byte > 0)) {
+    // A negative intercept is noise around a latency too small to see: fit bandwidth alone.
+    latency = 0;
+    seconds_per_byte = q1 / qq;
+  }
+  return RankLink{.bandwidth_bytes_per_second = 1 / seconds_per_byte, .latency_seconds = latency};
+}
+
 std::string cluster_yaml(const MachineFigures& figures, const std::string& measured_utc) {
+  // MPI ranks on one machine talk through shared memory: the sender copies into a shared segment
+  // and the receiver out of it, each at its own core's pace, so every rank has its own link into
+  // the exchange, i -> j loads rank i's and rank j's links, and disjoint pairs do not share. That
+  // is the nvswitch model (a link per GPU to a switch). The pcie model routes the same way but
+  // makes the GPU links the host links, which also carry host-to-device copies and here were
+  // measured separately (a memcpy), so it would force two measured figures to be one.
+  const bool rank_links = figures.ranks > 1 && figures.devices_per_node > 1 &&
+                          figures.rank_link_bandwidth_bytes_per_second > 0;
   std::ostringstream yaml;
   yaml << "# This machine, measured by `tessera profile` on " << measured_utc << ".\n"
        << "# Bandwidths are per direction; latencies per link crossed.\n"
@@ -81,8 +127,19 @@ std::string cluster_yaml(const MachineFigures& figures, const std::string& measu
        << "description: " << quoted(figures.device_name + " (" + figures.library + ")") << "\n"
        << "sources:\n"
        << "  - \"measured: device memory, on-device copy bandwidth, FC-layer GEMM FLOP/s, "
-          "pinned host-to-device copy bandwidth\"\n"
-       << "  - \"assumption: one node; 10 Gb/s NIC and network, unused by single-node runs\"\n"
+          "pinned host-to-device copy bandwidth\"\n";
+  if (rank_links) {
+    yaml << "  - \"measured: " << figures.ranks
+         << " ranks on one machine, GPU-GPU links from MPI send/receive between them (bandwidth "
+            "and latency fitted over message sizes; a route crosses two links, each half the "
+            "latency)\"\n";
+  }
+  if (figures.cpu_cores > 0) {
+    yaml << "  - \"measured: " << figures.ranks << " rank(s) sharing " << figures.cpu_cores
+         << " CPU core(s), " << figures.threads_per_rank
+         << " compute thread(s) each; every figure above was measured under that sharing\"\n";
+  }
+  yaml << "  - \"assumption: one node; 10 Gb/s NIC and network, unused by single-node runs\"\n"
        << "  - \"assumption: local disk as one file server of 1 GB/s\"\n"
        << "nodes: 1\n"
        << "gpus_per_node: " << figures.devices_per_node << "\n"
@@ -94,8 +151,13 @@ std::string cluster_yaml(const MachineFigures& figures, const std::string& measu
        << "  compute_efficiency: 1\n"
        << "  memory_efficiency: 1\n"
        << "node:\n"
-       << "  gpu_interconnect: pcie\n"
-       << "  pcie_bandwidth: " << si(figures.host_link_bandwidth_bytes_per_second, "B/s") << "\n"
+       << "  gpu_interconnect: " << (rank_links ? "nvswitch" : "pcie") << "\n";
+  if (rank_links) {
+    yaml << "  gpu_link_bandwidth: " << si(figures.rank_link_bandwidth_bytes_per_second, "B/s")
+         << "\n"
+         << "  gpu_link_latency: " << microseconds(figures.rank_link_latency_seconds / 2) << "\n";
+  }
+  yaml << "  pcie_bandwidth: " << si(figures.host_link_bandwidth_bytes_per_second, "B/s") << "\n"
        << "  pcie_latency: 1 us\n"
        << "  host_memory: " << si(figures.memory_bytes, "B") << "\n"
        << "  nics: 1\n"

@@ -1,0 +1,297 @@
+// tessera validate-sim: the scenario's locally runnable points trained for real and simulated on
+// a platform measured on this machine, side by side, with the error of each prediction and the
+// MAPE.
+//
+// Per rank count R among the points (ascending), in DIR/ranks-R/:
+//   1. `tessera profile` under `mpirun -np R` (one rank: no mpirun) measures the points' kernels,
+//      resumably, into profiles.csv, and with R > 1 the MPI send/receive and all-reduce between
+//      the ranks. Every rank measures the kernels at the same time, so each kernel is timed while
+//      R ranks share the cores, as in training. this_machine.yaml is written beside it.
+//   2. `tessera run --backend real` under the same mpirun, with those profiles (so both sides run
+//      the same micro-batching plan), trains the points that have exactly R ranks. A point with
+//      fewer ranks than the launch would leave idle ranks polling MPI on cores the measured ranks
+//      need, so each rank count gets its own launch.
+//   3. cluster.yaml: this_machine.yaml's measured device with R of them in one node, joined by
+//      the send/receive link fitted from step 1 (kernels/machine_description.hpp).
+//   4. The same points simulated in this process with profiles.csv and cluster.yaml.
+// On CPU ranks every child gets OMP_NUM_THREADS = max(1, cores / R): oneDNN's OpenMP teams of
+// several ranks on shared cores wait on each other's barriers; one team per rank, each sized to
+// its share of the cores, is what the ranks really get and what the profiles then measured.
+// Children's output goes to log files beside their results; a child that fails leaves its points
+// failed with the log's path, and the comparison still completes.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "command_guard.hpp"
+#include "commands.hpp"
+#include "tessera/core/atomic_file.hpp"
+#include "tessera/core/cluster_spec.hpp"
+#include "tessera/core/input_error.hpp"
+#include "tessera/core/profile_database.hpp"
+#include "tessera/core/result_schema.hpp"
+#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/sim_real_comparison.hpp"
+#include "tessera/kernels/device_inventory.hpp"
+#include "tessera/kernels/machine_description.hpp"
+#include "tessera/simulator/simulate_point.hpp"
+
+extern char** environ;
+
+namespace tessera::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ValidateSimSettings {
+  std::string file;
+  std::string output;
+  std::string mpirun = "mpirun";
+  std::int64_t max_ranks = 0;  // 0: twice the cores (CPU) or the GPU count
+  double seconds_per_measurement = 0.05;
+};
+
+// The sizes `tessera profile` measures send/receive at (app/profile_command.cpp).
+const std::vector<double> kTransferSizesBytes{4e3, 64e3, 1e6, 16e6, 256e6};
+
+struct Machine {
+  int cuda_devices = 0;
+  int cpu_cores = 1;
+};
+
+Machine this_machine() {
+  Machine machine;
+  for (const auto& device : kernels::discover_devices().devices) {
+    if (device.kind == "cuda") ++machine.cuda_devices;
+  }
+  machine.cpu_cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  return machine;
+}
+
+// Runs `arguments` with its output appended to `log`; returns its exit status (127: not started).
+int run_child(const std::vector<std::string>& arguments, const fs::path& log) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                   O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  std::vector<char*> argv;
+  for (const auto& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
+  argv.push_back(nullptr);
+  pid_t child = 0;
+  const int spawned = posix_spawnp(&child, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) return 127;
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0) {
+    if (errno != EINTR) return 127;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// `tessera ARGS...` with R ranks: under mpirun when R > 1, passing OMP_NUM_THREADS on.
+std::vector<std::string> tessera_command(const ValidateSimSettings& settings, std::int64_t ranks,
+                                         std::vector<std::string> arguments) {
+  std::vector<std::string> command;
+  if (ranks > 1) {
+    command = {settings.mpirun,   "-np", std::to_string(ranks),
+               "--oversubscribe", "-x",  "OMP_NUM_THREADS"};
+  }
+  command.push_back(fs::read_symlink("/proc/self/exe").string());
+  command.insert(command.end(), arguments.begin(), arguments.end());
+  return command;
+}
+
+std::string join(const std::vector<std::string>& words, const std::string& separator) {
+  std::string text;
+  for (const auto& word : words) text += (text.empty() ? "" : separator) + word;
+  return text;
+}
+
+PointResult unmeasured(const SweepPoint& point, PointStatus status, const std::string& note) {
+  PointResult result;
+  result.point = static_cast<std::int64_t>(point.index);
+  result.gpus = point.config.gpus();
+  result.status = status;
+  result.note = note;
+  return result;
+}
+
+// this_machine.yaml's device in one node joined by the rank link measured among `ranks` ranks.
+// The node holds `devices_per_node` (the sweep's largest point) so that the scenario still loads;
+// a point of `ranks` devices plays on its own devices and links only.
+void write_rank_cluster(const fs::path& directory, const ProfileDatabase& profiles, int ranks,
+                        std::int64_t devices_per_node, const Machine& machine,
+                        int threads_per_rank) {
+  const auto single = load_cluster_file((directory / "this_machine.yaml").string());
+  kernels::MachineFigures figures;
+  figures.device_name = single.gpu.model;
+  figures.library = single.description;
+  figures.memory_bytes = single.gpu.memory_bytes;
+  figures.memory_bandwidth_bytes_per_second = single.gpu.memory_bandwidth_bytes_per_second;
+  figures.fp32_flops_per_second = single.gpu.fp32_flops_per_second;
+  figures.host_link_bandwidth_bytes_per_second = single.node.pcie_bandwidth_bytes_per_second;
+  figures.ranks = ranks;
+  figures.devices_per_node = static_cast<int>(std::max<std::int64_t>(ranks, devices_per_node));
+  if (machine.cuda_devices == 0) {
+    figures.cpu_cores = machine.cpu_cores;
+    figures.threads_per_rank = threads_per_rank;
+  }
+  if (const auto link =
+          kernels::fit_rank_link(profiles, figures.device_name, ranks, kTransferSizesBytes)) {
+    figures.rank_link_bandwidth_bytes_per_second = link->bandwidth_bytes_per_second;
+    figures.rank_link_latency_seconds = link->latency_seconds;
+  }
+  write_file_atomically((directory / "cluster.yaml").string(),
+                        kernels::cluster_yaml(figures, "this validate-sim run"));
+}
+
+int validate_sim(const ValidateSimSettings& settings) {
+  const auto loaded = load_scenario(settings.file);
+  const Machine machine = this_machine();
+  const std::int64_t max_ranks =
+      settings.max_ranks > 0
+          ? settings.max_ranks
+          : (machine.cuda_devices > 0 ? machine.cuda_devices : 2 * machine.cpu_cores);
+  const fs::path output = settings.output.empty()
+                              ? fs::path("results") / loaded.scenario.name / "validate-sim"
+                              : fs::path(settings.output);
+
+  std::map<std::int64_t, PointResult> measured;                     // by point index
+  std::map<std::int64_t, std::vector<const SweepPoint*>> runnable;  // by rank count
+  for (const auto& point : loaded.points) {
+    const auto ranks = point.config.gpus();
+    const auto index = static_cast<std::int64_t>(point.index);
+    if (point.config.model_degree > 1) {
+      measured[index] = unmeasured(point, PointStatus::skipped,
+                                   "model-parallel stages are not supported by the real backend");
+    } else if (ranks > max_ranks) {
+      measured[index] = unmeasured(
+          point, PointStatus::skipped,
+          "needs " + std::to_string(ranks) + " ranks; at most " + std::to_string(max_ranks) +
+              " run here (" + (machine.cuda_devices > 0 ? "one per GPU" : "twice the CPU cores") +
+              ", --max-ranks)");
+    } else {
+      runnable[ranks].push_back(&point);
+    }
+  }
+
+  std::int64_t largest_point = 1;
+  for (const auto& point : loaded.points) {
+    largest_point = std::max(largest_point, point.config.gpus());
+  }
+  std::vector<PointResult> simulated;
+  for (const auto& [ranks, points] : runnable) {
+    const fs::path directory = output / ("ranks-" + std::to_string(ranks));
+    fs::create_directories(directory);
+    const int threads = std::max<int>(1, machine.cpu_cores / static_cast<int>(ranks));
+    if (machine.cuda_devices == 0) ::setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
+    std::vector<std::string> indices;
+    for (const auto* point : points) indices.push_back(std::to_string(point->index));
+    const auto fail_points = [&](const std::string& note) {
+      for (const auto* point : points) {
+        measured[static_cast<std::int64_t>(point->index)] =
+            unmeasured(*point, PointStatus::failed, note);
+      }
+    };
+    const fs::path profiles_csv = directory / "profiles.csv";
+    const fs::path profile_log = directory / "profile.log";
+    std::cerr << ranks << " rank(s), point(s) " << join(indices, ", ") << ": profiling ("
+              << profile_log.string() << ")\n";
+    const int profiled =
+        run_child(tessera_command(settings, ranks,
+                                  {"profile", settings.file, "--points", join(indices, ","),
+                                   "--output", profiles_csv.string(), "--seconds-per-measurement",
+                                   std::to_string(settings.seconds_per_measurement)}),
+                  profile_log);
+    if (profiled != 0) {
+      fail_points("profiling failed (exit " + std::to_string(profiled) + "), see " +
+                  profile_log.string());
+      continue;
+    }
+    const fs::path real_log = directory / "real.log";
+    std::cerr << ranks << " rank(s): training for real (" << real_log.string() << ")\n";
+    const int trained = run_child(tessera_command(settings, ranks,
+                                                  {"run", settings.file, "--backend", "real",
+                                                   "--output", (directory / "real").string(),
+                                                   "--profiles", profiles_csv.string(), "--fresh"}),
+                                  real_log);
+    const fs::path real_csv = directory / "real" / "real.csv";
+    if (trained != 0 || !fs::exists(real_csv)) {
+      fail_points("real run failed (exit " + std::to_string(trained) + "), see " +
+                  real_log.string());
+      continue;
+    }
+    std::ifstream real_file(real_csv);
+    const std::string real_text((std::istreambuf_iterator<char>(real_file)),
+                                std::istreambuf_iterator<char>());
+    for (const auto& result : results_from_csv(real_text, real_csv.string())) {
+      if (result.gpus == ranks) measured[result.point] = result;
+    }
+
+    ProfileDatabase profiles;
+    profiles.load_csv(profiles_csv.string());
+    write_rank_cluster(directory, profiles, static_cast<int>(ranks), largest_point, machine,
+                       threads);
+    const auto on_this_machine =
+        load_scenario(settings.file, {.cluster_file = (directory / "cluster.yaml").string()});
+    sim::SimulationOptions options;
+    options.profiles = &profiles;
+    std::cerr << ranks << " rank(s): simulating on " << (directory / "cluster.yaml").string()
+              << "\n";
+    for (const auto* point : points) {
+      simulated.push_back(sim::simulate_point_isolated(
+                              on_this_machine, on_this_machine.points[point->index], options)
+                              .result);
+    }
+    write_results_csv((directory / "sim.csv").string(), simulated);
+  }
+
+  std::vector<PointResult> measured_in_order;
+  for (const auto& [index, result] : measured) measured_in_order.push_back(result);
+  const auto comparison = compare_sim_real(measured_in_order, simulated);
+  const fs::path csv = output / "comparison.csv";
+  write_file_atomically(csv.string(), comparison_to_csv(comparison));
+  std::cout << loaded.scenario.name << ": measured on this machine against simulated on its "
+            << "measured description\n\n"
+            << comparison_report(comparison) << "\ncomparison: " << csv.string() << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_validate_sim_command(CLI::App& cli, Action& action) {
+  auto* command = cli.add_subcommand(
+      "validate-sim",
+      "Train a scenario's locally runnable points for real, simulate them on this machine's "
+      "measured description, and compare (error per point, MAPE)");
+  auto settings = std::make_shared<ValidateSimSettings>();
+  command->add_option("file", settings->file, "Scenario file (YAML)")->required();
+  command->add_option("--output", settings->output,
+                      "Directory for profiles, runs and comparison.csv (default: "
+                      "results/<scenario>/validate-sim)");
+  command->add_option("--mpirun", settings->mpirun, "MPI launcher for points of several ranks");
+  command
+      ->add_option("--max-ranks", settings->max_ranks,
+                   "Run points of at most this many ranks (default: the GPUs, or twice the CPU "
+                   "cores)")
+      ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--seconds-per-measurement", settings->seconds_per_measurement,
+                   "Profiling: repeat each kernel until this much time is spent")
+      ->check(CLI::PositiveNumber);
+  command->callback([&action, settings] {
+    action = [settings] { return run_guarded([&] { return validate_sim(*settings); }); };
+  });
+}
+
+}  // namespace tessera::app
