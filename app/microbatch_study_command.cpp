@@ -40,6 +40,7 @@ struct StudySettings {
   std::string device = "cpu";
   std::string output;
   bool fresh = false;
+  bool in_context = false;
 };
 
 struct StudyKernel {
@@ -199,7 +200,8 @@ int study(const StudySettings& settings) {
   const std::filesystem::path output(settings.output.empty() ? default_output(settings)
                                                              : settings.output);
   std::filesystem::create_directories(output);
-  const std::string profile_path = (output / "profile.csv").string();
+  const std::string profile_path =
+      (output / (settings.in_context ? "profile_in_context.csv" : "profile.csv")).string();
   ProfileDatabase database;
   if (!settings.fresh && std::filesystem::exists(profile_path)) database.load_csv(profile_path);
   const ProfileMetadata metadata{device->info().name, device->info().library, utc_now()};
@@ -211,7 +213,10 @@ int study(const StudySettings& settings) {
               << to_string(kernel.direction) << " (batch " << kernel.batch << ")" << std::flush;
     const auto sizes = kernels::study_micro_batch_sizes(options, kernel.batch);
     const std::size_t profiled =
-        kernels::profile_missing_sizes(*device, kernel, sizes, options.measurement, database);
+        settings.in_context
+            ? kernels::profile_missing_sizes_in_context(*device, kernel, sizes, options.measurement,
+                                                        database)
+            : kernels::profile_missing_sizes(*device, kernel, sizes, options.measurement, database);
     if (profiled > 0) write_file_atomically(profile_path, database.to_csv(metadata));
     const auto kernel_rows = kernels::study_kernel(*device, name, kernel, database, options);
     rows.insert(rows.end(), kernel_rows.begin(), kernel_rows.end());
@@ -280,6 +285,9 @@ void add_microbatch_study_command(CLI::App& cli, Action& action) {
                       "Directory for profile.csv, rows.csv, summary.csv (default: "
                       "results/microbatch-study/<target>)");
   command->add_flag("--fresh", settings->fresh, "Profile everything again");
+  command->add_flag("--in-context", settings->in_context,
+                    "Time each micro-batch size as a plan runs it (B/b micro-batches over the "
+                    "whole batch) instead of alone; kept in profile_in_context.csv");
   command->callback([&action, settings] {
     action = [settings] { return run_guarded([&] { return study(*settings); }); };
   });

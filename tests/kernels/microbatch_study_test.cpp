@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <string>
 
 #include "tessera/core/profile_plan.hpp"
@@ -69,6 +70,30 @@ TEST(MicrobatchStudy, PlansAndRunsEveryPolicyOfEveryDirection) {
     EXPECT_EQ(rows[0].predicted_speedup(), 1.0);
     EXPECT_EQ(rows[0].measured_speedup(), 1.0);
   }
+}
+
+TEST(MicrobatchStudy, InContextProfileTimesEverySizeOverTheWholeBatch) {
+  auto device = open_device("cpu");
+  const StudyOptions options = quick_options();
+  const KernelToProfile kernel = small_convolution(Direction::backward_filter);
+  ProfileDatabase database;
+  const std::vector<std::int64_t> sizes{1, 3, 4};
+  EXPECT_EQ(profile_missing_sizes_in_context(*device, kernel, sizes, options.measurement, database),
+            3u);
+  EXPECT_EQ(profile_missing_sizes_in_context(*device, kernel, sizes, options.measurement, database),
+            0u);
+  std::set<std::int64_t> seen;
+  for (const ProfileEntry& row : database.entries_for(
+           device->info().name, kernel.op, kernel.direction, kernel.shape, kernel.dtype)) {
+    seen.insert(row.micro_batch);
+    EXPECT_FALSE(row.algorithm.starts_with("ref:"));
+    if (row.ok) {
+      EXPECT_GT(row.time_seconds, 0) << row.algorithm << " at " << row.micro_batch;
+    }
+  }
+  EXPECT_EQ(seen, (std::set<std::int64_t>{1, 3, 4}));
+  const auto rows = study_kernel(*device, "branch_a", kernel, database, options);
+  EXPECT_TRUE(rows.back().measured()) << rows.back().note;
 }
 
 TEST(MicrobatchStudy, PolicyAllAboveItsCapIsReportedNotRun) {

@@ -119,6 +119,56 @@ std::size_t profile_missing_sizes(Device& device, KernelToProfile kernel,
   return kernel.micro_batches.size();
 }
 
+std::size_t profile_missing_sizes_in_context(Device& device, const KernelToProfile& kernel,
+                                             const std::vector<std::int64_t>& sizes,
+                                             const ProfilerOptions& options,
+                                             ProfileDatabase& database) {
+  std::set<std::int64_t> present;
+  for (const ProfileEntry& row : database.entries_for(
+           device.info().name, kernel.op, kernel.direction, kernel.shape, kernel.dtype)) {
+    present.insert(row.micro_batch);
+  }
+  StudyOperands operands(device, kernel);
+  const auto geometry = convolution_geometry(kernel.layer, kernel.inputs.front(), kernel.output);
+  const auto& skipped = options.skipped_algorithm_prefixes;
+  std::size_t measured = 0;
+  for (std::int64_t size : sizes) {
+    if (present.contains(size)) continue;
+    ++measured;
+    const std::int64_t repeats = std::max<std::int64_t>(1, kernel.batch / size);
+    for (const ConvolutionAlgorithm& algorithm :
+         device.convolutions().algorithms(geometry, size, kernel.direction)) {
+      if (std::any_of(skipped.begin(), skipped.end(), [&](const std::string& prefix) {
+            return algorithm.name.starts_with(prefix);
+          })) {
+        continue;
+      }
+      ProfileEntry row{.device = device.info().name,
+                       .op = kernel.op,
+                       .direction = kernel.direction,
+                       .shape = kernel.shape,
+                       .dtype = kernel.dtype,
+                       .micro_batch = size,
+                       .algorithm = algorithm.name,
+                       .workspace_bytes = algorithm.workspace_bytes,
+                       .ok = algorithm.workspace_bytes <= options.max_workspace_bytes};
+      MicroBatchPlan plan;
+      plan.micro_batches.assign(static_cast<std::size_t>(repeats),
+                                MicroBatch{.samples = size, .algorithm = algorithm.name});
+      if (row.ok) {
+        try {
+          row.time_seconds =
+              operands.measure(kernel.direction, plan, options) / static_cast<double>(repeats);
+        } catch (const std::exception&) {
+          row.ok = false;  // out of memory or a refused shape: not run, as the profiler records it
+        }
+      }
+      database.add(row);
+    }
+  }
+  return measured;
+}
+
 std::vector<StudyRow> study_kernel(Device& device, const std::string& kernel_name,
                                    const KernelToProfile& kernel, const ProfileDatabase& database,
                                    const StudyOptions& options) {

@@ -65,6 +65,16 @@ std::size_t profile_missing_sizes(Device& device, KernelToProfile kernel,
                                   const std::vector<std::int64_t>& sizes,
                                   const ProfilerOptions& options, ProfileDatabase& database);
 
+// As profile_missing_sizes, but each size b is timed in context: B / b micro-batches of b run one
+// after another over the whole batch's operands, as a plan runs them, and the time divided by
+// B / b. Isolated profiling repeats one micro-batch on the same small operands, which stay in the
+// CPU's caches; a plan streams through the batch, so on a CPU the isolated figure flatters small
+// micro-batches.
+std::size_t profile_missing_sizes_in_context(Device& device, const KernelToProfile& kernel,
+                                             const std::vector<std::int64_t>& sizes,
+                                             const ProfilerOptions& options,
+                                             ProfileDatabase& database);
+
 // One row per (limit, policy) for one convolution kernel: plan_kernel on the database's rows
 // (less the algorithms options.measurement skips), then the plan and the undivided baseline run
 // through the device's kernels (median of repeated runs; equal plans are run once).
