@@ -37,6 +37,7 @@
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/cluster_spec.hpp"
 #include "tessera/core/input_error.hpp"
+#include "tessera/core/parallel_strategy.hpp"
 #include "tessera/core/profile_database.hpp"
 #include "tessera/core/result_schema.hpp"
 #include "tessera/core/scenario_loader.hpp"
@@ -56,8 +57,8 @@ struct ValidateSimSettings {
   std::string file;
   std::string output;
   std::string mpirun = "mpirun";
-  std::int64_t max_ranks = 0;  // 0: twice the cores (CPU) or the GPU count
-  double seconds_per_measurement = 0.05;
+  std::int64_t max_ranks = 0;            // 0: twice the cores (CPU) or the GPU count
+  double seconds_per_measurement = 0.2;  // as `tessera profile`
 };
 
 // The sizes `tessera profile` measures send/receive at (app/profile_command.cpp).
@@ -121,6 +122,7 @@ PointResult unmeasured(const SweepPoint& point, PointStatus status, const std::s
   PointResult result;
   result.point = static_cast<std::int64_t>(point.index);
   result.gpus = point.config.gpus();
+  result.spatial_grid = grid_to_string(point.config.spatial_grid);
   result.status = status;
   result.note = note;
   return result;

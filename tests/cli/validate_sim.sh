@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# `tessera validate-sim` on a tiny case: CosmoFlow-16 split 1 and 2 ways along depth, one measured
+# step, kernels timed briefly. It must complete (exit 0), compare both points, list the 4-rank
+# point as skipped with the reason (--max-ranks 2), write comparison.csv with the MAPE row, and
+# describe the 2-rank machine with the measured send/receive link. The MAPE itself is a finding,
+# not a pass/fail: nothing here asserts a timing. Bad input exits 2.
+# Usage: validate_sim.sh TESSERA MPIEXEC
+set -u
+tessera=$1
+mpiexec=$2
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+
+cat >"$scratch/tiny.yaml" <<'YAML'
+name: validate-sim-tiny
+model: {zoo: cosmoflow, options: {width: 16}, mini_batch: 2, optimizer: sgd}
+parallelism: {data: 1, spatial: {grid: [1, 1, 1], until: pool2}}
+io: {format: synthetic}
+platform: {preset: lassen}
+sweep: {scaling: strong, grow: spatial_d, gpus: [1, 2, 4]}
+real: {warmup_steps: 1, measured_steps: 1}
+YAML
+
+output=$("$tessera" validate-sim "$scratch/tiny.yaml" --output "$scratch/out" --max-ranks 2 \
+  --mpirun "$mpiexec" --seconds-per-measurement 0.01 2>&1)
+code=$?
+[ "$code" -eq 0 ] || fail "exit $code: $output"
+csv="$scratch/out/comparison.csv"
+[ -f "$csv" ] || fail "no comparison.csv: $output"
+for point in 0 1; do
+  grep -Eq "^$point,$((point + 1)),$((point + 1))x1x1,yes,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+," "$csv" ||
+    fail "point $point not compared: $(grep "^$point," "$csv")"
+done
+grep -q '^2,4,4x1x1,no,.*needs 4 ranks; at most 2 run here' "$csv" ||
+  fail "point 2 not skipped with the reason: $(grep '^2,' "$csv")"
+grep -Eq '^MAPE,,,,,,[0-9.e+-]+,' "$csv" || fail "no MAPE row: $(tail -1 "$csv")"
+grep -q "MAPE .*% over 2 point(s)" <<<"$output" || fail "no MAPE printed: $output"
+cluster="$scratch/out/ranks-2/cluster.yaml"
+grep -q "gpu_interconnect: nvswitch" "$cluster" && grep -q "gpu_link_bandwidth:" "$cluster" ||
+  fail "2-rank cluster lacks the measured rank link: $(cat "$cluster")"
+grep -q "2 rank(s) sharing" "$cluster" || fail "2-rank cluster does not say how cores are shared"
+
+"$tessera" validate-sim "$scratch/missing.yaml" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "a missing scenario does not exit 2"
+
+[ "$failures" -eq 0 ] && echo "validate-sim: all checks passed"
+exit "$failures"
