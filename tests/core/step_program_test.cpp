@@ -81,8 +81,28 @@ TEST(StepProgram, DepthSplitCosmoflowExchangesHalosOfOnePlane) {
     });
     EXPECT_EQ(waits, 1) << start->label;
   }
-  // Backward-data exchanges output-gradient halos too.
-  EXPECT_NE(find_op(program, StepOpKind::halo_start, "conv1 gradient halo D"), nullptr);
+  // Backward is the adjoint of the forward fill, as the real partitioned kernels run it:
+  // backward-data over the haloed window (128 / 32 planes + 2), then the input gradient of the
+  // halo planes goes back (input channels), overlapped with backward-filter.
+  const auto index = [&](StepOpKind kind, const std::string& label) {
+    const auto* op = find_op(program, kind, label);
+    EXPECT_NE(op, nullptr) << label;
+    return op ? op - program.ops.data() : 0;
+  };
+  const auto* returned = find_op(program, StepOpKind::halo_start, "conv1 gradient halo D");
+  ASSERT_NE(returned, nullptr);
+  EXPECT_DOUBLE_EQ(returned->bytes_to_lower, plane);
+  EXPECT_DOUBLE_EQ(returned->bytes_to_upper, plane);
+  EXPECT_LT(index(StepOpKind::compute, "conv1 backward_data"),
+            index(StepOpKind::halo_start, "conv1 gradient halo D"));
+  EXPECT_LT(index(StepOpKind::halo_start, "conv1 gradient halo D"),
+            index(StepOpKind::compute, "conv1 backward_filter"));
+  const auto* backward_data = find_op(program, StepOpKind::compute, "conv1 backward_data");
+  const auto& shard = f.plan.layers[*f.model.index_of("conv1")];
+  const auto whole =
+      f.costs.layer_time(f.model.layer("conv1").layer, shard.local_inputs, shard.local_output,
+                         shard.local_batch, DType::float32, Direction::backward_data);
+  EXPECT_NEAR(backward_data->seconds, whole.seconds * 34.0 / 32.0, 1e-12);
 }
 
 TEST(StepProgram, RedistributesBeforeTheFirstUnsplitLayerBothWays) {

@@ -119,47 +119,25 @@ class ProgramWriter {
          .micro_batches = std::move(micro_batches)});
   }
 
-  // Compute with halo exchanges along every split axis; the interior overlaps the exchange when
+  // Forward with halo exchanges along every split axis; the interior overlaps the exchange when
   // the local slab is at least three stencils deep.
-  void compute_with_halos(std::size_t i, Direction direction) {
+  void forward_with_halos(std::size_t i) {
     const auto& layer = model_.layers()[i];
     const auto& shard = plan_.layers[i];
     const int rank = layer.output_shape.spatial_rank();
-    const bool backward = direction != Direction::forward;
     std::vector<int> exchanges;
     double boundary_fraction = 0;
     bool overlap = options_.overlap_halo;
-    if (shard.spatially_split && is_window(layer.layer.kind) &&
-        direction != Direction::backward_filter) {
+    if (shard.spatially_split && is_window(layer.layer.kind)) {
       const auto w = window_of(layer.layer, rank);
       for (int axis = 0; axis < rank; ++axis) {
         const auto a = static_cast<std::size_t>(axis);
-        const std::int64_t parts = plan_.config.spatial_grid[a];
-        if (parts <= 1) continue;
-        // Backward-data reads output-gradient halos: the window seen from the output side.
-        const LayerKind reversed = layer.layer.kind == LayerKind::transposed_convolution
-                                       ? LayerKind::convolution
-                                       : LayerKind::transposed_convolution;
-        const Halo halo = backward
-                              ? window_halo(reversed, layer.output_shape.spatial[a],
-                                            layer.input_shapes[0].spatial[a], parts, w.kernel[a],
-                                            w.stride[a], w.padding[a], w.dilation[a])
-                              : shard.input_halo[a];
-        if (halo.lower + halo.upper == 0) continue;
-        const TensorShape& local = backward ? shard.local_output : shard.local_inputs[0];
-        const double plane = plane_bytes(local, axis, options_.dtype);
-        const int id = next_exchange_++;
-        exchanges.push_back(id);
+        const Halo halo = shard.input_halo[a];
+        if (plan_.config.spatial_grid[a] <= 1 || halo.lower + halo.upper == 0) continue;
+        const double plane = plane_bytes(shard.local_inputs[0], axis, options_.dtype);
         // My lower neighbour needs my first planes for its upper halo, and vice versa.
-        add({.kind = StepOpKind::halo_start,
-             .category = OpCategory::halo,
-             .label = layer.layer.name + (backward ? " gradient" : "") + " halo " +
-                      spatial_axis_names(rank)[a],
-             .layer = i,
-             .axis = axis,
-             .bytes_to_lower = plane * static_cast<double>(halo.upper),
-             .bytes_to_upper = plane * static_cast<double>(halo.lower),
-             .exchange = id});
+        exchanges.push_back(halo_start(i, axis, "halo", plane * static_cast<double>(halo.upper),
+                                       plane * static_cast<double>(halo.lower)));
         const std::int64_t extent = shard.local_output.spatial[a];
         const std::int64_t boundary = std::min<std::int64_t>(extent, halo.lower + halo.upper);
         boundary_fraction = std::max(boundary_fraction,
@@ -168,10 +146,64 @@ class ProgramWriter {
       }
     }
     if (exchanges.empty()) {
-      compute(i, direction, 1.0, "");
+      compute(i, Direction::forward, 1.0, "");
       return;
     }
-    if (overlap) compute(i, direction, 1.0 - boundary_fraction, " (interior)");
+    if (overlap) compute(i, Direction::forward, 1.0 - boundary_fraction, " (interior)");
+    halo_waits(i, exchanges);
+    compute(i, Direction::forward, overlap ? boundary_fraction : 1.0, overlap ? " (boundary)" : "");
+  }
+
+  // Backward as the real backend's partitioned kernels run it (kernels/include/tessera/kernels/
+  // partitioned_convolution.hpp): backward-data covers the shard's whole haloed input window, the
+  // input gradient that landed in the halo planes goes back to the neighbours owning them (input
+  // channels, the adjoint of the forward fill), and backward-filter runs while it flies.
+  void backward_with_halos(std::size_t i) {
+    const auto& layer = model_.layers()[i];
+    const auto& shard = plan_.layers[i];
+    const int rank = layer.output_shape.spatial_rank();
+    std::vector<std::pair<int, std::pair<double, double>>> returns;  // axis, bytes down/up
+    double window_factor = 1;
+    if (shard.spatially_split && is_window(layer.layer.kind)) {
+      for (int axis = 0; axis < rank; ++axis) {
+        const auto a = static_cast<std::size_t>(axis);
+        const Halo halo = shard.input_halo[a];
+        if (plan_.config.spatial_grid[a] <= 1 || halo.lower + halo.upper == 0) continue;
+        const auto owned = static_cast<double>(shard.local_inputs[0].spatial[a]);
+        window_factor *= (owned + static_cast<double>(halo.lower + halo.upper)) / owned;
+        const double plane = plane_bytes(shard.local_inputs[0], axis, options_.dtype);
+        returns.push_back(
+            {axis,
+             {plane * static_cast<double>(halo.lower), plane * static_cast<double>(halo.upper)}});
+      }
+    }
+    compute(i, Direction::backward_data, window_factor, "");
+    std::vector<int> exchanges;
+    for (const auto& [axis, bytes] : returns) {
+      exchanges.push_back(halo_start(i, axis, "gradient halo", bytes.first, bytes.second));
+    }
+    compute(i, Direction::backward_filter, 1.0, "");
+    halo_waits(i, exchanges);
+  }
+
+  int halo_start(std::size_t i, int axis, const std::string& what, double bytes_to_lower,
+                 double bytes_to_upper) {
+    const auto& layer = model_.layers()[i];
+    const int id = next_exchange_++;
+    add({.kind = StepOpKind::halo_start,
+         .category = OpCategory::halo,
+         .label =
+             layer.layer.name + " " + what + " " +
+             spatial_axis_names(layer.output_shape.spatial_rank())[static_cast<std::size_t>(axis)],
+         .layer = i,
+         .axis = axis,
+         .bytes_to_lower = bytes_to_lower,
+         .bytes_to_upper = bytes_to_upper,
+         .exchange = id});
+    return id;
+  }
+
+  void halo_waits(std::size_t i, const std::vector<int>& exchanges) {
     for (int id : exchanges) {
       add({.kind = StepOpKind::halo_wait,
            .category = OpCategory::halo,
@@ -179,7 +211,6 @@ class ProgramWriter {
            .layer = i,
            .exchange = id});
     }
-    compute(i, direction, overlap ? boundary_fraction : 1.0, overlap ? " (boundary)" : "");
   }
 
   void batch_norm_statistics(std::size_t i, const std::string& when) {
@@ -240,7 +271,7 @@ class ProgramWriter {
   void forward(std::size_t i) {
     stage_transfers(i, true);
     redistribute(i, "activations");
-    compute_with_halos(i, Direction::forward);
+    forward_with_halos(i);
     batch_norm_statistics(i, "forward");
     stage_outputs(i, true);
   }
@@ -249,8 +280,7 @@ class ProgramWriter {
     const auto& layer = model_.layers()[i];
     stage_outputs(i, false);
     batch_norm_statistics(i, "backward");
-    compute_with_halos(i, Direction::backward_data);
-    compute(i, Direction::backward_filter, 1.0, "");
+    backward_with_halos(i);
     const auto parameters = static_cast<double>(parameter_count(layer));
     if (parameters > 0) {
       program_.parameters += parameters;
