@@ -106,15 +106,21 @@ TEST(StepProgram, DepthSplitCosmoflowExchangesHalosOfOnePlane) {
 }
 
 TEST(StepProgram, RedistributesBeforeTheFirstUnsplitLayerBothWays) {
-  Fixture f({{"width", "128"}}, config(1, {4, 1, 1}), "pool5");
-  const auto alltoalls = ops_of(f.programs[0], StepOpKind::group_alltoall);
+  // One sample split 4 ways: every GPU goes on with the whole sample, so it receives each
+  // peer's whole shard (an all-gather). act5's local output is 256 channels x 1 x 4 x 4 floats.
+  Fixture one({{"width", "128"}}, config(1, {4, 1, 1}), "pool5");
+  const auto alltoalls = ops_of(one.programs[0], StepOpKind::group_alltoall);
   ASSERT_EQ(alltoalls.size(), 2u);
-  // act5's local output is 256 channels x 1 x 4 x 4 of float32 (4^3 split 4 ways), sent in 4
-  // pieces.
-  const double local = 256.0 * 1 * 4 * 4 * 4;
-  EXPECT_DOUBLE_EQ(alltoalls[0]->bytes, local / 4);
+  const double shard_per_sample = 256.0 * 1 * 4 * 4 * 4;
+  EXPECT_DOUBLE_EQ(alltoalls[0]->bytes, shard_per_sample);
   EXPECT_NE(alltoalls[0]->label.find("activations before pool5"), std::string::npos);
   EXPECT_NE(alltoalls[1]->label.find("gradients"), std::string::npos);
+  // Four samples split 4 ways: each GPU keeps one whole sample, a quarter of what it holds.
+  ParallelConfig four = config(1, {4, 1, 1});
+  four.mini_batch = 4;
+  Fixture spread({{"width", "128"}}, four, "pool5");
+  EXPECT_DOUBLE_EQ(ops_of(spread.programs[0], StepOpKind::group_alltoall)[0]->bytes,
+                   shard_per_sample * 4 / 4);
 }
 
 TEST(StepProgram, GradientBucketsCarryEveryWeightOnceThenWaitBeforeTheUpdate) {

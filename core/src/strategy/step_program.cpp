@@ -228,12 +228,17 @@ class ProgramWriter {
   void redistribute(std::size_t i, const std::string& what) {
     if (plan_.config.spatial_parts() <= 1 || i != plan_.spatial_end || i == 0) return;
     const auto& producer = plan_.layers[model_.layers()[i].input_indices.front()];
-    const double parts = static_cast<double>(plan_.config.spatial_parts());
+    // Each GPU of the group goes on with local_batch whole samples (ceil(mini-batch / parts): with
+    // fewer samples than parts, several GPUs hold the same one) and receives every peer's shard
+    // of them: a true all-to-all when the samples spread evenly, an all-gather for one sample.
+    const double samples_kept = static_cast<double>(plan_.layers[i].local_batch);
+    const double samples_held = static_cast<double>(producer.local_batch);
     add({.kind = StepOpKind::group_alltoall,
          .category = OpCategory::other_communication,
          .label = "redistribute " + what + " before " + model_.layers()[i].layer.name,
          .layer = i,
-         .bytes = tensor_bytes(producer.local_output, options_.dtype) / parts});
+         .bytes =
+             tensor_bytes(producer.local_output, options_.dtype) * samples_kept / samples_held});
   }
 
   // Tensors between this stage and another: activations forward, their gradients backward.
