@@ -59,6 +59,8 @@ struct ValidateSimSettings {
   std::string mpirun = "mpirun";
   std::int64_t max_ranks = 0;            // 0: twice the cores (CPU) or the GPU count
   double seconds_per_measurement = 0.2;  // as `tessera profile`
+  int threads_per_rank = 0;              // 0: the cores / ranks, at least 1
+  bool fresh = false;                    // profile again instead of resuming
 };
 
 // The sizes `tessera profile` measures send/receive at (app/profile_command.cpp).
@@ -101,7 +103,8 @@ int run_child(const std::vector<std::string>& arguments, const fs::path& log) {
 
 // `tessera ARGS...` with R ranks: under mpirun when R > 1, passing OMP_NUM_THREADS on.
 std::vector<std::string> tessera_command(const ValidateSimSettings& settings, std::int64_t ranks,
-                                         std::vector<std::string> arguments) {
+                                         std::vector<std::string> arguments, bool fresh = false) {
+  if (fresh) arguments.push_back("--fresh");
   std::vector<std::string> command;
   if (ranks > 1) {
     command = {settings.mpirun,   "-np", std::to_string(ranks),
@@ -118,8 +121,11 @@ std::string join(const std::vector<std::string>& words, const std::string& separ
   return text;
 }
 
-PointResult unmeasured(const SweepPoint& point, PointStatus status, const std::string& note) {
+PointResult unmeasured(const LoadedScenario& loaded, const SweepPoint& point, PointStatus status,
+                       const std::string& note) {
   PointResult result;
+  result.scenario = loaded.scenario.name;
+  result.backend = "real";
   result.point = static_cast<std::int64_t>(point.index);
   result.gpus = point.config.gpus();
   result.spatial_grid = grid_to_string(point.config.spatial_grid);
@@ -174,11 +180,11 @@ int validate_sim(const ValidateSimSettings& settings) {
     const auto ranks = point.config.gpus();
     const auto index = static_cast<std::int64_t>(point.index);
     if (point.config.model_degree > 1) {
-      measured[index] = unmeasured(point, PointStatus::skipped,
+      measured[index] = unmeasured(loaded, point, PointStatus::skipped,
                                    "model-parallel stages are not supported by the real backend");
     } else if (ranks > max_ranks) {
       measured[index] = unmeasured(
-          point, PointStatus::skipped,
+          loaded, point, PointStatus::skipped,
           "needs " + std::to_string(ranks) + " ranks; at most " + std::to_string(max_ranks) +
               " run here (" + (machine.cuda_devices > 0 ? "one per GPU" : "twice the CPU cores") +
               ", --max-ranks)");
@@ -195,14 +201,16 @@ int validate_sim(const ValidateSimSettings& settings) {
   for (const auto& [ranks, points] : runnable) {
     const fs::path directory = output / ("ranks-" + std::to_string(ranks));
     fs::create_directories(directory);
-    const int threads = std::max<int>(1, machine.cpu_cores / static_cast<int>(ranks));
+    const int threads = settings.threads_per_rank > 0
+                            ? settings.threads_per_rank
+                            : std::max<int>(1, machine.cpu_cores / static_cast<int>(ranks));
     if (machine.cuda_devices == 0) ::setenv("OMP_NUM_THREADS", std::to_string(threads).c_str(), 1);
     std::vector<std::string> indices;
     for (const auto* point : points) indices.push_back(std::to_string(point->index));
     const auto fail_points = [&](const std::string& note) {
       for (const auto* point : points) {
         measured[static_cast<std::int64_t>(point->index)] =
-            unmeasured(*point, PointStatus::failed, note);
+            unmeasured(loaded, *point, PointStatus::failed, note);
       }
     };
     const fs::path profiles_csv = directory / "profiles.csv";
@@ -213,7 +221,8 @@ int validate_sim(const ValidateSimSettings& settings) {
         run_child(tessera_command(settings, ranks,
                                   {"profile", settings.file, "--points", join(indices, ","),
                                    "--output", profiles_csv.string(), "--seconds-per-measurement",
-                                   std::to_string(settings.seconds_per_measurement)}),
+                                   std::to_string(settings.seconds_per_measurement)},
+                                  settings.fresh),
                   profile_log);
     if (profiled != 0) {
       fail_points("profiling failed (exit " + std::to_string(profiled) + "), see " +
@@ -255,7 +264,6 @@ int validate_sim(const ValidateSimSettings& settings) {
                               on_this_machine, on_this_machine.points[point->index], options)
                               .result);
     }
-    write_results_csv((directory / "sim.csv").string(), simulated);
   }
 
   std::vector<PointResult> measured_in_order;
@@ -263,9 +271,14 @@ int validate_sim(const ValidateSimSettings& settings) {
   const auto comparison = compare_sim_real(measured_in_order, simulated);
   const fs::path csv = output / "comparison.csv";
   write_file_atomically(csv.string(), comparison_to_csv(comparison));
+  // Both sides in the result schema too, so analysis/plot_scaling.py overlays them.
+  write_results_csv((output / "real.csv").string(), measured_in_order);
+  write_results_csv((output / "sim.csv").string(), simulated);
   std::cout << loaded.scenario.name << ": measured on this machine against simulated on its "
             << "measured description\n\n"
-            << comparison_report(comparison) << "\ncomparison: " << csv.string() << "\n";
+            << comparison_report(comparison) << "\ncomparison: " << csv.string()
+            << "; both sides in the result schema: " << (output / "real.csv").string() << ", "
+            << (output / "sim.csv").string() << "\n";
   return kExitOk;
 }
 
@@ -291,6 +304,14 @@ void add_validate_sim_command(CLI::App& cli, Action& action) {
       ->add_option("--seconds-per-measurement", settings->seconds_per_measurement,
                    "Profiling: repeat each kernel until this much time is spent")
       ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--threads-per-rank", settings->threads_per_rank,
+                   "CPU ranks: compute threads of each rank, in the real runs and the profiling "
+                   "alike (default: the cores divided by the point's ranks, at least 1)")
+      ->check(CLI::PositiveNumber);
+  command->add_flag("--fresh", settings->fresh,
+                    "Profile every kernel and this machine again (default: keep what the output "
+                    "directory has)");
   command->callback([&action, settings] {
     action = [settings] { return run_guarded([&] { return validate_sim(*settings); }); };
   });

@@ -41,6 +41,9 @@ cluster="$scratch/out/ranks-2/cluster.yaml"
 grep -q "gpu_interconnect: nvswitch" "$cluster" && grep -q "gpu_link_bandwidth:" "$cluster" ||
   fail "2-rank cluster lacks the measured rank link: $(cat "$cluster")"
 grep -q "2 rank(s) sharing" "$cluster" || fail "2-rank cluster does not say how cores are shared"
+for side in real sim; do
+  [ -s "$scratch/out/$side.csv" ] || fail "no $side.csv beside the comparison"
+done
 
 "$tessera" validate-sim "$scratch/missing.yaml" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "a missing scenario does not exit 2"
