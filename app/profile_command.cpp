@@ -160,7 +160,7 @@ int profile(const ProfileSettings& settings) {
     ++measured;
     if (writer) save();
   }
-  const std::vector<double> sizes{4e3, 64e3, 1e6, 16e6, 256e6};
+  const std::vector<double>& sizes = kernels::transfer_sizes_bytes();
   if (settings.copies && database
                              .entries_for(device_name, "copy_d2d", Direction::forward,
                                           kernels::transfer_shape(sizes.back()), DType::float32)

@@ -43,6 +43,7 @@
 #include "tessera/core/scenario_loader.hpp"
 #include "tessera/core/sim_real_comparison.hpp"
 #include "tessera/kernels/device_inventory.hpp"
+#include "tessera/kernels/kernel_profiler.hpp"
 #include "tessera/kernels/machine_description.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 
@@ -62,9 +63,6 @@ struct ValidateSimSettings {
   int threads_per_rank = 0;              // 0: the cores / ranks, at least 1
   bool fresh = false;                    // profile again instead of resuming
 };
-
-// The sizes `tessera profile` measures send/receive at (app/profile_command.cpp).
-const std::vector<double> kTransferSizesBytes{4e3, 64e3, 1e6, 16e6, 256e6};
 
 struct Machine {
   int cuda_devices = 0;
@@ -154,8 +152,8 @@ void write_rank_cluster(const fs::path& directory, const ProfileDatabase& profil
     figures.cpu_cores = machine.cpu_cores;
     figures.threads_per_rank = threads_per_rank;
   }
-  if (const auto link =
-          kernels::fit_rank_link(profiles, figures.device_name, ranks, kTransferSizesBytes)) {
+  if (const auto link = kernels::fit_rank_link(profiles, figures.device_name, ranks,
+                                               kernels::transfer_sizes_bytes())) {
     figures.rank_link_bandwidth_bytes_per_second = link->bandwidth_bytes_per_second;
     figures.rank_link_latency_seconds = link->latency_seconds;
   }

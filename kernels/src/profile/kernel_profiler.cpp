@@ -80,4 +80,9 @@ std::string transfer_shape(double bytes, int ranks) {
   return ranks > 1 ? shape + " ranks " + std::to_string(ranks) : shape;
 }
 
+const std::vector<double>& transfer_sizes_bytes() {
+  static const std::vector<double> sizes{4e3, 64e3, 1e6, 16e6, 256e6};
+  return sizes;
+}
+
 }  // namespace tessera::kernels

@@ -57,4 +57,7 @@ void profile_collectives(Communicator& ranks, Device& device,
 // The shape key of a transfer row.
 std::string transfer_shape(double bytes, int ranks = 1);
 
+// The message sizes `tessera profile` times copies and collectives at: 4 kB to 256 MB.
+const std::vector<double>& transfer_sizes_bytes();
+
 }  // namespace tessera::kernels
