@@ -28,6 +28,7 @@ struct ProfileSettings {
   std::string output;
   std::vector<std::size_t> points;
   std::vector<std::string> layers;
+  std::vector<std::string> skipped_algorithms;
   double seconds_per_measurement = 0.2;
   bool copies = true;
   bool fresh = false;
@@ -145,6 +146,7 @@ int profile(const ProfileSettings& settings) {
 
   kernels::ProfilerOptions options;
   options.seconds_per_measurement = settings.seconds_per_measurement;
+  options.skipped_algorithm_prefixes = settings.skipped_algorithms;
   std::size_t measured = 0;
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const auto& kernel = kernels[i];
@@ -212,6 +214,11 @@ void add_profile_command(CLI::App& cli, Action& action) {
       ->add_option("--seconds-per-measurement", settings->seconds_per_measurement,
                    "Repeat each measurement until this much time is spent (median counts)")
       ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--skip-algorithms", settings->skipped_algorithms,
+                   "Algorithms not to measure, by name prefix (e.g. ref: for oneDNN's "
+                   "reference implementations); they get no row")
+      ->delimiter(',');
   command->add_flag("!--no-copies", settings->copies, "Skip the copy-bandwidth measurements");
   command->add_flag("--fresh", settings->fresh, "Measure everything again");
   command->add_flag("--list", settings->list, "Print the kernels to measure and stop");
