@@ -186,9 +186,16 @@ int profile(const ProfileSettings& settings) {
     save();
     std::cout << "profiled " << measured << " new kernels (" << kernels.size()
               << " in the plan) on " << device_name << "; " << database.size() << " rows in "
-              << output << "\n"
-              << "simulate with: tessera run " << settings.target << " --backend sim --profiles "
-              << output << " --cluster " << cluster_file.string() << "\n";
+              << output << "\n";
+    std::int64_t largest = 1;
+    for (const auto& point : loaded.points) largest = std::max(largest, point.config.gpus());
+    if (largest == 1) {
+      std::cout << "simulate with: tessera run " << settings.target << " --backend sim --profiles "
+                << output << " --cluster " << cluster_file.string() << "\n";
+    } else {
+      std::cout << cluster_file.string() << " describes one device; tessera validate-sim "
+                << "describes this machine for several ranks\n";
+    }
   }
   return kExitOk;
 }
