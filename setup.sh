@@ -6,12 +6,15 @@
 #   ./setup.sh --sanitize           with AddressSanitizer + UndefinedBehaviorSanitizer
 #   ./setup.sh --fuzz               the libFuzzer targets (clang)
 #   ./setup.sh --no-install         skip the package step
+#   ./setup.sh --target NAME        build only this target (e.g. the fuzzer)
+#   ./setup.sh --no-benchmarks      without the Google Benchmark binaries
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
 build_dir=build
 cmake_args=(-DCMAKE_BUILD_TYPE=Release)
 install=1
+build_target=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build_dir=$2; shift ;;
@@ -21,6 +24,8 @@ while [ $# -gt 0 ]; do
                          -DCMAKE_CXX_COMPILER=clang++-14 -DTESSERA_BUILD_BENCHMARKS=OFF) ;;
     --werror) cmake_args+=(-DTESSERA_WERROR=ON) ;;
     --no-install) install=0 ;;
+    --target) build_target=(--target "$2"); shift ;;
+    --no-benchmarks) cmake_args+=(-DTESSERA_BUILD_BENCHMARKS=OFF) ;;
     *) echo "setup.sh: unknown option '$1' (see the comment at the top of setup.sh)" >&2; exit 2 ;;
   esac
   shift
@@ -52,4 +57,4 @@ generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 [ -f "$build_dir/CMakeCache.txt" ] && generator=()  # keep the generator of an existing build
 cmake -S . -B "$build_dir" "${generator[@]}" "${cmake_args[@]}" >/dev/null
-cmake --build "$build_dir" -j "$(nproc)"
+cmake --build "$build_dir" -j "$(nproc)" "${build_target[@]}"

@@ -17,12 +17,12 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 [ "$quick" -eq 1 ] && exit 0
 
 echo "== [2/3] CPU-only build with ASan + UBSan, and tests"
-./setup.sh --no-install --werror --cpu-only --sanitize --build-dir build-sanitize
+./setup.sh --no-install --werror --cpu-only --sanitize --no-benchmarks --build-dir build-sanitize
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-sanitize --output-on-failure -j "$jobs"
 
 echo "== [3/3] Fuzzing the scenario loader for ${TESSERA_FUZZ_SECONDS:-60} s"
-./setup.sh --no-install --werror --fuzz --build-dir build-fuzz
+./setup.sh --no-install --werror --fuzz --build-dir build-fuzz --target scenario_loader_fuzz
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
 cp scenarios/*.yaml tests/data/scenarios/bad/*.yaml tests/data/scenarios/good/*.yaml "$corpus"/
