@@ -3,6 +3,7 @@
 // every kernel, and kernels already in it are not measured again.
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -29,17 +30,23 @@ struct ProfileSettings {
   std::vector<std::size_t> points;
   std::vector<std::string> layers;
   std::vector<std::string> skipped_algorithms;
+  std::optional<std::int64_t> mini_batch;
   double seconds_per_measurement = 0.2;
   bool copies = true;
   bool fresh = false;
   bool list = false;
 };
 
-// A scenario file, "default", or a zoo model name (one GPU, the model's default mini-batch).
-LoadedScenario load_target(const std::string& target) {
+// A scenario file, "default", or a zoo model name: one GPU, `mini_batch` samples (default: the
+// model's own mini-batch, else 1).
+LoadedScenario load_target(const std::string& target, std::optional<std::int64_t> mini_batch) {
   if (target == "default") return load_default_scenario();
   if (!std::filesystem::exists(target) && find_zoo_model(target) != nullptr) {
+    if (!mini_batch) {
+      mini_batch = build_zoo_model(target, {}).default_mini_batch().value_or(1);
+    }
     return load_scenario_text("name: profile-" + target + "\nmodel: {zoo: " + target +
+                                  ", mini_batch: " + std::to_string(*mini_batch) +
                                   "}\nplatform: {preset: v100_node, nodes: 1}\n",
                               target, ".");
   }
@@ -103,7 +110,7 @@ std::vector<KernelToProfile> selected_kernels(const LoadedScenario& loaded,
 }
 
 int profile(const ProfileSettings& settings) {
-  const LoadedScenario loaded = load_target(settings.target);
+  const LoadedScenario loaded = load_target(settings.target, settings.mini_batch);
   const auto kernels = selected_kernels(loaded, settings);
   if (settings.list) {
     for (const auto& kernel : kernels) {
@@ -214,6 +221,10 @@ void add_profile_command(CLI::App& cli, Action& action) {
   command->add_option("--output", settings->output,
                       "Profile database to write or extend (default: "
                       "profiles/<device>/<scenario>.csv)");
+  command
+      ->add_option("--mini-batch", settings->mini_batch,
+                   "With a model name: samples per GPU (default: the model's own, else 1)")
+      ->check(CLI::PositiveNumber);
   command->add_option("--points", settings->points, "Only these sweep points (indices)")
       ->delimiter(',');
   command->add_option("--layers", settings->layers, "Only these layers (names)")->delimiter(',');
