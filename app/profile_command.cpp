@@ -196,7 +196,7 @@ int profile(const ProfileSettings& settings) {
               << output << "\n";
     std::int64_t largest = 1;
     for (const auto& point : loaded.points) largest = std::max(largest, point.config.gpus());
-    if (largest == 1) {
+    if (largest == 1 && std::filesystem::exists(settings.target)) {
       std::cout << "simulate with: tessera run " << settings.target << " --backend sim --profiles "
                 << output << " --cluster " << cluster_file.string() << "\n";
     } else {
