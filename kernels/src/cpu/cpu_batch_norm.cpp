@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <string>
 
-#include "cpu/argument_check.hpp"
+#include "argument_check.hpp"
 #include "cpu/cpu_layer_kernels.hpp"
 #include "cpu/row_sums.hpp"
 

@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <string>
 
-#include "cpu/argument_check.hpp"
+#include "argument_check.hpp"
 #include "cpu/cpu_layer_kernels.hpp"
 #include "cpu/dnnl_plain_memory.hpp"
 

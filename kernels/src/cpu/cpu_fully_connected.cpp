@@ -4,7 +4,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "cpu/argument_check.hpp"
+#include "argument_check.hpp"
 #include "cpu/cpu_layer_kernels.hpp"
 #include "cpu/dnnl_plain_memory.hpp"
 

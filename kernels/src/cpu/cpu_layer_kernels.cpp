@@ -9,7 +9,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "cpu/argument_check.hpp"
+#include "argument_check.hpp"
 #include "cpu/dnnl_plain_memory.hpp"
 #include "cpu/row_sums.hpp"
 

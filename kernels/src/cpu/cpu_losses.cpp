@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string>
 
-#include "cpu/argument_check.hpp"
+#include "argument_check.hpp"
 #include "cpu/cpu_layer_kernels.hpp"
 
 namespace tessera::kernels {
@@ -17,17 +17,7 @@ double CpuLayerKernels::softmax_cross_entropy(std::int64_t batch, std::int64_t c
                                               const std::vector<std::int32_t>& labels,
                                               float* dlogits) {
   constexpr const char* kernel = "softmax_cross_entropy";
-  require_argument(batch >= 1 && classes >= 1, kernel, "batch and classes must be >= 1");
-  require_argument(labels.size() == static_cast<std::size_t>(batch), kernel,
-                   "one label per sample expected (" + std::to_string(batch) + "), got " +
-                       std::to_string(labels.size()));
-  const auto bad_label = std::find_if(labels.begin(), labels.end(), [classes](std::int32_t label) {
-    return label < 0 || label >= classes;
-  });
-  require_argument(bad_label == labels.end(), kernel, [&] {
-    return "label of sample " + std::to_string(bad_label - labels.begin()) + " is " +
-           std::to_string(*bad_label) + ", expected 0 to " + std::to_string(classes - 1);
-  });
+  require_classification_labels(kernel, batch, classes, labels);
   const auto class_count = static_cast<std::size_t>(classes);
   const double inverse_batch = 1.0 / static_cast<double>(batch);
   std::vector<double> exponentials(class_count);

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <string>
 
-#include "cpu/argument_check.hpp"
+#include "argument_check.hpp"
 #include "cpu/cpu_layer_kernels.hpp"
 
 namespace tessera::kernels {

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "cpu/argument_check.hpp"
+#include "argument_check.hpp"
 #include "cpu/cpu_layer_kernels.hpp"
 #include "cpu/dnnl_plain_memory.hpp"
 

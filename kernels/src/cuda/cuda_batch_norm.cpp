@@ -2,7 +2,7 @@
 // through the scratch block (cuda_batch_norm_kernels.cu does the element work).
 #include <string>
 
-#include "cpu/argument_check.hpp"
+#include "argument_check.hpp"
 #include "cuda/cuda_batch_norm_kernels.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/cuda_layer_kernels.hpp"

@@ -4,7 +4,7 @@
 #include <limits>
 #include <string>
 
-#include "cpu/argument_check.hpp"
+#include "argument_check.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/cuda_elementwise_kernels.hpp"
 #include "cuda/cudnn_descriptors.hpp"

@@ -2,7 +2,7 @@
 // device double (cuda_loss_kernels.cu does the element work).
 #include <string>
 
-#include "cpu/argument_check.hpp"
+#include "argument_check.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/cuda_layer_kernels.hpp"
 #include "cuda/cuda_loss_kernels.hpp"
@@ -14,16 +14,7 @@ double CudaLayerKernels::softmax_cross_entropy(std::int64_t batch, std::int64_t 
                                                const std::vector<std::int32_t>& labels,
                                                float* dlogits) {
   constexpr const char* kernel = "softmax_cross_entropy";
-  require_argument(batch >= 1 && classes >= 1, kernel, "batch and classes must be >= 1");
-  require_argument(labels.size() == static_cast<std::size_t>(batch), kernel,
-                   "one label per sample expected (" + std::to_string(batch) + "), got " +
-                       std::to_string(labels.size()));
-  for (std::size_t sample = 0; sample < labels.size(); ++sample) {
-    require_argument(labels[sample] >= 0 && labels[sample] < classes, kernel, [&] {
-      return "label of sample " + std::to_string(sample) + " is " + std::to_string(labels[sample]) +
-             ", expected 0 to " + std::to_string(classes - 1);
-    });
-  }
+  require_classification_labels(kernel, batch, classes, labels);
   context_.make_current();
   // One double for the loss, then the labels (8-byte aligned after it).
   const std::size_t label_doubles = (labels.size() * sizeof(std::int32_t) + 7) / 8;
