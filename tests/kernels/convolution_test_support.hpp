@@ -124,4 +124,29 @@ inline void run_direction(ConvolutionKernels& kernels, const ConvolutionGeometry
   }
 }
 
+// A named problem of a parameterised convolution test.
+struct Case {
+  const char* name;
+  ConvolutionGeometry geometry;
+  std::int64_t batch;
+};
+
+// The same kernel, stride, padding and dilation on every spatial axis; output from with_output().
+inline ConvolutionGeometry geometry(std::int64_t in, std::int64_t out,
+                                    std::vector<std::int64_t> input, std::int64_t kernel,
+                                    std::int64_t stride, std::int64_t padding,
+                                    std::int64_t dilation = 1, std::int64_t groups = 1,
+                                    bool transposed = false) {
+  const std::size_t rank = input.size();
+  return with_output({.transposed = transposed,
+                      .in_channels = in,
+                      .out_channels = out,
+                      .groups = groups,
+                      .input_spatial = std::move(input),
+                      .kernel = std::vector<std::int64_t>(rank, kernel),
+                      .stride = std::vector<std::int64_t>(rank, stride),
+                      .padding = std::vector<std::int64_t>(rank, padding),
+                      .dilation = std::vector<std::int64_t>(rank, dilation)});
+}
+
 }  // namespace tessera::kernels::testing

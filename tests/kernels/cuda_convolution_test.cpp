@@ -16,34 +16,14 @@
 namespace tessera::kernels {
 namespace {
 
+using testing::Case;
 using testing::direction_tensors;
 using testing::download;
+using testing::geometry;
 using testing::random_floats;
 using testing::run_direction;
 using testing::upload;
 using testing::within_rounding;
-
-struct Case {
-  const char* name;
-  ConvolutionGeometry geometry;
-  std::int64_t batch;
-};
-
-ConvolutionGeometry geometry(std::int64_t in, std::int64_t out, std::vector<std::int64_t> input,
-                             std::int64_t kernel, std::int64_t stride, std::int64_t padding,
-                             std::int64_t dilation = 1, std::int64_t groups = 1,
-                             bool transposed = false) {
-  const std::size_t rank = input.size();
-  return with_output({.transposed = transposed,
-                      .in_channels = in,
-                      .out_channels = out,
-                      .groups = groups,
-                      .input_spatial = std::move(input),
-                      .kernel = std::vector<std::int64_t>(rank, kernel),
-                      .stride = std::vector<std::int64_t>(rank, stride),
-                      .padding = std::vector<std::int64_t>(rank, padding),
-                      .dilation = std::vector<std::int64_t>(rank, dilation)});
-}
 
 // Small shapes (the reference is naive); 3x3 stride-1 2D problems with 16+ channels and a 32x32
 // image reach cuDNN's FFT and Winograd algorithms, the rest its GEMM-based ones.

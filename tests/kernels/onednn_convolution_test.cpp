@@ -16,34 +16,14 @@ namespace tessera::kernels {
 namespace {
 
 using testing::absolute;
+using testing::Case;
 using testing::direction_tensors;
 using testing::download;
+using testing::geometry;
 using testing::random_floats;
 using testing::run_direction;
 using testing::upload;
 using testing::within_rounding;
-
-struct Case {
-  const char* name;
-  ConvolutionGeometry geometry;
-  std::int64_t batch;
-};
-
-ConvolutionGeometry geometry(std::int64_t in, std::int64_t out, std::vector<std::int64_t> input,
-                             std::int64_t kernel, std::int64_t stride, std::int64_t padding,
-                             std::int64_t dilation = 1, std::int64_t groups = 1,
-                             bool transposed = false) {
-  const std::size_t rank = input.size();
-  return with_output({.transposed = transposed,
-                      .in_channels = in,
-                      .out_channels = out,
-                      .groups = groups,
-                      .input_spatial = std::move(input),
-                      .kernel = std::vector<std::int64_t>(rank, kernel),
-                      .stride = std::vector<std::int64_t>(rank, stride),
-                      .padding = std::vector<std::int64_t>(rank, padding),
-                      .dilation = std::vector<std::int64_t>(rank, dilation)});
-}
 
 // Small enough for the naive reference under ASan; channel counts of 16 reach oneDNN's blocked
 // and Winograd implementations, odd ones its plain fallbacks.
