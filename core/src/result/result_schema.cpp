@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "tessera/core/atomic_file.hpp"
+#include "tessera/core/csv_field.hpp"
 
 namespace tessera {
 namespace {
@@ -33,16 +34,6 @@ std::string number(double value) {
   auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
   (void)error;
   return std::string(buffer, end);
-}
-
-std::string quoted(const std::string& field) {
-  if (field.find_first_of(",\"\n\r") == std::string::npos) return field;
-  std::string text = "\"";
-  for (char c : field) {
-    if (c == '"') text += '"';
-    text += c;
-  }
-  return text + "\"";
 }
 
 std::vector<std::string> row_of(const PointResult& p) {
@@ -222,7 +213,7 @@ std::string results_to_csv(const std::vector<PointResult>& points) {
     std::string line;
     bool first = true;
     for (const auto& field : row_of(point)) {
-      line += (first ? "" : ",") + quoted(field);
+      line += (first ? "" : ",") + csv_field(field);
       first = false;
     }
     text += line + "\n";

@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "tessera/core/csv_field.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/text_table.hpp"
 
@@ -42,13 +43,6 @@ std::string percent(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%+.1f%%", value);
   return text;
-}
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
 }
 
 }  // namespace

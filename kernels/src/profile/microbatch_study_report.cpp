@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "tessera/core/csv_field.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/text_table.hpp"
 
@@ -21,14 +22,6 @@ std::string fixed(double value, int digits) {
   char text[32];
   std::snprintf(text, sizeof text, "%.*f", digits, value);
   return text;
-}
-
-// RFC 4180: quoted when the text holds a comma, quote or line break.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
 }
 
 StudySummary summarise_group(const std::vector<const StudyRow*>& group) {
