@@ -5,7 +5,6 @@
 // The profile database is extended, never remeasured, so a rerun or an interrupted run only
 // measures what is missing.
 #include <charconv>
-#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -18,6 +17,7 @@
 #include "tessera/core/profile_plan.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/utc_time.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/microbatch_study.hpp"
 #include "tessera/kernels/microbatch_study_report.hpp"
@@ -175,13 +175,6 @@ std::vector<StudyKernel> study_kernels(const StudySettings& settings) {
 std::string default_output(const StudySettings& settings) {
   std::string name = std::filesystem::path(settings.target).stem().string();
   return "results/microbatch-study/" + name;
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
 }
 
 int study(const StudySettings& settings) {

@@ -14,6 +14,7 @@
 #include "tessera/core/profile_plan.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/utc_time.hpp"
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/device_inventory.hpp"
@@ -71,13 +72,6 @@ std::string slug(const std::string& text) {
   }
   while (!result.empty() && result.back() == '_') result.pop_back();
   return result;
-}
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return text;
 }
 
 // Under mpirun with several ranks the collectives are measured too.

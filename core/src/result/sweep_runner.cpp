@@ -1,25 +1,15 @@
 #include "tessera/core/sweep_runner.hpp"
 
-#include <chrono>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/network_micro_batch_plan.hpp"
+#include "tessera/core/utc_time.hpp"
 
 namespace tessera {
 namespace {
-
-std::string utc_now() {
-  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm parts{};
-  gmtime_r(&now, &parts);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
-}
 
 std::vector<PointResult> read_previous(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
