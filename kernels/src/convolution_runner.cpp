@@ -1,9 +1,12 @@
 #include "tessera/kernels/convolution_runner.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "tessera/kernels/device.hpp"
+#include "tessera/kernels/micro_batched_convolution.hpp"
 
 namespace tessera::kernels {
 namespace {
@@ -20,54 +23,98 @@ std::string problem_key(const ConvolutionGeometry& g, std::int64_t batch, Direct
   return key;
 }
 
-}  // namespace
-
-ConvolutionRunner::ConvolutionRunner(Device& device) : device_(device) {}
-ConvolutionRunner::~ConvolutionRunner() = default;
-
-const ConvolutionAlgorithm& ConvolutionRunner::algorithm(const ConvolutionGeometry& geometry,
-                                                         std::int64_t batch, Direction direction) {
-  const std::string key = problem_key(geometry, batch, direction);
-  auto found = chosen_.find(key);
-  if (found == chosen_.end()) {
-    const auto offered = device_.convolutions().algorithms(geometry, batch, direction);
-    if (offered.empty()) {
-      throw std::runtime_error(device_.info().name + " offers no convolution algorithm for " + key);
-    }
-    found = chosen_.emplace(key, offered.front()).first;
+// The plan's largest workspace on this problem, or nullopt when the device lacks one of its
+// algorithms for the size of the micro-batch that names it.
+std::optional<double> workspace_if_offered(ConvolutionKernels& kernels,
+                                           const ConvolutionGeometry& geometry, Direction direction,
+                                           const MicroBatchPlan& plan) {
+  double largest = 0;
+  for (const MicroBatch& micro_batch : plan.micro_batches) {
+    const auto offered = kernels.algorithms(geometry, micro_batch.samples, direction);
+    const auto found = std::find_if(
+        offered.begin(), offered.end(),
+        [&](const ConvolutionAlgorithm& each) { return each.name == micro_batch.algorithm; });
+    if (found == offered.end()) return std::nullopt;
+    largest = std::max(largest, found->workspace_bytes);
   }
-  return found->second;
+  return largest;
 }
 
-DeviceMemory* ConvolutionRunner::workspace_for(double bytes) {
+}  // namespace
+
+ConvolutionWorkspace::ConvolutionWorkspace(Device& device) : device_(device) {}
+ConvolutionWorkspace::~ConvolutionWorkspace() = default;
+
+DeviceMemory* ConvolutionWorkspace::at_least(double bytes) {
   if (bytes <= 0) return nullptr;
   const auto needed = static_cast<std::size_t>(std::ceil(bytes));
-  if (!workspace_ || workspace_->bytes() < needed) {
-    workspace_.reset();
-    workspace_ = device_.allocate(needed);
+  if (!memory_ || memory_->bytes() < needed) {
+    memory_.reset();  // first: the old and the new buffer need not fit together
+    memory_ = device_.allocate(needed);
   }
-  return workspace_.get();
+  return memory_.get();
+}
+
+ConvolutionRunner::ConvolutionRunner(Device& device,
+                                     std::shared_ptr<ConvolutionWorkspace> workspace)
+    : device_(device),
+      workspace_(workspace ? std::move(workspace)
+                           : std::make_shared<ConvolutionWorkspace>(device)) {}
+ConvolutionRunner::~ConvolutionRunner() = default;
+
+void ConvolutionRunner::follow(Direction direction, MicroBatchPlan plan) {
+  followed_.at(static_cast<std::size_t>(direction)) = std::move(plan);
+  chosen_.clear();  // called while setting up, so recomputing the others costs nothing
+}
+
+const ConvolutionRunner::Choice& ConvolutionRunner::choose(const ConvolutionGeometry& geometry,
+                                                           std::int64_t batch,
+                                                           Direction direction) {
+  const std::string key = problem_key(geometry, batch, direction);
+  auto found = chosen_.find(key);
+  if (found != chosen_.end()) return found->second;
+  auto& kernels = device_.convolutions();
+  const auto& followed = followed_.at(static_cast<std::size_t>(direction));
+  if (!followed.micro_batches.empty() && followed.samples() == batch) {
+    if (const auto bytes = workspace_if_offered(kernels, geometry, direction, followed)) {
+      return chosen_.emplace(key, Choice{followed, *bytes}).first->second;
+    }
+  }
+  const auto offered = kernels.algorithms(geometry, batch, direction);
+  if (offered.empty()) {
+    throw std::runtime_error(device_.info().name + " offers no convolution algorithm for " + key);
+  }
+  Choice first{{{{batch, offered.front().name, 0, offered.front().workspace_bytes}}},
+               offered.front().workspace_bytes};
+  return chosen_.emplace(key, std::move(first)).first->second;
+}
+
+const MicroBatchPlan& ConvolutionRunner::plan(const ConvolutionGeometry& geometry,
+                                              std::int64_t batch, Direction direction) {
+  return choose(geometry, batch, direction).plan;
+}
+
+void ConvolutionRunner::run(const ConvolutionGeometry& geometry, std::int64_t batch,
+                            Direction direction, const float* first, const float* second,
+                            float* result, float beta) {
+  const Choice& choice = choose(geometry, batch, direction);
+  run_micro_batched(device_.convolutions(), geometry, direction, choice.plan, first, second, result,
+                    beta, workspace_->at_least(choice.workspace_bytes));
 }
 
 void ConvolutionRunner::forward(const ConvolutionGeometry& geometry, std::int64_t batch,
                                 const float* x, const float* w, float* y, float beta) {
-  const auto& chosen = algorithm(geometry, batch, Direction::forward);
-  device_.convolutions().forward(geometry, batch, chosen.name, x, w, y, beta,
-                                 workspace_for(chosen.workspace_bytes));
+  run(geometry, batch, Direction::forward, x, w, y, beta);
 }
 
 void ConvolutionRunner::backward_data(const ConvolutionGeometry& geometry, std::int64_t batch,
                                       const float* dy, const float* w, float* dx, float beta) {
-  const auto& chosen = algorithm(geometry, batch, Direction::backward_data);
-  device_.convolutions().backward_data(geometry, batch, chosen.name, dy, w, dx, beta,
-                                       workspace_for(chosen.workspace_bytes));
+  run(geometry, batch, Direction::backward_data, dy, w, dx, beta);
 }
 
 void ConvolutionRunner::backward_filter(const ConvolutionGeometry& geometry, std::int64_t batch,
                                         const float* x, const float* dy, float* dw, float beta) {
-  const auto& chosen = algorithm(geometry, batch, Direction::backward_filter);
-  device_.convolutions().backward_filter(geometry, batch, chosen.name, x, dy, dw, beta,
-                                         workspace_for(chosen.workspace_bytes));
+  run(geometry, batch, Direction::backward_filter, x, dy, dw, beta);
 }
 
 }  // namespace tessera::kernels

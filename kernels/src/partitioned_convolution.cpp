@@ -66,7 +66,8 @@ OutputSplit split_interior(const WindowPlan& plan, const ShardWindow& shard) {
 PartitionedConvolution::PartitionedConvolution(HaloExchange& exchange,
                                                const ConvolutionGeometry& whole,
                                                std::vector<std::int64_t> grid, std::int64_t batch,
-                                               HaloOverlap overlap)
+                                               HaloOverlap overlap,
+                                               std::unique_ptr<ConvolutionRunner> runner)
     : whole_(with_output(whole)),
       overlap_(overlap),
       shards_(std::make_unique<WindowShards>(
@@ -75,7 +76,7 @@ PartitionedConvolution::PartitionedConvolution(HaloExchange& exchange,
                      TensorDistribution(whole_.input_spatial, std::move(grid)), window_axes(whole_),
                      BoundaryPadding::zeros_in_buffer),
           batch, whole_.in_channels)),
-      runner_(std::make_unique<ConvolutionRunner>(exchange.device())),
+      runner_(runner ? std::move(runner) : std::make_unique<ConvolutionRunner>(exchange.device())),
       scratch_(std::make_unique<Scratches>()) {
   const std::size_t locals = shards_->local_count();
   scratch_->input.resize(locals);

@@ -21,6 +21,7 @@ struct Case {
   std::int64_t data = 1;  // replicas (-1: one per rank); the depth split takes the other ranks
   std::int64_t mini_batch = 1;
   bool batch_norm = false;
+  bool halve_micro_batches = false;  // the parallel run's kernels as two micro-batches each
 };
 
 std::ostream& operator<<(std::ostream& out, const Case& c) {
@@ -37,6 +38,7 @@ TEST_P(RealTrainerOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
   }
   testing::TrainingCase parallel;
   parallel.batch_norm = c.batch_norm;
+  parallel.halve_micro_batches = c.halve_micro_batches;
   parallel.config.data = data;
   parallel.config.mini_batch = c.mini_batch;
   parallel.config.spatial_grid = {world().size() / data, 1, 1};
@@ -44,6 +46,7 @@ TEST_P(RealTrainerOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
   parallel.optimizer = Optimizer::momentum;  // linear in the gradients: rounding stays small
   parallel.steps = 2;                        // the second step starts from the first's momentum
   testing::TrainingCase alone = parallel;
+  alone.halve_micro_batches = false;
   alone.config = {
       .data = 1, .spatial_grid = {1, 1, 1}, .mini_batch = parallel.config.global_batch()};
 
@@ -77,7 +80,10 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{.name = "depth split with batch-norm (global statistics)",
                            .mini_batch = 2,
                            .batch_norm = true},
-                      Case{.name = "2 replicas x depth split", .data = 2}),
+                      Case{.name = "2 replicas x depth split", .data = 2},
+                      Case{.name = "depth split, split layers micro-batched on their windows",
+                           .mini_batch = 2,
+                           .halve_micro_batches = true}),
     [](const ::testing::TestParamInfo<Case>& param) { return std::to_string(param.index); });
 
 }  // namespace

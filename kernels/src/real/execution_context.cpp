@@ -46,7 +46,7 @@ ExecutionContext::ExecutionContext(Device& device_in, RankLayout& layout_in,
       spatial_grid(std::move(grid)),
       halo_exchange(timed_halo_exchange(
           communicator_halo_exchange(device_in, *layout_in.spatial_group), times)),
-      runner(device_in) {}
+      convolution_workspace(std::make_shared<ConvolutionWorkspace>(device_in)) {}
 
 void ExecutionContext::sum_over_spatial_group(std::vector<double>& values) {
   if (layout.shards == 1) return;

@@ -1,6 +1,6 @@
 #pragma once
 // What every layer executor of one rank shares: the device, the rank's groups, the halo exchange
-// and convolution runner, the step being run, and the per-category timers the step report is
+// and convolution workspace, the step being run, and the per-category timers the step report is
 // made of. Owned by the Trainer, outliving its executors.
 #include <chrono>
 #include <cstdint>
@@ -31,8 +31,8 @@ struct ExecutionContext {
   RankLayout& layout;
   std::vector<std::int64_t> spatial_grid;
   CategoryTimes times;
-  std::unique_ptr<HaloExchange> halo_exchange;  // timed (timed_halo_exchange)
-  ConvolutionRunner runner;
+  std::unique_ptr<HaloExchange> halo_exchange;                  // timed (timed_halo_exchange)
+  std::shared_ptr<ConvolutionWorkspace> convolution_workspace;  // one for every layer
   std::int64_t step = 0;
   std::int64_t first_sample = 0;  // global index of the replica's first sample in this step
   std::uint64_t seed = 1;

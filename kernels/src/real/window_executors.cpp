@@ -6,9 +6,9 @@
 #include <stdexcept>
 
 #include "execution_context.hpp"
+#include "tessera/kernels/convolution_runner.hpp"
 #include "tessera/kernels/layer_geometry.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
-#include "tessera/kernels/micro_batched_convolution.hpp"
 #include "tessera/kernels/partitioned_convolution.hpp"
 #include "tessera/kernels/partitioned_pooling.hpp"
 
@@ -24,16 +24,20 @@ class Convolution : public LayerExecutor {
         batch_(shapes.batch),
         output_voxels_(shapes.output_voxels),
         bias_(std::get<ConvolutionParams>(layer.layer.params).bias) {
+    auto runner =
+        std::make_unique<ConvolutionRunner>(context.device, context.convolution_workspace);
+    follow_plans(*runner, index, layer.layer.name);
     if (split) {
       if (geometry_.transposed) {
         throw std::invalid_argument("layer " + layer.layer.name +
                                     ": spatially split transposed convolutions are not yet "
                                     "supported by the real backend");
       }
-      partitioned_ = std::make_unique<PartitionedConvolution>(*context.halo_exchange, geometry_,
-                                                              context.spatial_grid, batch_);
+      partitioned_ = std::make_unique<PartitionedConvolution>(
+          *context.halo_exchange, geometry_, context.spatial_grid, batch_, HaloOverlap::automatic,
+          std::move(runner));
     } else {
-      plan_micro_batches(index, layer.layer.name);
+      runner_ = std::move(runner);
     }
   }
 
@@ -52,8 +56,8 @@ class Convolution : public LayerExecutor {
   void forward(const std::vector<const float*>& x, float* y) override {
     if (partitioned_) {
       partitioned_->forward({x[0]}, weights_, {y});
-    } else if (!run_planned(Direction::forward, x[0], weights_, y)) {
-      context_.runner.forward(geometry_, batch_, x[0], weights_, y, 0);
+    } else {
+      runner_->forward(geometry_, batch_, x[0], weights_, y, 0);
     }
     if (bias_) {
       context_.device.layers().bias_forward(batch_, geometry_.out_channels, output_voxels_,
@@ -68,9 +72,8 @@ class Convolution : public LayerExecutor {
       if (dx[0] != nullptr) input_gradients.push_back(dx[0]);
       partitioned_->backward({dy}, weights_, input_gradients, {gradients_});
     } else {
-      if (dx[0] != nullptr)
-        context_.runner.backward_data(geometry_, batch_, dy, weights_, dx[0], 0);
-      context_.runner.backward_filter(geometry_, batch_, x[0], dy, gradients_, 0);
+      if (dx[0] != nullptr) runner_->backward_data(geometry_, batch_, dy, weights_, dx[0], 0);
+      runner_->backward_filter(geometry_, batch_, x[0], dy, gradients_, 0);
     }
     if (bias_) {
       float* bias_gradient = gradients_ + geometry_.filter_floats();
@@ -85,10 +88,12 @@ class Convolution : public LayerExecutor {
   }
 
  private:
-  // The kernels the network plan made from profiles, with one workspace for all three.
-  void plan_micro_batches(std::size_t index, const std::string& name) {
+  // The kernels the network plan made from profiles, the ones the simulator times: an unsplit
+  // layer runs them as they are; a split one on its windows, which hold the shard's planes and
+  // its halos (the runner falls back to the library's first choice where a window cannot take
+  // the planned algorithm).
+  void follow_plans(ConvolutionRunner& runner, std::size_t index, const std::string& name) const {
     if (context_.micro_batching == nullptr) return;
-    double workspace_bytes = 0;
     for (const auto direction :
          {Direction::forward, Direction::backward_data, Direction::backward_filter}) {
       const auto* kernel = context_.micro_batching->find(index, direction);
@@ -98,21 +103,8 @@ class Convolution : public LayerExecutor {
                                     std::to_string(kernel->plan.samples()) +
                                     " samples, the rank runs " + std::to_string(batch_));
       }
-      planned_[static_cast<std::size_t>(direction)] = kernel->plan;
-      workspace_bytes = std::max(
-          workspace_bytes, micro_batched_workspace_bytes(context_.device.convolutions(), geometry_,
-                                                         direction, kernel->plan));
+      runner.follow(direction, kernel->plan);
     }
-    if (workspace_bytes > 0) {
-      workspace_ = context_.device.allocate(static_cast<std::size_t>(workspace_bytes));
-    }
-  }
-  bool run_planned(Direction direction, const float* first, const float* second, float* result) {
-    const auto& plan = planned_[static_cast<std::size_t>(direction)];
-    if (plan.micro_batches.empty()) return false;
-    run_micro_batched(context_.device.convolutions(), geometry_, direction, plan, first, second,
-                      result, 0, workspace_.get());
-    return true;
   }
 
   ExecutionContext& context_;
@@ -120,9 +112,8 @@ class Convolution : public LayerExecutor {
   std::int64_t batch_;
   std::int64_t output_voxels_;
   bool bias_;
+  std::unique_ptr<ConvolutionRunner> runner_;  // unsplit layers
   std::unique_ptr<PartitionedConvolution> partitioned_;
-  std::array<MicroBatchPlan, 3> planned_;  // by Direction; empty: undivided by the runner
-  std::unique_ptr<DeviceMemory> workspace_;
 };
 
 class Pooling : public LayerExecutor {

@@ -1,23 +1,48 @@
 #pragma once
-// Convolutions run with the first algorithm the device's library offers for each problem (its
-// own first choice), with one workspace grown to the largest need. For code that runs many
-// differently shaped convolutions without a profile (partitioned convolutions, their reference
-// in tests and benchmarks); the real backend picks algorithms from profiles instead.
+// Runs convolutions of any shape with one workspace grown to the largest need. By default each
+// problem runs undivided with the first algorithm the device's library offers (its own first
+// choice). follow() gives a direction a plan made from profiles (micro-batches and algorithms,
+// named as the profile database names them); the runner then executes that plan wherever the
+// device offers its algorithms for the problem at hand, so a partitioned layer's window kernels
+// run the algorithms its shard was planned and simulated with, and falls back to the first
+// choice elsewhere (a boundary slab too thin for the planned algorithm, say).
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
 
+#include "tessera/core/micro_batch_plan.hpp"
 #include "tessera/kernels/convolution_kernels.hpp"
 
 namespace tessera::kernels {
 
 class Device;
 
+// One workspace buffer grown to the largest request. Runners whose kernels never run at the same
+// time (the layers of one rank) share one, as frameworks share one cuDNN workspace.
+class ConvolutionWorkspace {
+ public:
+  explicit ConvolutionWorkspace(Device& device);
+  ~ConvolutionWorkspace();
+  // A buffer of at least `bytes` (nullptr for none), valid until the next larger request.
+  DeviceMemory* at_least(double bytes);
+
+ private:
+  Device& device_;
+  std::unique_ptr<DeviceMemory> memory_;
+};
+
 class ConvolutionRunner {
  public:
-  explicit ConvolutionRunner(Device& device);
+  // Without a shared workspace the runner keeps its own.
+  explicit ConvolutionRunner(Device& device, std::shared_ptr<ConvolutionWorkspace> workspace = {});
   ~ConvolutionRunner();
+
+  // From now on, run `direction` by `plan` where the device offers its algorithms for the sizes
+  // of its micro-batches and they add up to the problem's batch. An empty plan restores the
+  // library's first choice.
+  void follow(Direction direction, MicroBatchPlan plan);
 
   void forward(const ConvolutionGeometry& geometry, std::int64_t batch, const float* x,
                const float* w, float* y, float beta);
@@ -26,16 +51,25 @@ class ConvolutionRunner {
   void backward_filter(const ConvolutionGeometry& geometry, std::int64_t batch, const float* x,
                        const float* dy, float* dw, float beta);
 
-  // The algorithm used for this problem (cached), and the workspace it needs allocated.
-  const ConvolutionAlgorithm& algorithm(const ConvolutionGeometry& geometry, std::int64_t batch,
-                                        Direction direction);
+  // How this problem runs (cached): the followed plan, or one micro-batch of the whole batch with
+  // the library's first algorithm.
+  const MicroBatchPlan& plan(const ConvolutionGeometry& geometry, std::int64_t batch,
+                             Direction direction);
 
  private:
-  DeviceMemory* workspace_for(double bytes);
+  struct Choice {
+    MicroBatchPlan plan;
+    double workspace_bytes = 0;
+  };
+  const Choice& choose(const ConvolutionGeometry& geometry, std::int64_t batch,
+                       Direction direction);
+  void run(const ConvolutionGeometry& geometry, std::int64_t batch, Direction direction,
+           const float* first, const float* second, float* result, float beta);
 
   Device& device_;
-  std::map<std::string, ConvolutionAlgorithm> chosen_;
-  std::unique_ptr<DeviceMemory> workspace_;
+  std::shared_ptr<ConvolutionWorkspace> workspace_;
+  std::array<MicroBatchPlan, 3> followed_;  // by Direction; empty: the library's first choice
+  std::map<std::string, Choice> chosen_;
 };
 
 }  // namespace tessera::kernels

@@ -40,10 +40,12 @@ class PartitionedConvolution {
  public:
   // `whole` is the unpartitioned convolution (not transposed, output_spatial as with_output()
   // gives); its input and output are split over `grid` (one entry per spatial axis). Throws
-  // std::invalid_argument when they cannot be (see WindowPlan).
+  // std::invalid_argument when they cannot be (see WindowPlan). The window kernels go through
+  // `runner` (plans it follows apply to them; a runner of the exchange's device by default).
   PartitionedConvolution(HaloExchange& exchange, const ConvolutionGeometry& whole,
                          std::vector<std::int64_t> grid, std::int64_t batch,
-                         HaloOverlap overlap = HaloOverlap::automatic);
+                         HaloOverlap overlap = HaloOverlap::automatic,
+                         std::unique_ptr<ConvolutionRunner> runner = {});
   ~PartitionedConvolution();
   PartitionedConvolution(const PartitionedConvolution&) = delete;
   PartitionedConvolution& operator=(const PartitionedConvolution&) = delete;

@@ -1,0 +1,122 @@
+// The runner executes a followed plan where the device offers its algorithms for the problem at
+// hand, and the library's first choice elsewhere (another batch, an algorithm not offered); the
+// results equal the exact convolution either way.
+#include "tessera/kernels/convolution_runner.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "convolution_test_support.hpp"
+#include "tessera/kernels/device.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+using testing::direction_tensors;
+using testing::download;
+using testing::upload;
+using testing::within_rounding;
+
+constexpr std::int64_t batch = 4;
+
+ConvolutionGeometry small_3d_convolution() {
+  return with_output({.in_channels = 2,
+                      .out_channels = 3,
+                      .input_spatial = {5, 4, 4},
+                      .kernel = {3, 3, 3},
+                      .stride = {1, 1, 1},
+                      .padding = {1, 1, 1},
+                      .dilation = {1, 1, 1}});
+}
+
+// An algorithm other than the library's first choice (the last one it offers).
+std::string not_the_first(Device& device, const ConvolutionGeometry& geometry,
+                          Direction direction) {
+  const auto offered = device.convolutions().algorithms(geometry, batch, direction);
+  return offered.back().name;
+}
+
+void run(ConvolutionRunner& runner, const ConvolutionGeometry& geometry, std::int64_t samples,
+         Direction direction, const float* first, const float* second, float* result) {
+  switch (direction) {
+    case Direction::forward:
+      return runner.forward(geometry, samples, first, second, result, 0.0f);
+    case Direction::backward_data:
+      return runner.backward_data(geometry, samples, first, second, result, 0.0f);
+    case Direction::backward_filter:
+      return runner.backward_filter(geometry, samples, first, second, result, 0.0f);
+  }
+}
+
+class ConvolutionRunnerFollowing : public ::testing::TestWithParam<Direction> {};
+
+TEST_P(ConvolutionRunnerFollowing, RunsThePlanWhereOfferedAndTheFirstChoiceElsewhere) {
+  const Direction direction = GetParam();
+  const ConvolutionGeometry geometry = small_3d_convolution();
+  auto device = open_cpu_device();
+  const auto first_choice = device->convolutions().algorithms(geometry, batch, direction).front();
+  const std::string planned_algorithm = not_the_first(*device, geometry, direction);
+  ASSERT_NE(planned_algorithm, first_choice.name) << "the CPU library offers one algorithm only";
+  const MicroBatchPlan plan{{{.samples = 1, .algorithm = planned_algorithm},
+                             {.samples = 3, .algorithm = planned_algorithm}}};
+
+  ConvolutionRunner runner(*device);
+  EXPECT_EQ(runner.plan(geometry, batch, direction).micro_batches.front().algorithm,
+            first_choice.name);
+  runner.follow(direction, plan);
+  const auto& followed = runner.plan(geometry, batch, direction);
+  ASSERT_EQ(followed.micro_batches.size(), 2u);
+  EXPECT_EQ(followed.micro_batches[1].algorithm, planned_algorithm);
+  // Another batch cannot be made of the plan's micro-batches: the first choice, undivided.
+  const auto& other_batch = runner.plan(geometry, batch + 1, direction);
+  ASSERT_EQ(other_batch.micro_batches.size(), 1u);
+  EXPECT_EQ(other_batch.micro_batches.front().samples, batch + 1);
+  // The other directions are not touched.
+  for (const auto other :
+       {Direction::forward, Direction::backward_data, Direction::backward_filter}) {
+    if (other == direction) continue;
+    EXPECT_TRUE(runner.plan(geometry, batch, other).undivided());
+  }
+
+  const auto tensors = direction_tensors(geometry, batch, direction, 17);
+  auto first_input = upload(*device, tensors.first_input);
+  auto second_input = upload(*device, tensors.second_input);
+  auto result = device->allocate(tensors.expected.size() * sizeof(float));
+  run(runner, geometry, batch, direction, first_input->data(), second_input->data(),
+      result->data());
+  EXPECT_TRUE(within_rounding(download(*device, *result), tensors.expected, tensors.magnitude));
+}
+
+TEST_P(ConvolutionRunnerFollowing, FallsBackWhenThePlannedAlgorithmIsNotOffered) {
+  const Direction direction = GetParam();
+  const ConvolutionGeometry geometry = small_3d_convolution();
+  auto device = open_cpu_device();
+  ConvolutionRunner runner(*device);
+  runner.follow(direction, {{{.samples = batch, .algorithm = "no such algorithm"}}});
+  const auto& chosen = runner.plan(geometry, batch, direction);
+  ASSERT_EQ(chosen.micro_batches.size(), 1u);
+  EXPECT_EQ(chosen.micro_batches.front().algorithm,
+            device->convolutions().algorithms(geometry, batch, direction).front().name);
+}
+
+INSTANTIATE_TEST_SUITE_P(Directions, ConvolutionRunnerFollowing,
+                         ::testing::Values(Direction::forward, Direction::backward_data,
+                                           Direction::backward_filter),
+                         [](const auto& param_info) { return to_string(param_info.param); });
+
+TEST(ConvolutionWorkspace, GrowsToTheLargestRequestAndIsSharedByRunners) {
+  auto device = open_cpu_device();
+  auto shared = std::make_shared<ConvolutionWorkspace>(*device);
+  EXPECT_EQ(shared->at_least(0), nullptr);
+  DeviceMemory* small = shared->at_least(100);
+  ASSERT_NE(small, nullptr);
+  EXPECT_GE(small->bytes(), 100u);
+  EXPECT_EQ(shared->at_least(50), small);
+  DeviceMemory* large = shared->at_least(1 << 20);
+  EXPECT_GE(large->bytes(), std::size_t{1} << 20);
+  EXPECT_EQ(shared->at_least(100), large);
+}
+
+}  // namespace
+}  // namespace tessera::kernels
