@@ -163,6 +163,7 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   r.time_provenance = Provenance::simulated;
   r.compute_provenance = compute_provenance(programs);
   r.memory_provenance = Provenance::estimated;
+  r.layer_compute = layer_compute_times(loaded.model, programs);
   r.note = network_model_description(s) + "; " + reduction.description();
   if (options.trace && reduction.replicas > 1) {
     r.note += "; traced GPU g is shown by played GPU g mod " + std::to_string(played_gpus);
@@ -194,6 +195,7 @@ SimulationOutcome simulate_point_isolated(const LoadedScenario& scenario, const 
     try {
       const auto outcome = simulate_point(scenario, point, options);
       message = {{"csv", results_to_csv({outcome.result})},
+                 {"layer_compute", to_json(outcome.result.layer_compute)},
                  {"trace", outcome.trace},
                  {"wall_seconds", outcome.wall_seconds},
                  {"actors", outcome.simulated_actors}};
@@ -231,6 +233,7 @@ SimulationOutcome simulate_point_isolated(const LoadedScenario& scenario, const 
   }
   SimulationOutcome outcome;
   outcome.result = results_from_csv(message["csv"].get<std::string>(), "simulation").at(0);
+  outcome.result.layer_compute = layer_compute_from_json(message["layer_compute"]);
   outcome.trace = message["trace"];
   outcome.wall_seconds = message["wall_seconds"].get<double>();
   outcome.simulated_actors = message["actors"].get<double>();

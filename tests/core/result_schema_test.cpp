@@ -323,6 +323,26 @@ TEST(ResultsJson, PointHasTheDocumentedFields) {
   EXPECT_EQ(provenance.at("peak_memory_bytes"), "measured");
 }
 
+TEST(ResultsJson, LayerComputeTimesRoundTripAndAreOmittedWhenEmpty) {
+  auto p = sample_point();
+  EXPECT_FALSE(to_json(p).contains("layer_compute_s"));
+  p.layer_compute = {
+      {"conv1", "forward", 0.25}, {"conv1", "backward", 0.5}, {"optimizer", "update", 0.125}};
+  const auto j = to_json(p);
+  ASSERT_TRUE(j.contains("layer_compute_s"));
+  EXPECT_EQ(j.at("layer_compute_s").at(1).at("pass"), "backward");
+  EXPECT_EQ(layer_compute_from_json(j.at("layer_compute_s")), p.layer_compute);
+}
+
+TEST(ResultsJson, MalformedLayerComputeTimesAreRejected) {
+  EXPECT_THROW(layer_compute_from_json(nlohmann::json::object()), std::invalid_argument);
+  EXPECT_THROW(layer_compute_from_json(nlohmann::json::parse(R"([{"layer": "conv1"}])")),
+               std::invalid_argument);
+  EXPECT_THROW(layer_compute_from_json(nlohmann::json::parse(
+                   R"([{"layer": "conv1", "pass": "forward", "seconds": "fast"}])")),
+               std::invalid_argument);
+}
+
 TEST(ResultsJson, ProvenanceFollowsThePoint) {
   const auto j = to_json(sample_point());
   EXPECT_EQ(j.at("provenance").at("step_s"), "simulated");

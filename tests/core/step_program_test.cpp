@@ -105,6 +105,36 @@ TEST(StepProgram, DepthSplitCosmoflowExchangesHalosOfOnePlane) {
   EXPECT_NEAR(backward_data->seconds, whole.seconds * 34.0 / 32.0, 1e-12);
 }
 
+TEST(StepProgram, LayerComputeTimesAddUpTheComputeOpsPerLayerAndPass) {
+  Fixture f({{"width", "64"}}, config(1, {4, 1, 1}), "pool3");
+  const auto times = layer_compute_times(f.model, f.programs);
+  double total = 0;
+  for (const auto& op : f.programs[0].ops) {
+    if (op.kind == StepOpKind::compute) total += op.seconds;
+  }
+  double listed = 0;
+  for (const auto& time : times) listed += time.seconds;
+  EXPECT_NEAR(listed, total, 1e-12 * total);
+  // conv1's forward is its interior and boundary ops together; its backward both kernels.
+  double forward = 0, backward = 0;
+  for (const auto& op : f.programs[0].ops) {
+    if (op.kind != StepOpKind::compute || op.label.rfind("conv1 ", 0) != 0) continue;
+    (op.direction == Direction::forward ? forward : backward) += op.seconds;
+  }
+  const auto find = [&](const std::string& layer, const std::string& pass) {
+    const auto found = std::find_if(times.begin(), times.end(), [&](const LayerComputeTime& t) {
+      return t.layer == layer && t.pass == pass;
+    });
+    return found == times.end() ? -1.0 : found->seconds;
+  };
+  EXPECT_GT(forward, 0);
+  EXPECT_DOUBLE_EQ(find("conv1", "forward"), forward);
+  EXPECT_DOUBLE_EQ(find("conv1", "backward"), backward);
+  EXPECT_EQ(times.back().layer, "optimizer");
+  EXPECT_EQ(times.back().pass, "update");
+  EXPECT_GT(times.back().seconds, 0);
+}
+
 TEST(StepProgram, RedistributesBeforeTheFirstUnsplitLayerBothWays) {
   // One sample split 4 ways: every GPU goes on with the whole sample, so it receives each
   // peer's whole shard (an all-gather). act5's local output is 256 channels x 1 x 4 x 4 floats.

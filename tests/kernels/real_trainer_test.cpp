@@ -34,6 +34,36 @@ TEST(RealTrainer, CosmoFlowLossFallsOnTheSyntheticDataSet) {
   EXPECT_LT(mean(run.losses, 14, 2), 0.6 * mean(run.losses, 0, 2));
 }
 
+// Every layer's forward and backward and the update are timed, and they make up the compute.
+TEST(RealTrainer, ReportsTheComputeTimeOfEveryLayerAndPass) {
+  testing::TrainingCase c;
+  c.config.mini_batch = 2;
+  c.steps = 1;
+  const auto run = testing::train_cosmoflow(world(), c);
+  const auto& times = run.last_step.layer_compute;
+  const auto model = build_zoo_model("cosmoflow", {{"width", "16"}, {"batch_norm", "false"}});
+  const std::size_t layers = model.layers().size();
+  ASSERT_EQ(times.size(), 2 * layers + 1);
+  double total = 0;
+  for (std::size_t i = 0; i < layers; ++i) {
+    EXPECT_EQ(times[i].layer, model.layers()[i].layer.name);
+    EXPECT_EQ(times[i].pass, "forward");
+    EXPECT_EQ(times[layers + i].layer, model.layers()[i].layer.name);
+    EXPECT_EQ(times[layers + i].pass, "backward");
+  }
+  for (const auto& time : times) {
+    EXPECT_GE(time.seconds, 0) << time.layer << " " << time.pass;
+    total += time.seconds;
+  }
+  EXPECT_EQ(times.back().layer, "optimizer");
+  EXPECT_GT(times.back().seconds, 0);
+  const auto conv1 = *model.index_of("conv1");
+  EXPECT_GT(times[conv1].seconds, 0);
+  EXPECT_GT(times[layers + conv1].seconds, 0);
+  EXPECT_NEAR(total, run.last_step.breakdown.compute_seconds,
+              1e-9 + 1e-9 * run.last_step.breakdown.compute_seconds);
+}
+
 // The unsplit convolutions run the micro-batching plan: two micro-batches per kernel give the
 // undivided run's losses and weights up to float32 rounding.
 TEST(RealTrainer, MicroBatchedConvolutionsTrainLikeUndividedOnes) {

@@ -18,6 +18,7 @@ namespace tessera::kernels::testing {
 struct TrainingRun {
   std::vector<double> losses;
   std::vector<float> parameters;
+  real::StepReport last_step;
 };
 
 struct TrainingCase {
@@ -86,7 +87,8 @@ inline TrainingRun train_cosmoflow(Communicator& world, const TrainingCase& c) {
     const auto input = real::synthetic_step_input(
         source, step * config.global_batch() + layout.replica * config.mini_batch,
         config.mini_batch, trainer.input_first(), trainer.input_count());
-    run.losses.push_back(trainer.step(input).loss);
+    run.last_step = trainer.step(input);
+    run.losses.push_back(run.last_step.loss);
   }
   run.parameters = trainer.parameters();
   return run;

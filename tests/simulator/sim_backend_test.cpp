@@ -143,6 +143,11 @@ TEST(SimBackend, AnInterruptedSweepResumesWithoutRedoingFinishedPoints) {
   EXPECT_EQ(resumed.resumed, 3u);
   EXPECT_EQ(simulated, static_cast<int>(loaded.points.size()) - 3);
   EXPECT_EQ(resumed.points.size(), loaded.points.size());
+  // The per-layer times, in the JSON only, come back with the kept points.
+  for (const auto& point : resumed.points) {
+    ASSERT_FALSE(point.layer_compute.empty()) << "point " << point.point;
+    EXPECT_EQ(point.layer_compute.back().layer, "optimizer");
+  }
 
   // Results made under other settings (here another network model) are not resumed.
   options.settings = {{"network_model", "LV08"}};

@@ -305,7 +305,33 @@ nlohmann::json to_json(const PointResult& p) {
         {"peak_memory_bytes", to_string(p.memory_provenance)}}},
       {"note", p.note}};
   if (!p.micro_batching.is_null()) json["micro_batching"] = p.micro_batching;
+  if (!p.layer_compute.empty()) json["layer_compute_s"] = to_json(p.layer_compute);
   return json;
+}
+
+nlohmann::json to_json(const std::vector<LayerComputeTime>& times) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& time : times) {
+    list.push_back({{"layer", time.layer}, {"pass", time.pass}, {"seconds", time.seconds}});
+  }
+  return list;
+}
+
+std::vector<LayerComputeTime> layer_compute_from_json(const nlohmann::json& times) {
+  if (!times.is_array()) throw std::invalid_argument("layer_compute_s: expected a list");
+  std::vector<LayerComputeTime> parsed;
+  for (const auto& entry : times) {
+    if (!entry.is_object() || !entry.contains("layer") || !entry["layer"].is_string() ||
+        !entry.contains("pass") || !entry["pass"].is_string() || !entry.contains("seconds") ||
+        !entry["seconds"].is_number()) {
+      throw std::invalid_argument(
+          "layer_compute_s: expected entries {layer: text, pass: text, seconds: number}, got " +
+          entry.dump());
+    }
+    parsed.push_back({entry["layer"].get<std::string>(), entry["pass"].get<std::string>(),
+                      entry["seconds"].get<double>()});
+  }
+  return parsed;
 }
 
 nlohmann::json to_json(const RunResult& run) {

@@ -11,12 +11,30 @@
 namespace tessera {
 namespace {
 
-std::vector<PointResult> read_previous(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+// The previous run's rows, with the per-layer times its JSON has (the CSV does not carry them).
+std::vector<PointResult> read_previous(const std::string& csv_path, const std::string& json_path) {
+  std::ifstream in(csv_path, std::ios::binary);
   if (!in) return {};
   std::ostringstream text;
   text << in.rdbuf();
-  return results_from_csv(text.str(), path);
+  auto rows = results_from_csv(text.str(), csv_path);
+  std::ifstream json_in(json_path, std::ios::binary);
+  const auto document = nlohmann::json::parse(json_in, nullptr, /*allow_exceptions=*/false);
+  if (document.is_discarded() || !document.contains("points")) return rows;
+  for (const auto& entry : document["points"]) {
+    if (!entry.is_object() || !entry.contains("layer_compute_s") || !entry.contains("point") ||
+        !entry["point"].is_number_integer())
+      continue;
+    for (auto& row : rows) {
+      if (row.point != entry["point"].get<std::int64_t>()) continue;
+      try {
+        row.layer_compute = layer_compute_from_json(entry["layer_compute_s"]);
+      } catch (const std::invalid_argument&) {
+        // Without them the point is still a result; the comparison per layer skips it.
+      }
+    }
+  }
+  return rows;
 }
 
 // Whether the previous run's JSON was made on the same platform with the same backend settings
@@ -60,7 +78,8 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
   document.model = scenario.model.name();
   document.settings = options.settings;
   const bool resumable = options.resume && same_configuration(run.json_path, document);
-  const auto previous = resumable ? read_previous(run.csv_path) : std::vector<PointResult>{};
+  const auto previous =
+      resumable ? read_previous(run.csv_path, run.json_path) : std::vector<PointResult>{};
 
   // The plan is a function of the scenario, the point and the profiles, so points kept from an
   // earlier run (whose CSV rows do not carry it) get it again.

@@ -114,6 +114,7 @@ class ProgramWriter {
          .category = OpCategory::compute,
          .label = layer.layer.name + " " + to_string(direction) + suffix,
          .layer = i,
+         .direction = direction,
          .seconds = cost.seconds * fraction,
          .provenance = cost.provenance,
          .micro_batches = std::move(micro_batches)});
@@ -361,6 +362,36 @@ std::vector<StepProgram> build_step_programs(const ModelGraph& model, const Shar
     programs.push_back(writer.write());
   }
   return programs;
+}
+
+std::vector<LayerComputeTime> layer_compute_times(const ModelGraph& model,
+                                                  const std::vector<StepProgram>& programs) {
+  const auto& layers = model.layers();
+  std::vector<double> forward(layers.size(), 0), backward(layers.size(), 0);
+  std::vector<bool> computed(layers.size(), false);
+  double update = 0;
+  for (const auto& program : programs) {
+    double program_update = 0;
+    for (const auto& op : program.ops) {
+      if (op.kind != StepOpKind::compute) continue;
+      if (op.layer >= layers.size()) {
+        program_update += op.seconds;
+        continue;
+      }
+      computed[op.layer] = true;
+      (op.direction == Direction::forward ? forward : backward)[op.layer] += op.seconds;
+    }
+    update = std::max(update, program_update);
+  }
+  std::vector<LayerComputeTime> times;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (computed[i]) times.push_back({layers[i].layer.name, "forward", forward[i]});
+  }
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (computed[i]) times.push_back({layers[i].layer.name, "backward", backward[i]});
+  }
+  times.push_back({"optimizer", "update", update});
+  return times;
 }
 
 }  // namespace tessera

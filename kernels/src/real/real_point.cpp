@@ -79,6 +79,13 @@ Measurement train(Trainer& trainer, StepInputSource& source, std::int64_t warmup
     m.breakdown.other_communication_seconds += share * b.other_communication_seconds;
     m.breakdown.io_seconds += share * b.io_seconds;
     m.breakdown.idle_seconds += share * b.idle_seconds;
+    if (m.layer_compute.empty()) {
+      m.layer_compute = report.layer_compute;
+      for (auto& time : m.layer_compute) time.seconds = 0;
+    }
+    for (std::size_t i = 0; i < m.layer_compute.size(); ++i) {
+      m.layer_compute[i].seconds += share * report.layer_compute.at(i).seconds;
+    }
   }
   return measurement;
 }
@@ -218,6 +225,14 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
                       .other_communication_seconds = pick(b.other_communication_seconds),
                       .io_seconds = pick(b.io_seconds),
                       .idle_seconds = pick(b.idle_seconds)};
+  result.layer_compute = measurement.mean.layer_compute;
+  {
+    // Sent to rank 0 in one sum, the other ranks contributing zeros.
+    std::vector<double> seconds;
+    for (const auto& time : result.layer_compute) seconds.push_back(mine ? time.seconds : 0.0);
+    ranks->allreduce_sum(seconds.data(), seconds.size());
+    for (std::size_t i = 0; i < seconds.size(); ++i) result.layer_compute[i].seconds = seconds[i];
+  }
   const auto memory = gather_values(*ranks, trainer->allocated_bytes());
   result.peak_memory_bytes = *std::max_element(memory.begin(), memory.end());
   result.samples_per_second = result.step_seconds > 0
@@ -235,7 +250,9 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
   if (profiles == nullptr) {
     result.note += "; convolutions undivided with the library's first algorithm (no --profiles)";
   } else if (point.config.spatial_parts() > 1) {
-    result.note += "; micro-batching plan run on the unsplit convolutions (split ones undivided)";
+    result.note +=
+        "; convolutions run as the micro-batching plan from the profiles (split layers on their "
+        "haloed windows where the planned algorithms take them)";
   } else {
     result.note += "; convolutions run as the micro-batching plan from the profiles";
   }

@@ -35,6 +35,7 @@ struct LayerState {
   std::unique_ptr<DeviceMemory> gradient;  // of the output
   std::vector<InputLink> inputs;
   LocalShapes shapes;
+  std::string name;
   std::int64_t consumer_edges = 0;
   bool is_input = false;
 };
@@ -60,14 +61,18 @@ struct Trainer::State {
     return memory;
   }
 
-  // Runs `work`, adding its time minus the communication timed inside it to `compute`.
+  // Runs `work`, adding its time minus the communication timed inside it to `compute` and to
+  // `layer_pass` (this layer's pass in the report).
   template <typename Work>
-  void timed_compute(double& compute, Work&& work) {
+  void timed_compute(double& compute, double& layer_pass, Work&& work) {
     const double communication_before = context.times.communication();
     const auto begin = Clock::now();
     work();
     context.device.synchronize();
-    compute += seconds_since(begin) - (context.times.communication() - communication_before);
+    const double seconds =
+        seconds_since(begin) - (context.times.communication() - communication_before);
+    compute += seconds;
+    layer_pass += seconds;
   }
 };
 
@@ -116,6 +121,7 @@ void Trainer::build(const ModelGraph& model, const ShardPlan& plan, const Traine
     auto& state = s.layers[i];
     const bool split = plan.layers.at(i).spatially_split;
     state.shapes.batch = batch;
+    state.name = layer.layer.name;
     state.is_input = layer.layer.kind == LayerKind::input;
     if (!layer.output_shape.spatial.empty() || split) {
       const auto box = local_box(layer.output_shape, split, grid, layout.shard);
@@ -186,6 +192,13 @@ StepReport Trainer::step(const StepInput& input, double io_seconds) {
   s.context.times = {};
   StepReport report;
   auto& b = report.breakdown;
+  const std::size_t count = s.layers.size();
+  report.layer_compute.resize(2 * count + 1);
+  for (std::size_t i = 0; i < count; ++i) {
+    report.layer_compute[i] = {s.layers[i].name, "forward", 0};
+    report.layer_compute[count + i] = {s.layers[i].name, "backward", 0};
+  }
+  report.layer_compute[2 * count] = {"optimizer", "update", 0};
   const auto step_begin = Clock::now();
 
   // Input and targets to the device (I/O: the copy belongs to getting the sample in).
@@ -210,7 +223,8 @@ StepReport Trainer::step(const StepInput& input, double io_seconds) {
                            layout.replica * s.layers.front().shapes.batch;
 
   // Forward, in the model's topological order.
-  for (auto& state : s.layers) {
+  for (std::size_t i = 0; i < count; ++i) {
+    auto& state = s.layers[i];
     std::vector<const float*> x;
     for (auto& link : state.inputs) {
       if (link.gather) {
@@ -224,7 +238,8 @@ StepReport Trainer::step(const StepInput& input, double io_seconds) {
         x.push_back(s.layers[link.producer].output->data());
       }
     }
-    s.timed_compute(b.compute_seconds, [&] { state.executor->forward(x, state.output->data()); });
+    s.timed_compute(b.compute_seconds, report.layer_compute[i].seconds,
+                    [&] { state.executor->forward(x, state.output->data()); });
   }
 
   // Backward in reverse, each finished layer's gradients joining their bucket's all-reduce.
@@ -251,7 +266,7 @@ StepReport Trainer::step(const StepInput& input, double io_seconds) {
                                     : producer.gradient->data());
       }
     }
-    s.timed_compute(b.compute_seconds, [&] {
+    s.timed_compute(b.compute_seconds, report.layer_compute[count + i].seconds, [&] {
       state.executor->backward(x, state.output->data(), state.gradient->data(), dx);
       for (std::size_t j = 0; j < state.inputs.size(); ++j) {
         auto& link = state.inputs[j];
@@ -274,7 +289,7 @@ StepReport Trainer::step(const StepInput& input, double io_seconds) {
     s.parameters->finish_backward();
     s.context.times.allreduce += seconds_since(begin);
   }
-  s.timed_compute(b.compute_seconds, [&] {
+  s.timed_compute(b.compute_seconds, report.layer_compute[2 * count].seconds, [&] {
     s.parameters->optimizer_step(s.options.learning_rate, s.context.step + 1);
   });
 

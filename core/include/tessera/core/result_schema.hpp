@@ -41,6 +41,17 @@ struct StepBreakdown {
   bool operator==(const StepBreakdown&) const = default;
 };
 
+// Compute time of one pass of one layer on the busiest GPU in a step: the real backend times it
+// around the layer's kernels, the simulator takes it from the step program it plays. Pass is
+// "forward", "backward" (backward-data and backward-filter) or "update" (the optimizer step,
+// layer "optimizer").
+struct LayerComputeTime {
+  std::string layer;
+  std::string pass;
+  double seconds = 0;
+  bool operator==(const LayerComputeTime&) const = default;
+};
+
 struct PointResult {
   std::string scenario;
   std::int64_t point = 0;
@@ -66,6 +77,9 @@ struct PointResult {
   // speed-up and every kernel's micro-batches. JSON only (the CSV keeps its columns); null when
   // not recorded.
   nlohmann::json micro_batching;
+  // Per layer and pass, in the model's order (forward, backward, then the update). JSON only;
+  // empty when not recorded.
+  std::vector<LayerComputeTime> layer_compute;
 
   bool operator==(const PointResult&) const = default;
 };
@@ -88,6 +102,9 @@ std::string results_to_csv(const std::vector<PointResult>& points);
 std::vector<PointResult> results_from_csv(const std::string& text, const std::string& file_name);
 
 nlohmann::json to_json(const PointResult& point);
+nlohmann::json to_json(const std::vector<LayerComputeTime>& times);
+// The inverse of the above; throws std::invalid_argument on a malformed list.
+std::vector<LayerComputeTime> layer_compute_from_json(const nlohmann::json& times);
 nlohmann::json to_json(const RunResult& run);
 
 // Atomic writes (see atomic_file.hpp).

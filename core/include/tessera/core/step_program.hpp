@@ -13,6 +13,7 @@
 #include "tessera/core/micro_batch_plan.hpp"
 #include "tessera/core/model_graph.hpp"
 #include "tessera/core/parallel_strategy.hpp"
+#include "tessera/core/result_schema.hpp"
 #include "tessera/core/scenario.hpp"
 
 namespace tessera {
@@ -38,9 +39,10 @@ std::string to_string(StepOpKind kind);
 struct StepOp {
   StepOpKind kind = StepOpKind::compute;
   OpCategory category = OpCategory::compute;
-  std::string label;             // e.g. "conv1 forward (interior)"
-  std::size_t layer = SIZE_MAX;  // model layer, if any
-  double seconds = 0;            // compute time
+  std::string label;                         // e.g. "conv1 forward (interior)"
+  std::size_t layer = SIZE_MAX;              // model layer, if any
+  Direction direction = Direction::forward;  // compute of a layer: its pass
+  double seconds = 0;                        // compute time
   Provenance provenance = Provenance::none;
   double bytes = 0;           // communication or I/O volume (see kind)
   int axis = -1;              // halo: spatial axis
@@ -76,5 +78,10 @@ struct StepProgram {
 std::vector<StepProgram> build_step_programs(const ModelGraph& model, const ShardPlan& plan,
                                              const ComputeCostModel& costs,
                                              const StepOptions& options);
+
+// The compute time of every layer's forward and backward pass in the programs (each layer is in
+// one stage's), then the optimizer update (the slowest stage's), as result_schema.hpp records it.
+std::vector<LayerComputeTime> layer_compute_times(const ModelGraph& model,
+                                                  const std::vector<StepProgram>& programs);
 
 }  // namespace tessera

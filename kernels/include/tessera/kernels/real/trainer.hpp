@@ -34,8 +34,8 @@ struct TrainerOptions {
   double gradient_bucket_bytes = 25.0 * 1024 * 1024;
   std::uint64_t seed = 1;  // initial weights and dropout masks
   // The conv kernels' micro-batching plan (may be null: every kernel undivided, the library's
-  // first algorithm). Kernels planned from profiles run as their micro-batches and algorithms on
-  // unsplit layers; spatially split layers run undivided inside the partitioned convolution.
+  // first algorithm). Kernels planned from profiles run as their micro-batches and algorithms;
+  // spatially split layers run them on their haloed windows (convolution_runner.hpp).
   const NetworkMicroBatchPlan* micro_batching = nullptr;
 };
 
@@ -50,6 +50,8 @@ struct StepReport {
   double loss = 0;  // the global batch's loss (averaged over the data-parallel replicas)
   double step_seconds = 0;
   StepBreakdown breakdown;  // exposed time per category; idle = step minus the others
+  // Every layer's forward, then every layer's backward, then the update (result_schema.hpp).
+  std::vector<LayerComputeTime> layer_compute;
 };
 
 class Trainer {
