@@ -82,20 +82,24 @@ bool launched_with_several_ranks() {
   return false;
 }
 
-std::vector<KernelToProfile> selected_kernels(const LoadedScenario& loaded,
-                                              const ProfileSettings& settings) {
+// The scenario with only the sweep points --points names (all without it).
+LoadedScenario selected_points(const LoadedScenario& loaded, const ProfileSettings& settings) {
   LoadedScenario subset = loaded;
-  if (!settings.points.empty()) {
-    subset.points.clear();
-    for (std::size_t index : settings.points) {
-      if (index >= loaded.points.size()) {
-        throw InputError({}, "--points",
-                         "a sweep point index below " + std::to_string(loaded.points.size()) +
-                             ", got " + std::to_string(index));
-      }
-      subset.points.push_back(loaded.points[index]);
+  if (settings.points.empty()) return subset;
+  subset.points.clear();
+  for (std::size_t index : settings.points) {
+    if (index >= loaded.points.size()) {
+      throw InputError({}, "--points",
+                       "a sweep point index below " + std::to_string(loaded.points.size()) +
+                           ", got " + std::to_string(index));
     }
+    subset.points.push_back(loaded.points[index]);
   }
+  return subset;
+}
+
+std::vector<KernelToProfile> selected_kernels(const LoadedScenario& subset,
+                                              const ProfileSettings& settings) {
   auto kernels = kernels_to_profile(subset);
   if (settings.layers.empty()) return kernels;
   const std::set<std::string> wanted(settings.layers.begin(), settings.layers.end());
@@ -105,14 +109,19 @@ std::vector<KernelToProfile> selected_kernels(const LoadedScenario& loaded,
 
 int profile(const ProfileSettings& settings) {
   const LoadedScenario loaded = load_target(settings.target, settings.mini_batch);
-  const auto kernels = selected_kernels(loaded, settings);
+  const LoadedScenario subset = selected_points(loaded, settings);
+  const auto kernels = selected_kernels(subset, settings);
+  // The optimizer update belongs to no layer: measured unless --layers picks some.
+  const auto updates =
+      settings.layers.empty() ? updates_to_profile(subset) : std::vector<UpdateToProfile>{};
   if (settings.list) {
     for (const auto& kernel : kernels) {
       std::cout << kernel.layer.name << "  " << to_string(kernel.direction) << "  batch "
                 << kernel.batch << "  micro-batches " << kernel.micro_batches.size() << "  "
                 << kernel.shape << "\n";
     }
-    std::cout << kernels.size() << " kernels\n";
+    for (const auto& update : updates) std::cout << update.op << "  " << update.shape << "\n";
+    std::cout << kernels.size() << " kernels, " << updates.size() << " optimizer updates\n";
     return kExitOk;
   }
   if (loaded.scenario.model.dtype != DType::float32) {
@@ -160,6 +169,17 @@ int profile(const ProfileSettings& settings) {
                 << to_string(kernel.direction) << " (batch " << kernel.batch << ")\n";
     }
     kernels::profile_kernels(*device, {kernel}, options, database);
+    ++measured;
+    if (writer) save();
+  }
+  for (const auto& update : updates) {
+    if (!database
+             .entries_for(device_name, update.op, Direction::forward, update.shape, update.dtype)
+             .empty()) {
+      continue;  // measured by an earlier run
+    }
+    if (writer) std::cerr << "optimizer " << update.op << " (" << update.shape << ")\n";
+    kernels::profile_updates(*device, {update}, options, database);
     ++measured;
     if (writer) save();
   }

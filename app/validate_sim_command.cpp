@@ -37,6 +37,7 @@
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/cluster_spec.hpp"
 #include "tessera/core/input_error.hpp"
+#include "tessera/core/layer_time_comparison.hpp"
 #include "tessera/core/parallel_strategy.hpp"
 #include "tessera/core/profile_database.hpp"
 #include "tessera/core/result_schema.hpp"
@@ -243,7 +244,10 @@ int validate_sim(const ValidateSimSettings& settings) {
     std::ifstream real_file(real_csv);
     const std::string real_text((std::istreambuf_iterator<char>(real_file)),
                                 std::istreambuf_iterator<char>());
-    for (const auto& result : results_from_csv(real_text, real_csv.string())) {
+    auto real_rows = results_from_csv(real_text, real_csv.string());
+    std::ifstream real_json(directory / "real" / "real.json");
+    attach_layer_compute(real_rows, nlohmann::json::parse(real_json, nullptr, false));
+    for (const auto& result : real_rows) {
       if (result.gpus == ranks) measured[result.point] = result;
     }
 
@@ -269,12 +273,17 @@ int validate_sim(const ValidateSimSettings& settings) {
   const auto comparison = compare_sim_real(measured_in_order, simulated);
   const fs::path csv = output / "comparison.csv";
   write_file_atomically(csv.string(), comparison_to_csv(comparison));
+  const auto layers = compare_layer_times(measured_in_order, simulated);
+  const fs::path layers_csv = output / "layers.csv";
+  write_file_atomically(layers_csv.string(), layer_comparison_to_csv(layers));
   // Both sides in the result schema too, so analysis/plot_scaling.py overlays them.
   write_results_csv((output / "real.csv").string(), measured_in_order);
   write_results_csv((output / "sim.csv").string(), simulated);
   std::cout << loaded.scenario.name << ": measured on this machine against simulated on its "
             << "measured description\n\n"
-            << comparison_report(comparison) << "\ncomparison: " << csv.string()
+            << comparison_report(comparison) << "\n"
+            << layer_comparison_report(layers, 5) << "comparison: " << csv.string()
+            << "; per layer and pass: " << layers_csv.string()
             << "; both sides in the result schema: " << (output / "real.csv").string() << ", "
             << (output / "sim.csv").string() << "\n";
   return kExitOk;

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "tessera/core/layer_cost.hpp"
 #include "tessera/core/profile_plan.hpp"
 #include "tessera/core/step_program.hpp"
 
@@ -26,13 +27,29 @@ void expect_plan_covers_every_step(const LoadedScenario& loaded) {
                   .time_seconds = 1e-3,
                   .workspace_bytes = 0});
   }
+  const auto updates = updates_to_profile(loaded);
+  ASSERT_FALSE(updates.empty());
+  for (const UpdateToProfile& update : updates) {
+    profiles.add({.device = loaded.cluster.gpu.model,
+                  .op = update.op,
+                  .shape = update.shape,
+                  .dtype = update.dtype,
+                  .algorithm = "default",
+                  .time_seconds = 2e-3});
+  }
   ComputeCostModel costs(roofline_of(loaded.cluster.gpu), &profiles,
                          loaded.scenario.micro_batching.workspace_limit_bytes);
   for (const SweepPoint& point : loaded.points) {
-    for (const StepProgram& program : build_step_programs(loaded.model, point.plan, costs, {})) {
+    const StepOptions options{.dtype = loaded.scenario.model.dtype,
+                              .optimizer = loaded.scenario.model.optimizer};
+    for (const StepProgram& program :
+         build_step_programs(loaded.model, point.plan, costs, options)) {
       for (const StepOp& op : program.ops) {
-        if (op.kind != StepOpKind::compute || op.layer == SIZE_MAX) continue;
+        if (op.kind != StepOpKind::compute) continue;
         EXPECT_EQ(op.provenance, Provenance::profile) << op.label << " at point " << point.index;
+        if (op.layer == SIZE_MAX) {
+          EXPECT_EQ(op.seconds, 2e-3) << op.label;
+        }
       }
     }
   }
@@ -54,6 +71,18 @@ TEST(KernelsToProfile, CoverEveryShardOfAStrongScalingStudy) {
     }
   }
   EXPECT_EQ(conv1_shapes.size(), loaded.points.size());
+}
+
+TEST(KernelsToProfile, CoverEveryStageOfModelParallelWorkers) {
+  const auto loaded = load_scenario(std::string(TESSERA_SOURCE_DIR) +
+                                    "/scenarios/hybrid_model_parallel_resnet50.yaml");
+  expect_plan_covers_every_step(loaded);
+  // Two stages of different sizes: two updates, summing to the whole model.
+  const auto updates = updates_to_profile(loaded);
+  ASSERT_EQ(updates.size(), 2u);
+  EXPECT_EQ(updates[0].parameters + updates[1].parameters,
+            static_cast<double>(parameter_count(loaded.model)));
+  EXPECT_EQ(updates[0].op, "update_" + to_string(loaded.scenario.model.optimizer));
 }
 
 TEST(KernelsToProfile, ListsEachKernelOnceAndMicroBatchesOnlyConvolutions) {

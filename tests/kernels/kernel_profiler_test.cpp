@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "tessera/core/cost_model.hpp"
 #include "tessera/core/scenario_loader.hpp"
 #include "tessera/kernels/convolution_kernels.hpp"
 #include "tessera/kernels/device.hpp"
@@ -118,6 +119,36 @@ TEST(KernelProfiler, CopiesAreTimedPerDirectionAndKind) {
     ASSERT_EQ(rows.size(), 1u) << op;
     EXPECT_GT(rows[0].time_seconds, 0) << op;
   }
+}
+
+// Each optimizer's update gets one row under the key the cost model looks up, and the cost model
+// then times the step program's update by it.
+TEST(KernelProfiler, OptimizerUpdatesAreTimedUnderTheCostModelsKey) {
+  auto device = open_cpu_device();
+  ProfileDatabase database;
+  std::vector<UpdateToProfile> updates;
+  for (const auto optimizer : {Optimizer::sgd, Optimizer::momentum, Optimizer::adam}) {
+    updates.push_back(
+        {optimizer, 100000, DType::float32, update_op(optimizer), parameters_shape(100000)});
+  }
+  profile_updates(*device, updates, quick(), database);
+  DeviceRoofline roofline;
+  roofline.device = device->info().name;
+  roofline.fp32_flops_per_second = 1e12;
+  roofline.memory_bandwidth_bytes_per_second = 1e11;
+  const ComputeCostModel costs(roofline, &database, 0.0);
+  for (const auto& update : updates) {
+    const auto rows = database.entries_for(device->info().name, update.op, Direction::forward,
+                                           update.shape, DType::float32);
+    ASSERT_EQ(rows.size(), 1u) << update.op;
+    EXPECT_GT(rows[0].time_seconds, 0) << update.op;
+    const auto estimate = costs.optimizer_time(update.parameters, DType::float32, update.optimizer);
+    EXPECT_EQ(estimate.provenance, Provenance::profile) << update.op;
+    EXPECT_EQ(estimate.seconds, rows[0].time_seconds) << update.op;
+  }
+  // Another parameter count has no row: the roofline.
+  EXPECT_EQ(costs.optimizer_time(100001, DType::float32, Optimizer::adam).provenance,
+            Provenance::roofline);
 }
 
 }  // namespace

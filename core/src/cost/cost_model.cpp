@@ -1,6 +1,7 @@
 #include "tessera/core/cost_model.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "tessera/core/layer_cost.hpp"
 
@@ -83,8 +84,25 @@ CostEstimate ComputeCostModel::layer_time(const Layer& layer,
   return {roofline_seconds(flops, bytes, uses_tensor_cores(layer, dtype)), Provenance::roofline};
 }
 
+std::string update_op(Optimizer optimizer) {
+  return "update_" + to_string(optimizer);
+}
+
+std::string parameters_shape(double parameters) {
+  char text[48];
+  std::snprintf(text, sizeof text, "parameters %.0f", parameters);
+  return text;
+}
+
 CostEstimate ComputeCostModel::optimizer_time(double parameters, DType dtype,
                                               Optimizer optimizer) const {
+  if (profiles_) {
+    if (auto hit = profiles_->best(device_.device, update_op(optimizer), Direction::forward,
+                                   parameters_shape(parameters), dtype, 1,
+                                   micro_batching_.workspace_limit_bytes)) {
+      return {hit->time_seconds, Provenance::profile};
+    }
+  }
   // Reads weights, gradients and state; writes weights and state.
   const double states = optimizer == Optimizer::adam ? 2 : optimizer == Optimizer::momentum ? 1 : 0;
   const double bytes = parameters * static_cast<double>(dtype_bytes(dtype)) * (3 + 2 * states);

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "tessera/core/atomic_file.hpp"
+#include "tessera/core/layer_time_comparison.hpp"
 #include "tessera/core/network_micro_batch_plan.hpp"
 #include "tessera/core/utc_time.hpp"
 
@@ -19,21 +20,7 @@ std::vector<PointResult> read_previous(const std::string& csv_path, const std::s
   text << in.rdbuf();
   auto rows = results_from_csv(text.str(), csv_path);
   std::ifstream json_in(json_path, std::ios::binary);
-  const auto document = nlohmann::json::parse(json_in, nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded() || !document.contains("points")) return rows;
-  for (const auto& entry : document["points"]) {
-    if (!entry.is_object() || !entry.contains("layer_compute_s") || !entry.contains("point") ||
-        !entry["point"].is_number_integer())
-      continue;
-    for (auto& row : rows) {
-      if (row.point != entry["point"].get<std::int64_t>()) continue;
-      try {
-        row.layer_compute = layer_compute_from_json(entry["layer_compute_s"]);
-      } catch (const std::invalid_argument&) {
-        // Without them the point is still a result; the comparison per layer skips it.
-      }
-    }
-  }
+  attach_layer_compute(rows, nlohmann::json::parse(json_in, nullptr, /*allow_exceptions=*/false));
   return rows;
 }
 

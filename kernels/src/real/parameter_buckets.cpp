@@ -1,6 +1,7 @@
 #include "parameter_buckets.hpp"
 
 #include "tessera/kernels/layer_kernels.hpp"
+#include "tessera/kernels/optimizer_update.hpp"
 
 namespace tessera::kernels::real {
 
@@ -94,21 +95,9 @@ void ParameterBuckets::finish_backward() {
 }
 
 void ParameterBuckets::optimizer_step(float learning_rate, std::int64_t step) {
-  auto& kernels = device_.layers();
-  const float* g = gradients_->data();
-  switch (optimizer_) {
-    case Optimizer::sgd:
-      kernels.sgd_update(total_, learning_rate, 0.0F, 0.0F, g, weights_->data(), nullptr);
-      break;
-    case Optimizer::momentum:
-      kernels.sgd_update(total_, learning_rate, 0.9F, 0.0F, g, weights_->data(),
-                         first_moment_->data());
-      break;
-    case Optimizer::adam:
-      kernels.adam_update(total_, learning_rate, 0.9F, 0.999F, 1e-8F, step, g, weights_->data(),
-                          first_moment_->data(), second_moment_->data());
-      break;
-  }
+  optimizer_update(device_.layers(), optimizer_, total_, learning_rate, step, gradients_->data(),
+                   weights_->data(), first_moment_ ? first_moment_->data() : nullptr,
+                   second_moment_ ? second_moment_->data() : nullptr);
 }
 
 }  // namespace tessera::kernels::real

@@ -31,6 +31,11 @@ struct DeviceRoofline {
 
 DeviceRoofline roofline_of(const GpuSpec& gpu);
 
+// How the profile database names the optimizer update ("update_adam", ...) and its size
+// ("parameters 9437184").
+std::string update_op(Optimizer optimizer);
+std::string parameters_shape(double parameters);
+
 // Convolution kernels are costed by the micro-batching plan (network_micro_batch_plan.hpp) that
 // build_step_programs makes from this model's profiles and micro-batching settings; layer_time is
 // the undivided kernel under the per-kernel workspace limit.
@@ -47,7 +52,8 @@ class ComputeCostModel {
   CostEstimate layer_time(const Layer& layer, const std::vector<TensorShape>& inputs,
                           const TensorShape& output, std::int64_t batch, DType dtype,
                           Direction direction) const;
-  // The optimizer step over `parameters` weights (memory-bound).
+  // The optimizer step over `parameters` weights: the profile's row for exactly this many
+  // (update_op, parameters_shape), else the roofline (memory-bound).
   CostEstimate optimizer_time(double parameters, DType dtype, Optimizer optimizer) const;
   // Roofline alone (for reports and tests).
   double roofline_seconds(double flops, double bytes, bool tensor_cores) const;

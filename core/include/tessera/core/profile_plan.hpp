@@ -27,8 +27,20 @@ struct KernelToProfile {
   std::string shape;  // kernel_shape_key(layer, inputs, output)
 };
 
+// The optimizer update of one GPU's parameters (one model-parallel stage's), keyed as the cost
+// model looks it up (cost_model.hpp).
+struct UpdateToProfile {
+  Optimizer optimizer = Optimizer::adam;
+  double parameters = 0;
+  DType dtype = DType::float32;
+  std::string op;     // update_op(optimizer)
+  std::string shape;  // parameters_shape(parameters)
+};
+
 // Distinct kernels over all sweep points, in model order, first point first. Only convolutions
 // are micro-batched; other layers are measured at their undivided batch.
 std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario);
+// Distinct updates over all sweep points and stages.
+std::vector<UpdateToProfile> updates_to_profile(const LoadedScenario& scenario);
 
 }  // namespace tessera

@@ -43,6 +43,11 @@ void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels
                      const ProfilerOptions& options, ProfileDatabase& database,
                      const ProfileProgress& progress = {});
 
+// The optimizer update over each one's parameters (weights, gradients and moments in device
+// memory, as the real backend holds them), one row each (op update_adam etc., micro-batch 1).
+void profile_updates(Device& device, const std::vector<UpdateToProfile>& updates,
+                     const ProfilerOptions& options, ProfileDatabase& database);
+
 // Copy bandwidth against size: host->device and device->host from pinned and pageable host
 // memory, and device->device. Rows have op "copy_h2d_pinned" etc. and shape "bytes N".
 void profile_copies(Device& device, const std::vector<double>& sizes_bytes,
