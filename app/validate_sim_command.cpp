@@ -246,7 +246,7 @@ int validate_sim(const ValidateSimSettings& settings) {
                                 std::istreambuf_iterator<char>());
     auto real_rows = results_from_csv(real_text, real_csv.string());
     std::ifstream real_json(directory / "real" / "real.json");
-    attach_layer_compute(real_rows, nlohmann::json::parse(real_json, nullptr, false));
+    attach_json_only_fields(real_rows, nlohmann::json::parse(real_json, nullptr, false));
     for (const auto& result : real_rows) {
       if (result.gpus == ranks) measured[result.point] = result;
     }

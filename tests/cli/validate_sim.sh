@@ -44,6 +44,17 @@ grep -q "2 rank(s) sharing" "$cluster" || fail "2-rank cluster does not say how 
 for side in real sim; do
   [ -s "$scratch/out/$side.csv" ] || fail "no $side.csv beside the comparison"
 done
+# Per-layer times on both sides, and the real run executed the plan made from the profiles of
+# the device it ran on (not the scenario's Lassen GPUs, which no profile row names).
+layers="$scratch/out/layers.csv"
+grep -Eq '^1,conv1,forward,[0-9.e+-]+,[0-9.e+-]+,' "$layers" ||
+  fail "no per-layer comparison of conv1 at point 1: $(head -3 "$layers")"
+grep -Eq '^0,optimizer,update,[0-9.e+-]+,[0-9.e+-]+,' "$layers" ||
+  fail "no optimizer update in the per-layer comparison: $(grep optimizer "$layers")"
+grep -q "largest differences per layer and pass" <<<"$output" || fail "no per-layer report"
+real_json="$scratch/out/ranks-1/real/real.json"
+grep -q '"provenance": *"profile"' "$real_json" ||
+  fail "the real run did not plan its convolutions from the profiles: $real_json"
 
 "$tessera" validate-sim "$scratch/missing.yaml" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "a missing scenario does not exit 2"

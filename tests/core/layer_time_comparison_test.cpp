@@ -42,18 +42,5 @@ TEST(LayerTimeComparison, PairsLayersAndPassesAndKeepsThoseOnlyOneSideHas) {
   EXPECT_NE(report.find("-125%"), std::string::npos);  // conv1: -0.2 of |-0.16|
 }
 
-TEST(LayerTimeComparison, AttachesTheRunDocumentsTimesByPoint) {
-  std::vector<PointResult> rows{with_times(0, {}), with_times(1, {})};
-  const auto document = nlohmann::json::parse(R"({"points": [
-      {"point": 1, "layer_compute_s": [{"layer": "conv1", "pass": "forward", "seconds": 0.5}]},
-      {"point": 0, "layer_compute_s": "malformed"}]})");
-  attach_layer_compute(rows, document);
-  EXPECT_TRUE(rows[0].layer_compute.empty());
-  ASSERT_EQ(rows[1].layer_compute.size(), 1u);
-  EXPECT_DOUBLE_EQ(rows[1].layer_compute[0].seconds, 0.5);
-  attach_layer_compute(rows, nlohmann::json());  // no document: nothing changes
-  EXPECT_EQ(rows[1].layer_compute.size(), 1u);
-}
-
 }  // namespace
 }  // namespace tessera

@@ -343,6 +343,28 @@ TEST(ResultsJson, MalformedLayerComputeTimesAreRejected) {
                std::invalid_argument);
 }
 
+PointResult with_point(std::int64_t index) {
+  PointResult result;
+  result.point = index;
+  return result;
+}
+
+TEST(ResultsJson, JsonOnlyFieldsAreAttachedToCsvRowsByPoint) {
+  std::vector<PointResult> rows{with_point(0), with_point(1)};
+  const auto document = nlohmann::json::parse(R"({"points": [
+      {"point": 1, "layer_compute_s": [{"layer": "conv1", "pass": "forward", "seconds": 0.5}],
+       "micro_batching": {"conv_s": 0.25}},
+      {"point": 0, "layer_compute_s": "malformed"}]})");
+  attach_json_only_fields(rows, document);
+  EXPECT_TRUE(rows[0].layer_compute.empty());
+  ASSERT_EQ(rows[1].layer_compute.size(), 1u);
+  EXPECT_DOUBLE_EQ(rows[1].layer_compute[0].seconds, 0.5);
+  EXPECT_EQ(rows[1].micro_batching.at("conv_s"), 0.25);
+  EXPECT_TRUE(rows[0].micro_batching.is_null());
+  attach_json_only_fields(rows, nlohmann::json());  // no document: nothing changes
+  EXPECT_EQ(rows[1].layer_compute.size(), 1u);
+}
+
 TEST(ResultsJson, ProvenanceFollowsThePoint) {
   const auto j = to_json(sample_point());
   EXPECT_EQ(j.at("provenance").at("step_s"), "simulated");

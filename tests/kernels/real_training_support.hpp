@@ -1,6 +1,7 @@
 #pragma once
 // Training CosmoFlow for a few steps with the real backend's Trainer on the given ranks, for the
 // in-process and the MPI tests: the losses of every step and the final parameters.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -35,26 +36,30 @@ struct TrainingCase {
   bool halve_micro_batches = false;
 };
 
-// The plan halve_micro_batches asks for, as the planner would give it from profiles.
+// The plan halve_micro_batches asks for, as the planner would give it from profiles: each
+// convolution's local batch (the plan's: whole after the redistribution) in two halves where it
+// has two samples or more.
 inline NetworkMicroBatchPlan halved_micro_batch_plan(Device& device, const ModelGraph& model,
-                                                     std::int64_t batch) {
+                                                     const ShardPlan& plan) {
   NetworkMicroBatchPlan network;
   for (std::size_t i = 0; i < model.layers().size(); ++i) {
     const auto& layer = model.layers()[i];
     if (layer.layer.kind != LayerKind::convolution) continue;
     const auto geometry =
         convolution_geometry(layer.layer, layer.input_shapes.at(0), layer.output_shape);
+    const std::int64_t batch = plan.layers[i].local_batch;
+    const std::int64_t half = std::max<std::int64_t>(1, batch / 2);
     for (const auto direction :
          {Direction::forward, Direction::backward_data, Direction::backward_filter}) {
-      const auto algorithm =
-          device.convolutions().algorithms(geometry, batch / 2, direction).at(0).name;
+      const auto algorithm = device.convolutions().algorithms(geometry, half, direction).at(0).name;
       ConvKernelPlan kernel{.layer = i,
                             .layer_name = layer.layer.name,
                             .direction = direction,
                             .batch = batch,
                             .provenance = Provenance::profile};
-      kernel.plan.micro_batches = {{.samples = batch / 2, .algorithm = algorithm},
-                                   {.samples = batch - batch / 2, .algorithm = algorithm}};
+      kernel.plan.micro_batches = {{.samples = half, .algorithm = algorithm}};
+      if (batch > half)
+        kernel.plan.micro_batches.push_back({.samples = batch - half, .algorithm = algorithm});
       network.kernels.push_back(kernel);
     }
   }
@@ -70,9 +75,8 @@ inline TrainingRun train_cosmoflow(Communicator& world, const TrainingCase& c) {
   if (config.spatial_grid.empty()) config.spatial_grid = {1, 1, 1};
   const auto plan = plan_shards(model, config, c.spatial_until, {});
   auto layout = real::make_rank_layout(world, config);
-  const auto micro_batching = c.halve_micro_batches
-                                  ? halved_micro_batch_plan(*device, model, config.mini_batch)
-                                  : NetworkMicroBatchPlan{};
+  const auto micro_batching = c.halve_micro_batches ? halved_micro_batch_plan(*device, model, plan)
+                                                    : NetworkMicroBatchPlan{};
   real::Trainer trainer(model, plan, *device, layout,
                         {.optimizer = c.optimizer,
                          .learning_rate = c.learning_rate,

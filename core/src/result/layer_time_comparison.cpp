@@ -105,25 +105,4 @@ std::string layer_comparison_report(const std::vector<LayerTimeComparison>& rows
   return report;
 }
 
-void attach_layer_compute(std::vector<PointResult>& rows, const nlohmann::json& run_document) {
-  if (!run_document.is_object() || !run_document.contains("points") ||
-      !run_document["points"].is_array()) {
-    return;
-  }
-  for (const auto& entry : run_document["points"]) {
-    if (!entry.is_object() || !entry.contains("layer_compute_s") || !entry.contains("point") ||
-        !entry["point"].is_number_integer()) {
-      continue;
-    }
-    for (auto& row : rows) {
-      if (row.point != entry["point"].get<std::int64_t>()) continue;
-      try {
-        row.layer_compute = layer_compute_from_json(entry["layer_compute_s"]);
-      } catch (const std::invalid_argument&) {
-        // Without them the point is still a result; the per-layer comparison leaves it out.
-      }
-    }
-  }
-}
-
 }  // namespace tessera

@@ -334,6 +334,30 @@ std::vector<LayerComputeTime> layer_compute_from_json(const nlohmann::json& time
   return parsed;
 }
 
+void attach_json_only_fields(std::vector<PointResult>& rows, const nlohmann::json& run_document) {
+  if (!run_document.is_object() || !run_document.contains("points") ||
+      !run_document["points"].is_array()) {
+    return;
+  }
+  for (const auto& entry : run_document["points"]) {
+    if (!entry.is_object() || !entry.contains("point") || !entry["point"].is_number_integer()) {
+      continue;
+    }
+    for (auto& row : rows) {
+      if (row.point != entry["point"].get<std::int64_t>()) continue;
+      if (entry.contains("micro_batching") && entry["micro_batching"].is_object()) {
+        row.micro_batching = entry["micro_batching"];
+      }
+      if (!entry.contains("layer_compute_s")) continue;
+      try {
+        row.layer_compute = layer_compute_from_json(entry["layer_compute_s"]);
+      } catch (const std::invalid_argument&) {
+        // Without them the point is still a result; the per-layer comparison leaves it out.
+      }
+    }
+  }
+}
+
 nlohmann::json to_json(const RunResult& run) {
   nlohmann::json points = nlohmann::json::array();
   for (const auto& point : run.points) points.push_back(to_json(point));

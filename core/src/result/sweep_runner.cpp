@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "tessera/core/atomic_file.hpp"
-#include "tessera/core/layer_time_comparison.hpp"
 #include "tessera/core/network_micro_batch_plan.hpp"
 #include "tessera/core/utc_time.hpp"
 
@@ -20,7 +19,8 @@ std::vector<PointResult> read_previous(const std::string& csv_path, const std::s
   text << in.rdbuf();
   auto rows = results_from_csv(text.str(), csv_path);
   std::ifstream json_in(json_path, std::ios::binary);
-  attach_layer_compute(rows, nlohmann::json::parse(json_in, nullptr, /*allow_exceptions=*/false));
+  attach_json_only_fields(rows,
+                          nlohmann::json::parse(json_in, nullptr, /*allow_exceptions=*/false));
   return rows;
 }
 
@@ -68,12 +68,15 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
   const auto previous =
       resumable ? read_previous(run.csv_path, run.json_path) : std::vector<PointResult>{};
 
-  // The plan is a function of the scenario, the point and the profiles, so points kept from an
-  // earlier run (whose CSV rows do not carry it) get it again.
+  // The plan is a function of the scenario, the point and the profiles: recorded here for
+  // points whose backend did not record the one it ran (the simulator's is this one).
   const ComputeCostModel costs(roofline_of(scenario.cluster.gpu), options.profiles,
                                s.micro_batching);
   auto with_plan = [&](PointResult result, const SweepPoint& point) {
-    result.micro_batching = to_json(plan_network(scenario.model, point.plan, costs, s.model.dtype));
+    if (result.micro_batching.is_null()) {
+      result.micro_batching =
+          to_json(plan_network(scenario.model, point.plan, costs, s.model.dtype));
+    }
     return result;
   };
 

@@ -38,6 +38,10 @@ struct ExecutionContext {
   std::uint64_t seed = 1;
   const float* targets = nullptr;  // device memory, mini-batch x target values
   const NetworkMicroBatchPlan* micro_batching = nullptr;
+  // Ranks of the spatial group sharing the dense part's samples after the redistribution (1: the
+  // group is one rank). Losses divide their gradients by it, and their value is the group's sum
+  // over it, so that every sample counts once (spatial_redistribution.hpp).
+  std::int64_t dense_parts = 1;
 
   ExecutionContext(Device& device_in, RankLayout& layout_in, std::vector<std::int64_t> grid);
 

@@ -18,6 +18,9 @@ struct ExecutionContext;
 // The rank's tensors around a layer: floats per tensor (batch included) and voxels per channel.
 struct LocalShapes {
   std::int64_t batch = 1;
+  std::int64_t first_sample = 0;  // the first of `batch` in the replica's mini-batch
+  // After the redistribution: the spatial group's ranks hold the replica's samples between them.
+  bool shares_samples = false;
   std::vector<std::int64_t> input_floats;
   std::vector<std::int64_t> input_voxels;
   std::int64_t output_floats = 0;
@@ -40,6 +43,9 @@ class LayerExecutor {
                         const std::vector<float*>& dx) = 0;
   // The loss of the last forward (loss layers only).
   virtual double loss() const { return 0; }
+  // Whether backward's parameter gradients are already the spatial group's sum (batch-norm from
+  // group statistics); otherwise a layer sharing samples has the trainer sum them.
+  virtual bool gradients_summed_over_group() const { return false; }
 
  protected:
   float* weights_ = nullptr;

@@ -54,7 +54,8 @@ class Dropout : public LayerExecutor {
   void forward(const std::vector<const float*>& x, float* y) override {
     const std::int64_t per_sample = shapes_.output_floats / shapes_.batch;
     for (std::int64_t s = 0; s < shapes_.batch; ++s) {
-      const auto sample = static_cast<std::uint64_t>(context_.first_sample + s);
+      const auto sample =
+          static_cast<std::uint64_t>(context_.first_sample + shapes_.first_sample + s);
       const std::uint64_t seed = mix_seed(mix_seed(mix_seed(context_.seed, layer_index_),
                                                    static_cast<std::uint64_t>(context_.step)),
                                           sample);
@@ -78,7 +79,8 @@ class Dropout : public LayerExecutor {
 };
 
 // Training-mode batch-norm; a split layer sums its statistics over the spatial group, so every
-// shard normalises with the whole samples' mean and variance (Oyama et al.'s global statistics).
+// shard normalises with the whole samples' mean and variance (Oyama et al.'s global statistics),
+// and so does one after the redistribution, whose group's ranks share the mini-batch's samples.
 // Across data-parallel replicas statistics stay per replica, as in ordinary data parallelism.
 class BatchNorm : public LayerExecutor {
  public:
@@ -91,11 +93,15 @@ class BatchNorm : public LayerExecutor {
                                   ": batch-norm without scale and shift is not yet supported by "
                                   "the real backend");
     }
-    group_ = split && params.global_statistics;
-    count_ =
-        static_cast<double>(shapes.batch) *
-        static_cast<double>(group_ ? layer.output_shape.spatial_elements() : shapes.output_voxels);
+    // Split: the group holds each sample's planes; sharing samples: the group holds the samples.
+    group_ = (split || shapes.shares_samples) && params.global_statistics;
+    const double voxels = static_cast<double>(
+        group_ && split ? layer.output_shape.spatial_elements() : shapes.output_voxels);
+    const double ranks =
+        group_ && !split ? static_cast<double>(context.layout.spatial_group->size()) : 1.0;
+    count_ = static_cast<double>(shapes.batch) * voxels * ranks;
   }
+  bool gradients_summed_over_group() const override { return group_; }
   std::int64_t parameter_floats() const override { return 2 * channels_; }
   void initialize(std::uint64_t, std::span<float> values) const override {
     for (std::size_t c = 0; c < values.size(); ++c) {
@@ -219,8 +225,9 @@ class Concat : public LayerExecutor {
   ExecutionContext& context_;
 };
 
-// Mean squared error against the step's targets. Its gradient is divided by the number of
-// replicas, so that the data-parallel sum of gradients is the global batch's mean.
+// Mean squared error against the step's targets (the rank's samples). Its gradient is divided by
+// the number of replicas and of the ranks sharing the dense part, so that the sum of gradients
+// over them is the global batch's mean.
 class MseLoss : public LayerExecutor {
  public:
   MseLoss(const LocalShapes& shapes, ExecutionContext& context)
@@ -234,8 +241,9 @@ class MseLoss : public LayerExecutor {
                 const std::vector<float*>& dx) override {
     const auto floats = static_cast<std::size_t>(floats_);
     context_.device.fill(dx[0], floats, 0);
-    kernels_of(context_).axpy(floats_, 1.0F / static_cast<float>(context_.layout.replicas),
-                              gradient_->data(), dx[0]);
+    kernels_of(context_).axpy(
+        floats_, 1.0F / static_cast<float>(context_.layout.replicas * context_.dense_parts),
+        gradient_->data(), dx[0]);
   }
   double loss() const override { return loss_; }
 

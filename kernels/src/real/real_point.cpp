@@ -152,8 +152,13 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
   const std::int64_t warmup = scenario.real.warmup_steps;
   const std::int64_t measured = std::max<std::int64_t>(1, scenario.real.measured_steps);
 
-  const ComputeCostModel costs(roofline_of(loaded.cluster.gpu), profiles, scenario.micro_batching);
+  // Planned from the profiles of the device this rank runs on (the scenario's platform may name
+  // another), and recorded as the plan that ran.
+  auto roofline = roofline_of(loaded.cluster.gpu);
+  roofline.device = device->info().name;
+  const ComputeCostModel costs(roofline, profiles, scenario.micro_batching);
   const auto micro_batching = plan_network(loaded.model, point.plan, costs, scenario.model.dtype);
+  result.micro_batching = to_json(micro_batching);
   Outcome outcome = Outcome::ok;
   std::string problem;
   std::unique_ptr<Trainer> trainer;

@@ -6,7 +6,7 @@
 #include "execution_context.hpp"
 #include "layer_executor.hpp"
 #include "parameter_buckets.hpp"
-#include "spatial_gather.hpp"
+#include "spatial_redistribution.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
 
@@ -19,12 +19,12 @@ float default_learning_rate(Optimizer optimizer) {
   return optimizer == Optimizer::adam ? 1e-3F : 1e-2F;
 }
 
-// How layer `consumer` reads its input `j`: straight from the producer's tensor, or through a
-// gather when the producer is split and the consumer is not.
+// How layer `consumer` reads its input `j`: straight from the producer's tensor, or through the
+// redistribution when the producer is split and the consumer is not.
 struct InputLink {
   std::size_t producer = 0;
-  std::unique_ptr<SpatialGather> gather;
-  std::unique_ptr<DeviceMemory> whole;           // gathered activation
+  std::unique_ptr<SpatialRedistribution> gather;
+  std::unique_ptr<DeviceMemory> whole;           // the kept samples' whole activation
   std::unique_ptr<DeviceMemory> whole_gradient;  // its gradient
   std::unique_ptr<DeviceMemory> scratch;  // input gradient when the producer has other consumers
 };
@@ -36,6 +36,8 @@ struct LayerState {
   std::vector<InputLink> inputs;
   LocalShapes shapes;
   std::string name;
+  std::int64_t parameter_floats = 0;
+  bool dense_shared = false;  // unsplit after the redistribution: gradients summed in the group
   std::int64_t consumer_edges = 0;
   bool is_input = false;
 };
@@ -52,6 +54,7 @@ struct Trainer::State {
   std::unique_ptr<ParameterBuckets> parameters;
   std::unique_ptr<DeviceMemory> targets;
   SpatialBox input_box;
+  KeptSamples dense_samples;  // of the replica's mini-batch, the ones the dense part runs here
   double allocated = 0;
 
   std::unique_ptr<DeviceMemory> allocate(std::int64_t floats) {
@@ -111,6 +114,13 @@ void Trainer::build(const ModelGraph& model, const ShardPlan& plan, const Traine
   }
   const std::int64_t batch = plan.config.mini_batch;
   const auto& grid = plan.config.spatial_grid;
+  // After the redistribution the group's ranks share the mini-batch's samples (data parallelism).
+  const bool redistributed = layout.shards > 1;
+  KeptSamples dense{0, batch};
+  if (redistributed) {
+    dense = kept_samples(batch, layout.shards, layout.shard);
+    s.context.dense_parts = layout.shards;
+  }
   s.layers.resize(graph.size());
   for (std::size_t i = 0; i < graph.size(); ++i) {
     for (std::size_t producer : graph[i].input_indices) ++s.layers[producer].consumer_edges;
@@ -120,7 +130,10 @@ void Trainer::build(const ModelGraph& model, const ShardPlan& plan, const Traine
     const auto& layer = graph[i];
     auto& state = s.layers[i];
     const bool split = plan.layers.at(i).spatially_split;
-    state.shapes.batch = batch;
+    state.shapes.batch = split || !redistributed ? batch : dense.count;
+    state.shapes.first_sample = split || !redistributed ? 0 : dense.first;
+    state.dense_shared = redistributed && !split;
+    state.shapes.shares_samples = state.dense_shared;
     state.name = layer.layer.name;
     state.is_input = layer.layer.kind == LayerKind::input;
     if (!layer.output_shape.spatial.empty() || split) {
@@ -128,7 +141,8 @@ void Trainer::build(const ModelGraph& model, const ShardPlan& plan, const Traine
       state.shapes.output_voxels = box.volume();
       if (i == 0) s.input_box = box;
     }
-    state.shapes.output_floats = batch * layer.output_shape.c * state.shapes.output_voxels;
+    state.shapes.output_floats =
+        state.shapes.batch * layer.output_shape.c * state.shapes.output_voxels;
     for (std::size_t j = 0; j < layer.input_indices.size(); ++j) {
       const std::size_t producer = layer.input_indices[j];
       const auto& shape = layer.input_shapes[j];
@@ -136,9 +150,8 @@ void Trainer::build(const ModelGraph& model, const ShardPlan& plan, const Traine
       link.producer = producer;
       const bool gathered = plan.layers.at(producer).spatially_split && !split;
       if (gathered) {
-        link.gather = std::make_unique<SpatialGather>(device, *layout.spatial_group,
-                                                      TensorDistribution(shape.spatial, grid),
-                                                      batch * shape.c);
+        link.gather = std::make_unique<SpatialRedistribution>(
+            device, *layout.spatial_group, TensorDistribution(shape.spatial, grid), batch, shape.c);
         s.allocated += link.gather->allocated_bytes();
         link.whole = s.allocate(link.gather->whole_floats());
         link.whole_gradient = s.allocate(link.gather->whole_floats());
@@ -157,8 +170,10 @@ void Trainer::build(const ModelGraph& model, const ShardPlan& plan, const Traine
     state.output = s.allocate(state.shapes.output_floats);
     state.gradient = s.allocate(state.shapes.output_floats);
     parameter_floats[i] = state.executor->parameter_floats();
+    state.parameter_floats = parameter_floats[i];
   }
   s.targets = s.allocate(s.layers.back().shapes.input_floats.at(0));
+  s.dense_samples = dense;
   s.parameters = std::make_unique<ParameterBuckets>(device, parameter_floats, options.optimizer,
                                                     options.gradient_bucket_bytes);
   s.allocated += s.parameters->allocated_bytes();
@@ -205,16 +220,21 @@ StepReport Trainer::step(const StepInput& input, double io_seconds) {
   {
     const auto begin = Clock::now();
     auto& first = s.layers.front();
+    // The targets of the replica's mini-batch; the loss takes those of the samples kept here.
+    const std::size_t per_sample =
+        s.targets->floats() / static_cast<std::size_t>(s.dense_samples.count);
+    const std::size_t replica_targets = per_sample * static_cast<std::size_t>(first.shapes.batch);
     if (input.volume.size() != static_cast<std::size_t>(first.shapes.output_floats) ||
-        input.targets.size() != s.targets->floats()) {
-      throw std::invalid_argument("step input has " + std::to_string(input.volume.size()) +
-                                  " volume and " + std::to_string(input.targets.size()) +
-                                  " target floats; the rank's shard needs " +
-                                  std::to_string(first.shapes.output_floats) + " and " +
-                                  std::to_string(s.targets->floats()));
+        input.targets.size() != replica_targets) {
+      throw std::invalid_argument(
+          "step input has " + std::to_string(input.volume.size()) + " volume and " +
+          std::to_string(input.targets.size()) + " target floats; the rank's shard needs " +
+          std::to_string(first.shapes.output_floats) + " and " + std::to_string(replica_targets));
     }
     device.copy_to_device(input.volume.data(), first.output->data(), input.volume.size());
-    device.copy_to_device(input.targets.data(), s.targets->data(), input.targets.size());
+    device.copy_to_device(
+        input.targets.data() + static_cast<std::size_t>(s.dense_samples.first) * per_sample,
+        s.targets->data(), s.targets->floats());
     device.synchronize();
     s.context.targets = s.targets->data();
     b.io_seconds = io_seconds + seconds_since(begin);
@@ -230,7 +250,7 @@ StepReport Trainer::step(const StepInput& input, double io_seconds) {
       if (link.gather) {
         const double before = s.context.times.other_communication;
         const auto begin = Clock::now();
-        link.gather->gather(s.layers[link.producer].output->data(), link.whole->data());
+        link.gather->forward(s.layers[link.producer].output->data(), link.whole->data());
         device.synchronize();
         s.context.times.other_communication = before + seconds_since(begin);
         x.push_back(link.whole->data());
@@ -272,15 +292,29 @@ StepReport Trainer::step(const StepInput& input, double io_seconds) {
         auto& link = state.inputs[j];
         if (dx[j] == nullptr) continue;
         auto& producer = s.layers[link.producer];
-        if (link.gather) {
-          link.gather->take_shard(dx[j], producer.gradient->data(), producer.consumer_edges > 1);
-        } else if (link.scratch) {
+        if (link.scratch && !link.gather) {
           device.layers().axpy(s.layers[link.producer].shapes.output_floats, 1.0F, dx[j],
                                producer.gradient->data());
         }
       }
     });
+    // The gradients of the redistributed activation go back to the shards' owners.
+    for (std::size_t j = 0; j < state.inputs.size(); ++j) {
+      auto& link = state.inputs[j];
+      if (!link.gather || dx[j] == nullptr) continue;
+      auto& producer = s.layers[link.producer];
+      const auto begin = Clock::now();
+      link.gather->backward(dx[j], producer.gradient->data(), producer.consumer_edges > 1);
+      device.synchronize();
+      s.context.times.other_communication += seconds_since(begin);
+    }
     const auto begin = Clock::now();
+    // A dense layer's gradient covers the rank's samples; the group's ranks share the batch.
+    if (state.dense_shared && state.parameter_floats > 0 &&
+        !state.executor->gradients_summed_over_group()) {
+      layout.spatial_group->allreduce_sum(s.parameters->gradients(i),
+                                          static_cast<std::size_t>(state.parameter_floats));
+    }
     s.parameters->layer_done(i);
     s.context.times.allreduce += seconds_since(begin);
   }
@@ -293,8 +327,15 @@ StepReport Trainer::step(const StepInput& input, double io_seconds) {
     s.parameters->optimizer_step(s.options.learning_rate, s.context.step + 1);
   });
 
-  // The reported loss is the global batch's (the replicas' mean); the spatial group agrees.
+  // The reported loss is the global batch's: the mean over the ranks sharing the dense part (each
+  // sample counted once, see dense_parts), then over the replicas.
   double loss = s.layers.back().executor->loss();
+  if (s.context.dense_parts > 1) {
+    const auto begin = Clock::now();
+    layout.spatial_group->allreduce_sum(&loss, 1);
+    loss /= static_cast<double>(s.context.dense_parts);
+    s.context.times.other_communication += seconds_since(begin);
+  }
   if (layout.replicas > 1) {
     const auto begin = Clock::now();
     layout.data_group->allreduce_sum(&loss, 1);

@@ -30,8 +30,4 @@ std::string layer_comparison_to_csv(const std::vector<LayerTimeComparison>& rows
 std::string layer_comparison_report(const std::vector<LayerTimeComparison>& rows,
                                     std::size_t largest);
 
-// Sets each row's layer_compute from the run document's points of the same index (the CSV does
-// not carry them); points whose list is missing or malformed keep theirs.
-void attach_layer_compute(std::vector<PointResult>& rows, const nlohmann::json& run_document);
-
 }  // namespace tessera

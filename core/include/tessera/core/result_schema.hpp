@@ -105,6 +105,10 @@ nlohmann::json to_json(const PointResult& point);
 nlohmann::json to_json(const std::vector<LayerComputeTime>& times);
 // The inverse of the above; throws std::invalid_argument on a malformed list.
 std::vector<LayerComputeTime> layer_compute_from_json(const nlohmann::json& times);
+// Sets the JSON-only fields (micro_batching, layer_compute) of each row from the run document's
+// point of the same index, as read back from CSV; a point whose fields are missing or malformed
+// keeps its own.
+void attach_json_only_fields(std::vector<PointResult>& rows, const nlohmann::json& run_document);
 nlohmann::json to_json(const RunResult& run);
 
 // Atomic writes (see atomic_file.hpp).

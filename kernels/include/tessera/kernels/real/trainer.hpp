@@ -1,16 +1,16 @@
 #pragma once
 // Training a model for real on this rank's device, one rank per device: the rank's shard of the
 // layers before the plan's spatial end (partitioned convolutions and pooling with halo
-// exchanges, batch-norm sums all-reduced in the spatial group), the gather before the first
-// unsplit layer, the dense layers, the loss, backward with the gradients all-reduced in buckets
-// across the data-parallel group while backward continues, and the optimizer step.
+// exchanges, batch-norm sums all-reduced in the spatial group), the redistribution before the
+// first unsplit layer, the dense layers, the loss, backward with the gradients all-reduced in
+// buckets across the data-parallel group while backward continues, and the optimizer step.
 //
-// The dense part after the gather runs redundantly on every rank of a spatial group, on the
-// replica's whole mini-batch: the gather is an all-to-all carrying each rank's shard to every
-// peer (an all-gather), and backward needs no communication (every rank slices its own planes
-// out of the same gradient). Every rank therefore ends a step with identical parameters, and the
-// run is exact: 1 rank, data parallelism and spatial splits give the same losses and weights up
-// to float32 rounding (tests/kernels_mpi/real_trainer_mpi_test.cpp).
+// After the redistribution the spatial group runs plain data parallelism, as the step program
+// plays it: each rank takes whole samples of the replica's mini-batch (spatial_redistribution.hpp;
+// with fewer samples than ranks, several ranks hold the same sample), the dense layers' gradients
+// are summed in the group, and the losses are scaled so that every sample counts once. The run is
+// exact: 1 rank, data parallelism and spatial splits give the same losses and weights up to
+// float32 rounding (tests/kernels_mpi/real_trainer_mpi_test.cpp).
 #include <cstdint>
 #include <memory>
 #include <vector>
