@@ -163,9 +163,14 @@ class ProgramWriter {
     const auto& layer = model_.layers()[i];
     const auto& shard = plan_.layers[i];
     const int rank = layer.output_shape.spatial_rank();
+    // A layer reading only the samples computes no input gradient (the real backend skips it).
+    const bool input_gradient = std::any_of(
+        layer.input_indices.begin(), layer.input_indices.end(), [&](std::size_t producer) {
+          return model_.layers()[producer].layer.kind != LayerKind::input;
+        });
     std::vector<std::pair<int, std::pair<double, double>>> returns;  // axis, bytes down/up
     double window_factor = 1;
-    if (shard.spatially_split && is_window(layer.layer.kind)) {
+    if (input_gradient && shard.spatially_split && is_window(layer.layer.kind)) {
       for (int axis = 0; axis < rank; ++axis) {
         const auto a = static_cast<std::size_t>(axis);
         const Halo halo = shard.input_halo[a];
@@ -178,7 +183,7 @@ class ProgramWriter {
              {plane * static_cast<double>(halo.lower), plane * static_cast<double>(halo.upper)}});
       }
     }
-    compute(i, Direction::backward_data, window_factor, "");
+    if (input_gradient) compute(i, Direction::backward_data, window_factor, "");
     std::vector<int> exchanges;
     for (const auto& [axis, bytes] : returns) {
       exchanges.push_back(halo_start(i, axis, "gradient halo", bytes.first, bytes.second));
