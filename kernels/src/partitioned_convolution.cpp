@@ -67,9 +67,11 @@ PartitionedConvolution::PartitionedConvolution(HaloExchange& exchange,
                                                const ConvolutionGeometry& whole,
                                                std::vector<std::int64_t> grid, std::int64_t batch,
                                                HaloOverlap overlap,
+                                               FilterGradients filter_gradients,
                                                std::unique_ptr<ConvolutionRunner> runner)
     : whole_(with_output(whole)),
       overlap_(overlap),
+      filter_gradients_(filter_gradients),
       shards_(std::make_unique<WindowShards>(
           exchange,
           WindowPlan(LayerKind::convolution,
@@ -201,7 +203,9 @@ void PartitionedConvolution::backward(const std::vector<const float*>& dy, const
     }
     shards_->store_owned_gradients(dx);
   }
-  exchange.sum_over_shards(dw, static_cast<std::size_t>(whole_.filter_floats()));
+  if (filter_gradients_ == FilterGradients::summed_over_shards) {
+    exchange.sum_over_shards(dw, static_cast<std::size_t>(whole_.filter_floats()));
+  }
 }
 
 }  // namespace tessera::kernels

@@ -43,9 +43,6 @@ class LayerExecutor {
                         const std::vector<float*>& dx) = 0;
   // The loss of the last forward (loss layers only).
   virtual double loss() const { return 0; }
-  // Whether backward's parameter gradients are already the spatial group's sum (batch-norm from
-  // group statistics); otherwise a layer sharing samples has the trainer sum them.
-  virtual bool gradients_summed_over_group() const { return false; }
 
  protected:
   float* weights_ = nullptr;

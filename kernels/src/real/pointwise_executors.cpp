@@ -101,7 +101,6 @@ class BatchNorm : public LayerExecutor {
         group_ && !split ? static_cast<double>(context.layout.spatial_group->size()) : 1.0;
     count_ = static_cast<double>(shapes.batch) * voxels * ranks;
   }
-  bool gradients_summed_over_group() const override { return group_; }
   std::int64_t parameter_floats() const override { return 2 * channels_; }
   void initialize(std::uint64_t, std::span<float> values) const override {
     for (std::size_t c = 0; c < values.size(); ++c) {
@@ -129,6 +128,11 @@ class BatchNorm : public LayerExecutor {
     kernels_of(context_).batch_norm_backward_apply(
         shapes_.batch, channels_, shapes_.output_voxels, x[0], dy, mean_, inv_std_, weights_, sums,
         count_, dx[0], gradients_, gradients_ + channels_);
+    // From group sums the scale and shift gradients are the group's totals, the same on each of
+    // its ranks; one rank keeps them for the all-reduce over every rank, which sums partials.
+    if (group_ && context_.layout.shard != 0) {
+      context_.device.fill(gradients_, static_cast<std::size_t>(2 * channels_), 0);
+    }
   }
 
  private:

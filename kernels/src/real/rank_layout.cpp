@@ -22,6 +22,7 @@ RankLayout make_rank_layout(Communicator& world, const ParallelConfig& config) {
   layout.shard = world.rank() % layout.shards;
   layout.spatial_group = world.split(static_cast<int>(layout.replica), world.rank());
   layout.data_group = world.split(static_cast<int>(layout.shard), world.rank());
+  layout.gradient_group = world.split(0, world.rank());
   return layout;
 }
 

@@ -36,8 +36,6 @@ struct LayerState {
   std::vector<InputLink> inputs;
   LocalShapes shapes;
   std::string name;
-  std::int64_t parameter_floats = 0;
-  bool dense_shared = false;  // unsplit after the redistribution: gradients summed in the group
   std::int64_t consumer_edges = 0;
   bool is_input = false;
 };
@@ -132,8 +130,7 @@ void Trainer::build(const ModelGraph& model, const ShardPlan& plan, const Traine
     const bool split = plan.layers.at(i).spatially_split;
     state.shapes.batch = split || !redistributed ? batch : dense.count;
     state.shapes.first_sample = split || !redistributed ? 0 : dense.first;
-    state.dense_shared = redistributed && !split;
-    state.shapes.shares_samples = state.dense_shared;
+    state.shapes.shares_samples = redistributed && !split;
     state.name = layer.layer.name;
     state.is_input = layer.layer.kind == LayerKind::input;
     if (!layer.output_shape.spatial.empty() || split) {
@@ -170,7 +167,6 @@ void Trainer::build(const ModelGraph& model, const ShardPlan& plan, const Traine
     state.output = s.allocate(state.shapes.output_floats);
     state.gradient = s.allocate(state.shapes.output_floats);
     parameter_floats[i] = state.executor->parameter_floats();
-    state.parameter_floats = parameter_floats[i];
   }
   s.targets = s.allocate(s.layers.back().shapes.input_floats.at(0));
   s.dense_samples = dense;
@@ -268,7 +264,9 @@ StepReport Trainer::step(const StepInput& input, double io_seconds) {
       device.fill(state.gradient->data(), static_cast<std::size_t>(state.shapes.output_floats), 0);
     }
   }
-  s.parameters->begin_backward(layout.replicas > 1 ? layout.data_group.get() : nullptr);
+  // Every rank's gradients are partial (its planes, its samples): one sum over all ranks.
+  s.parameters->begin_backward(layout.gradient_group->size() > 1 ? layout.gradient_group.get()
+                                                                 : nullptr);
   for (std::size_t i = s.layers.size(); i-- > 0;) {
     auto& state = s.layers[i];
     std::vector<const float*> x;
@@ -309,12 +307,6 @@ StepReport Trainer::step(const StepInput& input, double io_seconds) {
       s.context.times.other_communication += seconds_since(begin);
     }
     const auto begin = Clock::now();
-    // A dense layer's gradient covers the rank's samples; the group's ranks share the batch.
-    if (state.dense_shared && state.parameter_floats > 0 &&
-        !state.executor->gradients_summed_over_group()) {
-      layout.spatial_group->allreduce_sum(s.parameters->gradients(i),
-                                          static_cast<std::size_t>(state.parameter_floats));
-    }
     s.parameters->layer_done(i);
     s.context.times.allreduce += seconds_since(begin);
   }

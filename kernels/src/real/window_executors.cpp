@@ -35,7 +35,7 @@ class Convolution : public LayerExecutor {
       }
       partitioned_ = std::make_unique<PartitionedConvolution>(
           *context.halo_exchange, geometry_, context.spatial_grid, batch_, HaloOverlap::automatic,
-          std::move(runner));
+          FilterGradients::per_shard, std::move(runner));
     } else {
       runner_ = std::move(runner);
     }
@@ -75,15 +75,12 @@ class Convolution : public LayerExecutor {
       if (dx[0] != nullptr) runner_->backward_data(geometry_, batch_, dy, weights_, dx[0], 0);
       runner_->backward_filter(geometry_, batch_, x[0], dy, gradients_, 0);
     }
+    // A split layer leaves its planes' part of the filter and bias gradients: the trainer's one
+    // all-reduce over every rank sums them (rank_layout.hpp).
     if (bias_) {
       float* bias_gradient = gradients_ + geometry_.filter_floats();
       context_.device.layers().bias_backward(batch_, geometry_.out_channels, output_voxels_, dy,
                                              bias_gradient, 0);
-      // Each shard summed its own planes; the layer's gradient is their sum.
-      if (partitioned_) {
-        context_.halo_exchange->sum_over_shards({bias_gradient},
-                                                static_cast<std::size_t>(geometry_.out_channels));
-      }
     }
   }
 

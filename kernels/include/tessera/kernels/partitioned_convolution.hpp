@@ -30,6 +30,11 @@ class ConvolutionRunner;
 class HaloExchange;
 class WindowShards;
 
+// Whether backward sums the filter gradient over the spatial group (each shard gets the layer's
+// gradient) or leaves each shard its own planes' part (for a caller that sums them later, e.g. in
+// one all-reduce with other gradients).
+enum class FilterGradients { summed_over_shards, per_shard };
+
 enum class HaloOverlap {
   automatic,  // interior during the exchange where each split axis holds >= 3 window reaches
   always,     // interior during the exchange whenever there is one
@@ -45,6 +50,7 @@ class PartitionedConvolution {
   PartitionedConvolution(HaloExchange& exchange, const ConvolutionGeometry& whole,
                          std::vector<std::int64_t> grid, std::int64_t batch,
                          HaloOverlap overlap = HaloOverlap::automatic,
+                         FilterGradients filter_gradients = FilterGradients::summed_over_shards,
                          std::unique_ptr<ConvolutionRunner> runner = {});
   ~PartitionedConvolution();
   PartitionedConvolution(const PartitionedConvolution&) = delete;
@@ -57,7 +63,8 @@ class PartitionedConvolution {
   // w is the whole filter.
   void forward(const std::vector<const float*>& x, const float* w, const std::vector<float*>& y);
   // Against the input of the last forward(). dx may be empty (no input gradient wanted); each
-  // dw[i] receives the whole filter's gradient summed over the spatial group (overwritten).
+  // dw[i] receives the filter's gradient (overwritten), summed over the spatial group or the
+  // shard's part as FilterGradients says.
   void backward(const std::vector<const float*>& dy, const float* w, const std::vector<float*>& dx,
                 const std::vector<float*>& dw);
 
@@ -69,6 +76,7 @@ class PartitionedConvolution {
 
   ConvolutionGeometry whole_;
   HaloOverlap overlap_;
+  FilterGradients filter_gradients_;
   std::unique_ptr<WindowShards> shards_;
   std::unique_ptr<ConvolutionRunner> runner_;
   struct Scratches;

@@ -17,8 +17,11 @@ struct RankLayout {
   std::int64_t shards = 1;
   // Ranks of this replica (batch-norm sums, halos, the gather before the dense layers).
   std::unique_ptr<Communicator> spatial_group;
-  // Ranks holding the same shard in every replica (gradient all-reduce).
+  // Ranks holding the same shard in every replica.
   std::unique_ptr<Communicator> data_group;
+  // Every rank of the run: each holds partial parameter gradients (its planes of the split layers,
+  // its samples of the dense ones), and one bucketed all-reduce over all sums them.
+  std::unique_ptr<Communicator> gradient_group;
 };
 
 // Throws std::invalid_argument when `world` does not have exactly config.gpus() ranks, or when

@@ -3,12 +3,14 @@
 // layers before the plan's spatial end (partitioned convolutions and pooling with halo
 // exchanges, batch-norm sums all-reduced in the spatial group), the redistribution before the
 // first unsplit layer, the dense layers, the loss, backward with the gradients all-reduced in
-// buckets across the data-parallel group while backward continues, and the optimizer step.
+// buckets over every rank while backward continues, and the optimizer step.
 //
 // After the redistribution the spatial group runs plain data parallelism, as the step program
 // plays it: each rank takes whole samples of the replica's mini-batch (spatial_redistribution.hpp;
-// with fewer samples than ranks, several ranks hold the same sample), the dense layers' gradients
-// are summed in the group, and the losses are scaled so that every sample counts once. The run is
+// with fewer samples than ranks, several ranks hold the same sample) and the losses are scaled so
+// that every sample counts once. Every rank's parameter gradients are partial (its planes of the
+// split layers, its samples of the dense ones), and one all-reduce over all ranks sums them, as
+// the step program's gradient all-reduce over data x spatial GPUs. The run is
 // exact: 1 rank, data parallelism and spatial splits give the same losses and weights up to
 // float32 rounding (tests/kernels_mpi/real_trainer_mpi_test.cpp).
 #include <cstdint>
