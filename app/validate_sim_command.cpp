@@ -147,6 +147,7 @@ void write_rank_cluster(const fs::path& directory, const ProfileDatabase& profil
   figures.memory_bandwidth_bytes_per_second = single.gpu.memory_bandwidth_bytes_per_second;
   figures.fp32_flops_per_second = single.gpu.fp32_flops_per_second;
   figures.host_link_bandwidth_bytes_per_second = single.node.pcie_bandwidth_bytes_per_second;
+  figures.overlaps_communication = single.gpu.overlaps_communication;
   figures.ranks = ranks;
   figures.devices_per_node = static_cast<int>(std::max<std::int64_t>(ranks, devices_per_node));
   if (machine.cuda_devices == 0) {

@@ -80,11 +80,13 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
 
   // The step program every GPU of a stage plays, timed by the cost model.
   ComputeCostModel costs(roofline_of(loaded.cluster.gpu), options.profiles, s.micro_batching);
-  const StepOptions step_options{.dtype = s.model.dtype,
-                                 .optimizer = s.model.optimizer,
-                                 .gradient_bucket_bytes = s.sim.gradient_bucket_bytes,
-                                 .prefetch = s.io.prefetch,
-                                 .read_sub_volume = s.io.read_sub_volume};
+  const StepOptions step_options{
+      .dtype = s.model.dtype,
+      .optimizer = s.model.optimizer,
+      .gradient_bucket_bytes = s.sim.gradient_bucket_bytes,
+      .prefetch = s.io.prefetch,
+      .read_sub_volume = s.io.read_sub_volume,
+      .overlap_gradient_allreduce = loaded.cluster.gpu.overlaps_communication};
   const auto programs = build_step_programs(loaded.model, point.plan, costs, step_options);
 
   std::vector<std::string> storage;

@@ -91,6 +91,7 @@ TEST(ClusterSpec, GpuEfficienciesDefaultWhenAbsent) {
   EXPECT_DOUBLE_EQ(c.gpu.compute_efficiency, 0.7);
   EXPECT_DOUBLE_EQ(c.gpu.memory_efficiency, 0.8);
   EXPECT_DOUBLE_EQ(c.gpu.kernel_launch_latency_seconds, 5e-6);
+  EXPECT_TRUE(c.gpu.overlaps_communication);
 }
 
 TEST(ClusterSpec, FileWithPcieNodesAndExplicitEfficiencies) {

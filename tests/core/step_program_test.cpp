@@ -186,6 +186,22 @@ TEST(StepProgram, GradientBucketsCarryEveryWeightOnceThenWaitBeforeTheUpdate) {
   EXPECT_LT(buckets.front() - program.ops.data(), conv1_backward - program.ops.data());
 }
 
+TEST(StepProgram, WithoutOverlapEveryGradientBucketIsWaitedForWhereItIsQueued) {
+  StepOptions options;
+  options.gradient_bucket_bytes = 1 << 20;
+  options.overlap_gradient_allreduce = false;
+  Fixture f({{"width", "64"}}, config(2, {1, 1, 1}), "", options);
+  const auto& ops = f.programs[0].ops;
+  std::size_t buckets = 0;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].kind != StepOpKind::gradient_allreduce) continue;
+    ++buckets;
+    ASSERT_LT(i + 1, ops.size());
+    EXPECT_EQ(ops[i + 1].kind, StepOpKind::gradient_wait) << ops[i].label;
+  }
+  EXPECT_GT(buckets, 1u);
+}
+
 TEST(StepProgram, OneGpuHasNoCommunication) {
   Fixture f({{"width", "64"}}, config(1, {1, 1, 1}), "");
   for (const auto& op : f.programs[0].ops) {

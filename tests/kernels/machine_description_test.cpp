@@ -58,9 +58,11 @@ TEST(MachineDescription, SeveralRanksBecomeNvswitchLinksTheClusterParserReads) {
   figures.rank_link_latency_seconds = 4e-6;
   figures.cpu_cores = 2;
   figures.threads_per_rank = 1;
+  figures.overlaps_communication = false;
   const auto yaml = cluster_yaml(figures, "test");
   EXPECT_NE(yaml.find("2 rank(s) sharing 2 CPU core(s), 1 compute thread(s) each"),
             std::string::npos);
+  EXPECT_NE(yaml.find("overlaps_communication: false"), std::string::npos);
   const auto path = std::filesystem::temp_directory_path() /
                     ("tessera_machine_description_" + std::to_string(::getpid()) + ".yaml");
   std::ofstream(path) << yaml;
@@ -71,6 +73,7 @@ TEST(MachineDescription, SeveralRanksBecomeNvswitchLinksTheClusterParserReads) {
   EXPECT_NEAR(cluster.node.gpu_link_bandwidth_bytes_per_second, 12e9, 1e3);
   EXPECT_NEAR(cluster.node.gpu_link_latency_seconds, 2e-6, 1e-12);  // two links per route
   EXPECT_NEAR(cluster.node.pcie_bandwidth_bytes_per_second, 4e9, 1e3);
+  EXPECT_FALSE(cluster.gpu.overlaps_communication);
 }
 
 TEST(MachineDescription, OneRankKeepsThePcieDescription) {

@@ -71,7 +71,8 @@ class Figures {
 
 GpuSpec parse_gpu(const YamlValue& value) {
   Figures f(value, {"model", "memory", "memory_bandwidth", "fp32_peak", "tensor_peak",
-                    "compute_efficiency", "memory_efficiency", "kernel_launch_latency"});
+                    "compute_efficiency", "memory_efficiency", "kernel_launch_latency",
+                    "overlaps_communication"});
   GpuSpec gpu;
   gpu.model = f.map().required("model", "the GPU's name").as_string();
   gpu.memory_bytes = f.positive("memory", QuantityKind::bytes);
@@ -85,6 +86,9 @@ GpuSpec parse_gpu(const YamlValue& value) {
   gpu.memory_efficiency = f.fraction("memory_efficiency", gpu.memory_efficiency);
   if (auto launch = f.map().optional("kernel_launch_latency")) {
     gpu.kernel_launch_latency_seconds = figure(*launch, QuantityKind::seconds, true);
+  }
+  if (auto overlaps = f.map().optional("overlaps_communication")) {
+    gpu.overlaps_communication = overlaps->as_bool();
   }
   return gpu;
 }

@@ -307,8 +307,14 @@ class ProgramWriter {
     if (program_.allreduce_group_size > 1) {
       add({.kind = StepOpKind::gradient_allreduce,
            .category = OpCategory::allreduce,
-           .label = "gradient bucket " + std::to_string(buckets_++),
+           .label = "gradient bucket " + std::to_string(buckets_),
            .bytes = bucket_bytes_});
+      if (!options_.overlap_gradient_allreduce) {
+        add({.kind = StepOpKind::gradient_wait,
+             .category = OpCategory::allreduce,
+             .label = "wait for gradient bucket " + std::to_string(buckets_)});
+      }
+      ++buckets_;
     }
     bucket_bytes_ = 0;
   }

@@ -37,6 +37,7 @@ MachineFigures measure_machine(Device& device, const ProfileDatabase& copies) {
   figures.device_name = device.info().name;
   figures.library = device.info().library;
   figures.memory_bytes = device.info().memory_bytes;
+  figures.overlaps_communication = device.info().kind != "cpu";
   ProfilerOptions options;
 
   const std::size_t copy_floats = (256u << 20) / sizeof(float);
@@ -139,6 +140,11 @@ std::string cluster_yaml(const MachineFigures& figures, const std::string& measu
          << " CPU core(s), " << figures.threads_per_rank
          << " compute thread(s) each; every figure above was measured under that sharing\"\n";
   }
+  if (!figures.overlaps_communication) {
+    yaml << "  - \"no communication beside compute: CPU ranks compute on their cores and Open MPI "
+            "progresses a gradient all-reduce only inside MPI calls, so the real backend sums "
+            "each bucket at once\"\n";
+  }
   yaml << "  - \"assumption: one node; 10 Gb/s NIC and network, unused by single-node runs\"\n"
        << "  - \"assumption: local disk as one file server of 1 GB/s\"\n"
        << "nodes: 1\n"
@@ -150,6 +156,8 @@ std::string cluster_yaml(const MachineFigures& figures, const std::string& measu
        << "  fp32_peak: " << si(figures.fp32_flops_per_second, "FLOP/s") << "\n"
        << "  compute_efficiency: 1\n"
        << "  memory_efficiency: 1\n"
+       << "  overlaps_communication: " << (figures.overlaps_communication ? "true" : "false")
+       << "\n"
        << "node:\n"
        << "  gpu_interconnect: " << (rank_links ? "nvswitch" : "pcie") << "\n";
   if (rank_links) {

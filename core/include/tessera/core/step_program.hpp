@@ -63,6 +63,8 @@ struct StepOptions {
   bool prefetch = true;
   bool read_sub_volume = true;
   bool overlap_halo = true;  // compute the interior while halos are in flight
+  // Gradient buckets all-reduced beside backward; false: each waits where it is queued.
+  bool overlap_gradient_allreduce = true;
 };
 
 struct StepProgram {

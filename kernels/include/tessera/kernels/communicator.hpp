@@ -30,7 +30,8 @@ class Communicator {
                                             int tag) = 0;
   virtual std::unique_ptr<CommRequest> receive(float* data, std::size_t floats, int peer,
                                                int tag) = 0;
-  // In-place sums over every rank; the non-blocking form lets gradient buckets overlap backward.
+  // In-place sums over every rank; the non-blocking form lets gradient buckets overlap backward
+  // where the transport progresses on its own (NCCL's stream; MPI's completes at the call).
   virtual void allreduce_sum(float* data, std::size_t floats) = 0;
   virtual void allreduce_sum(double* data, std::size_t count) = 0;  // batch-norm sums (host)
   virtual std::unique_ptr<CommRequest> allreduce_sum_async(float* data, std::size_t floats) = 0;

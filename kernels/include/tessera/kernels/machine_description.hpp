@@ -32,6 +32,8 @@ struct MachineFigures {
   double rank_link_latency_seconds = 0;  // one way, whole route
   int cpu_cores = 0;                     // the cores the ranks share (0: not a CPU device)
   int threads_per_rank = 0;              // each rank's compute threads (OMP_NUM_THREADS)
+  // False for CPU devices: their MPI all-reduces do not run beside compute (cluster_spec.hpp).
+  bool overlaps_communication = true;
 };
 
 struct RankLink {
