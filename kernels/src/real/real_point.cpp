@@ -54,39 +54,29 @@ std::vector<double> gather_values(Communicator& group, double value) {
 enum class Outcome { ok = 0, does_not_fit = 1, failed = 2 };
 
 struct Measurement {
-  StepReport mean;
+  StepReport typical;  // the measured step of median duration, whole (breakdown and layers)
   std::vector<double> losses;
   std::vector<double> step_seconds;  // every step, warm-up included
 };
 
+// The median step rather than the mean: on a machine shared with other work a step now and then
+// takes several times longer, and one such step would move the mean of a few far off.
 Measurement train(Trainer& trainer, StepInputSource& source, std::int64_t warmup,
                   std::int64_t measured) {
   Measurement measurement;
+  std::vector<StepReport> reports;
   for (std::int64_t step = 0; step < warmup + measured; ++step) {
     double io_seconds = 0;
     const auto input = source.next(io_seconds);
-    const auto report = trainer.step(input, io_seconds);
+    auto report = trainer.step(input, io_seconds);
     measurement.losses.push_back(report.loss);
     measurement.step_seconds.push_back(report.step_seconds);
-    if (step < warmup) continue;
-    const double share = 1.0 / static_cast<double>(measured);
-    auto& m = measurement.mean;
-    m.step_seconds += share * report.step_seconds;
-    const auto& b = report.breakdown;
-    m.breakdown.compute_seconds += share * b.compute_seconds;
-    m.breakdown.halo_seconds += share * b.halo_seconds;
-    m.breakdown.allreduce_seconds += share * b.allreduce_seconds;
-    m.breakdown.other_communication_seconds += share * b.other_communication_seconds;
-    m.breakdown.io_seconds += share * b.io_seconds;
-    m.breakdown.idle_seconds += share * b.idle_seconds;
-    if (m.layer_compute.empty()) {
-      m.layer_compute = report.layer_compute;
-      for (auto& time : m.layer_compute) time.seconds = 0;
-    }
-    for (std::size_t i = 0; i < m.layer_compute.size(); ++i) {
-      m.layer_compute[i].seconds += share * report.layer_compute.at(i).seconds;
-    }
+    if (step >= warmup) reports.push_back(std::move(report));
   }
+  std::sort(reports.begin(), reports.end(), [](const StepReport& a, const StepReport& b) {
+    return a.step_seconds < b.step_seconds;
+  });
+  measurement.typical = reports[(reports.size() - 1) / 2];
   return measurement;
 }
 
@@ -213,11 +203,11 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
   }
 
   const auto measurement = train(*trainer, *source, warmup, measured);
-  const auto steps = gather_values(*ranks, measurement.mean.step_seconds);
+  const auto steps = gather_values(*ranks, measurement.typical.step_seconds);
   const auto busiest =
       static_cast<int>(std::max_element(steps.begin(), steps.end()) - steps.begin());
   // The busiest rank's breakdown, sent to rank 0 through the same gather.
-  const auto& b = measurement.mean.breakdown;
+  const auto& b = measurement.typical.breakdown;
   const bool mine = ranks->rank() == busiest;
   auto pick = [&](double value) {
     const auto all = gather_values(*ranks, mine ? value : 0.0);
@@ -230,7 +220,7 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
                       .other_communication_seconds = pick(b.other_communication_seconds),
                       .io_seconds = pick(b.io_seconds),
                       .idle_seconds = pick(b.idle_seconds)};
-  result.layer_compute = measurement.mean.layer_compute;
+  result.layer_compute = measurement.typical.layer_compute;
   {
     // Sent to rank 0 in one sum, the other ranks contributing zeros.
     std::vector<double> seconds;
@@ -247,10 +237,10 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
   result.compute_provenance = Provenance::measured;
   result.note = "measured on " + device->info().name + " (" + device->info().library + "), " +
                 std::to_string(config.gpus()) + " rank(s); " + std::to_string(warmup) +
-                " warm-up + " + std::to_string(measured) + " measured steps, mean of rank " +
-                std::to_string(busiest) + " (the slowest); " + loss_summary(measurement.losses) +
-                "; rank 0's " + step_times(measurement.step_seconds, warmup) +
-                "; input: " + source->description() +
+                " warm-up + " + std::to_string(measured) +
+                " measured steps, the median step of rank " + std::to_string(busiest) +
+                " (the slowest); " + loss_summary(measurement.losses) + "; rank 0's " +
+                step_times(measurement.step_seconds, warmup) + "; input: " + source->description() +
                 "; memory: tensors, parameters and optimizer state the trainer allocated";
   if (profiles == nullptr) {
     result.note += "; convolutions undivided with the library's first algorithm (no --profiles)";
