@@ -31,8 +31,14 @@ for point in 2 3; do
   row cosmoflow-real-cpu $point "$csv" | grep -q ",skipped,.*this run has 2: launch with mpirun" ||
     fail "point $point not skipped with the reason: $(row cosmoflow-real-cpu $point "$csv")"
 done
+# The same training at 1 and 2 ranks: the first loss equal, the last within 1%. The exactness
+# itself (1e-5) is tests/kernels_mpi's, over 2 momentum steps; 9 Adam steps here let float32
+# rounding of sums taken in another order grow (Adam divides by the gradients' running RMS).
 loss_of() { row cosmoflow-real-cpu "$1" "$csv" | grep -o 'loss [^;]*'; }
-[ -n "$(loss_of 0)" ] && [ "$(loss_of 0)" == "$(loss_of 1)" ] ||
+first_of() { loss_of "$1" | awk '{print $2}'; }
+last_of() { loss_of "$1" | awk '{print $6}'; }
+[ -n "$(loss_of 0)" ] && [ "$(first_of 0)" == "$(first_of 1)" ] &&
+  awk -v a="$(last_of 0)" -v b="$(last_of 1)" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 0.01 * a) }' ||
   fail "losses differ between 1 and 2 ranks: '$(loss_of 0)' vs '$(loss_of 1)'"
 grep -q '"backend": "real"' "$scratch/cpu/real.json" || fail "real.json lacks the backend"
 

@@ -1,8 +1,10 @@
 #include "mpi/mpi_communicator.hpp"
 
+#include <chrono>
 #include <climits>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace tessera::kernels {
@@ -121,6 +123,16 @@ void MpiCommunicator::alltoall(const float* send, float* receive, std::size_t fl
   const int count = mpi_count(floats_per_peer);
   check(MPI_Alltoall(send, count, MPI_FLOAT, receive, count, MPI_FLOAT, communicator_),
         "MPI_Alltoall");
+}
+
+void MpiCommunicator::barrier_idle() {
+  MPI_Request request = MPI_REQUEST_NULL;
+  check(MPI_Ibarrier(communicator_, &request), "MPI_Ibarrier");
+  for (int done = 0;;) {
+    check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) return;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
 }
 
 void MpiCommunicator::barrier() {

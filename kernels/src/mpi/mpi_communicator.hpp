@@ -29,6 +29,7 @@ class MpiCommunicator final : public Communicator {
   std::unique_ptr<CommRequest> allreduce_sum_async(float* data, std::size_t floats) override;
   void alltoall(const float* send, float* receive, std::size_t floats_per_peer) override;
   void barrier() override;
+  void barrier_idle() override;
 
  private:
   MPI_Comm communicator_;

@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "cpu/cpu_device.hpp"
 #include "tessera/core/cost_model.hpp"
 #include "tessera/core/network_micro_batch_plan.hpp"
 #include "tessera/core/quantity.hpp"
+#include "tessera/kernels/cpu_threads.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/device_inventory.hpp"
 #include "tessera/kernels/real/step_input_source.hpp"
@@ -98,30 +100,25 @@ std::string loss_summary(const std::vector<double>& losses) {
   return text;
 }
 
-}  // namespace
+// The point's ranks that share this machine: its ranks, or fewer where mpirun says it put fewer
+// on each node (ranks fill nodes in order).
+int ranks_on_this_machine(const Communicator& ranks_of_point) {
+  int ranks = ranks_of_point.size();
+  if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); local != nullptr) {
+    ranks = std::min(ranks, std::max(1, std::atoi(local)));
+  }
+  return ranks;
+}
 
-PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point,
-                           Communicator& world, const ProfileDatabase* profiles) {
-  auto result = point_skeleton(loaded, point);
+// ranks_of_point: the point's ranks, this one among them.
+PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point,
+                        Communicator& ranks_of_point, const ProfileDatabase* profiles,
+                        PointResult result) {
   const auto& config = point.config;
-  if (config.gpus() > world.size()) {
-    result.status = PointStatus::skipped;
-    result.note = "needs " + std::to_string(config.gpus()) +
-                  " ranks (one per device), this run has " + std::to_string(world.size()) +
-                  ": launch with mpirun -np " + std::to_string(config.gpus());
-    return result;
-  }
-  if (config.model_degree > 1) {
-    result.status = PointStatus::skipped;
-    result.note = "model-parallel stages (model degree " + std::to_string(config.model_degree) +
-                  ") are not yet supported by the real backend";
-    return result;
-  }
-  const bool participant = world.rank() < config.gpus();
-  auto ranks = world.split(participant ? 0 : 1, world.rank());
-  if (!participant) return result;
-
+  Communicator* ranks = &ranks_of_point;
   const std::string device_name = device_name_for_rank();
+  std::optional<CpuThreads> threads;
+  if (device_name == "cpu") threads = share_cpu_cores(ranks_on_this_machine(ranks_of_point));
   // A CPU rank holds what the scenario's memory.device_capacity allows (a GPU: what it has).
   const auto& capacity = loaded.scenario.memory.device_capacity_bytes;
   const bool capped = device_name == "cpu" && capacity.has_value();
@@ -132,7 +129,7 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
     device = open_device(device_name);
   }
   std::unique_ptr<Communicator> nccl;
-  Communicator* transport = ranks.get();
+  Communicator* transport = ranks;
   if (device->info().kind == "cuda") {
     nccl = nccl_over(*ranks);
     transport = nccl.get();
@@ -196,9 +193,9 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
         worst == Outcome::does_not_fit ? PointStatus::does_not_fit : PointStatus::failed;
     result.fits = worst != Outcome::does_not_fit;
     result.note = problem.empty() ? "another rank could not start (see its messages)"
-                                  : "rank " + std::to_string(world.rank()) + ": " + problem;
+                                  : "rank " + std::to_string(ranks->rank()) + ": " + problem;
     if (outcome != Outcome::ok)
-      std::fprintf(stderr, "rank %d: %s\n", world.rank(), problem.c_str());
+      std::fprintf(stderr, "rank %d: %s\n", ranks->rank(), problem.c_str());
     return result;
   }
 
@@ -235,13 +232,20 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
                                   : 0;
   result.time_provenance = Provenance::measured;
   result.compute_provenance = Provenance::measured;
-  result.note = "measured on " + device->info().name + " (" + device->info().library + "), " +
-                std::to_string(config.gpus()) + " rank(s); " + std::to_string(warmup) +
-                " warm-up + " + std::to_string(measured) +
-                " measured steps, the median step of rank " + std::to_string(busiest) +
-                " (the slowest); " + loss_summary(measurement.losses) + "; rank 0's " +
-                step_times(measurement.step_seconds, warmup) + "; input: " + source->description() +
-                "; memory: tensors, parameters and optimizer state the trainer allocated";
+  result.note =
+      "measured on " + device->info().name + " (" + device->info().library + "), " +
+      std::to_string(config.gpus()) + " rank(s); " + std::to_string(warmup) + " warm-up + " +
+      std::to_string(measured) + " measured steps, the median step of rank " +
+      std::to_string(busiest) + " (the slowest); " + loss_summary(measurement.losses) +
+      "; rank 0's " + step_times(measurement.step_seconds, warmup) +
+      "; input: " + source->description() +
+      (threads ? "; " + std::to_string(threads->threads) + " compute thread(s) per rank (" +
+                     (threads->from_environment
+                          ? std::string("OMP_NUM_THREADS")
+                          : "the cores shared by the point's ranks on this machine") +
+                     ")"
+               : std::string()) +
+      "; memory: tensors, parameters and optimizer state the trainer allocated";
   if (profiles == nullptr) {
     result.note += "; convolutions undivided with the library's first algorithm (no --profiles)";
   } else if (point.config.spatial_parts() > 1) {
@@ -251,6 +255,33 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
   } else {
     result.note += "; convolutions run as the micro-batching plan from the profiles";
   }
+  return result;
+}
+
+}  // namespace
+
+PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point,
+                           Communicator& world, const ProfileDatabase* profiles) {
+  auto result = point_skeleton(loaded, point);
+  const auto& config = point.config;
+  if (config.gpus() > world.size()) {
+    result.status = PointStatus::skipped;
+    result.note = "needs " + std::to_string(config.gpus()) +
+                  " ranks (one per device), this run has " + std::to_string(world.size()) +
+                  ": launch with mpirun -np " + std::to_string(config.gpus());
+    return result;
+  }
+  if (config.model_degree > 1) {
+    result.status = PointStatus::skipped;
+    result.note = "model-parallel stages (model degree " + std::to_string(config.model_degree) +
+                  ") are not yet supported by the real backend";
+    return result;
+  }
+  const bool participant = world.rank() < config.gpus();
+  auto ranks = world.split(participant ? 0 : 1, world.rank());
+  // Ranks the point does not use wait for it without taking a core from those it does use.
+  if (participant) result = train_point(loaded, point, *ranks, profiles, std::move(result));
+  world.barrier_idle();
   return result;
 }
 

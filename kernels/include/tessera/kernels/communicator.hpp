@@ -38,6 +38,9 @@ class Communicator {
   // Rank r sends send[p*floats_per_peer ...] to rank p and receives into receive[r' * ...].
   virtual void alltoall(const float* send, float* receive, std::size_t floats_per_peer) = 0;
   virtual void barrier() = 0;
+  // A barrier for ranks with nothing to do meanwhile: they should not keep a core busy polling
+  // (MPI: a non-blocking barrier tested every 100 us in between sleeps).
+  virtual void barrier_idle() { barrier(); }
 };
 
 void wait_all(std::vector<std::unique_ptr<CommRequest>>& requests);
