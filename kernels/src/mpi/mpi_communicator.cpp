@@ -131,7 +131,7 @@ void MpiCommunicator::barrier_idle() {
   for (int done = 0;;) {
     check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
     if (done) return;
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
 }
 

@@ -39,7 +39,7 @@ class Communicator {
   virtual void alltoall(const float* send, float* receive, std::size_t floats_per_peer) = 0;
   virtual void barrier() = 0;
   // A barrier for ranks with nothing to do meanwhile: they should not keep a core busy polling
-  // (MPI: a non-blocking barrier tested every 100 us in between sleeps).
+  // (MPI: a non-blocking barrier tested every millisecond in between sleeps).
   virtual void barrier_idle() { barrier(); }
 };
 
