@@ -35,6 +35,7 @@ struct ProfileSettings {
   double seconds_per_measurement = 0.2;
   bool copies = true;
   bool fresh = false;
+  bool warm_caches = false;
   bool list = false;
 };
 
@@ -157,6 +158,7 @@ int profile(const ProfileSettings& settings) {
   kernels::ProfilerOptions options;
   options.seconds_per_measurement = settings.seconds_per_measurement;
   options.skipped_algorithm_prefixes = settings.skipped_algorithms;
+  options.cache_flush_bytes = settings.warm_caches ? 0 : kernels::cache_flush_bytes_for(*device);
   std::size_t measured = 0;
   for (std::size_t i = 0; i < kernels.size(); ++i) {
     const auto& kernel = kernels[i];
@@ -253,6 +255,10 @@ void add_profile_command(CLI::App& cli, Action& action) {
       ->delimiter(',');
   command->add_flag("!--no-copies", settings->copies, "Skip the copy-bandwidth measurements");
   command->add_flag("--fresh", settings->fresh, "Measure everything again");
+  command->add_flag("--warm-caches", settings->warm_caches,
+                    "Time each run right after the previous one, its operands still cached "
+                    "(default: write twice the last-level cache in between, as a training step's "
+                    "other layers do)");
   command->add_flag("--list", settings->list, "Print the kernels to measure and stop");
   command->callback([&action, settings] {
     action = [settings] { return run_guarded([&] { return profile(*settings); }); };

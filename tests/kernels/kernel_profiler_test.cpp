@@ -121,6 +121,25 @@ TEST(KernelProfiler, CopiesAreTimedPerDirectionAndKind) {
   }
 }
 
+// The flush between runs is sized from the device's last-level cache and leaves the runs as they
+// were: the median of the same number of runs.
+TEST(KernelProfiler, CacheFlushIsTwiceTheLastLevelCacheAndKeepsTheRuns) {
+  auto device = open_cpu_device();
+  const double cache = device->info().cache_bytes;
+  if (cache > 0) {
+    EXPECT_EQ(cache_flush_bytes_for(*device), 2 * cache);
+  } else {
+    EXPECT_EQ(cache_flush_bytes_for(*device), 256.0 * 1024 * 1024);
+  }
+  ProfilerOptions options = quick();
+  options.min_runs = options.max_runs = 3;
+  options.seconds_per_measurement = 1;  // a budget the empty work never exhausts
+  options.cache_flush_bytes = 1 << 20;
+  int runs = 0;
+  EXPECT_GE(median_seconds(*device, [&] { ++runs; }, options), 0);
+  EXPECT_EQ(runs, options.warmup_runs + 3);
+}
+
 // Each optimizer's update gets one row under the key the cost model looks up, and the cost model
 // then times the step program's update by it.
 TEST(KernelProfiler, OptimizerUpdatesAreTimedUnderTheCostModelsKey) {

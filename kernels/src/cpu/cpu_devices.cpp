@@ -1,5 +1,7 @@
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <thread>
@@ -22,6 +24,22 @@ std::string cpu_model_name() {
   return "unknown CPU";
 }
 
+// The last-level cache of core 0, from sysfs ("32768K"); 0 when the system does not say.
+double last_level_cache_bytes() {
+  double largest = 0;
+  for (int index = 0; index < 8; ++index) {
+    std::ifstream size("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) +
+                       "/size");
+    std::string text;
+    if (!(size >> text) || text.empty()) continue;
+    double bytes = std::strtod(text.c_str(), nullptr);
+    if (text.back() == 'K') bytes *= 1024;
+    if (text.back() == 'M') bytes *= 1024 * 1024;
+    largest = std::max(largest, bytes);
+  }
+  return largest;
+}
+
 }  // namespace
 
 void add_cpu_devices(DeviceInventory& inventory) {
@@ -30,8 +48,9 @@ void add_cpu_devices(DeviceInventory& inventory) {
   cpu.kind = "cpu";
   cpu.name = cpu_model_name();
   cpu.compute_units = static_cast<int>(std::thread::hardware_concurrency());
-  cpu.memory_bytes = static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
-                     static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  cpu.cache_bytes = last_level_cache_bytes();
+  cpu.memory_bytes =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
   cpu.library = "oneDNN " + std::to_string(version->major) + "." + std::to_string(version->minor) +
                 "." + std::to_string(version->patch);
   inventory.devices.push_back(cpu);

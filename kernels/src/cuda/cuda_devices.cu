@@ -47,6 +47,7 @@ void add_cuda_devices(DeviceInventory& inventory) {
     gpu.name = properties.name;
     gpu.memory_bytes = static_cast<double>(properties.totalGlobalMem);
     gpu.compute_units = properties.multiProcessorCount;
+    gpu.cache_bytes = static_cast<double>(properties.l2CacheSize);
     gpu.library =
         versions + ", sm_" + std::to_string(properties.major) + std::to_string(properties.minor);
     inventory.devices.push_back(gpu);

@@ -13,21 +13,37 @@ double median_seconds(Device& device, const std::function<void()>& work,
   // The warm-up is timed too: a kernel slower than the whole measurement budget is run once more
   // and that run counts, so slow algorithms (oneDNN's reference one) cost one or two runs, not
   // eleven.
+  std::unique_ptr<DeviceMemory> flush;
+  if (options.cache_flush_bytes > 0) {
+    flush = device.allocate(static_cast<std::size_t>(options.cache_flush_bytes));
+  }
+  const auto run = [&] {
+    if (flush) {
+      device.fill(flush->data(), flush->floats(), 0.5f);
+      device.synchronize();
+    }
+    return device.time_seconds(work);
+  };
   double warmup_seconds = 0;
-  for (int i = 0; i < options.warmup_runs; ++i) warmup_seconds += device.time_seconds(work);
+  for (int i = 0; i < options.warmup_runs; ++i) warmup_seconds += run();
   // Ten budgets or more: kernel creation is negligible against the run, take the warm-up itself.
   if (warmup_seconds >= 10 * options.seconds_per_measurement) return warmup_seconds;
-  if (warmup_seconds >= options.seconds_per_measurement) return device.time_seconds(work);
+  if (warmup_seconds >= options.seconds_per_measurement) return run();
   std::vector<double> times;
   double spent = 0;
   while (static_cast<int>(times.size()) < options.max_runs &&
          (static_cast<int>(times.size()) < options.min_runs ||
           spent < options.seconds_per_measurement)) {
-    times.push_back(device.time_seconds(work));
+    times.push_back(run());
     spent += times.back();
   }
   std::sort(times.begin(), times.end());
   return times[times.size() / 2];
+}
+
+double cache_flush_bytes_for(const Device& device) {
+  const double cache = device.info().cache_bytes;
+  return cache > 0 ? 2 * cache : 256.0 * 1024 * 1024;
 }
 
 void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels,

@@ -11,8 +11,9 @@ struct DeviceInfo {
   int index = 0;
   std::string name;
   double memory_bytes = 0;
-  int compute_units = 0;  // cores, or streaming multiprocessors
-  std::string library;    // e.g. "oneDNN 2.6.3", "cuDNN 9.x, NCCL 2.x"
+  int compute_units = 0;   // cores, or streaming multiprocessors
+  double cache_bytes = 0;  // the last-level cache one core or the GPU sees (0: unknown)
+  std::string library;     // e.g. "oneDNN 2.6.3", "cuDNN 9.x, NCCL 2.x"
 };
 
 struct DeviceInventory {
