@@ -1,5 +1,7 @@
 #include "tessera/core/csv_field.hpp"
 
+#include <cstdio>
+
 namespace tessera {
 
 std::string csv_field(const std::string& text) {
@@ -10,6 +12,12 @@ std::string csv_field(const std::string& text) {
     quoted += c;
   }
   return quoted + "\"";
+}
+
+std::string csv_number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
 }
 
 }  // namespace tessera

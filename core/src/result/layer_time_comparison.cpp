@@ -11,12 +11,6 @@
 namespace tessera {
 namespace {
 
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.9g", value);
-  return text;
-}
-
 std::string signed_percent(double part, double whole) {
   if (whole == 0) return "-";
   char text[32];
@@ -62,8 +56,8 @@ std::string layer_comparison_to_csv(const std::vector<LayerTimeComparison>& rows
   std::string csv = "point,layer,pass,measured_s,simulated_s,difference_s\n";
   for (const auto& row : rows) {
     csv += std::to_string(row.point) + "," + csv_field(row.layer) + "," + csv_field(row.pass) +
-           "," + number(row.measured_seconds) + "," + number(row.simulated_seconds) + "," +
-           number(row.simulated_seconds - row.measured_seconds) + "\n";
+           "," + csv_number(row.measured_seconds) + "," + csv_number(row.simulated_seconds) + "," +
+           csv_number(row.simulated_seconds - row.measured_seconds) + "\n";
   }
   return csv;
 }

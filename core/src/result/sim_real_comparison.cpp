@@ -33,12 +33,6 @@ std::string why_not_ok(const char* side, const PointResult& result) {
          (result.note.empty() ? "" : ": " + result.note);
 }
 
-std::string number(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.9g", value);
-  return text;
-}
-
 std::string percent(double value) {
   char text[32];
   std::snprintf(text, sizeof text, "%+.1f%%", value);
@@ -95,17 +89,17 @@ std::string comparison_to_csv(const SimRealComparison& comparison) {
   for (const auto& row : comparison.points) {
     csv << row.point << "," << row.ranks << "," << csv_field(row.spatial_grid) << ","
         << (row.compared ? "yes" : "no") << ","
-        << (row.compared ? number(row.measured_step_seconds) : "") << ","
-        << (row.compared ? number(row.simulated_step_seconds) : "") << ","
-        << (row.compared ? number(row.error_percent) : "");
+        << (row.compared ? csv_number(row.measured_step_seconds) : "") << ","
+        << (row.compared ? csv_number(row.simulated_step_seconds) : "") << ","
+        << (row.compared ? csv_number(row.error_percent) : "");
     for (const auto& category : kCategories) {
-      csv << "," << (row.compared ? number(row.measured.*category.seconds) : "") << ","
-          << (row.compared ? number(row.simulated.*category.seconds) : "");
+      csv << "," << (row.compared ? csv_number(row.measured.*category.seconds) : "") << ","
+          << (row.compared ? csv_number(row.simulated.*category.seconds) : "");
     }
     csv << "," << csv_field(row.reason) << "\n";
   }
   // The summary row: the MAPE in the error column (absolute errors averaged).
-  csv << "MAPE,,,,,," << (comparison.mape_percent ? number(*comparison.mape_percent) : "");
+  csv << "MAPE,,,,,," << (comparison.mape_percent ? csv_number(*comparison.mape_percent) : "");
   for (std::size_t i = 0; i < std::size(kCategories); ++i) csv << ",,";
   csv << ",mean of |error_percent| over the compared points\n";
   return csv.str();

@@ -6,5 +6,7 @@
 namespace tessera {
 
 std::string csv_field(const std::string& text);
+// A number as a CSV field: 9 significant digits, enough to read a float back exactly.
+std::string csv_number(double value);
 
 }  // namespace tessera
