@@ -1,4 +1,5 @@
-// The real backend's hybrid parallelism is exact: training CosmoFlow for two steps on every rank
+// The real backend's hybrid parallelism is exact: training CosmoFlow (width 16, and 32 in one
+// case) for two steps on every rank
 // of the run (data parallelism, depth partitions, both) gives the losses and weights of one rank
 // training the same global batch alone, within float32 rounding. Every rank trains the
 // one-rank reference itself (on a communicator of its own), then its share of the parallel run.
@@ -22,6 +23,7 @@ struct Case {
   std::int64_t mini_batch = 1;
   bool batch_norm = false;
   bool halve_micro_batches = false;  // the parallel run's kernels as two micro-batches each
+  std::int64_t width = 16;
 };
 
 std::ostream& operator<<(std::ostream& out, const Case& c) {
@@ -39,6 +41,7 @@ TEST_P(RealTrainerOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
   testing::TrainingCase parallel;
   parallel.batch_norm = c.batch_norm;
   parallel.halve_micro_batches = c.halve_micro_batches;
+  parallel.width = c.width;
   parallel.config.data = data;
   parallel.config.mini_batch = c.mini_batch;
   parallel.config.spatial_grid = {world().size() / data, 1, 1};
@@ -74,7 +77,7 @@ TEST_P(RealTrainerOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    CosmoFlow16, RealTrainerOverMpi,
+    CosmoFlow, RealTrainerOverMpi,
     ::testing::Values(Case{.name = "data parallel, one sample per rank", .data = -1},
                       Case{.name = "depth split over every rank", .mini_batch = 2},
                       Case{.name = "depth split with batch-norm (global statistics)",
@@ -83,7 +86,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{.name = "2 replicas x depth split", .data = 2},
                       Case{.name = "depth split, split layers micro-batched on their windows",
                            .mini_batch = 2,
-                           .halve_micro_batches = true}),
+                           .halve_micro_batches = true},
+                      Case{.name = "CosmoFlow-32, depth split", .mini_batch = 2, .width = 32}),
     [](const ::testing::TestParamInfo<Case>& param) { return std::to_string(param.index); });
 
 }  // namespace
