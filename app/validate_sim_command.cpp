@@ -63,6 +63,7 @@ struct ValidateSimSettings {
   double seconds_per_measurement = 0.2;  // as `tessera profile`
   int threads_per_rank = 0;              // 0: the cores / ranks, at least 1
   bool fresh = false;                    // profile again instead of resuming
+  bool warm_caches = false;              // profile without flushing caches between runs
 };
 
 struct Machine {
@@ -217,13 +218,17 @@ int validate_sim(const ValidateSimSettings& settings) {
     const fs::path profile_log = directory / "profile.log";
     std::cerr << ranks << " rank(s), point(s) " << join(indices, ", ") << ": profiling ("
               << profile_log.string() << ")\n";
+    std::vector<std::string> profile_arguments{"profile",
+                                               settings.file,
+                                               "--points",
+                                               join(indices, ","),
+                                               "--output",
+                                               profiles_csv.string(),
+                                               "--seconds-per-measurement",
+                                               std::to_string(settings.seconds_per_measurement)};
+    if (settings.warm_caches) profile_arguments.push_back("--warm-caches");
     const int profiled =
-        run_child(tessera_command(settings, ranks,
-                                  {"profile", settings.file, "--points", join(indices, ","),
-                                   "--output", profiles_csv.string(), "--seconds-per-measurement",
-                                   std::to_string(settings.seconds_per_measurement)},
-                                  settings.fresh),
-                  profile_log);
+        run_child(tessera_command(settings, ranks, profile_arguments, settings.fresh), profile_log);
     if (profiled != 0) {
       fail_points("profiling failed (exit " + std::to_string(profiled) + "), see " +
                   profile_log.string());
@@ -317,6 +322,9 @@ void add_validate_sim_command(CLI::App& cli, Action& action) {
                    "CPU ranks: compute threads of each rank, in the real runs and the profiling "
                    "alike (default: the cores divided by the point's ranks, at least 1)")
       ->check(CLI::PositiveNumber);
+  command->add_flag("--warm-caches", settings->warm_caches,
+                    "Profile each kernel run right after the previous one (default: caches "
+                    "flushed in between, see tessera profile)");
   command->add_flag("--fresh", settings->fresh,
                     "Profile every kernel and this machine again (default: keep what the output "
                     "directory has)");
