@@ -19,7 +19,11 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build_dir=$2; shift ;;
     --cpu-only) cmake_args+=(-DTESSERA_CUDA=OFF) ;;
-    --sanitize) cmake_args+=(-DTESSERA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo) ;;
+    # -O1 -g1: line numbers in the sanitizers' reports at about half the compile time of -O2 -g
+    # (measured on step_program.cpp and its test: 12 s against 21-25 s each).
+    --sanitize) cmake_args+=(-DTESSERA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+                             "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+                             "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG") ;;
     --fuzz) cmake_args+=(-DTESSERA_FUZZ=ON -DTESSERA_CUDA=OFF -DCMAKE_C_COMPILER=clang-14
                          -DCMAKE_CXX_COMPILER=clang++-14 -DTESSERA_BUILD_BENCHMARKS=OFF) ;;
     --werror) cmake_args+=(-DTESSERA_WERROR=ON) ;;
