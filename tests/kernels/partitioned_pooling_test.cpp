@@ -30,18 +30,8 @@ std::ostream& operator<<(std::ostream& out, const PoolingCase& c) {
 }
 
 std::vector<PoolingCase> pooling_cases() {
-  std::vector<std::vector<std::int64_t>> grids;
-  for (std::size_t axis = 0; axis < 3; ++axis) {
-    for (std::int64_t parts = 2; parts <= 8; ++parts) {
-      std::vector<std::int64_t> grid(3, 1);
-      grid[axis] = parts;
-      grids.push_back(grid);
-    }
-  }
-  for (auto grid : {std::vector<std::int64_t>{2, 2, 1}, {2, 2, 2}, {1, 3, 2}})
-    grids.push_back(grid);
   std::vector<PoolingCase> cases;
-  for (const auto& grid : grids) {
+  for (const auto& grid : testing::partition_grids()) {
     for (bool max : {true, false}) {
       cases.push_back({grid, max, 3, 2, 1});
       cases.push_back({grid, max, 2, 2, 0});

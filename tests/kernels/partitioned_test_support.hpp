@@ -242,6 +242,27 @@ inline PartitionedErrors check_partitioned_pooling(HaloExchange& exchange,
   return errors;
 }
 
+// Sanitized builds sweep fewer shards per axis (their grid cases cost minutes of CI).
+#ifndef TESSERA_TEST_MOST_PARTS
+#define TESSERA_TEST_MOST_PARTS 8
+#endif
+
+// Every grid of 2..TESSERA_TEST_MOST_PARTS shards along D, H or W alone, and a few mixed ones.
+inline std::vector<std::vector<std::int64_t>> partition_grids() {
+  std::vector<std::vector<std::int64_t>> grids;
+  for (std::size_t axis = 0; axis < 3; ++axis) {
+    for (std::int64_t parts = 2; parts <= TESSERA_TEST_MOST_PARTS; ++parts) {
+      std::vector<std::int64_t> grid(3, 1);
+      grid[axis] = parts;
+      grids.push_back(grid);
+    }
+  }
+  for (auto grid : {std::vector<std::int64_t>{2, 2, 1}, {2, 2, 2}, {1, 3, 2}, {3, 1, 2}}) {
+    grids.push_back(grid);
+  }
+  return grids;
+}
+
 inline std::string grid_name(const std::vector<std::int64_t>& grid) {
   std::string name;
   for (std::int64_t parts : grid) name += (name.empty() ? "" : "x") + std::to_string(parts);
