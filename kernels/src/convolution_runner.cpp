@@ -1,8 +1,6 @@
 #include "tessera/kernels/convolution_runner.hpp"
 
-#include <algorithm>
 #include <cmath>
-#include <optional>
 #include <stdexcept>
 
 #include "tessera/kernels/device.hpp"
@@ -21,23 +19,6 @@ std::string problem_key(const ConvolutionGeometry& g, std::int64_t batch, Direct
     for (std::int64_t value : *values) key += std::to_string(value) + ",";
   }
   return key;
-}
-
-// The plan's largest workspace on this problem, or nullopt when the device lacks one of its
-// algorithms for the size of the micro-batch that names it.
-std::optional<double> workspace_if_offered(ConvolutionKernels& kernels,
-                                           const ConvolutionGeometry& geometry, Direction direction,
-                                           const MicroBatchPlan& plan) {
-  double largest = 0;
-  for (const MicroBatch& micro_batch : plan.micro_batches) {
-    const auto offered = kernels.algorithms(geometry, micro_batch.samples, direction);
-    const auto found = std::find_if(
-        offered.begin(), offered.end(),
-        [&](const ConvolutionAlgorithm& each) { return each.name == micro_batch.algorithm; });
-    if (found == offered.end()) return std::nullopt;
-    largest = std::max(largest, found->workspace_bytes);
-  }
-  return largest;
 }
 
 }  // namespace
@@ -76,7 +57,7 @@ const ConvolutionRunner::Choice& ConvolutionRunner::choose(const ConvolutionGeom
   auto& kernels = device_.convolutions();
   const auto& followed = followed_.at(static_cast<std::size_t>(direction));
   if (!followed.micro_batches.empty() && followed.samples() == batch) {
-    if (const auto bytes = workspace_if_offered(kernels, geometry, direction, followed)) {
+    if (const auto bytes = offered_workspace_bytes(kernels, geometry, direction, followed)) {
       return chosen_.emplace(key, Choice{followed, *bytes}).first->second;
     }
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <variant>
 
 namespace tessera::kernels {
 namespace {
@@ -30,27 +31,47 @@ void for_each_micro_batch(const MicroBatchPlan& plan, Run run) {
   }
 }
 
-}  // namespace
-
-double micro_batched_workspace_bytes(ConvolutionKernels& kernels,
-                                     const ConvolutionGeometry& geometry, Direction direction,
-                                     const MicroBatchPlan& plan) {
+// The plan's largest workspace, or the first micro-batch whose algorithm the kernels do not offer
+// at its size.
+std::variant<double, const MicroBatch*> plan_workspace(ConvolutionKernels& kernels,
+                                                       const ConvolutionGeometry& geometry,
+                                                       Direction direction,
+                                                       const MicroBatchPlan& plan) {
+  check_sizes(plan);
   double largest_bytes = 0;
-  for_each_micro_batch(plan, [&](const MicroBatch& micro_batch, std::int64_t) {
+  for (const MicroBatch& micro_batch : plan.micro_batches) {
     const std::vector<ConvolutionAlgorithm> offered =
         kernels.algorithms(geometry, micro_batch.samples, direction);
     auto algorithm = std::find_if(
         offered.begin(), offered.end(),
         [&](const ConvolutionAlgorithm& each) { return each.name == micro_batch.algorithm; });
-    if (algorithm == offered.end()) {
-      throw std::invalid_argument("micro-batch plan '" + describe(plan) + "' names algorithm '" +
-                                  micro_batch.algorithm +
-                                  "', which the device does not offer for " + to_string(direction) +
-                                  " on " + std::to_string(micro_batch.samples) + " samples");
-    }
+    if (algorithm == offered.end()) return &micro_batch;
     largest_bytes = std::max(largest_bytes, algorithm->workspace_bytes);
-  });
+  }
   return largest_bytes;
+}
+
+}  // namespace
+
+double micro_batched_workspace_bytes(ConvolutionKernels& kernels,
+                                     const ConvolutionGeometry& geometry, Direction direction,
+                                     const MicroBatchPlan& plan) {
+  const auto workspace = plan_workspace(kernels, geometry, direction, plan);
+  if (const auto* missing = std::get_if<const MicroBatch*>(&workspace)) {
+    throw std::invalid_argument("micro-batch plan '" + describe(plan) + "' names algorithm '" +
+                                (*missing)->algorithm + "', which the device does not offer for " +
+                                to_string(direction) + " on " +
+                                std::to_string((*missing)->samples) + " samples");
+  }
+  return std::get<double>(workspace);
+}
+
+std::optional<double> offered_workspace_bytes(ConvolutionKernels& kernels,
+                                              const ConvolutionGeometry& geometry,
+                                              Direction direction, const MicroBatchPlan& plan) {
+  const auto workspace = plan_workspace(kernels, geometry, direction, plan);
+  if (const auto* bytes = std::get_if<double>(&workspace)) return *bytes;
+  return std::nullopt;
 }
 
 void micro_batched_forward(ConvolutionKernels& kernels, const ConvolutionGeometry& geometry,
