@@ -24,14 +24,9 @@ using testing::within_rounding;
 
 constexpr std::int64_t batch = 8;
 
+// 2 -> 3 channels, 3x3x3 kernel, stride 1, 'same' padding.
 ConvolutionGeometry small_3d_convolution() {
-  return with_output({.in_channels = 2,
-                      .out_channels = 3,
-                      .input_spatial = {4, 4, 4},
-                      .kernel = {3, 3, 3},
-                      .stride = {1, 1, 1},
-                      .padding = {1, 1, 1},
-                      .dilation = {1, 1, 1}});
+  return testing::geometry(2, 3, {4, 4, 4}, 3, 1, 1);
 }
 
 // Two algorithms every micro-batch size offers: the first and, when there is one, a blocked one
