@@ -53,6 +53,13 @@ std::vector<double> gather_values(Communicator& group, double value) {
   return values;
 }
 
+// `values` as rank `owner` of `group` holds them, on every rank (one sum, the others adding zeros).
+std::vector<double> values_of_rank(Communicator& group, int owner, std::vector<double> values) {
+  if (group.rank() != owner) std::fill(values.begin(), values.end(), 0.0);
+  group.allreduce_sum(values.data(), values.size());
+  return values;
+}
+
 enum class Outcome { ok = 0, does_not_fit = 1, failed = 2 };
 
 struct Measurement {
@@ -110,15 +117,13 @@ int ranks_on_this_machine(const Communicator& ranks_of_point) {
   return ranks;
 }
 
-// ranks_of_point: the point's ranks, this one among them.
-PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point,
-                        Communicator& ranks_of_point, const ProfileDatabase* profiles,
-                        PointResult result) {
+// `ranks`: the point's ranks, this one among them.
+PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, Communicator& ranks,
+                        const ProfileDatabase* profiles, PointResult result) {
   const auto& config = point.config;
-  Communicator* ranks = &ranks_of_point;
   const std::string device_name = device_name_for_rank();
   std::optional<CpuThreads> threads;
-  if (device_name == "cpu") threads = share_cpu_cores(ranks_on_this_machine(ranks_of_point));
+  if (device_name == "cpu") threads = share_cpu_cores(ranks_on_this_machine(ranks));
   // A CPU rank holds what the scenario's memory.device_capacity allows (a GPU: what it has).
   const auto& capacity = loaded.scenario.memory.device_capacity_bytes;
   const bool capped = device_name == "cpu" && capacity.has_value();
@@ -129,9 +134,9 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point,
     device = open_device(device_name);
   }
   std::unique_ptr<Communicator> nccl;
-  Communicator* transport = ranks;
+  Communicator* transport = &ranks;
   if (device->info().kind == "cuda") {
-    nccl = nccl_over(*ranks);
+    nccl = nccl_over(ranks);
     transport = nccl.get();
   }
   auto layout = make_rank_layout(*transport, config);
@@ -184,7 +189,7 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point,
   }
   // Every rank learns whether all could start, so that none waits in a collective for a rank
   // that gave up.
-  const auto outcomes = gather_values(*ranks, static_cast<double>(outcome));
+  const auto outcomes = gather_values(ranks, static_cast<double>(outcome));
   const auto worst = static_cast<Outcome>(*std::max_element(outcomes.begin(), outcomes.end()));
   result.device_capacity_bytes = capped ? *capacity : device->info().memory_bytes;
   result.memory_provenance = Provenance::measured;
@@ -193,39 +198,35 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point,
         worst == Outcome::does_not_fit ? PointStatus::does_not_fit : PointStatus::failed;
     result.fits = worst != Outcome::does_not_fit;
     result.note = problem.empty() ? "another rank could not start (see its messages)"
-                                  : "rank " + std::to_string(ranks->rank()) + ": " + problem;
+                                  : "rank " + std::to_string(ranks.rank()) + ": " + problem;
     if (outcome != Outcome::ok)
-      std::fprintf(stderr, "rank %d: %s\n", ranks->rank(), problem.c_str());
+      std::fprintf(stderr, "rank %d: %s\n", ranks.rank(), problem.c_str());
     return result;
   }
 
   const auto measurement = train(*trainer, *source, warmup, measured);
-  const auto steps = gather_values(*ranks, measurement.typical.step_seconds);
+  const auto steps = gather_values(ranks, measurement.typical.step_seconds);
   const auto busiest =
       static_cast<int>(std::max_element(steps.begin(), steps.end()) - steps.begin());
-  // The busiest rank's breakdown, sent to rank 0 through the same gather.
+  // The busiest rank's breakdown and layer times: its breakdown's six figures, then the layers'.
   const auto& b = measurement.typical.breakdown;
-  const bool mine = ranks->rank() == busiest;
-  auto pick = [&](double value) {
-    const auto all = gather_values(*ranks, mine ? value : 0.0);
-    return all[static_cast<std::size_t>(busiest)];
-  };
+  std::vector<double> figures{b.compute_seconds,   b.halo_seconds,
+                              b.allreduce_seconds, b.other_communication_seconds,
+                              b.io_seconds,        b.idle_seconds};
+  for (const auto& time : measurement.typical.layer_compute) figures.push_back(time.seconds);
+  figures = values_of_rank(ranks, busiest, std::move(figures));
   result.step_seconds = steps[static_cast<std::size_t>(busiest)];
-  result.breakdown = {.compute_seconds = pick(b.compute_seconds),
-                      .halo_seconds = pick(b.halo_seconds),
-                      .allreduce_seconds = pick(b.allreduce_seconds),
-                      .other_communication_seconds = pick(b.other_communication_seconds),
-                      .io_seconds = pick(b.io_seconds),
-                      .idle_seconds = pick(b.idle_seconds)};
+  result.breakdown = {.compute_seconds = figures[0],
+                      .halo_seconds = figures[1],
+                      .allreduce_seconds = figures[2],
+                      .other_communication_seconds = figures[3],
+                      .io_seconds = figures[4],
+                      .idle_seconds = figures[5]};
   result.layer_compute = measurement.typical.layer_compute;
-  {
-    // Sent to rank 0 in one sum, the other ranks contributing zeros.
-    std::vector<double> seconds;
-    for (const auto& time : result.layer_compute) seconds.push_back(mine ? time.seconds : 0.0);
-    ranks->allreduce_sum(seconds.data(), seconds.size());
-    for (std::size_t i = 0; i < seconds.size(); ++i) result.layer_compute[i].seconds = seconds[i];
+  for (std::size_t i = 0; i < result.layer_compute.size(); ++i) {
+    result.layer_compute[i].seconds = figures[6 + i];
   }
-  const auto memory = gather_values(*ranks, trainer->allocated_bytes());
+  const auto memory = gather_values(ranks, trainer->allocated_bytes());
   result.peak_memory_bytes = *std::max_element(memory.begin(), memory.end());
   result.samples_per_second = result.step_seconds > 0
                                   ? static_cast<double>(config.global_batch()) / result.step_seconds
