@@ -97,8 +97,7 @@ class BatchNorm : public LayerExecutor {
     group_ = (split || shapes.shares_samples) && params.global_statistics;
     const double voxels = static_cast<double>(
         group_ && split ? layer.output_shape.spatial_elements() : shapes.output_voxels);
-    const double ranks =
-        group_ && !split ? static_cast<double>(context.layout.spatial_group->size()) : 1.0;
+    const double ranks = group_ && !split ? static_cast<double>(context.dense_parts) : 1.0;
     count_ = static_cast<double>(shapes.batch) * voxels * ranks;
   }
   std::int64_t parameter_floats() const override { return 2 * channels_; }
