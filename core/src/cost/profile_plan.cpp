@@ -1,12 +1,12 @@
 #include "tessera/core/profile_plan.hpp"
 
-#include <algorithm>
 #include <set>
 #include <tuple>
 
 #include "tessera/core/cost_model.hpp"
 #include "tessera/core/layer_cost.hpp"
 #include "tessera/core/micro_batch_planner.hpp"
+#include "tessera/core/step_program.hpp"
 
 namespace tessera {
 namespace {
@@ -60,16 +60,9 @@ std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario) 
 std::vector<UpdateToProfile> updates_to_profile(const LoadedScenario& scenario) {
   std::vector<UpdateToProfile> updates;
   std::set<double> seen;
-  const auto& layers = scenario.model.layers();
   const auto& model = scenario.scenario.model;
   for (const SweepPoint& point : scenario.points) {
-    // As the step program counts them: the parameters of the layers in each stage.
-    std::vector<double> per_stage(static_cast<std::size_t>(std::max(1, point.plan.stages)), 0.0);
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-      per_stage.at(static_cast<std::size_t>(point.plan.layers[i].stage)) +=
-          static_cast<double>(parameter_count(layers[i]));
-    }
-    for (double parameters : per_stage) {
+    for (double parameters : stage_parameters(scenario.model, point.plan)) {
       if (parameters <= 0 || !seen.insert(parameters).second) continue;
       updates.push_back({model.optimizer, parameters, model.dtype, update_op(model.optimizer),
                          parameters_shape(parameters)});

@@ -49,6 +49,7 @@ class ProgramWriter {
         micro_batching_(micro_batching),
         options_(options) {
     program_.stage = stage;
+    program_.parameters = stage_parameters(model, plan).at(static_cast<std::size_t>(stage));
   }
 
   StepProgram write() {
@@ -294,7 +295,6 @@ class ProgramWriter {
     backward_with_halos(i);
     const auto parameters = static_cast<double>(parameter_count(layer));
     if (parameters > 0) {
-      program_.parameters += parameters;
       bucket_bytes_ += parameters * static_cast<double>(dtype_bytes(options_.dtype));
       if (bucket_bytes_ >= options_.gradient_bucket_bytes) flush_bucket();
     }
@@ -373,6 +373,15 @@ std::vector<StepProgram> build_step_programs(const ModelGraph& model, const Shar
     programs.push_back(writer.write());
   }
   return programs;
+}
+
+std::vector<double> stage_parameters(const ModelGraph& model, const ShardPlan& plan) {
+  std::vector<double> per_stage(static_cast<std::size_t>(std::max(1, plan.stages)), 0.0);
+  for (std::size_t i = 0; i < model.layers().size(); ++i) {
+    per_stage.at(static_cast<std::size_t>(plan.layers[i].stage)) +=
+        static_cast<double>(parameter_count(model.layers()[i]));
+  }
+  return per_stage;
 }
 
 std::vector<LayerComputeTime> layer_compute_times(const ModelGraph& model,

@@ -81,6 +81,10 @@ std::vector<StepProgram> build_step_programs(const ModelGraph& model, const Shar
                                              const ComputeCostModel& costs,
                                              const StepOptions& options);
 
+// The parameters each model-parallel stage holds and updates, by stage: what the program's
+// optimizer update is timed over, and so what `tessera profile` measures the update at.
+std::vector<double> stage_parameters(const ModelGraph& model, const ShardPlan& plan);
+
 // The compute time of every layer's forward and backward pass in the programs (each layer is in
 // one stage's), then the optimizer update (the slowest stage's), as result_schema.hpp records it.
 std::vector<LayerComputeTime> layer_compute_times(const ModelGraph& model,
