@@ -3,7 +3,6 @@
 // machine should split its cores: teams that together exceed them wait on one another's
 // barriers whenever a core is taken away (measured: a 1-rank CosmoFlow-32 step of 4.0 s against
 // 0.36 s, two threads on a 2-core machine busy with other work).
-#include <optional>
 
 namespace tessera::kernels {
 
