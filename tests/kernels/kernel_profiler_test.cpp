@@ -136,7 +136,9 @@ TEST(KernelProfiler, CacheFlushIsTwiceTheLastLevelCacheAndKeepsTheRuns) {
   options.seconds_per_measurement = 1;  // a budget the empty work never exhausts
   options.cache_flush_bytes = 1 << 20;
   int runs = 0;
-  EXPECT_GE(median_seconds(*device, [&] { ++runs; }, options), 0);
+  EXPECT_GE(median_seconds(
+                *device, [&] { ++runs; }, options),
+            0);
   EXPECT_EQ(runs, options.warmup_runs + 3);
 }
 
