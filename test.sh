@@ -1,30 +1,55 @@
 #!/usr/bin/env bash
 # Sets up and runs the whole test suite: what CI runs (.ci/run calls this).
 #   1. Release build with warnings as errors (CUDA parts compiled when nvcc, cuDNN, NCCL exist):
-#      every unit and command-line test.
-#   2. CPU-only build (no CUDA) with AddressSanitizer + UndefinedBehaviorSanitizer: every test again.
+#      every unit and command-line test; then the check that setup.sh installs every Debian
+#      package the build uses (tests/setup/check_packages.sh), and that every C++ source is
+#      formatted as .clang-format says (tests/style/check_format.sh).
+#   2. CPU-only build (no CUDA) with AddressSanitizer + UndefinedBehaviorSanitizer: every test
+#      again but those labelled `heavy` (4-rank MPI runs and command-line training runs, which
+#      step 1 ran; under the sanitizers they take minutes each) and `setup` (the package check,
+#      which sanitizers do not change).
 #   3. libFuzzer over the scenario loader for a bounded time (TESSERA_FUZZ_SECONDS, default 60).
+# Each step prints how long it took. Budget: under 40 minutes on a loaded 2-core machine.
 #   ./test.sh --quick   only step 1
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 quick=0
 [ "${1:-}" = "--quick" ] && quick=1
 jobs=$(nproc)
+started=$SECONDS
+step_started=$SECONDS
+step() {
+  [ "$step_started" -lt "$SECONDS" ] && [ "$#" -gt 0 ] &&
+    echo "   (took $(((SECONDS - step_started) / 60)) min $(((SECONDS - step_started) % 60)) s)"
+  step_started=$SECONDS
+  [ "$#" -gt 0 ] && echo "== $*"
+  return 0
+}
+finish() {
+  echo "== test.sh: all steps passed in $(((SECONDS - started) / 60)) min $(((SECONDS - started) % 60)) s"
+}
 
-echo "== [1/3] Release build (warnings as errors) and tests"
+step "[1/3] Release build (warnings as errors) and tests"
 ./setup.sh --werror
 ctest --test-dir build --output-on-failure -j "$jobs"
-[ "$quick" -eq 1 ] && exit 0
+tests/setup/check_packages.sh build setup.sh
+tests/style/check_format.sh
+if [ "$quick" -eq 1 ]; then
+  finish
+  exit 0
+fi
 
-echo "== [2/3] CPU-only build with ASan + UBSan, and tests"
+step "[2/3] CPU-only build with ASan + UBSan, and tests (labels heavy and setup excluded)"
 ./setup.sh --no-install --werror --cpu-only --sanitize --no-benchmarks --build-dir build-sanitize
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-sanitize --output-on-failure -j "$jobs"
+  ctest --test-dir build-sanitize --output-on-failure -j "$jobs" --label-exclude "heavy|setup"
 
-echo "== [3/3] Fuzzing the scenario loader for ${TESSERA_FUZZ_SECONDS:-60} s"
+step "[3/3] Fuzzing the scenario loader for ${TESSERA_FUZZ_SECONDS:-60} s"
 ./setup.sh --no-install --werror --fuzz --build-dir build-fuzz --target scenario_loader_fuzz
 corpus=$(mktemp -d)
 trap 'rm -rf "$corpus"' EXIT
 cp scenarios/*.yaml tests/data/scenarios/bad/*.yaml tests/data/scenarios/good/*.yaml "$corpus"/
 ./build-fuzz/tests/scenario_loader_fuzz "$corpus" -max_total_time="${TESSERA_FUZZ_SECONDS:-60}" \
   -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 2>&1 | tail -n 12
+step
+finish

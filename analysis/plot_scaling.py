@@ -39,7 +39,8 @@ EXIT_BAD_INPUT = 2
 
 SCHEMA_COLUMNS = [
     "scenario", "point", "backend", "gpus", "data", "spatial_grid", "model_degree",
-    "mini_batch", "global_batch", "status", "step_s", "samples_per_s", "compute_s", "halo_s",
+    "mini_batch", "global_batch", "status", "step_s", "samples_per_s", "first_epoch_step_s",
+    "input_source", "compute_s", "halo_s",
     "allreduce_s", "other_comm_s", "io_s", "offload_s", "idle_s", "peak_memory_bytes",
     "device_capacity_bytes", "fits", "time_provenance", "compute_provenance",
     "memory_provenance", "note",
@@ -145,6 +146,13 @@ def read_results(path):
             except ValueError:
                 raise BadInput(f"{where}: {column}: expected a number (seconds or 1/s), "
                                f"got '{raw[column]}'") from None
+        # Optional (older results lack it): the first epoch's step where a data store serves the
+        # later ones; step_s is then the steady state.
+        try:
+            row["first_epoch_step_s"] = float(raw.get("first_epoch_step_s", raw["step_s"]))
+        except ValueError:
+            raise BadInput(f"{where}: first_epoch_step_s: expected a number (seconds), "
+                           f"got '{raw['first_epoch_step_s']}'") from None
         row["status"] = raw["status"]
         if row["status"] not in STATUSES:
             raise BadInput(f"{where}: status: expected one of {', '.join(STATUSES)}, "
@@ -328,7 +336,16 @@ def plot_series(series, scenario, backend, scaling, out_dir, written):
 
     # (1) step time
     fig, ax = plt.subplots(figsize=(7.5, 4.6))
-    plot_metric(ax, series, "step_s", color, marker, f"step time, {name}")
+    # With a data store the first epoch (reading the file system) differs from steady state.
+    timed = series[series["has_time"]]
+    epochs_differ = any(not math.isclose(first, step, rel_tol=1e-9)
+                        for first, step in zip(timed["first_epoch_step_s"], timed["step_s"]))
+    steady = " (steady state)" if epochs_differ else ""
+    plot_metric(ax, series, "step_s", color, marker, f"step time{steady}, {name}")
+    if epochs_differ:
+        ax.plot(timed["gpus"], timed["first_epoch_step_s"], color=color, linestyle=":",
+                marker=marker, markerfacecolor="none", label="first epoch (reads the file system)",
+                zorder=3)
     if base is not None:
         ax.plot(gpus, ideal_step_time(base, gpus, scaling), color="0.4", linestyle="--",
                 linewidth=1.2, label=f"ideal {scaling} scaling", zorder=2)
@@ -336,7 +353,7 @@ def plot_series(series, scenario, backend, scaling, out_dir, written):
     maybe_log_y(ax, series.loc[series["has_time"], "step_s"].tolist(),
                 always=scaling == "strong")
     ax.set_ylabel("step time (s)")
-    ax.set_title(f"{scenario}: step time\n{title_suffix}")
+    ax.set_title(f"{scenario}: step time{steady}\n{title_suffix}")
     grid(ax)
     finish(fig, ax, out_dir, f"{stem}_step_time", written)
 
@@ -450,16 +467,26 @@ def print_table(series, scenario, backend, scaling, requested):
     how = "auto" if requested == "auto" else "--scaling"
     basis = "no baseline (no point has a step time)" if base is None else (
         f"baseline {base['gpus']} GPUs (point {base['point']})")
+    timed = series[series["has_time"]]
+    if any(not math.isclose(first, step, rel_tol=1e-9)
+           for first, step in zip(timed["first_epoch_step_s"], timed["step_s"])):
+        basis += "; steps are steady state, first-epoch steps (file-system reads) beside them"
+        first_epoch = True
+    else:
+        first_epoch = False
     print(f"== {scenario} / {backend}: {scaling} scaling ({how}), {basis}")
     eff = efficiency(series, scaling) * 100.0
-    header = f"{'point':>5}  {'GPUs':>6}  {'step s':>12}  {'samples/s':>12}  " \
-             f"{'efficiency %':>12}  {'fits':>5}  status"
+    header = f"{'point':>5}  {'GPUs':>6}  {'step s':>12}  " + \
+        (f"{'1st epoch s':>12}  " if first_epoch else "") + \
+        f"{'samples/s':>12}  {'efficiency %':>12}  {'fits':>5}  status"
     print(header)
     for (_, row), value in zip(series.iterrows(), eff):
         step = fmt(row["step_s"], ".6g") if row["has_time"] else "-"
+        first = fmt(row["first_epoch_step_s"], ".6g") if row["has_time"] else "-"
         rate = fmt(row["samples_per_s"], ".6g") if row["has_time"] else "-"
-        print(f"{row['point']:>5}  {row['gpus']:>6}  {step:>12}  {rate:>12}  "
-              f"{fmt(value, '.1f'):>12}  {row['fits']:>5}  {row['status']}")
+        print(f"{row['point']:>5}  {row['gpus']:>6}  {step:>12}  "
+              + (f"{first:>12}  " if first_epoch else "")
+              + f"{rate:>12}  {fmt(value, '.1f'):>12}  {row['fits']:>5}  {row['status']}")
     print()
 
 

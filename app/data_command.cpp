@@ -1,10 +1,13 @@
-// tessera data: the CosmoFlow-layout HDF5 data set the real backend trains on. `generate` writes
-// a synthetic one whose targets are learnable from the volume; `inspect` checks a directory and,
+// tessera data: the HDF5 data sets the real backend trains on, in CosmoFlow's layout (regression)
+// or the 3D U-Net's (segmentation). `generate` writes a synthetic one whose targets are learnable
+// from the volume; `inspect` checks a directory and,
 // with --read, reads a rank's sub-volume of every sample through the prefetcher and reports the
 // I/O bandwidth and stall time (--compute-ms stands in for the step the reads hide behind).
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <map>
+#include <span>
 #include <sstream>
 #include <thread>
 
@@ -14,6 +17,7 @@
 #include "tessera/kernels/io/dataset_index.hpp"
 #include "tessera/kernels/io/sample_prefetcher.hpp"
 #include "tessera/kernels/io/synthetic_dataset.hpp"
+#include "tessera/kernels/real/synthetic_dataset_files.hpp"
 
 namespace tessera::app {
 namespace {
@@ -27,7 +31,7 @@ std::string format_bandwidth(double bytes_per_second) {
   return text.str();
 }
 
-std::string format_targets(const io::Targets& targets) {
+std::string format_targets(std::span<const float> targets) {
   std::ostringstream text;
   text << std::fixed << std::setprecision(3);
   for (std::size_t k = 0; k < targets.size(); ++k) text << (k ? ", " : "") << targets[k];
@@ -36,8 +40,12 @@ std::string format_targets(const io::Targets& targets) {
 
 void add_generate_command(CLI::App& data, Action& action) {
   auto* command = data.add_subcommand(
-      "generate", "Write a synthetic CosmoFlow-layout data set (one HDF5 file per sample)");
+      "generate",
+      "Write a synthetic data set (one HDF5 file per sample) in CosmoFlow's layout (--task "
+      "regression) or the 3D U-Net's (--task segmentation)");
   auto spec = std::make_shared<io::SyntheticDatasetSpec>();
+  auto task = std::make_shared<TargetLayout>(
+      TargetLayout{.task = TrainingTask::regression, .values_per_sample = io::kTargetCount});
   command->add_option("--output", spec->directory, "Directory to write (created if needed)")
       ->required();
   command->add_option("--samples", spec->samples, "Number of samples")
@@ -56,30 +64,47 @@ void add_generate_command(CLI::App& data, Action& action) {
                    "Store `full` in chunks of this many whole depth planes (default: contiguous)")
       ->default_val(0)
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 14));
-  command->callback([&action, spec] {
-    action = [spec] {
+  command
+      ->add_option("--task", task->task,
+                   "regression: CosmoFlow's four targets; segmentation: each voxel's class")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, TrainingTask>{{"regression", TrainingTask::regression},
+                                              {"segmentation", TrainingTask::segmentation}},
+          CLI::ignore_case))
+      ->default_str("regression");
+  command
+      ->add_option("--classes", task->classes,
+                   "Classes of the voxels (segmentation; the model's output channels)")
+      ->default_val(3)
+      ->check(CLI::Range(2, 1 << 16));
+  command->callback([&action, spec, task] {
+    action = [spec, task] {
       return run_guarded([&] {
         const io::VolumeShape shape{.channels = spec->channels,
                                     .spatial = {spec->width, spec->width, spec->width}};
         const double bytes = static_cast<double>(shape.floats()) * sizeof(float);
         std::cout << "writing " << counted(spec->samples, "sample") << " of " << io::describe(shape)
-                  << " float32 (" << format_bytes(bytes) << " each) to " << spec->directory
-                  << ", `full` "
+                  << " float32 (" << format_bytes(bytes) << " each, "
+                  << (task->task == TrainingTask::segmentation
+                          ? std::to_string(task->classes) + "-class voxel labels"
+                          : std::string("four targets"))
+                  << ") to " << spec->directory << ", the volume "
                   << (spec->layout.chunk_depth > 0
                           ? "in chunks of " + std::to_string(spec->layout.chunk_depth) +
                                 " depth planes"
                           : std::string("contiguous"))
                   << "\n";
         const auto start = Clock::now();
-        io::generate_synthetic_dataset(*spec, [&](std::int64_t written, const std::string& path) {
-          if (written == spec->samples || written % 16 == 0 || spec->samples <= 16) {
-            std::cout << "  " << written << "/" << spec->samples << "  " << path << "\n";
-          }
-        });
+        kernels::real::write_synthetic_dataset(
+            *spec, *task, [&](std::int64_t written, const std::string& path) {
+              if (written == spec->samples || written % 16 == 0 || spec->samples <= 16) {
+                std::cout << "  " << written << "/" << spec->samples << "  " << path << "\n";
+              }
+            });
         const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
         std::cout << "wrote " << format_bytes(bytes * static_cast<double>(spec->samples)) << " in "
-                  << format_seconds(seconds) << "; targets are linear in the volume (see "
-                  << "kernels/include/tessera/kernels/io/synthetic_dataset.hpp)\n"
+                  << format_seconds(seconds) << "; the targets follow from the volume (see "
+                  << "kernels/include/tessera/kernels/real/synthetic_input.hpp)\n"
                   << "reads will use " << io::hdf5_read_mode_description() << "\n";
         return kExitOk;
       });
@@ -104,7 +129,8 @@ void read_dataset(const io::DatasetIndex& index, const InspectSettings& settings
   io::SamplePrefetcher prefetcher(index.paths(), box, halo);
   const auto start = Clock::now();
   while (const auto* sample = prefetcher.next()) {
-    if (sample->position == 0 && settings.parts == 1) {
+    if (sample->position == 0 && settings.parts == 1 &&
+        index.layout == io::SampleLayout::cosmoflow) {
       std::cout << "  " << sample->path << ": unitPar " << format_targets(sample->targets)
                 << "; estimated from the volume "
                 << format_targets(io::estimate_targets(index.shape, sample->volume)) << "\n";
@@ -154,8 +180,9 @@ void add_inspect_command(CLI::App& data, Action& action) {
         const auto& first = index.samples.front();
         std::cout << settings->directory << ": "
                   << counted(static_cast<std::int64_t>(index.samples.size()), "sample") << " of "
-                  << io::describe(index.shape) << " float32, "
-                  << format_bytes(index.volume_bytes_per_sample()) << " each; `full` "
+                  << io::describe(index.shape) << " float32 in the " << to_string(index.layout)
+                  << " layout, " << format_bytes(index.volume_bytes_per_sample())
+                  << " of volume each; `" << io::volume_dataset_name(index.layout) << "` "
                   << (first.chunk_depth > 0
                           ? "in chunks of " + std::to_string(first.chunk_depth) + " depth planes"
                           : std::string("contiguous"))

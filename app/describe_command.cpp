@@ -3,6 +3,7 @@
 #include "command_guard.hpp"
 #include "commands.hpp"
 #include "tessera/core/describe_report.hpp"
+#include "tessera/core/model_json.hpp"
 #include "tessera/core/profile_database.hpp"
 #include "tessera/core/scenario_loader.hpp"
 
@@ -16,6 +17,7 @@ void add_describe_command(CLI::App& cli, Action& action) {
     std::size_t point = 0;
     bool no_layers = false;
     std::vector<std::string> profiles;
+    bool json = false;
   };
   auto settings = std::make_shared<Settings>();
   command
@@ -28,6 +30,9 @@ void add_describe_command(CLI::App& cli, Action& action) {
   command->add_option("--profiles", settings->profiles,
                       "Measured kernel times (tessera-profile/1 CSV) the micro-batching plan is "
                       "made from; without them conv kernels run undivided at the roofline");
+  command->add_flag("--json", settings->json,
+                    "Print the scenario's model graph as JSON instead (every layer's op, "
+                    "parameters, producers and shapes; with the mini-batch and optimizer)");
   command->callback([&action, settings] {
     action = [settings] {
       return run_guarded([&] {
@@ -37,6 +42,14 @@ void add_describe_command(CLI::App& cli, Action& action) {
           std::cerr << "error: --point " << settings->point << " is out of range; the scenario has "
                     << loaded.points.size() << " point(s)\n";
           return kExitBadInput;
+        }
+        if (settings->json) {
+          auto json = to_json(loaded.model);
+          json["mini_batch"] = loaded.points[settings->point].config.mini_batch;
+          json["optimizer"] = to_string(loaded.scenario.model.optimizer);
+          json["dtype"] = to_string(loaded.scenario.model.dtype);
+          std::cout << json.dump(2) << "\n";
+          return kExitOk;
         }
         ProfileDatabase profiles;
         for (const auto& path : settings->profiles) profiles.load_csv(path);

@@ -3,12 +3,13 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "version_text.hpp"
 
 int main(int argc, char** argv) {
   using namespace tessera::app;
   CLI::App cli{"Tessera: how deep-learning training scales on GPU clusters, measured and simulated",
                "tessera"};
-  cli.set_version_flag("--version", std::string("tessera ") + TESSERA_VERSION);
+  cli.set_version_flag("--version", version_text);
   cli.require_subcommand(1);
   Action action;
   add_validate_command(cli, action);
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   add_profile_command(cli, action);
   add_microbatch_study_command(cli, action);
   add_validate_sim_command(cli, action);
+  add_layer_check_command(cli, action);
   add_models_command(cli, action);
   add_devices_command(cli, action);
   add_data_command(cli, action);

@@ -9,8 +9,8 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "scenario_target.hpp"
 #include "tessera/core/atomic_file.hpp"
-#include "tessera/core/model_zoo.hpp"
 #include "tessera/core/profile_plan.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/scenario_loader.hpp"
@@ -38,22 +38,6 @@ struct ProfileSettings {
   bool warm_caches = false;
   bool list = false;
 };
-
-// A scenario file, "default", or a zoo model name: one GPU, `mini_batch` samples (default: the
-// model's own mini-batch, else 1).
-LoadedScenario load_target(const std::string& target, std::optional<std::int64_t> mini_batch) {
-  if (target == "default") return load_default_scenario();
-  if (!std::filesystem::exists(target) && find_zoo_model(target) != nullptr) {
-    if (!mini_batch) {
-      mini_batch = build_zoo_model(target, {}).default_mini_batch().value_or(1);
-    }
-    return load_scenario_text("name: profile-" + target + "\nmodel: {zoo: " + target +
-                                  ", mini_batch: " + std::to_string(*mini_batch) +
-                                  "}\nplatform: {preset: v100_node, nodes: 1}\n",
-                              target, ".");
-  }
-  return load_scenario(target);
-}
 
 std::string default_device() {
   for (const auto& device : kernels::discover_devices().devices) {

@@ -7,12 +7,14 @@
 #include "commands.hpp"
 #include "run_real.hpp"
 #include "tessera/core/atomic_file.hpp"
+#include "tessera/core/input_source.hpp"
 #include "tessera/core/profile_database.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/scenario_loader.hpp"
 #include "tessera/core/sweep_runner.hpp"
 #include "tessera/core/text_table.hpp"
 #include "tessera/simulator/simulate_point.hpp"
+#include "trace_files.hpp"
 
 namespace tessera::app {
 namespace {
@@ -56,38 +58,54 @@ void show_progress(std::size_t done, std::size_t total, const SweepPoint& point,
 std::string summary(const LoadedScenario& loaded, const std::vector<PointResult>& points) {
   const Scaling scaling = loaded.scenario.sweep ? loaded.scenario.sweep->scaling : Scaling::weak;
   const auto efficiency = parallel_efficiency(points, scaling);
-  TextTable table({"point", "GPUs", "grid", "global batch", "step", "samples/s", "efficiency",
-                   "compute", "halo", "allreduce", "other comm", "I/O", "idle", "memory/GPU",
-                   "fits"});
+  // A first-epoch column only where some point's first epoch reads elsewhere (a data store).
+  bool epochs_differ = false;
+  for (const auto& p : points) epochs_differ |= p.first_epoch_step_seconds != p.step_seconds;
+  std::vector<std::string> columns{"point", "GPUs", "grid", "global batch", "step"};
+  if (epochs_differ) columns.push_back("1st-epoch step");
+  for (const char* column : {"samples/s", "efficiency", "compute", "halo", "allreduce",
+                             "other comm", "I/O", "idle", "memory/GPU", "fits"}) {
+    columns.push_back(column);
+  }
+  TextTable table(columns);
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
     const auto& b = p.breakdown;
     char rate[32], eff[32];
     std::snprintf(rate, sizeof rate, "%.2f", p.samples_per_second);
     std::snprintf(eff, sizeof eff, "%.1f%%", 100 * efficiency[i]);
-    table.add_row({std::to_string(p.point), std::to_string(p.gpus), p.spatial_grid,
-                   std::to_string(p.global_batch), format_seconds(p.step_seconds), rate, eff,
-                   format_seconds(b.compute_seconds), format_seconds(b.halo_seconds),
-                   format_seconds(b.allreduce_seconds),
-                   format_seconds(b.other_communication_seconds), format_seconds(b.io_seconds),
-                   format_seconds(b.idle_seconds), format_bytes(p.peak_memory_bytes),
-                   p.fits ? "yes" : "NO"});
+    std::vector<std::string> row{std::to_string(p.point), std::to_string(p.gpus), p.spatial_grid,
+                                 std::to_string(p.global_batch), format_seconds(p.step_seconds)};
+    if (epochs_differ) row.push_back(format_seconds(p.first_epoch_step_seconds));
+    for (auto cell : {std::string(rate), std::string(eff), format_seconds(b.compute_seconds),
+                      format_seconds(b.halo_seconds), format_seconds(b.allreduce_seconds),
+                      format_seconds(b.other_communication_seconds), format_seconds(b.io_seconds),
+                      format_seconds(b.idle_seconds), format_bytes(p.peak_memory_bytes),
+                      std::string(p.fits ? "yes" : "NO")}) {
+      row.push_back(std::move(cell));
+    }
+    table.add_row(std::move(row));
   }
-  return table.render();
+  std::string text = table.render();
+  if (!loaded.points.empty()) {
+    text += "input: " + plan_input(loaded, loaded.points.back().config.gpus()).description() + "\n";
+  }
+  return text;
 }
 
 int run(const RunSettings& settings) {
   if (settings.backend == "real") {
-    if (!settings.trace_file.empty() || settings.trace_point >= 0 || settings.message_level) {
-      std::cerr << "error: --trace, --trace-point and --message-level apply to --backend sim "
-                   "only\n";
+    if (settings.message_level) {
+      std::cerr << "error: --message-level applies to --backend sim only\n";
       return kExitBadInput;
     }
     return run_real_backend({.file = settings.file,
                              .cluster = settings.cluster,
                              .output = settings.output,
                              .profiles = settings.profiles,
-                             .fresh = settings.fresh});
+                             .fresh = settings.fresh,
+                             .trace_file = settings.trace_file,
+                             .trace_point = settings.trace_point});
   }
   const auto loaded = settings.file == "default" ? load_default_scenario({settings.cluster})
                                                  : load_scenario(settings.file, {settings.cluster});
@@ -102,9 +120,9 @@ int run(const RunSettings& settings) {
               << "scenario has " << loaded.points.size() << " point(s)\n";
     return kExitBadInput;
   }
-  const std::size_t traced = settings.trace_point >= 0
-                                 ? static_cast<std::size_t>(settings.trace_point)
-                                 : loaded.points.size() - 1;
+  const TraceFiles traces{settings.trace_file, settings.trace_point >= 0
+                                                   ? static_cast<std::size_t>(settings.trace_point)
+                                                   : loaded.points.size() - 1};
   SweepRunOptions run_options;
   run_options.backend = settings.backend;
   run_options.output_directory = settings.output;
@@ -119,10 +137,10 @@ int run(const RunSettings& settings) {
       loaded, run_options,
       [&](const SweepPoint& point) {
         auto point_options = options;
-        point_options.trace = !settings.trace_file.empty() && point.index == traced;
+        point_options.trace = traces.traces(point.index);
         auto outcome = sim::simulate_point_isolated(loaded, point, point_options);
         if (point_options.trace) {
-          write_file_atomically(settings.trace_file, outcome.trace.dump() + "\n");
+          write_file_atomically(traces.path(point.index), outcome.trace.dump() + "\n");
         }
         return outcome.result;
       },
@@ -133,8 +151,9 @@ int run(const RunSettings& settings) {
             << ", " << result.json_path;
   if (result.resumed > 0) std::cout << " (" << result.resumed << " point(s) kept from before)";
   if (!settings.trace_file.empty()) {
-    std::cout << "\ntrace of point " << traced << ": " << settings.trace_file
-              << " (open in ui.perfetto.dev)";
+    std::cout << (traces.every_point() ? "\ntraces of every point: "
+                                       : "\ntrace of point " + std::to_string(traces.point) + ": ")
+              << settings.trace_file << " (open in ui.perfetto.dev)";
   }
   std::cout << "\n";
   return kExitOk;
@@ -156,7 +175,8 @@ void add_run_command(CLI::App& cli, Action& action) {
       ->default_val("sim");
   command->add_option("--trace", settings->trace_file,
                       "Write a Chrome/Perfetto timeline of one step of the traced GPUs "
-                      "(outputs.trace_gpus) to this file");
+                      "(outputs.trace_gpus) to this file: simulated (sim) or measured (real: "
+                      "the step the result reports); a name with {point} traces every point");
   command->add_option("--trace-point", settings->trace_point,
                       "Sweep point to trace (default: the last)");
   command->add_option("--output", settings->output,

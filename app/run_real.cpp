@@ -4,13 +4,17 @@
 #include <iostream>
 
 #include "command_guard.hpp"
+#include "tessera/core/atomic_file.hpp"
+#include "tessera/core/input_error.hpp"
 #include "tessera/core/profile_database.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/scenario_loader.hpp"
 #include "tessera/core/sweep_runner.hpp"
 #include "tessera/core/text_table.hpp"
+#include "tessera/core/timeline.hpp"
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/real/real_point.hpp"
+#include "trace_files.hpp"
 
 namespace tessera::app {
 namespace {
@@ -61,13 +65,35 @@ int run_real_backend(const RealRunSettings& settings) {
   auto world = kernels::mpi_world();
   const auto loaded = settings.file == "default" ? load_default_scenario({settings.cluster})
                                                  : load_scenario(settings.file, {settings.cluster});
+  const auto& io = loaded.scenario.io;
+  if (io.format == DatasetFormat::hdf5 && io.dataset.empty()) {
+    const auto where = loaded.scenario.where.count("io.format")
+                           ? loaded.scenario.where.at("io.format")
+                           : loaded.scenario.where.at("io");
+    throw InputError(where, "io.dataset",
+                     "the real backend reads format hdf5 from a directory of sample files: give "
+                     "io.dataset (tessera data generate makes one), or use format: synthetic");
+  }
   ProfileDatabase profiles;
   for (const auto& path : settings.profiles) profiles.load_csv(path);
   const ProfileDatabase* measured = profiles.size() > 0 ? &profiles : nullptr;
+  if (settings.trace_point >= static_cast<std::int64_t>(loaded.points.size())) {
+    throw InputError({settings.file, 0, 0}, "--trace-point",
+                     "expected a point below " + std::to_string(loaded.points.size()) + ", got " +
+                         std::to_string(settings.trace_point));
+  }
+  const TraceFiles traces{settings.trace_file, settings.trace_point >= 0
+                                                   ? static_cast<std::size_t>(settings.trace_point)
+                                                   : loaded.points.size() - 1};
+  // Every rank passes a timeline for a traced point (the gather is collective), rank 0 writes.
+  std::vector<TimelineEvent> timeline;
+  auto run_point = [&](std::size_t index) {
+    return kernels::real::run_real_point(loaded, loaded.points.at(index), *world, measured,
+                                         traces.traces(index) ? &timeline : nullptr);
+  };
   if (world->rank() != 0) {
     for (auto index = next_point(*world, 0); index >= 0; index = next_point(*world, 0)) {
-      kernels::real::run_real_point(loaded, loaded.points.at(static_cast<std::size_t>(index)),
-                                    *world, measured);
+      run_point(static_cast<std::size_t>(index));
     }
     return kExitOk;
   }
@@ -89,7 +115,13 @@ int run_real_backend(const RealRunSettings& settings) {
         loaded, options,
         [&](const SweepPoint& point) {
           next_point(*world, static_cast<std::int64_t>(point.index));
-          return kernels::real::run_real_point(loaded, point, *world, measured);
+          auto point_result = run_point(point.index);
+          if (traces.traces(point.index) && !timeline.empty()) {
+            write_file_atomically(
+                traces.path(point.index),
+                chrome_trace(timeline, loaded.scenario.name, point.index, "real").dump() + "\n");
+          }
+          return point_result;
         },
         show_point);
   } catch (...) {
@@ -99,6 +131,12 @@ int run_real_backend(const RealRunSettings& settings) {
   next_point(*world, -1);
   std::cout << summary(result.points) << "results: " << result.csv_path << ", " << result.json_path;
   if (result.resumed > 0) std::cout << " (" << result.resumed << " point(s) kept from before)";
+  if (!settings.trace_file.empty()) {
+    std::cout << "\nmeasured timeline"
+              << (traces.every_point() ? "s of every point run: "
+                                       : " of point " + std::to_string(traces.point) + ": ")
+              << settings.trace_file << " (open in ui.perfetto.dev)";
+  }
   std::cout << "\n";
   return kExitOk;
 }

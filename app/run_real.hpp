@@ -1,6 +1,7 @@
 #pragma once
 // `tessera run --backend real`: every sweep point trained for real on this run's MPI ranks (one
 // per device; `mpirun -np N tessera run ...`, or one rank without mpirun).
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@ struct RealRunSettings {
   std::string output;                 // results directory, or "" for the scenario's
   std::vector<std::string> profiles;  // profile databases: the conv kernels' micro-batching plan
   bool fresh = false;
+  std::string trace_file;         // the measured timeline of one point, or "" for none
+  std::int64_t trace_point = -1;  // which point: -1 for the last
 };
 
 // Collective: every rank calls it. Rank 0 writes the results and prints the summary.

@@ -14,6 +14,8 @@
 //   3. cluster.yaml: this_machine.yaml's measured device with R of them in one node, joined by
 //      the send/receive link fitted from step 1 (kernels/machine_description.hpp).
 //   4. The same points simulated in this process with profiles.csv and cluster.yaml.
+// Each point's measured and simulated step are written as timelines side by side
+// (ranks-R/real-trace-P.json, ranks-R/sim-trace-P.json; outputs.trace_gpus' ranks).
 // On CPU ranks every child gets OMP_NUM_THREADS = max(1, cores / R): oneDNN's OpenMP teams of
 // several ranks on shared cores wait on each other's barriers; one team per rank, each sized to
 // its share of the cores, is what the ranks really get and what the profiles then measured.
@@ -236,11 +238,12 @@ int validate_sim(const ValidateSimSettings& settings) {
     }
     const fs::path real_log = directory / "real.log";
     std::cerr << ranks << " rank(s): training for real (" << real_log.string() << ")\n";
-    const int trained = run_child(tessera_command(settings, ranks,
-                                                  {"run", settings.file, "--backend", "real",
-                                                   "--output", (directory / "real").string(),
-                                                   "--profiles", profiles_csv.string(), "--fresh"}),
-                                  real_log);
+    const int trained = run_child(
+        tessera_command(settings, ranks,
+                        {"run", settings.file, "--backend", "real", "--output",
+                         (directory / "real").string(), "--profiles", profiles_csv.string(),
+                         "--fresh", "--trace", (directory / "real-trace-{point}.json").string()}),
+        real_log);
     const fs::path real_csv = directory / "real" / "real.csv";
     if (trained != 0 || !fs::exists(real_csv)) {
       fail_points("real run failed (exit " + std::to_string(trained) + "), see " +
@@ -265,12 +268,16 @@ int validate_sim(const ValidateSimSettings& settings) {
         load_scenario(settings.file, {.cluster_file = (directory / "cluster.yaml").string()});
     sim::SimulationOptions options;
     options.profiles = &profiles;
+    options.trace = true;
     std::cerr << ranks << " rank(s): simulating on " << (directory / "cluster.yaml").string()
               << "\n";
     for (const auto* point : points) {
-      simulated.push_back(sim::simulate_point_isolated(
-                              on_this_machine, on_this_machine.points[point->index], options)
-                              .result);
+      auto outcome = sim::simulate_point_isolated(on_this_machine,
+                                                  on_this_machine.points[point->index], options);
+      write_file_atomically(
+          (directory / ("sim-trace-" + std::to_string(point->index) + ".json")).string(),
+          outcome.trace.dump() + "\n");
+      simulated.push_back(std::move(outcome.result));
     }
   }
 

@@ -23,16 +23,22 @@ void require_argument(bool holds, const char* kernel, DescribeExpectation&& desc
 
 // A classification loss's batch, class count and one label per sample, each in [0, classes).
 inline void require_classification_labels(const char* kernel, std::int64_t batch,
-                                          std::int64_t classes,
+                                          std::int64_t classes, std::int64_t positions,
                                           const std::vector<std::int32_t>& labels) {
-  require_argument(batch >= 1 && classes >= 1, kernel, "batch and classes must be >= 1");
-  require_argument(labels.size() == static_cast<std::size_t>(batch), kernel,
-                   "one label per sample expected (" + std::to_string(batch) + "), got " +
+  require_argument(batch >= 1 && classes >= 1 && positions >= 1, kernel,
+                   "batch, classes and positions must be >= 1");
+  require_argument(labels.size() == static_cast<std::size_t>(batch * positions), kernel,
+                   "one label per sample and position expected (" +
+                       std::to_string(batch * positions) + "), got " +
                        std::to_string(labels.size()));
-  for (std::size_t sample = 0; sample < labels.size(); ++sample) {
-    require_argument(labels[sample] >= 0 && labels[sample] < classes, kernel, [&] {
-      return "label of sample " + std::to_string(sample) + " is " + std::to_string(labels[sample]) +
-             ", expected 0 to " + std::to_string(classes - 1);
+  for (std::size_t index = 0; index < labels.size(); ++index) {
+    require_argument(labels[index] >= 0 && labels[index] < classes, kernel, [&] {
+      return "label of sample " + std::to_string(index / static_cast<std::size_t>(positions)) +
+             (positions > 1
+                  ? ", position " + std::to_string(index % static_cast<std::size_t>(positions))
+                  : std::string()) +
+             " is " + std::to_string(labels[index]) + ", expected 0 to " +
+             std::to_string(classes - 1);
     });
   }
 }

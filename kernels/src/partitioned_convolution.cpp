@@ -4,6 +4,7 @@
 
 #include "integer_division.hpp"
 #include "partitioned_window_shards.hpp"
+#include "tessera/core/parallel_strategy.hpp"
 #include "tessera/kernels/convolution_runner.hpp"
 
 namespace tessera::kernels {
@@ -109,7 +110,10 @@ bool PartitionedConvolution::overlaps(const ShardWindow& shard) const {
   if (overlap_ != HaloOverlap::automatic) return overlap_ == HaloOverlap::always;
   for (int axis = 0; axis < shard.owned.spatial_rank(); ++axis) {
     const bool exchanged = shard.halo[axis].lower > 0 || shard.halo[axis].upper > 0;
-    if (exchanged && shard.owned.count[axis] < 3 * plan().axes()[axis].reach()) return false;
+    if (exchanged &&
+        !interior_overlaps_exchange(shard.owned.count[axis], plan().axes()[axis].reach())) {
+      return false;
+    }
   }
   return true;
 }
@@ -133,79 +137,103 @@ void PartitionedConvolution::forward_box(std::size_t local, const SpatialBox& ou
   }
 }
 
+void PartitionedConvolution::load_inputs(const std::vector<const float*>& x) {
+  shards_->load_inputs(x);
+}
+
+void PartitionedConvolution::start_halo(HaloDirection direction, int axis) {
+  shards_->exchange().start(
+      plan(), axis, direction, shards_->input_batch_channels(),
+      direction == HaloDirection::fill ? shards_->input_buffers() : gradient_buffers_);
+}
+
+void PartitionedConvolution::finish_halo() {
+  shards_->exchange().finish();
+}
+
+void PartitionedConvolution::forward_outputs(OutputPart part, const std::vector<const float*>& x,
+                                             const float* w, const std::vector<float*>& y) {
+  shards_->check_local_count(y.size(), "partitioned convolution output");
+  for (std::size_t local = 0; local < y.size(); ++local) {
+    const ShardWindow& shard = shards_->window(local);
+    if (part == OutputPart::whole) {
+      forward_box(local, shard.outputs, x[local], w, y[local]);
+      continue;
+    }
+    const OutputSplit split = overlaps(shard) ? split_interior(plan(), shard) : all_boundary(shard);
+    if (part == OutputPart::interior) {
+      if (!split.interior.empty()) forward_box(local, split.interior, x[local], w, y[local]);
+      continue;
+    }
+    for (const SpatialBox& box : split.boundary) forward_box(local, box, x[local], w, y[local]);
+  }
+}
+
 void PartitionedConvolution::forward(const std::vector<const float*>& x, const float* w,
                                      const std::vector<float*>& y) {
   shards_->check_local_count(y.size(), "partitioned convolution output");
-  shards_->load_inputs(x);
-  HaloExchange& exchange = shards_->exchange();
-  const auto buffers = shards_->input_buffers();
+  load_inputs(x);
   const auto axes = exchange_axes(plan().input().spatial_rank(), HaloDirection::fill);
-  const std::int64_t batch_channels = shards_->input_batch_channels();
-  std::vector<OutputSplit> splits;
-  for (std::size_t local = 0; local < y.size(); ++local) {
-    const ShardWindow& shard = shards_->window(local);
-    if (overlaps(shard)) {
-      splits.push_back(split_interior(plan(), shard));
-    } else {
-      splits.push_back(all_boundary(shard));
-    }
-  }
-  exchange.start(plan(), axes.front(), HaloDirection::fill, batch_channels, buffers);
-  for (std::size_t local = 0; local < y.size(); ++local) {
-    if (!splits[local].interior.empty())
-      forward_box(local, splits[local].interior, x[local], w, y[local]);
-  }
-  exchange.finish();
+  start_halo(HaloDirection::fill, axes.front());
+  forward_outputs(OutputPart::interior, x, w, y);
+  finish_halo();
   for (std::size_t next = 1; next < axes.size(); ++next) {
-    exchange.start(plan(), axes[next], HaloDirection::fill, batch_channels, buffers);
-    exchange.finish();
+    start_halo(HaloDirection::fill, axes[next]);
+    finish_halo();
   }
-  for (std::size_t local = 0; local < y.size(); ++local) {
-    for (const SpatialBox& box : splits[local].boundary) {
-      forward_box(local, box, x[local], w, y[local]);
-    }
+  forward_outputs(OutputPart::boundary, x, w, y);
+}
+
+void PartitionedConvolution::backward_data(const std::vector<const float*>& dy, const float* w) {
+  shards_->check_local_count(dy.size(), "partitioned convolution output gradient");
+  gradient_buffers_ = shards_->zeroed_gradient_buffers();
+  for (std::size_t local = 0; local < dy.size(); ++local) {
+    const ShardWindow& shard = shards_->window(local);
+    float* target = shards_->gradient_target(local, shard.window, scratch_->gradient[local]);
+    runner_->backward_data(window_geometry(shard.window, shard.outputs), shards_->batch(),
+                           dy[local], w, target, 0.0f);
+    shards_->commit_gradient(local, shard.window, target);
   }
+}
+
+void PartitionedConvolution::backward_filter(const std::vector<const float*>& dy,
+                                             const std::vector<float*>& dw) {
+  shards_->check_local_count(dw.size(), "partitioned convolution filter gradient");
+  for (std::size_t local = 0; local < dy.size(); ++local) {
+    const ShardWindow& shard = shards_->window(local);
+    const float* x = shards_->dense_input(local, shard.window, scratch_->input[local]);
+    runner_->backward_filter(window_geometry(shard.window, shard.outputs), shards_->batch(), x,
+                             dy[local], dw[local], 0.0f);
+  }
+}
+
+void PartitionedConvolution::store_input_gradients(const std::vector<float*>& dx) {
+  shards_->store_owned_gradients(dx);
+}
+
+void PartitionedConvolution::sum_filter_gradients(const std::vector<float*>& dw) {
+  shards_->exchange().sum_over_shards(dw, static_cast<std::size_t>(whole_.filter_floats()));
 }
 
 void PartitionedConvolution::backward(const std::vector<const float*>& dy, const float* w,
                                       const std::vector<float*>& dx,
                                       const std::vector<float*>& dw) {
   shards_->check_local_count(dy.size(), "partitioned convolution output gradient");
-  shards_->check_local_count(dw.size(), "partitioned convolution filter gradient");
-  HaloExchange& exchange = shards_->exchange();
-  const std::int64_t batch = shards_->batch();
   const auto axes = exchange_axes(plan().input().spatial_rank(), HaloDirection::add_adjoint);
-  std::vector<float*> gradients;
   if (!dx.empty()) {
-    gradients = shards_->zeroed_gradient_buffers();
-    for (std::size_t local = 0; local < dy.size(); ++local) {
-      const ShardWindow& shard = shards_->window(local);
-      float* target = shards_->gradient_target(local, shard.window, scratch_->gradient[local]);
-      runner_->backward_data(window_geometry(shard.window, shard.outputs), batch, dy[local], w,
-                             target, 0.0f);
-      shards_->commit_gradient(local, shard.window, target);
-    }
-    exchange.start(plan(), axes.front(), HaloDirection::add_adjoint,
-                   shards_->input_batch_channels(), gradients);
+    backward_data(dy, w);
+    start_halo(HaloDirection::add_adjoint, axes.front());
   }
-  for (std::size_t local = 0; local < dy.size(); ++local) {
-    const ShardWindow& shard = shards_->window(local);
-    const float* x = shards_->dense_input(local, shard.window, scratch_->input[local]);
-    runner_->backward_filter(window_geometry(shard.window, shard.outputs), batch, x, dy[local],
-                             dw[local], 0.0f);
-  }
+  backward_filter(dy, dw);
   if (!dx.empty()) {
-    exchange.finish();
+    finish_halo();
     for (std::size_t next = 1; next < axes.size(); ++next) {
-      exchange.start(plan(), axes[next], HaloDirection::add_adjoint,
-                     shards_->input_batch_channels(), gradients);
-      exchange.finish();
+      start_halo(HaloDirection::add_adjoint, axes[next]);
+      finish_halo();
     }
-    shards_->store_owned_gradients(dx);
+    store_input_gradients(dx);
   }
-  if (filter_gradients_ == FilterGradients::summed_over_shards) {
-    exchange.sum_over_shards(dw, static_cast<std::size_t>(whole_.filter_floats()));
-  }
+  if (filter_gradients_ == FilterGradients::summed_over_shards) sum_filter_gradients(dw);
 }
 
 }  // namespace tessera::kernels

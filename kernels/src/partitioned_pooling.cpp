@@ -67,11 +67,22 @@ PoolingGeometry PartitionedPooling::window_geometry(const ShardWindow& shard) co
   return geometry;
 }
 
-void PartitionedPooling::forward(const std::vector<const float*>& x, const std::vector<float*>& y) {
-  shards_->check_local_count(y.size(), "partitioned pooling output");
+void PartitionedPooling::load_inputs(const std::vector<const float*>& x) {
   shards_->load_inputs(x);
-  exchange_halos(shards_->exchange(), plan(), HaloDirection::fill, shards_->input_batch_channels(),
-                 shards_->input_buffers());
+}
+
+void PartitionedPooling::start_halo(HaloDirection direction, int axis) {
+  shards_->exchange().start(
+      plan(), axis, direction, shards_->input_batch_channels(),
+      direction == HaloDirection::fill ? shards_->input_buffers() : gradient_buffers_);
+}
+
+void PartitionedPooling::finish_halo() {
+  shards_->exchange().finish();
+}
+
+void PartitionedPooling::forward_outputs(const std::vector<float*>& y) {
+  shards_->check_local_count(y.size(), "partitioned pooling output");
   Device& device = shards_->device();
   const std::int64_t batch_channels = shards_->input_batch_channels();
   for (std::size_t local = 0; local < y.size(); ++local) {
@@ -84,12 +95,21 @@ void PartitionedPooling::forward(const std::vector<const float*>& x, const std::
   }
 }
 
-void PartitionedPooling::backward(const std::vector<const float*>& dy,
-                                  const std::vector<float*>& dx) {
+void PartitionedPooling::forward(const std::vector<const float*>& x, const std::vector<float*>& y) {
+  shards_->check_local_count(y.size(), "partitioned pooling output");
+  load_inputs(x);
+  for (const int axis : exchange_axes(plan().input().spatial_rank(), HaloDirection::fill)) {
+    start_halo(HaloDirection::fill, axis);
+    finish_halo();
+  }
+  forward_outputs(y);
+}
+
+void PartitionedPooling::backward_data(const std::vector<const float*>& dy) {
   shards_->check_local_count(dy.size(), "partitioned pooling output gradient");
   Device& device = shards_->device();
   const std::int64_t batch_channels = shards_->input_batch_channels();
-  const auto gradients = shards_->zeroed_gradient_buffers();
+  gradient_buffers_ = shards_->zeroed_gradient_buffers();
   for (std::size_t local = 0; local < dy.size(); ++local) {
     const ShardWindow& shard = shards_->window(local);
     const TensorPlacement computed{batch_channels, shard.kernel_outputs};
@@ -107,9 +127,20 @@ void PartitionedPooling::backward(const std::vector<const float*>& dy,
                                      state_->kernel_output[local]->data(), kernel_dy, target);
     shards_->commit_gradient(local, shard.window, target);
   }
-  exchange_halos(shards_->exchange(), plan(), HaloDirection::add_adjoint, batch_channels,
-                 gradients);
+}
+
+void PartitionedPooling::store_input_gradients(const std::vector<float*>& dx) {
   shards_->store_owned_gradients(dx);
+}
+
+void PartitionedPooling::backward(const std::vector<const float*>& dy,
+                                  const std::vector<float*>& dx) {
+  backward_data(dy);
+  for (const int axis : exchange_axes(plan().input().spatial_rank(), HaloDirection::add_adjoint)) {
+    start_halo(HaloDirection::add_adjoint, axis);
+    finish_halo();
+  }
+  store_input_gradients(dx);
 }
 
 }  // namespace tessera::kernels

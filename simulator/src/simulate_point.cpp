@@ -14,8 +14,8 @@
 #include "play/symmetric_reduction.hpp"
 #include "tessera/core/memory_estimate.hpp"
 #include "tessera/core/quantity.hpp"
+#include "tessera/core/timeline.hpp"
 #include "tessera/simulator/platform.hpp"
-#include "trace_writer.hpp"
 
 namespace tessera::sim {
 namespace {
@@ -80,13 +80,9 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
 
   // The step program every GPU of a stage plays, timed by the cost model.
   ComputeCostModel costs(roofline_of(loaded.cluster.gpu), options.profiles, s.micro_batching);
-  const StepOptions step_options{
-      .dtype = s.model.dtype,
-      .optimizer = s.model.optimizer,
-      .gradient_bucket_bytes = s.sim.gradient_bucket_bytes,
-      .prefetch = s.io.prefetch,
-      .read_sub_volume = s.io.read_sub_volume,
-      .overlap_gradient_allreduce = loaded.cluster.gpu.overlaps_communication};
+  const auto input = plan_input(loaded, config.gpus());
+  const auto step_options =
+      step_options_of(s, loaded.cluster.gpu.overlaps_communication, input.of(options.epoch));
   const auto programs = build_step_programs(loaded.model, point.plan, costs, step_options);
 
   std::vector<std::string> storage;
@@ -110,6 +106,8 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   const RankLayout layout(reduction.played);
   PlaySettings settings;
   settings.replicas = reduction.replicas;
+  settings.nodes_in_point =
+      (config.gpus() + loaded.cluster.gpus_per_node - 1) / loaded.cluster.gpus_per_node;
   settings.automatic_allreduce = s.sim.allreduce == CollectiveAlgorithm::automatic;
   settings.allreduce = s.sim.allreduce == CollectiveAlgorithm::tree ? AllreduceAlgorithm::tree
                        : s.sim.allreduce == CollectiveAlgorithm::hierarchical
@@ -146,6 +144,8 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   r.step_seconds = t.end_seconds;
   r.samples_per_second =
       t.end_seconds > 0 ? static_cast<double>(r.global_batch) / t.end_seconds : 0;
+  r.first_epoch_step_seconds = r.step_seconds;
+  r.input_source = to_string(input.of(options.epoch));
   auto& b = r.breakdown;
   b.compute_seconds = t.seconds[static_cast<int>(OpCategory::compute)];
   b.halo_seconds = t.seconds[static_cast<int>(OpCategory::halo)];
@@ -170,13 +170,16 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   if (options.trace && reduction.replicas > 1) {
     r.note += "; traced GPU g is shown by played GPU g mod " + std::to_string(played_gpus);
   }
-  if (platform.filesystem_servers.empty())
-    r.note += "; no file system on this platform: reads not simulated";
+  r.note += "; " + input.description();
+  if (input.of(options.epoch) != InputSource::none && !player.reads_played()) {
+    r.note += "; this platform cannot serve " + to_string(input.of(options.epoch)) +
+              " reads (no file system, node CPUs or node-local disks): reads not simulated";
+  }
   if (!memory.fits) {
     r.note += "; does not fit: needs " + format_bytes(memory.total_bytes) + " per GPU, has " +
               format_bytes(memory.capacity_bytes);
   }
-  if (options.trace) outcome.trace = chrome_trace(player.events(), s.name, point.index);
+  if (options.trace) outcome.trace = chrome_trace(player.events(), s.name, point.index, "sim");
   outcome.simulated_actors =
       static_cast<double>(simgrid::s4u::Engine::get_instance()->get_actor_count());
   outcome.wall_seconds =
@@ -184,8 +187,10 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   return outcome;
 }
 
-SimulationOutcome simulate_point_isolated(const LoadedScenario& scenario, const SweepPoint& point,
-                                          const SimulationOptions& options) {
+namespace {
+
+SimulationOutcome simulate_in_child(const LoadedScenario& scenario, const SweepPoint& point,
+                                    const SimulationOptions& options) {
   int pipe_fds[2];
   if (::pipe(pipe_fds) != 0) throw std::runtime_error("cannot create a pipe for the simulation");
   const pid_t child = ::fork();
@@ -239,6 +244,24 @@ SimulationOutcome simulate_point_isolated(const LoadedScenario& scenario, const 
   outcome.trace = message["trace"];
   outcome.wall_seconds = message["wall_seconds"].get<double>();
   outcome.simulated_actors = message["actors"].get<double>();
+  return outcome;
+}
+
+}  // namespace
+
+SimulationOutcome simulate_point_isolated(const LoadedScenario& scenario, const SweepPoint& point,
+                                          const SimulationOptions& options) {
+  auto steady = options;
+  steady.epoch = Epoch::later;
+  auto outcome = simulate_in_child(scenario, point, steady);
+  if (plan_input(scenario, point.config.gpus()).epochs_differ()) {
+    auto first = options;
+    first.epoch = Epoch::first;
+    first.trace = false;
+    const auto first_epoch = simulate_in_child(scenario, point, first);
+    outcome.result.first_epoch_step_seconds = first_epoch.result.step_seconds;
+    outcome.wall_seconds += first_epoch.wall_seconds;
+  }
   return outcome;
 }
 

@@ -135,6 +135,23 @@ class PlotScalingTest(unittest.TestCase):
         self.assertEqual(rows[3]["fits"], "false")
         self.assertEqual(rows[3]["status"], "does_not_fit")
 
+    def test_first_epoch_steps_beside_steady_state(self):
+        # The current schema's data-store columns: step_s is steady state, first_epoch_step_s
+        # the first epoch's file-system-bound step; older files without them still plot.
+        header = HEADER[:12] + ["first_epoch_step_s", "input_source"] + HEADER[12:]
+        rows = []
+        for point, (gpus, step, first) in enumerate([(4, 1.0, 1.0), (8, 1.0, 2.5)]):
+            values = row("store-demo", point, "sim", gpus, gpus, step)
+            rows.append(values[:12] + [first, "peer_memory"] + values[12:])
+        path = write_csv(os.path.join(self.dir, "store.csv"), rows, header)
+        result = self.run_script(path, "--out", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assert_plots("store-demo_sim")
+        self.assertIn("steps are steady state", result.stdout)
+        self.assertIn("1st epoch s", result.stdout)
+        line = [l for l in result.stdout.splitlines() if l.split()[:2] == ["1", "8"]][0]
+        self.assertEqual(line.split()[2:4], ["1", "2.5"])
+
     def test_strong_scaling_auto_and_forced_weak(self):
         # Fixed global_batch: auto picks strong, efficiency t(2)*2 / (t(g)*g).
         path = write_csv(os.path.join(self.dir, "strong.csv"), [

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `tessera data` as a user meets it: generate a small data set, inspect and read it (exit 0, the
+# `tessera data` as a user meets it: generate a small data set (both layouts), inspect and read it (exit 0, the
 # unitPar targets recovered from the volume, the HDF5 read mode stated), and bad input exits 2
 # with an error naming the file or option.
 set -u
@@ -31,6 +31,10 @@ expect 0 "with 2.000 ms of stand-in compute per sample" data inspect "$data" --r
 expect 0 "in chunks of 2 depth planes" data generate --output "$scratch/chunked" --samples 1 \
   --width 8 --chunk-depth 2
 
+expect 0 "3-class voxel labels" data generate --output "$scratch/seg" --samples 2 --width 8 \
+  --task segmentation --classes 3
+expect 0 "in the 3D U-Net (volume, segmentation) layout" data inspect "$scratch/seg" --read
+
 expect 2 "--samples" data generate --output "$scratch/x" --samples 0 --width 8
 expect 2 "--width" data generate --output "$scratch/x" --samples 1 --width 3
 expect 2 "$scratch/absent: no such data set directory" data inspect "$scratch/absent"
@@ -39,6 +43,9 @@ expect 2 "$data/broken.h5: not an HDF5 file" data inspect "$data"
 rm "$data/broken.h5"
 expect 2 "does not fit a depth of 8" data inspect "$data" --read --parts 9
 expect 2 "--compute-ms" data inspect "$data" --read --compute-ms -1
+expect 2 "--task" data generate --output "$scratch/x" --samples 1 --width 8 --task classification
+expect 2 "--classes" data generate --output "$scratch/x" --samples 1 --width 8 --task segmentation \
+  --classes 1
 expect 2 "A subcommand is required" data
 
 echo "$failures failed"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # `tessera run --backend real` as a user meets it under mpirun: the shipped CPU scenario trains
 # the points that fit the ranks (status ok, provenance measured, the same losses at 1 and 2
-# ranks: the depth split is exact) and records the others as skipped with the reason; an HDF5
-# data set is read rank by rank; a device too small gives "does not fit", exit 0, no crash.
+# ranks: the depth split is exact) and records the others as skipped with the reason; HDF5 data
+# sets (CosmoFlow's and the 3D U-Net's layouts) are read rank by rank; a device too small gives
+# "does not fit", exit 0, no crash.
 # Usage: real_run.sh TESSERA MPIEXEC SCENARIO_DIR
 set -u
 tessera=$1
@@ -52,10 +53,30 @@ io: {format: hdf5, dataset: $scratch/c16}
 platform: {preset: lassen}
 real: {warmup_steps: 1, measured_steps: 2}
 YAML
-run 2 run "$scratch/hdf5.yaml" --backend real --output "$scratch/hdf5"
+run 2 run "$scratch/hdf5.yaml" --backend real --output "$scratch/hdf5" --trace "$scratch/hdf5/trace.json"
 [ "$code" -eq 0 ] || fail "hdf5 scenario: exit $code: $output"
 row real-hdf5 0 "$scratch/hdf5/real.csv" | grep -q ",ok,.*HDF5 data set" ||
   fail "hdf5 point: $(row real-hdf5 0 "$scratch/hdf5/real.csv")"
+# The measured timeline: the traced rank's compute stream, its halo exchanges and its reads.
+trace="$scratch/hdf5/trace.json"
+for event in '"backend": *"real"' '"conv1 halo D"' '"input read"' '"optimizer update"'; do
+  grep -Eq "$event" "$trace" 2>/dev/null || fail "no $event in the measured timeline $trace"
+done
+
+# The 3D U-Net layout: voxel labels read with each rank's sub-volume.
+"$tessera" data generate --output "$scratch/u16" --samples 2 --width 16 --channels 1 \
+  --task segmentation --classes 3 >/dev/null || fail "data generate --task segmentation"
+cat >"$scratch/unet.yaml" <<YAML
+name: real-unet-hdf5
+model: {zoo: unet3d, options: {width: 16, classes: 3}, mini_batch: 1, optimizer: sgd}
+parallelism: {spatial: {grid: [2, 1, 1]}}
+io: {format: hdf5, dataset: $scratch/u16}
+platform: {preset: lassen}
+real: {warmup_steps: 1, measured_steps: 1}
+YAML
+run 2 run "$scratch/unet.yaml" --backend real --output "$scratch/unet"
+row real-unet-hdf5 0 "$scratch/unet/real.csv" | grep -q ",ok,.*HDF5 data set" ||
+  fail "U-Net hdf5 point: exit $code: $(row real-unet-hdf5 0 "$scratch/unet/real.csv") $output"
 
 cat >"$scratch/small.yaml" <<YAML
 name: real-small-memory

@@ -57,6 +57,15 @@ real_json="$scratch/out/ranks-1/real/real.json"
 grep -q '"provenance": *"profile"' "$real_json" ||
   fail "the real run did not plan its convolutions from the profiles: $real_json"
 
+# Each point's measured and simulated step as timelines, side by side.
+for point in 0 1; do
+  for side in real sim; do
+    trace="$scratch/out/ranks-$((point + 1))/$side-trace-$point.json"
+    grep -q '"traceEvents"' "$trace" 2>/dev/null && grep -q "\"backend\": *\"$side\"" "$trace" &&
+      grep -q '"conv1 forward' "$trace" || fail "no $side timeline of point $point at $trace"
+  done
+done
+
 "$tessera" validate-sim "$scratch/missing.yaml" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "a missing scenario does not exit 2"
 

@@ -228,3 +228,26 @@ TEST(ClusterSpecErrors, PcieGpuLinkMustMatchPcie) {
 
 }  // namespace
 }  // namespace tessera
+
+namespace tessera {
+namespace {
+
+TEST(ClusterSpec, NodeLocalStorageIsOptionalAndComesAsSizeAndReadRate) {
+  EXPECT_EQ(parse(cluster_text()).node.local_storage_bytes, 0);
+  const auto staged = parse(cluster_text(
+      "  nic_latency:",
+      "  nic_latency: 2 us\n  local_storage: 3.84 TB\n  local_storage_bandwidth: 6 GB/s"));
+  EXPECT_DOUBLE_EQ(staged.node.local_storage_bytes, 3.84e12);
+  EXPECT_DOUBLE_EQ(staged.node.local_storage_bandwidth_bytes_per_second, 6e9);
+}
+
+TEST(ClusterSpecErrors, NodeLocalStorageNeedsBothItsSizeAndItsReadRate) {
+  const auto error = input_error([&] {
+    (void)parse(cluster_text("  nic_latency:", "  nic_latency: 2 us\n  local_storage: 1 TB"));
+  });
+  EXPECT_EQ(error.key(), "node");
+  EXPECT_TRUE(contains(error.problem(), "local_storage_bandwidth")) << error.what();
+}
+
+}  // namespace
+}  // namespace tessera

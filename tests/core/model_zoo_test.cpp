@@ -389,10 +389,8 @@ TEST(ModelZoo, EveryModelBuildsWithDefaultOptions) {
     ModelGraph model = build_zoo_model(entry.name);
     EXPECT_EQ(model.name(), entry.name);
     EXPECT_GT(parameter_count(model), 0);
-    if (entry.name != "deepbench_conv") {
-      const auto kind = model.output().layer.kind;
-      EXPECT_TRUE(kind == LayerKind::softmax_cross_entropy || kind == LayerKind::mse_loss);
-    }
+    const auto kind = model.output().layer.kind;
+    EXPECT_TRUE(kind == LayerKind::softmax_cross_entropy || kind == LayerKind::mse_loss);
   }
 }
 

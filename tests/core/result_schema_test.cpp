@@ -35,6 +35,8 @@ PointResult sample_point() {
   p.status = PointStatus::ok;
   p.step_seconds = 0.1;
   p.samples_per_second = 80.00000000000001;
+  p.first_epoch_step_seconds = 0.4375;
+  p.input_source = "peer_memory";
   p.breakdown.compute_seconds = 0.07;
   p.breakdown.halo_seconds = 1e-300;
   p.breakdown.allreduce_seconds = 0.012345678901234567;
@@ -129,7 +131,7 @@ TEST(ResultsCsv, HeaderIsTheColumnList) {
   std::string header;
   for (const auto& column : results_csv_columns()) header += (header.empty() ? "" : ",") + column;
   EXPECT_EQ(first_line(csv), header);
-  EXPECT_EQ(results_csv_columns().size(), 26u);
+  EXPECT_EQ(results_csv_columns().size(), 28u);
   EXPECT_EQ(results_csv_columns().front(), "scenario");
   EXPECT_EQ(results_csv_columns().back(), "note");
   EXPECT_EQ(first_line(results_to_csv({})), header);
@@ -224,7 +226,7 @@ TEST(ResultsCsvErrors, WrongFieldCount) {
   const auto csv = results_to_csv({sample_point(), sample_point()});
   const auto message = runtime_error_of([&] { results_from_csv(csv + "a,b,c\n", "short.csv"); });
   EXPECT_TRUE(contains(message, "short.csv:4")) << message;
-  EXPECT_TRUE(contains(message, "expected 26 fields, got 3")) << message;
+  EXPECT_TRUE(contains(message, "expected 28 fields, got 3")) << message;
 }
 
 TEST(ResultsCsvErrors, WrongHeader) {
@@ -378,7 +380,8 @@ TEST(ResultsJson, EveryCsvColumnHasAJsonCounterpart) {
   const auto j = to_json(sample_point());
   for (const std::string column :
        {"scenario", "point", "backend", "gpus", "mini_batch", "global_batch", "status", "step_s",
-        "samples_per_s", "peak_memory_bytes", "device_capacity_bytes", "fits", "note"}) {
+        "samples_per_s", "first_epoch_step_s", "input_source", "peak_memory_bytes",
+        "device_capacity_bytes", "fits", "note"}) {
     EXPECT_TRUE(j.contains(column)) << column;
   }
   for (const std::string column : {"data", "spatial_grid", "model_degree"}) {

@@ -116,7 +116,7 @@ TEST(StepProgram, LayerComputeTimesAddUpTheComputeOpsPerLayerAndPass) {
   const auto times = layer_compute_times(f.model, f.programs);
   double total = 0;
   for (const auto& op : f.programs[0].ops) {
-    if (op.kind == StepOpKind::compute) total += op.seconds;
+    if (op.kind == StepOpKind::compute || op.kind == StepOpKind::update) total += op.seconds;
   }
   double listed = 0;
   for (const auto& time : times) listed += time.seconds;
@@ -205,20 +205,98 @@ TEST(StepProgram, WithoutOverlapEveryGradientBucketIsWaitedForWhereItIsQueued) {
 TEST(StepProgram, OneGpuHasNoCommunication) {
   Fixture f({{"width", "64"}}, config(1, {1, 1, 1}), "");
   for (const auto& op : f.programs[0].ops) {
-    EXPECT_TRUE(op.kind == StepOpKind::compute || op.kind == StepOpKind::read_start ||
-                op.kind == StepOpKind::read_wait)
+    EXPECT_TRUE(op.kind == StepOpKind::compute || op.kind == StepOpKind::update ||
+                op.kind == StepOpKind::read_start || op.kind == StepOpKind::read_wait)
         << op.label;
   }
 }
 
-TEST(StepProgram, BatchNormWithGlobalStatisticsAllReducesTwoValuesPerChannel) {
+TEST(StepProgram, BatchNormWithGlobalStatisticsAllReducesTwoSumsPerChannelBetweenItsParts) {
   Fixture f({{"width", "128"}, {"batch_norm", "true"}}, config(1, {4, 1, 1}), "pool5");
+  const auto& ops = f.programs[0].ops;
   const auto* bn1 = find_op(f.programs[0], StepOpKind::group_allreduce, "bn1 forward");
   ASSERT_NE(bn1, nullptr);
-  EXPECT_DOUBLE_EQ(bn1->bytes, 2.0 * 16 * 4);
+  EXPECT_DOUBLE_EQ(bn1->bytes, 2.0 * 16 * 8);  // sums in double precision
+  // Statistics, the group's sum, then the normalisation: the kernels need the sums in between.
+  const auto at = static_cast<std::size_t>(bn1 - ops.data());
+  ASSERT_GT(at, 0u);
+  EXPECT_EQ(ops[at - 1].part, StepPart::statistics);
+  EXPECT_EQ(ops[at + 1].part, StepPart::apply);
+  EXPECT_EQ(ops[at - 1].layer, ops[at + 1].layer);
+  EXPECT_NEAR(ops[at - 1].seconds / (ops[at - 1].seconds + ops[at + 1].seconds), 1.0 / 3, 1e-12);
   EXPECT_NE(find_op(f.programs[0], StepOpKind::group_allreduce, "bn1 backward"), nullptr);
-  // Unsplit layers keep their statistics local.
-  EXPECT_EQ(find_op(f.programs[0], StepOpKind::group_allreduce, "bn6"), nullptr);
+  // After the redistribution the group's GPUs share the samples, so unsplit layers sum too.
+  EXPECT_NE(find_op(f.programs[0], StepOpKind::group_allreduce, "bn6 forward"), nullptr);
+  // Without a spatial split there is no group to sum over.
+  Fixture data({{"width", "128"}, {"batch_norm", "true"}}, config(4, {1, 1, 1}), "");
+  EXPECT_TRUE(ops_of(data.programs[0], StepOpKind::group_allreduce).empty());
+}
+
+TEST(StepProgram, SplitAxesExchangeOneAfterAnotherAndGradientsReturnInReverse) {
+  // 2 x 2 x 1 grid: conv2 exchanges D then H forward, H then D backward, each axis waited for
+  // before the next starts (a face message carries the corners the earlier axis filled).
+  Fixture f({{"width", "64"}}, config(1, {2, 2, 1}), "pool3");
+  std::vector<std::pair<int, Direction>> conv2_starts;
+  const auto& ops = f.programs[0].ops;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i].kind != StepOpKind::halo_start || ops[i].label.rfind("conv2 ", 0) != 0) continue;
+    conv2_starts.emplace_back(ops[i].axis, ops[i].direction);
+    // The next halo op waits for this one.
+    const auto wait = std::find_if(
+        ops.begin() + static_cast<std::ptrdiff_t>(i) + 1, ops.end(), [](const StepOp& op) {
+          return op.kind == StepOpKind::halo_start || op.kind == StepOpKind::halo_wait;
+        });
+    ASSERT_NE(wait, ops.end());
+    EXPECT_EQ(wait->kind, StepOpKind::halo_wait);
+    EXPECT_EQ(wait->exchange, ops[i].exchange);
+  }
+  const std::vector<std::pair<int, Direction>> expected{{0, Direction::forward},
+                                                        {1, Direction::forward},
+                                                        {1, Direction::backward_data},
+                                                        {0, Direction::backward_data}};
+  EXPECT_EQ(conv2_starts, expected);
+}
+
+TEST(StepProgram, PoolingExchangesBeforeComputingAndConvolutionsOverlapOnlyWhenThickEnough) {
+  // 64^3 split 4 ways: conv1 (3^3 on 16 planes, >= 3 reaches of 3) overlaps its interior; pool1
+  // exchanges first; conv3 on 16^3 / 4 = 4 planes is too thin to overlap.
+  Fixture f({{"width", "64"}}, config(1, {4, 1, 1}), "pool4");
+  EXPECT_NE(find_op(f.programs[0], StepOpKind::compute, "conv1 forward (interior)"), nullptr);
+  EXPECT_NE(find_op(f.programs[0], StepOpKind::compute, "conv1 forward (boundary)"), nullptr);
+  EXPECT_EQ(find_op(f.programs[0], StepOpKind::compute, "pool1 forward (interior)"), nullptr);
+  EXPECT_NE(find_op(f.programs[0], StepOpKind::compute, "pool1 forward"), nullptr);
+  EXPECT_EQ(find_op(f.programs[0], StepOpKind::compute, "conv3 forward (interior)"), nullptr);
+  EXPECT_TRUE(interior_overlaps_exchange(9, 3));
+  EXPECT_FALSE(interior_overlaps_exchange(8, 3));
+}
+
+TEST(StepProgram, BucketsListTheirLayersAndEveryLayerRunsEachOfItsPasses) {
+  Fixture f({{"width", "64"}}, config(2, {1, 1, 1}), "");
+  const auto& program = f.programs[0];
+  std::vector<std::size_t> bucketed;
+  double bytes = 0;
+  for (const auto& bucket : program.buckets) {
+    bucketed.insert(bucketed.end(), bucket.layers.begin(), bucket.layers.end());
+    bytes += bucket.bytes;
+    // Each bucket is queued after the backward of its last (lowest) layer.
+    ASSERT_FALSE(bucket.layers.empty());
+    EXPECT_TRUE(std::is_sorted(bucket.layers.rbegin(), bucket.layers.rend()));
+  }
+  EXPECT_DOUBLE_EQ(bytes, static_cast<double>(parameter_count(f.model)) * 4.0);
+  for (std::size_t i = 0; i < f.model.layers().size(); ++i) {
+    const bool has_parameters = parameter_count(f.model.layers()[i]) > 0;
+    EXPECT_EQ(std::count(bucketed.begin(), bucketed.end(), i), has_parameters ? 1 : 0) << i;
+    // Every layer but the input runs forward, even where its time rounds to nothing.
+    const auto& layer = f.model.layers()[i].layer;
+    const bool forward = std::any_of(program.ops.begin(), program.ops.end(), [&](const StepOp& op) {
+      return op.kind == StepOpKind::compute && op.layer == i && op.direction == Direction::forward;
+    });
+    EXPECT_EQ(forward, layer.kind != LayerKind::input) << layer.name;
+  }
+  const auto* allreduce = find_op(program, StepOpKind::gradient_allreduce, "gradient bucket 0");
+  ASSERT_NE(allreduce, nullptr);
+  EXPECT_EQ(allreduce->bucket, 0);
+  EXPECT_EQ(ops_of(program, StepOpKind::update).size(), 1u);
 }
 
 TEST(StepProgram, ModelParallelStagesPassActivationsAndGradients) {

@@ -18,8 +18,9 @@ TEST(CpuSoftmaxCrossEntropy, MatchesHandComputedLossAndGradient) {
   const std::vector<float> logits{1, 2, 3, 1, 1, 1};
   std::vector<float> dlogits(6);
   CpuLayerKernels kernels;
-  const double loss = kernels.softmax_cross_entropy(2, 3, logits.data(), {2, 0}, dlogits.data());
-  EXPECT_NEAR(loss, 0.75310913, 1e-7);
+  const double loss =
+      kernels.softmax_cross_entropy(2, 3, 1, logits.data(), {2, 0}, dlogits.data(), 0.5f);
+  EXPECT_NEAR(loss, 2 * 0.75310913, 2e-7);  // the sum; the gradient is scaled by 1 / batch
   // (softmax - one-hot) / batch; softmax(1, 2, 3) = (0.09003057, 0.24472847, 0.66524096).
   const std::vector<float> expected{0.09003057f / 2,    0.24472847f / 2, (0.66524096f - 1) / 2,
                                     (1.0f / 3 - 1) / 2, 1.0f / 6,        1.0f / 6};
@@ -31,8 +32,8 @@ TEST(CpuSoftmaxCrossEntropy, MatchesHandComputedLossAndGradient) {
 TEST(CpuSoftmaxCrossEntropy, LargeLogitsStayFiniteAndShiftInvariant) {
   const std::vector<float> logits{1001, 1002, 1003, -1000, -1000, -1000};
   CpuLayerKernels kernels;
-  const double loss = kernels.softmax_cross_entropy(2, 3, logits.data(), {2, 0}, nullptr);
-  EXPECT_NEAR(loss, 0.75310913, 1e-6);
+  const double loss = kernels.softmax_cross_entropy(2, 3, 1, logits.data(), {2, 0}, nullptr, 1);
+  EXPECT_NEAR(loss, 2 * 0.75310913, 2e-6);
 }
 
 TEST(CpuSoftmaxCrossEntropy, GradientMatchesCentralDifferences) {
@@ -41,19 +42,50 @@ TEST(CpuSoftmaxCrossEntropy, GradientMatchesCentralDifferences) {
   const std::vector<std::int32_t> labels{0, 4, 2, 2};
   CpuLayerKernels kernels;
   std::vector<float> dlogits(logits.size());
-  kernels.softmax_cross_entropy(batch, classes, logits.data(), labels, dlogits.data());
+  kernels.softmax_cross_entropy(batch, classes, 1, logits.data(), labels, dlogits.data(), 1);
   const auto loss = [&] {
-    return kernels.softmax_cross_entropy(batch, classes, logits.data(), labels, nullptr);
+    return kernels.softmax_cross_entropy(batch, classes, 1, logits.data(), labels, nullptr, 1);
   };
   testing::expect_gradient_matches(dlogits, testing::central_differences(logits, loss, 1e-2f), 1e-4,
                                    "cross-entropy dlogits");
+}
+
+// A label per position (segmentation): logits batch x classes x positions, each position its
+// own softmax over the classes, the same as classifying every position alone.
+TEST(CpuSoftmaxCrossEntropy, PerPositionEqualsClassifyingEachPosition) {
+  const std::int64_t batch = 2, classes = 3, positions = 5;
+  const auto logits = testing::random_values(batch * classes * positions, 7, -3.0f, 3.0f);
+  std::vector<std::int32_t> labels(static_cast<std::size_t>(batch * positions));
+  for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<std::int32_t>(i % 3);
+  CpuLayerKernels kernels;
+  std::vector<float> dlogits(logits.size());
+  const double loss = kernels.softmax_cross_entropy(batch, classes, positions, logits.data(),
+                                                    labels, dlogits.data(), 0.25f);
+  double expected = 0;
+  for (std::int64_t s = 0; s < batch; ++s) {
+    for (std::int64_t p = 0; p < positions; ++p) {
+      std::vector<float> row(static_cast<std::size_t>(classes)), gradient(row.size());
+      for (std::int64_t c = 0; c < classes; ++c) {
+        row[static_cast<std::size_t>(c)] =
+            logits[static_cast<std::size_t>((s * classes + c) * positions + p)];
+      }
+      expected += kernels.softmax_cross_entropy(
+          1, classes, 1, row.data(), {labels[static_cast<std::size_t>(s * positions + p)]},
+          gradient.data(), 0.25f);
+      for (std::int64_t c = 0; c < classes; ++c) {
+        EXPECT_FLOAT_EQ(dlogits[static_cast<std::size_t>((s * classes + c) * positions + p)],
+                        gradient[static_cast<std::size_t>(c)]);
+      }
+    }
+  }
+  EXPECT_NEAR(loss, expected, 1e-12 * expected);
 }
 
 TEST(CpuSoftmaxCrossEntropy, LabelOutOfRangeNamesSampleAndRange) {
   const std::vector<float> logits(6);
   CpuLayerKernels kernels;
   try {
-    kernels.softmax_cross_entropy(2, 3, logits.data(), {0, 3}, nullptr);
+    kernels.softmax_cross_entropy(2, 3, 1, logits.data(), {0, 3}, nullptr, 1);
     FAIL() << "accepted label 3 for 3 classes";
   } catch (const std::invalid_argument& error) {
     EXPECT_NE(std::string(error.what()).find("sample 1 is 3, expected 0 to 2"), std::string::npos)

@@ -225,11 +225,27 @@ TEST_F(CudaLayerKernels, Losses) {
                            std::vector<float>(batch * classes), random_floats(777, 26),
                            random_floats(777, 27), std::vector<float>(777)};
   expect_same(buffers, [&](LayerKernels& layers, const std::vector<float*>& p) {
-    losses.push_back(layers.softmax_cross_entropy(batch, classes, p[0], labels, p[1]));
+    losses.push_back(layers.softmax_cross_entropy(batch, classes, 1, p[0], labels, p[1], 0.25f));
     losses.push_back(layers.mse_loss(777, p[2], p[3], p[4]));
   });
   ASSERT_EQ(losses.size(), 4u);
   expect_close({losses[2], losses[3]}, {losses[0], losses[1]}, 1e-6);
+}
+
+// A label per voxel (segmentation), the per-position kernel: the same on both devices.
+TEST_F(CudaLayerKernels, PerVoxelCrossEntropy) {
+  constexpr std::int64_t batch = 2, classes = 3, positions = 1000;
+  std::vector<std::int32_t> labels(batch * positions);
+  for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<std::int32_t>(i * 7 % 3);
+  std::vector<double> losses;
+  const Buffers buffers = {random_floats(batch * classes * positions, 41, -4.0f, 4.0f),
+                           std::vector<float>(batch * classes * positions)};
+  expect_same(buffers, [&](LayerKernels& layers, const std::vector<float*>& p) {
+    losses.push_back(
+        layers.softmax_cross_entropy(batch, classes, positions, p[0], labels, p[1], 1.0f / 2000));
+  });
+  ASSERT_EQ(losses.size(), 2u);
+  expect_close(std::vector<double>{losses[1]}, std::vector<double>{losses[0]}, 1e-6);
 }
 
 TEST_F(CudaLayerKernels, Optimizers) {
@@ -248,8 +264,9 @@ TEST_F(CudaLayerKernels, Optimizers) {
 
 TEST_F(CudaLayerKernels, BadArgumentsAreRejectedBeforeTheGpuSeesThem) {
   auto logits = gpu().allocate(8 * sizeof(float));
-  EXPECT_THROW(gpu().layers().softmax_cross_entropy(2, 4, logits->data(), {0, 4}, logits->data()),
-               std::invalid_argument);
+  EXPECT_THROW(
+      gpu().layers().softmax_cross_entropy(2, 4, 1, logits->data(), {0, 4}, logits->data(), 1),
+      std::invalid_argument);
   EXPECT_THROW(
       gpu().layers().dropout_forward(8, 1.0f, 1, logits->data(), logits->data(), logits->data()),
       std::invalid_argument);

@@ -50,7 +50,10 @@ TEST_P(MalformedFile, IndexAndReaderNameTheFileAndTheProblem) {
 
 INSTANTIATE_TEST_SUITE_P(
     Layouts, MalformedFile,
-    ::testing::Values(BrokenFile{"NoVolume", {kGoodTargets}, "full: dataset is missing"},
+    ::testing::Values(BrokenFile{"NoVolume",
+                                 {kGoodTargets},
+                                 "full: dataset is missing (expected 'full' of the CosmoFlow "
+                                 "layout or 'volume' of the 3D U-Net layout)"},
                       BrokenFile{"NoTargets", {kGoodVolume}, "unitPar: dataset is missing"},
                       BrokenFile{"Int16Counts",
                                  {{"full", H5T_STD_I16LE, {4, 4, 4, 4}}, kGoodTargets},
@@ -69,7 +72,19 @@ INSTANTIATE_TEST_SUITE_P(
                                  "unitPar: expected rank 1 (targets), got rank 2 (2x2)"},
                       BrokenFile{"EmptyVolume",
                                  {{"full", H5T_IEEE_F32LE, {4, 0, 4, 4}}, kGoodTargets},
-                                 "full: the volume 4x0x4x4 is empty"}),
+                                 "full: the volume 4x0x4x4 is empty"},
+                      BrokenFile{"UNetWithoutLabels",
+                                 {{"volume", H5T_IEEE_F32LE, {1, 4, 4, 4}}},
+                                 "segmentation: dataset is missing"},
+                      BrokenFile{"UNetFloatLabels",
+                                 {{"volume", H5T_IEEE_F32LE, {1, 4, 4, 4}},
+                                  {"segmentation", H5T_IEEE_F32LE, {1, 4, 4, 4}}},
+                                 "segmentation: expected int32 values, got 4-byte float"},
+                      BrokenFile{"UNetLabelsOfAnotherExtent",
+                                 {{"volume", H5T_IEEE_F32LE, {1, 4, 4, 4}},
+                                  {"segmentation", H5T_STD_I32LE, {1, 4, 4, 2}}},
+                                 "segmentation: expected a class per voxel of the volume, "
+                                 "1x4x4x4, got 1x4x4x2"}),
     [](const auto& test) { return test.param.name; });
 
 TEST(MalformedData, MissingFileAndNonHdf5File) {

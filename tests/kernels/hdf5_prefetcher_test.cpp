@@ -45,7 +45,8 @@ TEST(SamplePrefetcher, DeliversSamplesInTheGivenOrderWithTheirSubVolumes) {
     EXPECT_TRUE(
         std::equal(expected.begin(), expected.end(), sample->volume.begin(), sample->volume.end()));
     const std::int64_t sample_index = position == 0 ? 3 : position == 3 ? 0 : position;
-    EXPECT_EQ(sample->targets, synthetic_targets(kSeed, sample_index));
+    const auto targets = synthetic_targets(kSeed, sample_index);
+    EXPECT_EQ(sample->targets, std::vector<float>(targets.begin(), targets.end()));
   }
   EXPECT_EQ(prefetcher.next(), nullptr);
   EXPECT_EQ(prefetcher.next(), nullptr);
@@ -62,6 +63,22 @@ TEST(SamplePrefetcher, ReadsExactlyOneSampleAheadWhileTheCallerComputes) {
   ASSERT_NE(prefetcher.next(), nullptr);
   std::this_thread::sleep_for(200ms);             // "compute" on sample 0
   EXPECT_EQ(prefetcher.statistics().samples, 2);  // sample 1 was read meanwhile, not sample 2
+}
+
+TEST(SamplePrefetcher, WithoutReadAheadReadsOnlyWhatWasAskedFor) {
+  ScratchDirectory scratch;
+  SamplePrefetcher prefetcher(small_dataset(scratch, 4), whole_volume(kShape), {}, false);
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(prefetcher.statistics().samples, 0);  // nothing asked for yet
+  for (std::int64_t position = 0; position < 4; ++position) {
+    const auto* sample = prefetcher.next();
+    ASSERT_NE(sample, nullptr);
+    EXPECT_EQ(sample->position, position);
+    EXPECT_GT(sample->stall_seconds, 0);  // the caller waited for every read
+    std::this_thread::sleep_for(50ms);    // "compute": no read ahead meanwhile
+    EXPECT_EQ(prefetcher.statistics().samples, position + 1);
+  }
+  EXPECT_EQ(prefetcher.next(), nullptr);
 }
 
 TEST(SamplePrefetcher, ComputeLongerThanTheReadHidesItAndNoComputeStalls) {

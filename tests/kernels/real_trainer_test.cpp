@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "real_training_support.hpp"
+#include "tessera/core/model_file.hpp"
 
 namespace tessera::kernels {
 namespace {
@@ -33,6 +34,35 @@ TEST(RealTrainer, CosmoFlowLossFallsOnTheSyntheticDataSet) {
   // -> 0.18 when written; predicting the targets' mean gives 1/3).
   EXPECT_LT(mean(run.losses, 14, 2), 0.6 * mean(run.losses, 0, 2));
 }
+
+// Every model family learns its synthetic task: classification (labels drawn per sample, the
+// input carrying a pattern of its label), segmentation (each voxel's label an interval of its
+// value) and CosmoFlow's regression. The last epoch's loss against the first's.
+class FamilyLearns : public ::testing::TestWithParam<std::pair<std::string, int>> {};
+
+TEST_P(FamilyLearns, LossFallsOnItsSyntheticTask) {
+  const auto& [file, steps] = GetParam();
+  const auto model =
+      load_model_file(std::string(TESSERA_TEST_DATA_DIR) + "/models/families/" + file + ".yaml");
+  testing::TrainingCase c;
+  c.config.mini_batch = 4;
+  c.steps = steps;
+  c.dataset_samples = 8;  // an epoch is 2 steps
+  c.learning_rate = 1e-2F;
+  const auto run = testing::train_model(world(), model, c);
+  for (double loss : run.losses) EXPECT_TRUE(std::isfinite(loss));
+  std::string losses;
+  for (double loss : run.losses) losses += std::to_string(loss) + " ";
+  EXPECT_LT(mean(run.losses, static_cast<std::size_t>(steps - 2), 2), 0.8 * mean(run.losses, 0, 2))
+      << file << ": " << losses;
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, FamilyLearns,
+                         ::testing::Values(std::pair<std::string, int>{"narrow_resnet", 20},
+                                           std::pair<std::string, int>{"small_vgg", 20},
+                                           std::pair<std::string, int>{"inception_blocks", 20},
+                                           std::pair<std::string, int>{"small_unet3d", 20}),
+                         [](const auto& param) { return param.param.first; });
 
 // Every layer's forward and backward and the update are timed, and they make up the compute.
 TEST(RealTrainer, ReportsTheComputeTimeOfEveryLayerAndPass) {
@@ -62,6 +92,29 @@ TEST(RealTrainer, ReportsTheComputeTimeOfEveryLayerAndPass) {
   EXPECT_GT(times[layers + conv1].seconds, 0);
   EXPECT_NEAR(total, run.last_step.breakdown.compute_seconds,
               1e-9 + 1e-9 * run.last_step.breakdown.compute_seconds);
+}
+
+// The trainer plays the step program: what it executed, recorded where the work happened, is
+// the program's ops in order, and every program op took time in the breakdown's category.
+TEST(RealTrainer, ExecutesTheStepProgramsOpsInOrder) {
+  testing::TrainingCase c;
+  c.config.mini_batch = 2;
+  c.batch_norm = true;
+  c.steps = 1;
+  const auto run = testing::train_cosmoflow(world(), c);
+  ASSERT_FALSE(run.program.ops.empty());
+  EXPECT_EQ(run.last_step.executed, testing::expected_executions(run.program));
+  // One timeline event per op on the compute track, labelled as the program labels it.
+  std::size_t compute_track = 0;
+  for (const auto& event : run.last_step.timeline) {
+    if (event.track != TimelineTrack::compute) continue;
+    ASSERT_LT(compute_track, run.program.ops.size());
+    EXPECT_EQ(event.name, run.program.ops[compute_track].label);
+    EXPECT_EQ(event.source, Provenance::measured);
+    EXPECT_LE(event.start_seconds, event.end_seconds);
+    ++compute_track;
+  }
+  EXPECT_EQ(compute_track, run.program.ops.size());
 }
 
 // The unsplit convolutions run the micro-batching plan: two micro-batches per kernel give the

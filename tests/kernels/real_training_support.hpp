@@ -7,10 +7,13 @@
 
 #include "tessera/core/model_zoo.hpp"
 #include "tessera/core/parallel_strategy.hpp"
+#include "tessera/core/step_program.hpp"
+#include "tessera/core/training_task.hpp"
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/layer_geometry.hpp"
 #include "tessera/kernels/real/rank_layout.hpp"
+#include "tessera/kernels/real/step_input_source.hpp"
 #include "tessera/kernels/real/synthetic_input.hpp"
 #include "tessera/kernels/real/trainer.hpp"
 
@@ -20,6 +23,7 @@ struct TrainingRun {
   std::vector<double> losses;
   std::vector<float> parameters;
   real::StepReport last_step;
+  StepProgram program;  // the one the trainer played
 };
 
 struct TrainingCase {
@@ -34,6 +38,8 @@ struct TrainingCase {
   // Every convolution kernel as two micro-batches of half the batch, with the library's first
   // algorithm for that size (an exact re-arrangement of the undivided kernel).
   bool halve_micro_batches = false;
+  // Batch-norm statistics over every rank (synchronised across replicas), not the spatial group.
+  bool global_batch_norm = false;
 };
 
 // The plan halve_micro_batches asks for, as the planner would give it from profiles: each
@@ -66,36 +72,73 @@ inline NetworkMicroBatchPlan halved_micro_batch_plan(Device& device, const Model
   return network;
 }
 
-inline TrainingRun train_cosmoflow(Communicator& world, const TrainingCase& c) {
+// The step program of the run's stage, as the real backend builds it on a CPU (each bucket
+// waited for where it is queued), reading nothing (synthetic samples), its kernels undivided at
+// the roofline or as `micro_batching` says.
+inline StepProgram cpu_program(const ModelGraph& model, const ShardPlan& plan, Optimizer optimizer,
+                               const NetworkMicroBatchPlan& micro_batching,
+                               bool global_batch_norm = false) {
+  DeviceRoofline roofline;
+  roofline.device = "cpu";
+  roofline.fp32_flops_per_second = 1e11;
+  roofline.memory_bandwidth_bytes_per_second = 1e10;
+  const ComputeCostModel costs(roofline, nullptr, 64.0 * 1024 * 1024);
+  const StepOptions options{.optimizer = optimizer,
+                            .gradient_bucket_bytes = 1 << 20,
+                            .input_source = InputSource::none,
+                            .overlap_gradient_allreduce = false,
+                            .batch_norm_over_replicas = global_batch_norm};
+  return build_step_programs(model, plan, costs, options, micro_batching).at(0);
+}
+
+// Trains `model` on the synthetic data set of its task (synthetic_input.hpp).
+inline TrainingRun train_model(Communicator& world, const ModelGraph& model,
+                               const TrainingCase& c) {
   static auto device = open_cpu_device();
-  const auto model = build_zoo_model(
-      "cosmoflow",
-      {{"width", std::to_string(c.width)}, {"batch_norm", c.batch_norm ? "true" : "false"}});
   auto config = c.config;
-  if (config.spatial_grid.empty()) config.spatial_grid = {1, 1, 1};
+  if (config.spatial_grid.empty()) {
+    config.spatial_grid.assign(model.layers().front().output_shape.spatial.size(), 1);
+  }
   const auto plan = plan_shards(model, config, c.spatial_until, {});
   auto layout = real::make_rank_layout(world, config);
   const auto micro_batching = c.halve_micro_batches ? halved_micro_batch_plan(*device, model, plan)
                                                     : NetworkMicroBatchPlan{};
-  real::Trainer trainer(model, plan, *device, layout,
-                        {.optimizer = c.optimizer,
-                         .learning_rate = c.learning_rate,
-                         .gradient_bucket_bytes = 1 << 20,
-                         .seed = 7,
-                         .micro_batching = c.halve_micro_batches ? &micro_batching : nullptr});
-  const real::SyntheticInput source{.seed = 3,
-                                    .dataset_samples = c.dataset_samples,
-                                    .sample = model.layers().front().output_shape};
+  real::Trainer trainer(
+      model, plan, cpu_program(model, plan, c.optimizer, micro_batching, c.global_batch_norm),
+      *device, layout, {.optimizer = c.optimizer, .learning_rate = c.learning_rate, .seed = 7});
+  const real::SyntheticInput samples{.seed = 3,
+                                     .dataset_samples = c.dataset_samples,
+                                     .sample = model.layers().front().output_shape,
+                                     .targets = target_layout(model)};
+  auto source = real::synthetic_input_source(samples, {.replica = layout.replica,
+                                                       .mini_batch = config.mini_batch,
+                                                       .global_batch = config.global_batch(),
+                                                       .first = trainer.input_first(),
+                                                       .count = trainer.input_count()});
   TrainingRun run;
   for (int step = 0; step < c.steps; ++step) {
-    const auto input = real::synthetic_step_input(
-        source, step * config.global_batch() + layout.replica * config.mini_batch,
-        config.mini_batch, trainer.input_first(), trainer.input_count());
-    run.last_step = trainer.step(input);
+    run.last_step = trainer.step(*source);
     run.losses.push_back(run.last_step.loss);
   }
   run.parameters = trainer.parameters();
+  run.program = trainer.program();
   return run;
+}
+
+inline TrainingRun train_cosmoflow(Communicator& world, const TrainingCase& c) {
+  return train_model(
+      world,
+      build_zoo_model("cosmoflow", {{"width", std::to_string(c.width)},
+                                    {"batch_norm", c.batch_norm ? "true" : "false"}}),
+      c);
+}
+
+// What the program's ops say to execute, in order: the trainer's record of a step must equal it
+// (a trainer working the schedule out itself would show up here).
+inline std::vector<real::ExecutedOp> expected_executions(const StepProgram& program) {
+  std::vector<real::ExecutedOp> expected;
+  for (const auto& op : program.ops) expected.push_back(real::expected_execution(op));
+  return expected;
 }
 
 }  // namespace tessera::kernels::testing

@@ -74,6 +74,10 @@ TEST_P(RealTrainerOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
   EXPECT_LE(largest_difference, 1e-5 * largest_weight) << "rank " << world().rank();
   // The weights moved: the comparison is not between two untrained networks.
   EXPECT_NE(run.losses.front(), run.losses.back());
+  // Every rank executed its step program's ops, in order: halo exchanges, batch-norm sums, the
+  // redistribution and the gradient buckets where the program has them, and nothing else.
+  EXPECT_EQ(run.last_step.executed, testing::expected_executions(run.program))
+      << "rank " << world().rank();
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -479,6 +479,12 @@ std::string tree_case_name(const ::testing::TestParamInfo<TreeCase>& info) {
 // 2, 4 and 8 nodes of 1, 2 and 4 GPUs; one node (the chain alone); flat groups of odd size and of
 // 16; uneven nodes (10 GPUs on nodes of 4: 4, 4, 2; 5 on nodes of 2: 2, 2, 1). Aggregated: 1 MB
 // and 100 MB; message: kTreeMessageBytes.
+#ifdef TESSERA_TEST_MESSAGE_LEVEL_MOST_GPUS
+constexpr int kMessageLevelMostGpus = TESSERA_TEST_MESSAGE_LEVEL_MOST_GPUS;
+#else
+constexpr int kMessageLevelMostGpus = 1 << 20;
+#endif
+
 std::vector<TreeCase> tree_cases() {
   std::vector<std::pair<int, int>> shapes;  // gpus, gpus per node
   for (int nodes : {2, 4, 8}) {
@@ -494,6 +500,7 @@ std::vector<TreeCase> tree_cases() {
       cases.push_back({gpus, per_node, bytes, Granularity::aggregated});
   }
   for (auto [gpus, per_node] : shapes) {
+    if (gpus > kMessageLevelMostGpus) continue;
     cases.push_back({gpus, per_node, kTreeMessageBytes, Granularity::message});
   }
   return cases;

@@ -172,6 +172,7 @@ TEST(SimBackend, RunsOnAUsersSimGridPlatformFile) {
 name: xml
 model: {zoo: cosmoflow, options: {width: 64}, mini_batch: 1}
 parallelism: {data: 4}
+io: {format: hdf5}
 platform:
   preset: v100_node
   simgrid_xml: {file: ../platforms/four_gpus.xml, gpu_hosts: "gpu-{i}", gpus_per_node: 4}

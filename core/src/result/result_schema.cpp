@@ -50,6 +50,8 @@ std::vector<std::string> row_of(const PointResult& p) {
           to_string(p.status),
           number(p.step_seconds),
           number(p.samples_per_second),
+          number(p.first_epoch_step_seconds),
+          p.input_source,
           number(b.compute_seconds),
           number(b.halo_seconds),
           number(b.allreduce_seconds),
@@ -188,6 +190,8 @@ const std::vector<std::string>& results_csv_columns() {
                                                 "status",
                                                 "step_s",
                                                 "samples_per_s",
+                                                "first_epoch_step_s",
+                                                "input_source",
                                                 "compute_s",
                                                 "halo_s",
                                                 "allreduce_s",
@@ -250,6 +254,8 @@ std::vector<PointResult> results_from_csv(const std::string& text, const std::st
       p.status = point_status_from_string(f[i++]);
       p.step_seconds = to_number(f[i++], where);
       p.samples_per_second = to_number(f[i++], where);
+      p.first_epoch_step_seconds = to_number(f[i++], where);
+      p.input_source = f[i++];
       auto& b = p.breakdown;
       for (double* value : {&b.compute_seconds, &b.halo_seconds, &b.allreduce_seconds,
                             &b.other_communication_seconds, &b.io_seconds, &b.offload_seconds,
@@ -287,6 +293,8 @@ nlohmann::json to_json(const PointResult& p) {
       {"status", to_string(p.status)},
       {"step_s", p.step_seconds},
       {"samples_per_s", p.samples_per_second},
+      {"first_epoch_step_s", p.first_epoch_step_seconds},
+      {"input_source", p.input_source},
       {"breakdown_s",
        {{"compute", b.compute_seconds},
         {"halo", b.halo_seconds},

@@ -120,7 +120,8 @@ double gpu_link_figure(const Figures& f, const std::string& key, const std::stri
 
 NodeSpec parse_node(const YamlValue& value) {
   Figures f(value, {"gpu_interconnect", "gpu_link_bandwidth", "gpu_link_latency", "pcie_bandwidth",
-                    "pcie_latency", "host_memory", "nics", "nic_bandwidth", "nic_latency"});
+                    "pcie_latency", "host_memory", "nics", "nic_bandwidth", "nic_latency",
+                    "local_storage", "local_storage_bandwidth"});
   NodeSpec node;
   node.gpu_interconnect = parse_interconnect(
       f.map().required("gpu_interconnect", "one of: nvswitch, nvlink_mesh, pcie"));
@@ -138,6 +139,16 @@ NodeSpec parse_node(const YamlValue& value) {
   node.nic_bandwidth_bytes_per_second =
       f.positive("nic_bandwidth", QuantityKind::bandwidth_bytes_per_second);
   node.nic_latency_seconds = f.latency("nic_latency");
+  if (f.map().has("local_storage") != f.map().has("local_storage_bandwidth")) {
+    value.fail_problem(
+        "give both 'local_storage' (its size) and 'local_storage_bandwidth' (its "
+        "read rate), or neither (no node-local storage)");
+  }
+  if (f.map().has("local_storage")) {
+    node.local_storage_bytes = f.positive("local_storage", QuantityKind::bytes);
+    node.local_storage_bandwidth_bytes_per_second =
+        f.positive("local_storage_bandwidth", QuantityKind::bandwidth_bytes_per_second);
+  }
   return node;
 }
 

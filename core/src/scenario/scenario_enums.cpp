@@ -41,6 +41,21 @@ const EnumTable<DatasetFormat>& enum_table() {
 }
 
 template <>
+const EnumTable<DataStore>& enum_table() {
+  static const EnumTable<DataStore> table{{"none", DataStore::none},
+                                          {"memory", DataStore::memory},
+                                          {"node_local", DataStore::node_local}};
+  return table;
+}
+
+template <>
+const EnumTable<BatchNormStatistics>& enum_table() {
+  static const EnumTable<BatchNormStatistics> table{
+      {"sample_group", BatchNormStatistics::sample_group}, {"global", BatchNormStatistics::global}};
+  return table;
+}
+
+template <>
 const EnumTable<Scaling>& enum_table() {
   static const EnumTable<Scaling> table{{"strong", Scaling::strong}, {"weak", Scaling::weak}};
   return table;
@@ -78,6 +93,12 @@ std::string to_string(OffloadPolicy value) {
   return enum_name(value);
 }
 std::string to_string(DatasetFormat value) {
+  return enum_name(value);
+}
+std::string to_string(DataStore value) {
+  return enum_name(value);
+}
+std::string to_string(BatchNormStatistics value) {
   return enum_name(value);
 }
 std::string to_string(Scaling value) {

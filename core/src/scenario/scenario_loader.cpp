@@ -189,6 +189,13 @@ LoadedScenario check(Scenario scenario, const std::string& base_directory) {
           "expected GPU ranks below " + std::to_string(largest) + ", got " + std::to_string(gpu));
     }
   }
+  if (sc.io.store == DataStore::node_local && loaded.cluster.node.local_storage_bytes <= 0) {
+    throw InputError(where_of(sc, "io.store", "io"), "io.store",
+                     "node_local stages the data set to node-local storage, but the nodes of " +
+                         loaded.cluster.name +
+                         " have none: give node.local_storage and "
+                         "node.local_storage_bandwidth in the cluster file, or use store: memory");
+  }
   if (!sc.platform.simgrid_xml.empty()) {
     // Checked here so a missing file is reported at its key; the simulator reads it.
     loaded.simgrid_xml_path =

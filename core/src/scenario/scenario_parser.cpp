@@ -60,7 +60,7 @@ void parse_model(Scenario& s, const YamlValue& value) {
 }
 
 void parse_parallelism(Scenario& s, const YamlValue& value) {
-  YamlMap map(value, {"data", "spatial", "model", "gpus"});
+  YamlMap map(value, {"data", "spatial", "model", "gpus", "batch_norm_statistics"});
   auto& p = s.parallelism;
   remember(s, value);
   if (auto data = map.optional("data")) {
@@ -81,6 +81,10 @@ void parse_parallelism(Scenario& s, const YamlValue& value) {
       p.spatial_until = until->as_string();
       remember(s, *until);
     }
+  }
+  if (auto statistics = map.optional("batch_norm_statistics")) {
+    p.batch_norm_statistics = parse_enum<BatchNormStatistics>(*statistics);
+    remember(s, *statistics);
   }
   if (auto model = map.optional("model")) {
     YamlMap model_map(*model, {"degree", "stages"});
@@ -121,17 +125,31 @@ void parse_memory(Scenario& s, const YamlValue& value) {
 }
 
 void parse_io(Scenario& s, const YamlValue& value) {
-  YamlMap map(value, {"format", "dataset", "read_sub_volume", "prefetch"});
-  if (auto format = map.optional("format")) s.io.format = parse_enum<DatasetFormat>(*format);
+  YamlMap map(value, {"format", "dataset", "read_sub_volume", "prefetch", "store", "samples"});
+  remember(s, value);
+  if (auto format = map.optional("format")) {
+    s.io.format = parse_enum<DatasetFormat>(*format);
+    remember(s, *format);
+  }
   if (auto dataset = map.optional("dataset")) {
     s.io.dataset = dataset->as_string();
     remember(s, *dataset);
   }
-  if (s.io.format == DatasetFormat::hdf5 && s.io.dataset.empty()) {
-    value.fail_problem("format hdf5 needs 'dataset': the directory holding the sample files");
-  }
   if (auto sub = map.optional("read_sub_volume")) s.io.read_sub_volume = sub->as_bool();
   if (auto prefetch = map.optional("prefetch")) s.io.prefetch = prefetch->as_bool();
+  if (auto store = map.optional("store")) {
+    s.io.store = parse_enum<DataStore>(*store);
+    remember(s, *store);
+  }
+  if (auto samples = map.optional("samples")) {
+    s.io.samples = samples->as_integer(1);
+    remember(s, *samples);
+  }
+  if (s.io.store != DataStore::none && s.io.format != DatasetFormat::hdf5) {
+    value.fail_problem(
+        "'store' keeps samples read from files: it needs format hdf5 (synthetic "
+        "samples are generated on the device and read from nowhere)");
+  }
 }
 
 void parse_platform(Scenario& s, const YamlValue& value) {

@@ -296,4 +296,8 @@ ShardPlan plan_shards(const ModelGraph& model, const ParallelConfig& config,
   return plan;
 }
 
+bool interior_overlaps_exchange(std::int64_t owned_planes, std::int64_t window_reach) {
+  return owned_planes >= 3 * window_reach;
+}
+
 }  // namespace tessera

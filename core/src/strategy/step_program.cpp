@@ -8,22 +8,28 @@
 namespace tessera {
 namespace {
 
-bool is_window(LayerKind kind) {
-  return kind == LayerKind::convolution || kind == LayerKind::transposed_convolution ||
-         kind == LayerKind::pooling;
-}
+// The share of a batch-norm pass spent on its statistics (the rest normalises), by the bytes
+// each part moves: forward reads x for the sums, then reads x and writes y; backward reads x and
+// dy for the sums, then reads both and writes dx.
+constexpr double kStatisticsShareForward = 1.0 / 3.0;
+constexpr double kStatisticsShareBackward = 2.0 / 5.0;
+// Per channel, the sum and the sum of squares (forward) or of dy and dy * x_hat (backward), in
+// double precision as the kernels accumulate them.
+constexpr double kStatisticsBytesPerChannel = 2 * 8;
 
 struct Window {
-  AxisValues kernel, stride, padding, dilation;
+  bool convolution = false;
+  AxisValues kernel, dilation;
 };
 
-Window window_of(const Layer& layer, int rank) {
+std::optional<Window> window_of(const Layer& layer, int rank) {
   if (const auto* pool = std::get_if<PoolingParams>(&layer.params)) {
-    return {pool->kernel, pool->stride, pool->padding,
-            AxisValues(static_cast<std::size_t>(rank), 1)};
+    return Window{false, pool->kernel, AxisValues(static_cast<std::size_t>(rank), 1)};
   }
-  const auto& conv = std::get<ConvolutionParams>(layer.params);
-  return {conv.kernel, conv.stride, conv.padding, conv.dilation};
+  if (const auto* conv = std::get_if<ConvolutionParams>(&layer.params)) {
+    return Window{layer.kind == LayerKind::convolution, conv->kernel, conv->dilation};
+  }
+  return std::nullopt;
 }
 
 // Bytes of one plane orthogonal to `axis` of a local tensor.
@@ -39,6 +45,10 @@ double tensor_bytes(const TensorShape& local, DType dtype) {
   return static_cast<double>(local.elements() * dtype_bytes(dtype));
 }
 
+std::string part_suffix(StepPart part) {
+  return part == StepPart::whole ? "" : " (" + to_string(part) + ")";
+}
+
 class ProgramWriter {
  public:
   ProgramWriter(const ModelGraph& model, const ShardPlan& plan, const ComputeCostModel& costs,
@@ -50,11 +60,13 @@ class ProgramWriter {
         options_(options) {
     program_.stage = stage;
     program_.parameters = stage_parameters(model, plan).at(static_cast<std::size_t>(stage));
+    program_.allreduce_group_size = plan.config.data * plan.config.spatial_parts();
   }
 
   StepProgram write() {
     const auto& layers = model_.layers();
-    const bool holds_input = plan_.layers.front().stage == program_.stage;
+    const bool holds_input =
+        plan_.layers.front().stage == program_.stage && options_.input_source != InputSource::none;
     if (holds_input) read_next_sample();
     for (std::size_t i = 0; i < layers.size(); ++i) {
       if (plan_.layers[i].stage == program_.stage) forward(i);
@@ -63,13 +75,13 @@ class ProgramWriter {
       if (plan_.layers[i].stage == program_.stage) backward(i);
     }
     flush_bucket();
-    if (program_.allreduce_group_size > 1) {
+    if (program_.allreduce_group_size > 1 && !program_.buckets.empty()) {
       add({.kind = StepOpKind::gradient_wait,
            .category = OpCategory::allreduce,
            .label = "wait for gradient all-reduce"});
     }
     auto update = costs_.optimizer_time(program_.parameters, options_.dtype, options_.optimizer);
-    add({.kind = StepOpKind::compute,
+    add({.kind = StepOpKind::update,
          .category = OpCategory::compute,
          .label = "optimizer update",
          .seconds = update.seconds,
@@ -85,14 +97,17 @@ class ProgramWriter {
  private:
   void add(StepOp op) { program_.ops.push_back(std::move(op)); }
 
+  const Layer& layer_of(std::size_t i) const { return model_.layers()[i].layer; }
+
   void read_next_sample() {
     const auto& input = plan_.layers.front();
     double bytes = tensor_bytes(input.local_output, options_.dtype);
     if (!options_.read_sub_volume) bytes *= static_cast<double>(plan_.config.spatial_parts());
     add({.kind = StepOpKind::read_start,
          .category = OpCategory::io,
-         .label = "read the next sample's shard",
-         .bytes = bytes});
+         .label = "read the next sample's shard from " + to_string(options_.input_source),
+         .bytes = bytes,
+         .source = options_.input_source});
     if (!options_.prefetch) {
       add({.kind = StepOpKind::read_wait,
            .category = OpCategory::io,
@@ -100,7 +115,9 @@ class ProgramWriter {
     }
   }
 
-  void compute(std::size_t i, Direction direction, double fraction, const std::string& suffix) {
+  // Every layer but the input runs each pass it has, whatever its time: the program says what
+  // runs, and a kernel too cheap to time still runs.
+  void compute(std::size_t i, Direction direction, StepPart part, double fraction) {
     const auto& layer = model_.layers()[i];
     const auto& shard = plan_.layers[i];
     auto cost = costs_.layer_time(layer.layer, shard.local_inputs, shard.local_output,
@@ -110,129 +127,171 @@ class ProgramWriter {
       cost = {kernel->plan.seconds(), kernel->provenance};
       micro_batches = kernel->plan;
     }
-    if (cost.seconds <= 0) return;
     add({.kind = StepOpKind::compute,
          .category = OpCategory::compute,
-         .label = layer.layer.name + " " + to_string(direction) + suffix,
+         .label = layer.layer.name + " " + to_string(direction) + part_suffix(part),
          .layer = i,
          .direction = direction,
-         .seconds = cost.seconds * fraction,
+         .part = part,
+         .seconds = std::max(0.0, cost.seconds) * fraction,
          .provenance = cost.provenance,
          .micro_batches = std::move(micro_batches)});
   }
 
-  // Forward with halo exchanges along every split axis; the interior overlaps the exchange when
-  // the local slab is at least three stencils deep.
-  void forward_with_halos(std::size_t i) {
-    const auto& layer = model_.layers()[i];
+  // The spatial axes layer i exchanges halos along: split, with a halo.
+  std::vector<int> exchanged_axes(std::size_t i) const {
     const auto& shard = plan_.layers[i];
-    const int rank = layer.output_shape.spatial_rank();
-    std::vector<int> exchanges;
-    double boundary_fraction = 0;
-    bool overlap = options_.overlap_halo;
-    if (shard.spatially_split && is_window(layer.layer.kind)) {
-      const auto w = window_of(layer.layer, rank);
-      for (int axis = 0; axis < rank; ++axis) {
-        const auto a = static_cast<std::size_t>(axis);
-        const Halo halo = shard.input_halo[a];
-        if (plan_.config.spatial_grid[a] <= 1 || halo.lower + halo.upper == 0) continue;
-        const double plane = plane_bytes(shard.local_inputs[0], axis, options_.dtype);
-        // My lower neighbour needs my first planes for its upper halo, and vice versa.
-        exchanges.push_back(halo_start(i, axis, "halo", plane * static_cast<double>(halo.upper),
-                                       plane * static_cast<double>(halo.lower)));
-        const std::int64_t extent = shard.local_output.spatial[a];
-        const std::int64_t boundary = std::min<std::int64_t>(extent, halo.lower + halo.upper);
-        boundary_fraction = std::max(boundary_fraction,
-                                     static_cast<double>(boundary) / static_cast<double>(extent));
-        overlap = overlap && extent >= 3 * w.kernel[a];
+    std::vector<int> axes;
+    if (!shard.spatially_split || !window_of(layer_of(i), 0)) return axes;
+    for (std::size_t a = 0; a < shard.input_halo.size(); ++a) {
+      const Halo halo = shard.input_halo[a];
+      if (plan_.config.spatial_grid[a] > 1 && halo.lower + halo.upper > 0) {
+        axes.push_back(static_cast<int>(a));
       }
     }
-    if (exchanges.empty()) {
-      compute(i, Direction::forward, 1.0, "");
-      return;
-    }
-    if (overlap) compute(i, Direction::forward, 1.0 - boundary_fraction, " (interior)");
-    halo_waits(i, exchanges);
-    compute(i, Direction::forward, overlap ? boundary_fraction : 1.0, overlap ? " (boundary)" : "");
+    return axes;
   }
 
-  // Backward as the real backend's partitioned kernels run it (kernels/include/tessera/kernels/
+  // A convolution's interior is computed during its first axis's exchange where every exchanged
+  // axis of the smallest shard holds enough planes (interior_overlaps_exchange); pooling always
+  // exchanges first, as its partitioned kernel does.
+  bool overlaps(std::size_t i, const std::vector<int>& axes) const {
+    const auto& layer = model_.layers()[i];
+    const auto window = window_of(layer.layer, layer.output_shape.spatial_rank());
+    if (!options_.overlap_halo || !window->convolution) return false;
+    for (int axis : axes) {
+      const auto a = static_cast<std::size_t>(axis);
+      const std::int64_t smallest = layer.input_shapes[0].spatial[a] / plan_.config.spatial_grid[a];
+      const std::int64_t reach = window->dilation[a] * (window->kernel[a] - 1) + 1;
+      if (!interior_overlaps_exchange(smallest, reach)) return false;
+    }
+    return true;
+  }
+
+  double boundary_fraction(std::size_t i, const std::vector<int>& axes) const {
+    const auto& shard = plan_.layers[i];
+    double fraction = 0;
+    for (int axis : axes) {
+      const auto a = static_cast<std::size_t>(axis);
+      const Halo halo = shard.input_halo[a];
+      const std::int64_t extent = shard.local_output.spatial[a];
+      const std::int64_t boundary = std::min<std::int64_t>(extent, halo.lower + halo.upper);
+      fraction = std::max(fraction, static_cast<double>(boundary) / static_cast<double>(extent));
+    }
+    return fraction;
+  }
+
+  // Forward of a split window layer as its partitioned kernel runs it: the first axis's halos
+  // start, the interior (where it pays) is computed meanwhile, then the other axes are exchanged
+  // one after another (a face message carries the corners the earlier axes filled), then the
+  // boundary, or the whole shard where nothing overlapped.
+  void forward_window(std::size_t i, const std::vector<int>& axes) {
+    const bool overlap = overlaps(i, axes);
+    const double boundary = boundary_fraction(i, axes);
+    halo(i, axes.front(), Direction::forward);
+    if (overlap) compute(i, Direction::forward, StepPart::interior, 1.0 - boundary);
+    halo_wait(i);
+    for (std::size_t k = 1; k < axes.size(); ++k) {
+      halo(i, axes[k], Direction::forward);
+      halo_wait(i);
+    }
+    if (overlap) {
+      compute(i, Direction::forward, StepPart::boundary, boundary);
+    } else {
+      compute(i, Direction::forward, StepPart::whole, 1.0);
+    }
+  }
+
+  // Backward as the partitioned kernels run it (kernels/include/tessera/kernels/
   // partitioned_convolution.hpp): backward-data covers the shard's whole haloed input window, the
-  // input gradient that landed in the halo planes goes back to the neighbours owning them (input
-  // channels, the adjoint of the forward fill), and backward-filter runs while it flies.
-  void backward_with_halos(std::size_t i) {
-    const auto& layer = model_.layers()[i];
-    const auto& shard = plan_.layers[i];
-    const int rank = layer.output_shape.spatial_rank();
-    // A layer reading only the samples computes no input gradient (the real backend skips it).
-    const bool input_gradient = std::any_of(
-        layer.input_indices.begin(), layer.input_indices.end(), [&](std::size_t producer) {
-          return model_.layers()[producer].layer.kind != LayerKind::input;
-        });
-    std::vector<std::pair<int, std::pair<double, double>>> returns;  // axis, bytes down/up
-    double window_factor = 1;
-    if (input_gradient && shard.spatially_split && is_window(layer.layer.kind)) {
-      for (int axis = 0; axis < rank; ++axis) {
+  // input gradient that landed in the halo planes goes back to the neighbours owning them (the
+  // adjoint of the forward fill, axes in reverse order), and backward-filter runs while the
+  // first axis's gradients fly.
+  void backward_window(std::size_t i, std::vector<int> axes, bool input_gradient, bool parameters) {
+    std::reverse(axes.begin(), axes.end());
+    if (input_gradient) {
+      const auto& shard = plan_.layers[i];
+      double window_factor = 1;
+      for (int axis : axes) {
         const auto a = static_cast<std::size_t>(axis);
-        const Halo halo = shard.input_halo[a];
-        if (plan_.config.spatial_grid[a] <= 1 || halo.lower + halo.upper == 0) continue;
         const auto owned = static_cast<double>(shard.local_inputs[0].spatial[a]);
+        const Halo halo = shard.input_halo[a];
         window_factor *= (owned + static_cast<double>(halo.lower + halo.upper)) / owned;
-        const double plane = plane_bytes(shard.local_inputs[0], axis, options_.dtype);
-        returns.push_back(
-            {axis,
-             {plane * static_cast<double>(halo.lower), plane * static_cast<double>(halo.upper)}});
       }
+      compute(i, Direction::backward_data, StepPart::whole, window_factor);
+      halo(i, axes.front(), Direction::backward_data);
     }
-    if (input_gradient) compute(i, Direction::backward_data, window_factor, "");
-    std::vector<int> exchanges;
-    for (const auto& [axis, bytes] : returns) {
-      exchanges.push_back(halo_start(i, axis, "gradient halo", bytes.first, bytes.second));
+    if (parameters) compute(i, Direction::backward_filter, StepPart::whole, 1.0);
+    if (!input_gradient) return;
+    halo_wait(i);
+    for (std::size_t k = 1; k < axes.size(); ++k) {
+      halo(i, axes[k], Direction::backward_data);
+      halo_wait(i);
     }
-    compute(i, Direction::backward_filter, 1.0, "");
-    halo_waits(i, exchanges);
   }
 
-  int halo_start(std::size_t i, int axis, const std::string& what, double bytes_to_lower,
-                 double bytes_to_upper) {
+  // One axis's exchange: forward, my lower neighbour needs my first planes for its upper halo and
+  // vice versa; backward, the gradient of my halo planes goes back to their owners.
+  void halo(std::size_t i, int axis, Direction direction) {
+    const auto a = static_cast<std::size_t>(axis);
+    const auto& shard = plan_.layers[i];
+    const Halo halo = shard.input_halo[a];
+    const double plane = plane_bytes(shard.local_inputs[0], axis, options_.dtype);
+    const bool forward = direction == Direction::forward;
     const auto& layer = model_.layers()[i];
-    const int id = next_exchange_++;
+    open_exchange_ = next_exchange_++;
+    open_direction_ = direction;
     add({.kind = StepOpKind::halo_start,
          .category = OpCategory::halo,
-         .label =
-             layer.layer.name + " " + what + " " +
-             spatial_axis_names(layer.output_shape.spatial_rank())[static_cast<std::size_t>(axis)],
+         .label = layer.layer.name + (forward ? " halo " : " gradient halo ") +
+                  spatial_axis_names(layer.output_shape.spatial_rank())[a],
          .layer = i,
+         .direction = direction,
          .axis = axis,
-         .bytes_to_lower = bytes_to_lower,
-         .bytes_to_upper = bytes_to_upper,
-         .exchange = id});
-    return id;
+         .bytes_to_lower = plane * static_cast<double>(forward ? halo.upper : halo.lower),
+         .bytes_to_upper = plane * static_cast<double>(forward ? halo.lower : halo.upper),
+         .exchange = open_exchange_});
   }
 
-  void halo_waits(std::size_t i, const std::vector<int>& exchanges) {
-    for (int id : exchanges) {
-      add({.kind = StepOpKind::halo_wait,
-           .category = OpCategory::halo,
-           .label = model_.layers()[i].layer.name + " halo wait",
-           .layer = i,
-           .exchange = id});
-    }
+  void halo_wait(std::size_t i) {
+    add({.kind = StepOpKind::halo_wait,
+         .category = OpCategory::halo,
+         .label = layer_of(i).name + " halo wait",
+         .layer = i,
+         .direction = open_direction_,
+         .exchange = open_exchange_});
   }
 
-  void batch_norm_statistics(std::size_t i, const std::string& when) {
-    const auto& layer = model_.layers()[i];
-    const auto* bn = std::get_if<BatchNormParams>(&layer.layer.params);
-    if (!bn || !bn->global_statistics || !plan_.layers[i].spatially_split) return;
-    // Sums and sums of squares per channel, in float32.
+  // Batch-norm sums its statistics over the spatial group where the layer is split (each GPU
+  // holds planes of the samples) and after the redistribution (the group's GPUs share the
+  // samples), when it uses global statistics; over every GPU where the scenario synchronises
+  // them across the replicas too.
+  bool sums_over_group(std::size_t i) const {
+    const auto* bn = std::get_if<BatchNormParams>(&layer_of(i).params);
+    if (!bn || !bn->global_statistics) return false;
+    return plan_.config.spatial_parts() > 1 ||
+           (options_.batch_norm_over_replicas && plan_.config.data > 1);
+  }
+
+  void batch_norm_over_group(std::size_t i, Direction direction) {
+    const double share =
+        direction == Direction::forward ? kStatisticsShareForward : kStatisticsShareBackward;
+    compute(i, direction, StepPart::statistics, share);
     add({.kind = StepOpKind::group_allreduce,
          .category = OpCategory::other_communication,
-         .label = layer.layer.name + " " + when + " statistics",
+         .label = layer_of(i).name + (direction == Direction::forward ? " forward" : " backward") +
+                  " statistics",
          .layer = i,
-         .bytes = 2.0 * static_cast<double>(layer.output_shape.c) * 4.0});
+         .direction = direction,
+         .bytes =
+             kStatisticsBytesPerChannel * static_cast<double>(model_.layers()[i].output_shape.c),
+         .group = options_.batch_norm_over_replicas && plan_.config.data > 1
+                      ? CollectiveGroup::stage
+                      : CollectiveGroup::spatial});
+    compute(i, direction, StepPart::apply, 1.0 - share);
   }
 
-  void redistribute(std::size_t i, const std::string& what) {
+  void redistribute(std::size_t i, Direction direction) {
     if (plan_.config.spatial_parts() <= 1 || i != plan_.spatial_end || i == 0) return;
     const auto& producer = plan_.layers[model_.layers()[i].input_indices.front()];
     // Each GPU of the group goes on with local_batch whole samples (ceil(mini-batch / parts): with
@@ -240,10 +299,13 @@ class ProgramWriter {
     // of them: a true all-to-all when the samples spread evenly, an all-gather for one sample.
     const double samples_kept = static_cast<double>(plan_.layers[i].local_batch);
     const double samples_held = static_cast<double>(producer.local_batch);
+    const bool forward = direction == Direction::forward;
     add({.kind = StepOpKind::group_alltoall,
          .category = OpCategory::other_communication,
-         .label = "redistribute " + what + " before " + model_.layers()[i].layer.name,
+         .label = std::string("redistribute ") + (forward ? "activations" : "gradients") +
+                  " before " + layer_of(i).name,
          .layer = i,
+         .direction = direction,
          .bytes =
              tensor_bytes(producer.local_output, options_.dtype) * samples_kept / samples_held});
   }
@@ -258,8 +320,9 @@ class ProgramWriter {
       add({.kind = forward_pass ? StepOpKind::stage_recv : StepOpKind::stage_send,
            .category = OpCategory::other_communication,
            .label = std::string(forward_pass ? "receive " : "send gradient of ") +
-                    model_.layers()[producer].layer.name,
+                    layer_of(producer).name,
            .layer = i,
+           .direction = forward_pass ? Direction::forward : Direction::backward_data,
            .bytes = bytes,
            .peer_stage = from});
     }
@@ -272,9 +335,9 @@ class ProgramWriter {
       const double bytes = tensor_bytes(plan_.layers[i].local_output, options_.dtype);
       add({.kind = forward_pass ? StepOpKind::stage_send : StepOpKind::stage_recv,
            .category = OpCategory::other_communication,
-           .label = std::string(forward_pass ? "send " : "receive gradient of ") +
-                    model_.layers()[i].layer.name,
+           .label = std::string(forward_pass ? "send " : "receive gradient of ") + layer_of(i).name,
            .layer = i,
+           .direction = forward_pass ? Direction::forward : Direction::backward_data,
            .bytes = bytes,
            .peer_stage = to});
     }
@@ -282,56 +345,76 @@ class ProgramWriter {
 
   void forward(std::size_t i) {
     stage_transfers(i, true);
-    redistribute(i, "activations");
-    forward_with_halos(i);
-    batch_norm_statistics(i, "forward");
+    redistribute(i, Direction::forward);
+    if (layer_of(i).kind != LayerKind::input) {
+      if (const auto axes = exchanged_axes(i); !axes.empty()) {
+        forward_window(i, axes);
+      } else if (sums_over_group(i)) {
+        batch_norm_over_group(i, Direction::forward);
+      } else {
+        compute(i, Direction::forward, StepPart::whole, 1.0);
+      }
+    }
     stage_outputs(i, true);
   }
 
   void backward(std::size_t i) {
     const auto& layer = model_.layers()[i];
     stage_outputs(i, false);
-    batch_norm_statistics(i, "backward");
-    backward_with_halos(i);
+    // A layer reading only the samples computes no input gradient (nobody needs it).
+    const bool input_gradient = std::any_of(
+        layer.input_indices.begin(), layer.input_indices.end(),
+        [&](std::size_t producer) { return layer_of(producer).kind != LayerKind::input; });
     const auto parameters = static_cast<double>(parameter_count(layer));
-    if (parameters > 0) {
-      bucket_bytes_ += parameters * static_cast<double>(dtype_bytes(options_.dtype));
-      if (bucket_bytes_ >= options_.gradient_bucket_bytes) flush_bucket();
+    if (layer.layer.kind != LayerKind::input) {
+      if (const auto axes = exchanged_axes(i); !axes.empty()) {
+        backward_window(i, axes, input_gradient, parameters > 0);
+      } else {
+        if (sums_over_group(i)) {
+          batch_norm_over_group(i, Direction::backward_data);
+        } else if (input_gradient || layer.layer.kind == LayerKind::batch_norm) {
+          compute(i, Direction::backward_data, StepPart::whole, 1.0);
+        }
+        if (parameters > 0) compute(i, Direction::backward_filter, StepPart::whole, 1.0);
+      }
     }
-    redistribute(i, "gradients");
+    if (parameters > 0) {
+      bucket_.layers.push_back(i);
+      bucket_.bytes += parameters * static_cast<double>(dtype_bytes(options_.dtype));
+      if (bucket_.bytes >= options_.gradient_bucket_bytes) flush_bucket();
+    }
+    redistribute(i, Direction::backward_data);
     stage_transfers(i, false);
   }
 
   void flush_bucket() {
-    if (bucket_bytes_ <= 0) return;
-    if (program_.allreduce_group_size > 1) {
-      add({.kind = StepOpKind::gradient_allreduce,
+    if (bucket_.layers.empty()) return;
+    const int index = static_cast<int>(program_.buckets.size());
+    program_.buckets.push_back(std::move(bucket_));
+    bucket_ = {};
+    if (program_.allreduce_group_size <= 1) return;
+    add({.kind = StepOpKind::gradient_allreduce,
+         .category = OpCategory::allreduce,
+         .label = "gradient bucket " + std::to_string(index),
+         .bytes = program_.buckets.back().bytes,
+         .bucket = index});
+    if (!options_.overlap_gradient_allreduce) {
+      add({.kind = StepOpKind::gradient_wait,
            .category = OpCategory::allreduce,
-           .label = "gradient bucket " + std::to_string(buckets_),
-           .bytes = bucket_bytes_});
-      if (!options_.overlap_gradient_allreduce) {
-        add({.kind = StepOpKind::gradient_wait,
-             .category = OpCategory::allreduce,
-             .label = "wait for gradient bucket " + std::to_string(buckets_)});
-      }
-      ++buckets_;
+           .label = "wait for gradient bucket " + std::to_string(index)});
     }
-    bucket_bytes_ = 0;
   }
 
- public:
-  void set_group_size(std::int64_t size) { program_.allreduce_group_size = size; }
-
- private:
   const ModelGraph& model_;
   const ShardPlan& plan_;
   const ComputeCostModel& costs_;
   const NetworkMicroBatchPlan& micro_batching_;
   const StepOptions& options_;
   StepProgram program_;
-  double bucket_bytes_ = 0;
-  int buckets_ = 0;
+  GradientBucket bucket_;
   int next_exchange_ = 0;
+  int open_exchange_ = -1;  // the exchange the next halo_wait completes
+  Direction open_direction_ = Direction::forward;
 };
 
 }  // namespace
@@ -358,21 +441,44 @@ std::string to_string(StepOpKind kind) {
   static const char* const names[] = {"compute",         "halo_start",         "halo_wait",
                                       "group_allreduce", "group_alltoall",     "stage_send",
                                       "stage_recv",      "gradient_allreduce", "gradient_wait",
-                                      "read_start",      "read_wait"};
+                                      "read_start",      "read_wait",          "update"};
   return names[static_cast<int>(kind)];
+}
+
+std::string to_string(StepPart part) {
+  static const char* const names[] = {"whole", "interior", "boundary", "statistics", "apply"};
+  return names[static_cast<int>(part)];
+}
+
+StepOptions step_options_of(const Scenario& scenario, bool overlaps_communication,
+                            InputSource input_source) {
+  return {.dtype = scenario.model.dtype,
+          .optimizer = scenario.model.optimizer,
+          .gradient_bucket_bytes = scenario.sim.gradient_bucket_bytes,
+          .input_source = input_source,
+          .prefetch = scenario.io.prefetch,
+          .read_sub_volume = scenario.io.read_sub_volume,
+          .overlap_gradient_allreduce = overlaps_communication,
+          .batch_norm_over_replicas =
+              scenario.parallelism.batch_norm_statistics == BatchNormStatistics::global};
+}
+
+std::vector<StepProgram> build_step_programs(const ModelGraph& model, const ShardPlan& plan,
+                                             const ComputeCostModel& costs,
+                                             const StepOptions& options,
+                                             const NetworkMicroBatchPlan& micro_batching) {
+  std::vector<StepProgram> programs;
+  for (int stage = 0; stage < plan.stages; ++stage) {
+    programs.push_back(ProgramWriter(model, plan, costs, micro_batching, options, stage).write());
+  }
+  return programs;
 }
 
 std::vector<StepProgram> build_step_programs(const ModelGraph& model, const ShardPlan& plan,
                                              const ComputeCostModel& costs,
                                              const StepOptions& options) {
-  std::vector<StepProgram> programs;
-  const auto micro_batching = plan_network(model, plan, costs, options.dtype);
-  for (int stage = 0; stage < plan.stages; ++stage) {
-    ProgramWriter writer(model, plan, costs, micro_batching, options, stage);
-    writer.set_group_size(plan.config.data * plan.config.spatial_parts());
-    programs.push_back(writer.write());
-  }
-  return programs;
+  return build_step_programs(model, plan, costs, options,
+                             plan_network(model, plan, costs, options.dtype));
 }
 
 std::vector<double> stage_parameters(const ModelGraph& model, const ShardPlan& plan) {
@@ -393,11 +499,8 @@ std::vector<LayerComputeTime> layer_compute_times(const ModelGraph& model,
   for (const auto& program : programs) {
     double program_update = 0;
     for (const auto& op : program.ops) {
+      if (op.kind == StepOpKind::update) program_update += op.seconds;
       if (op.kind != StepOpKind::compute) continue;
-      if (op.layer >= layers.size()) {
-        program_update += op.seconds;
-        continue;
-      }
       computed[op.layer] = true;
       (op.direction == Direction::forward ? forward : backward)[op.layer] += op.seconds;
     }

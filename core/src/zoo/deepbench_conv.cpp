@@ -57,7 +57,10 @@ ModelGraph build(std::int64_t index) {
   conv.kernel = {p.r, p.s};
   conv.stride = {p.stride_h, p.stride_w};
   conv.padding = {p.pad_h, p.pad_w};
-  b.conv("conv", x, conv);
+  x = b.conv("conv", x, conv);
+  // A loss gives backward its output gradient, as a benchmark's random one would; the real
+  // backend trains the convolution toward zero output (no learning is studied here).
+  b.mse_loss("loss", x);
   auto model = std::move(b).build();
   model.set_default_mini_batch(p.n);
   return model;
@@ -68,8 +71,9 @@ ModelGraph build(std::int64_t index) {
 ZooModel deepbench_conv() {
   const auto count = static_cast<std::int64_t>(problems().size());
   return {.name = "deepbench_conv",
-          .summary = "one DeepBench training convolution (" + std::to_string(count) +
-                     " problems) as a one-layer model; mini-batch defaults to the problem's N",
+          .summary =
+              "one DeepBench training convolution (" + std::to_string(count) +
+              " problems) as a one-layer model with a loss; mini-batch defaults to the problem's N",
           .definition = "Baidu DeepBench conv training set (W,H,C,N,K,S,R,pad,stride)",
           .options = {{.name = "problem",
                        .type = OptionType::integer,

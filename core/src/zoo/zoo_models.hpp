@@ -20,7 +20,7 @@ ModelOptionSpec image_size_option(std::int64_t default_size);
 ModelOptionSpec classes_option(std::int64_t default_classes = 1000);
 
 // Shorthand for ConvolutionParams in model definitions.
-ConvolutionParams conv_params(std::int64_t out_channels, std::int64_t kernel, std::int64_t stride = 1,
-                              std::int64_t padding = 0, bool bias = false);
+ConvolutionParams conv_params(std::int64_t out_channels, std::int64_t kernel,
+                              std::int64_t stride = 1, std::int64_t padding = 0, bool bias = false);
 
 }  // namespace tessera::zoo

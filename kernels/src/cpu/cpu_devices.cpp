@@ -42,8 +42,13 @@ double last_level_cache_bytes() {
 
 }  // namespace
 
-void add_cpu_devices(DeviceInventory& inventory) {
+std::string cpu_library_versions() {
   const dnnl_version_t* version = dnnl_version();
+  return "oneDNN " + std::to_string(version->major) + "." + std::to_string(version->minor) + "." +
+         std::to_string(version->patch);
+}
+
+void add_cpu_devices(DeviceInventory& inventory) {
   DeviceInfo cpu;
   cpu.kind = "cpu";
   cpu.name = cpu_model_name();
@@ -51,8 +56,7 @@ void add_cpu_devices(DeviceInventory& inventory) {
   cpu.cache_bytes = last_level_cache_bytes();
   cpu.memory_bytes =
       static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-  cpu.library = "oneDNN " + std::to_string(version->major) + "." + std::to_string(version->minor) +
-                "." + std::to_string(version->patch);
+  cpu.library = cpu_library_versions();
   inventory.devices.push_back(cpu);
 }
 

@@ -11,36 +11,39 @@
 
 namespace tessera::kernels {
 
-// Numerically stable: exponentials of (logit - row maximum), in double.
+// Numerically stable: exponentials of (logit - maximum over the classes), in double.
 double CpuLayerKernels::softmax_cross_entropy(std::int64_t batch, std::int64_t classes,
-                                              const float* logits,
+                                              std::int64_t positions, const float* logits,
                                               const std::vector<std::int32_t>& labels,
-                                              float* dlogits) {
+                                              float* dlogits, float gradient_scale) {
   constexpr const char* kernel = "softmax_cross_entropy";
-  require_classification_labels(kernel, batch, classes, labels);
+  require_classification_labels(kernel, batch, classes, positions, labels);
   const auto class_count = static_cast<std::size_t>(classes);
-  const double inverse_batch = 1.0 / static_cast<double>(batch);
+  const auto stride = static_cast<std::size_t>(positions);
   std::vector<double> exponentials(class_count);
   double total_loss = 0.0;
-  for (std::size_t sample = 0; sample < labels.size(); ++sample) {
-    const float* row = logits + sample * class_count;
-    const double maximum = *std::max_element(row, row + class_count);
+  for (std::size_t index = 0; index < labels.size(); ++index) {
+    const std::size_t sample = index / stride, position = index % stride;
+    const float* first = logits + sample * class_count * stride + position;
+    double maximum = first[0];
+    for (std::size_t c = 1; c < class_count; ++c)
+      maximum = std::max<double>(maximum, first[c * stride]);
     double normaliser = 0.0;
-    for (std::size_t index = 0; index < class_count; ++index) {
-      exponentials[index] = std::exp(row[index] - maximum);
-      normaliser += exponentials[index];
+    for (std::size_t c = 0; c < class_count; ++c) {
+      exponentials[c] = std::exp(first[c * stride] - maximum);
+      normaliser += exponentials[c];
     }
-    const auto label_index = static_cast<std::size_t>(labels[sample]);
-    total_loss += std::log(normaliser) + maximum - row[label_index];
+    const auto label = static_cast<std::size_t>(labels[index]);
+    total_loss += std::log(normaliser) + maximum - first[label * stride];
     if (dlogits == nullptr) continue;
-    float* gradient = dlogits + sample * class_count;
-    for (std::size_t index = 0; index < class_count; ++index) {
-      const double target = index == label_index ? 1.0 : 0.0;
-      gradient[index] =
-          static_cast<float>((exponentials[index] / normaliser - target) * inverse_batch);
+    float* gradient = dlogits + sample * class_count * stride + position;
+    for (std::size_t c = 0; c < class_count; ++c) {
+      const double target = c == label ? 1.0 : 0.0;
+      gradient[c * stride] =
+          static_cast<float>((exponentials[c] / normaliser - target) * gradient_scale);
     }
   }
-  return total_loss * inverse_batch;
+  return total_loss;
 }
 
 double CpuLayerKernels::mse_loss(std::int64_t count, const float* prediction, const float* target,

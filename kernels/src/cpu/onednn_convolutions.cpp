@@ -63,6 +63,19 @@ const std::vector<OnednnConvolutions::Candidate>& OnednnConvolutions::candidates
       }
     }
   }
+  // oneDNN's own choice first (its automatic algorithm on the layouts it prefers), so that a
+  // caller taking the first candidate runs what the library would run untold.
+  try {
+    const auto own_kind = problem.geometry.transposed ? dnnl::algorithm::deconvolution_direct
+                                                      : dnnl::algorithm::convolution_auto;
+    ImplementationWalk own(problem, own_kind, LayoutRequest::library_choice, attr, engine_);
+    const std::string name = implementation_name(own.current(), operands);
+    const auto at = std::find_if(found.begin(), found.end(),
+                                 [&](const Candidate& each) { return each.name == name; });
+    if (at != found.end()) std::rotate(found.begin(), at, at + 1);
+  } catch (const dnnl::error&) {
+    // no automatic choice for the problem: the walk's order stands
+  }
   return candidates_.emplace(key, std::move(found)).first->second;
 }
 

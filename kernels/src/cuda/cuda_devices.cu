@@ -16,7 +16,9 @@ std::string dotted(int major, int minor, int patch) {
   return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
 }
 
-std::string library_versions() {
+}  // namespace
+
+std::string cuda_library_versions() {
   const auto cudnn = static_cast<int>(cudnnGetVersion());  // major*10000 + minor*100 + patch
   int nccl = 0;
   ncclGetVersion(&nccl);  // major*10000 + minor*100 + patch (NCCL >= 2.9)
@@ -27,17 +29,15 @@ std::string library_versions() {
          dotted(nccl / 10000, (nccl % 10000) / 100, nccl % 100);
 }
 
-}  // namespace
-
 void add_cuda_devices(DeviceInventory& inventory) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
     inventory.notes.push_back(std::string("no CUDA device: ") + cudaGetErrorString(status) + " (" +
-                              library_versions() + ")");
+                              cuda_library_versions() + ")");
     return;
   }
-  const std::string versions = library_versions();
+  const std::string versions = cuda_library_versions();
   for (int index = 0; index < count; ++index) {
     cudaDeviceProp properties{};
     if (cudaGetDeviceProperties(&properties, index) != cudaSuccess) continue;

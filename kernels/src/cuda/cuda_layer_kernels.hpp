@@ -66,8 +66,9 @@ class CudaLayerKernels final : public LayerKernels {
   void add(std::int64_t count, const float* a, const float* b, float* y) override;
   void axpy(std::int64_t count, float alpha, const float* x, float* y) override;
 
-  double softmax_cross_entropy(std::int64_t batch, std::int64_t classes, const float* logits,
-                               const std::vector<std::int32_t>& labels, float* dlogits) override;
+  double softmax_cross_entropy(std::int64_t batch, std::int64_t classes, std::int64_t positions,
+                               const float* logits, const std::vector<std::int32_t>& labels,
+                               float* dlogits, float gradient_scale) override;
   double mse_loss(std::int64_t count, const float* prediction, const float* target,
                   float* dprediction) override;
 

@@ -10,11 +10,11 @@ struct Maximum {
   __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
 };
 
-// One block per sample: the maximum logit first (stability), then the partition function in
-// double, then the gradient.
-__global__ void softmax_cross_entropy(std::int64_t classes, const float* logits,
-                                      const std::int32_t* labels, float* dlogits, double* loss_sum,
-                                      double inverse_batch) {
+// Classification (one position per sample, classes up to the thousands): one block per sample,
+// the maximum logit first (stability), then the partition function in double, then the gradient.
+__global__ void softmax_cross_entropy_per_sample(std::int64_t classes, const float* logits,
+                                                 const std::int32_t* labels, float* dlogits,
+                                                 float gradient_scale, double* loss_sum) {
   const std::int64_t sample = blockIdx.x;
   const float* row = logits + sample * classes;
   using MaxReduce = cub::BlockReduce<float, kThreadsPerBlock>;
@@ -42,12 +42,48 @@ __global__ void softmax_cross_entropy(std::int64_t classes, const float* logits,
   for (std::int64_t c = threadIdx.x; dlogits != nullptr && c < classes; c += blockDim.x) {
     const double probability = exp(static_cast<double>(row[c]) - row_max) / partition;
     dlogits[sample * classes + c] =
-        static_cast<float>((probability - (c == label ? 1.0 : 0.0)) * inverse_batch);
+        static_cast<float>((probability - (c == label ? 1.0 : 0.0)) * gradient_scale);
   }
   if (threadIdx.x == 0) {
     atomicAdd(loss_sum,
               log(partition) + static_cast<double>(row_max) - static_cast<double>(row[label]));
   }
+}
+
+// Segmentation (a label per voxel, a few classes): one thread per position, its classes strided
+// by the positions; the block's losses summed before one atomic add.
+__global__ void softmax_cross_entropy_per_position(std::int64_t batch, std::int64_t classes,
+                                                   std::int64_t positions, const float* logits,
+                                                   const std::int32_t* labels, float* dlogits,
+                                                   float gradient_scale, double* loss_sum) {
+  const std::int64_t count = batch * positions;
+  const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  double local = 0;
+  for (std::int64_t index = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+       index < count; index += step) {
+    const std::int64_t sample = index / positions, position = index % positions;
+    const float* first = logits + sample * classes * positions + position;
+    float maximum = first[0];
+    for (std::int64_t c = 1; c < classes; ++c) maximum = fmaxf(maximum, first[c * positions]);
+    double partition = 0;
+    for (std::int64_t c = 0; c < classes; ++c)
+      partition += exp(static_cast<double>(first[c * positions]) - maximum);
+    const std::int32_t label = labels[index];
+    local += log(partition) + static_cast<double>(maximum) -
+             static_cast<double>(first[label * positions]);
+    if (dlogits == nullptr) continue;
+    float* gradient = dlogits + sample * classes * positions + position;
+    for (std::int64_t c = 0; c < classes; ++c) {
+      const double probability =
+          exp(static_cast<double>(first[c * positions]) - maximum) / partition;
+      gradient[c * positions] =
+          static_cast<float>((probability - (c == label ? 1.0 : 0.0)) * gradient_scale);
+    }
+  }
+  using Reduce = cub::BlockReduce<double, kThreadsPerBlock>;
+  __shared__ typename Reduce::TempStorage storage;
+  const double block_sum = Reduce(storage).Sum(local);
+  if (threadIdx.x == 0) atomicAdd(loss_sum, block_sum);
 }
 
 __global__ void mean_squared_error(std::int64_t count, const float* prediction, const float* target,
@@ -69,12 +105,19 @@ __global__ void mean_squared_error(std::int64_t count, const float* prediction, 
 
 }  // namespace
 
-void launch_softmax_cross_entropy(std::int64_t batch, std::int64_t classes, const float* logits,
-                                  const std::int32_t* labels, float* dlogits, double* loss_sum,
-                                  cudaStream_t stream) {
-  if (batch <= 0 || classes <= 0) return;
-  softmax_cross_entropy<<<static_cast<unsigned int>(batch), kThreadsPerBlock, 0, stream>>>(
-      classes, logits, labels, dlogits, loss_sum, 1.0 / static_cast<double>(batch));
+void launch_softmax_cross_entropy(std::int64_t batch, std::int64_t classes, std::int64_t positions,
+                                  const float* logits, const std::int32_t* labels, float* dlogits,
+                                  float gradient_scale, double* loss_sum, cudaStream_t stream) {
+  if (batch <= 0 || classes <= 0 || positions <= 0) return;
+  if (positions == 1) {
+    softmax_cross_entropy_per_sample<<<static_cast<unsigned int>(batch), kThreadsPerBlock, 0,
+                                       stream>>>(classes, logits, labels, dlogits, gradient_scale,
+                                                 loss_sum);
+  } else {
+    softmax_cross_entropy_per_position<<<std::min(grid_blocks(batch * positions), 1024u),
+                                         kThreadsPerBlock, 0, stream>>>(
+        batch, classes, positions, logits, labels, dlogits, gradient_scale, loss_sum);
+  }
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 

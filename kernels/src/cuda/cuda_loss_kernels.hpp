@@ -8,11 +8,12 @@
 
 namespace tessera::kernels::cuda {
 
-// loss_sum += sum over samples of -log softmax(logits)[label];
-// dlogits = (softmax - one_hot(label)) / batch. Labels are device int32, already validated.
-void launch_softmax_cross_entropy(std::int64_t batch, std::int64_t classes, const float* logits,
-                                  const std::int32_t* labels, float* dlogits, double* loss_sum,
-                                  cudaStream_t stream);
+// loss_sum += sum over samples and positions of -log softmax(logits)[label]; dlogits =
+// (softmax - one_hot(label)) * gradient_scale. Logits batch x classes x positions; labels device
+// int32 per sample and position, already validated.
+void launch_softmax_cross_entropy(std::int64_t batch, std::int64_t classes, std::int64_t positions,
+                                  const float* logits, const std::int32_t* labels, float* dlogits,
+                                  float gradient_scale, double* loss_sum, cudaStream_t stream);
 // loss_sum += sum of (prediction - target)^2; dprediction = 2 (prediction - target) / count.
 void launch_mse(std::int64_t count, const float* prediction, const float* target,
                 float* dprediction, double* loss_sum, cudaStream_t stream);

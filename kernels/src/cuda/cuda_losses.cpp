@@ -10,11 +10,11 @@
 namespace tessera::kernels::cuda {
 
 double CudaLayerKernels::softmax_cross_entropy(std::int64_t batch, std::int64_t classes,
-                                               const float* logits,
+                                               std::int64_t positions, const float* logits,
                                                const std::vector<std::int32_t>& labels,
-                                               float* dlogits) {
+                                               float* dlogits, float gradient_scale) {
   constexpr const char* kernel = "softmax_cross_entropy";
-  require_classification_labels(kernel, batch, classes, labels);
+  require_classification_labels(kernel, batch, classes, positions, labels);
   context_.make_current();
   // One double for the loss, then the labels (8-byte aligned after it).
   const std::size_t label_doubles = (labels.size() * sizeof(std::int32_t) + 7) / 8;
@@ -22,10 +22,11 @@ double CudaLayerKernels::softmax_cross_entropy(std::int64_t batch, std::int64_t 
   auto* device_labels = reinterpret_cast<std::int32_t*>(loss_sum + 1);
   TESSERA_CUDA_CHECK(cudaMemsetAsync(loss_sum, 0, sizeof(double), stream()));
   upload(labels.data(), device_labels, labels.size() * sizeof(std::int32_t));
-  launch_softmax_cross_entropy(batch, classes, logits, device_labels, dlogits, loss_sum, stream());
+  launch_softmax_cross_entropy(batch, classes, positions, logits, device_labels, dlogits,
+                               gradient_scale, loss_sum, stream());
   double loss = 0;
   download(loss_sum, &loss, sizeof(double));
-  return loss / static_cast<double>(batch);
+  return loss;
 }
 
 double CudaLayerKernels::mse_loss(std::int64_t count, const float* prediction, const float* target,

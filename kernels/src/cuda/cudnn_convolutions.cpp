@@ -27,7 +27,8 @@ static_assert(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3 == 3);
 static_assert(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING == 6);
 static_assert(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT == 7);
 
-// The algorithms cuDNN reports as able to run the problem, in enumerator order.
+// The algorithms cuDNN reports as able to run the problem, in its heuristics' order (the first is
+// what cuDNN would pick untold).
 std::vector<int> supported_algorithms(cudnnHandle_t handle, CudnnPass pass,
                                       const ConvolutionDescriptors& d) {
   std::vector<int> supported;
@@ -68,9 +69,12 @@ std::vector<int> supported_algorithms(cudnnHandle_t handle, CudnnPass pass,
       break;
     }
   }
-  std::sort(supported.begin(), supported.end());
-  supported.erase(std::unique(supported.begin(), supported.end()), supported.end());
-  return supported;
+  std::vector<int> unique;
+  for (int algorithm : supported) {
+    if (std::find(unique.begin(), unique.end(), algorithm) == unique.end())
+      unique.push_back(algorithm);
+  }
+  return unique;
 }
 
 // Workspace of one algorithm with these descriptors (FMA math); nothing when cuDNN refuses it.

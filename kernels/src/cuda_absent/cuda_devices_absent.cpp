@@ -11,6 +11,10 @@ void add_cuda_devices(DeviceInventory& inventory) {
   inventory.notes.push_back("CUDA support not built (configure with TESSERA_CUDA=ON)");
 }
 
+std::string cuda_library_versions() {
+  return "no CUDA parts in this build";
+}
+
 std::unique_ptr<Device> open_cuda_device(int /*index*/) {
   throw std::runtime_error(
       "this build of tessera has no CUDA parts (configured with TESSERA_CUDA=OFF or without nvcc, "

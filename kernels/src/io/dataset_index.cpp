@@ -45,11 +45,18 @@ DatasetIndex index_dataset(const std::string& directory) {
   DatasetIndex index{.directory = directory};
   for (const auto& path : paths) {
     index.samples.push_back(inspect_sample_file(path));
-    const auto& shape = index.samples.back().shape;
+    const auto& sample = index.samples.back();
+    const auto& shape = sample.shape;
     if (index.samples.size() == 1) {
       index.shape = shape;
+      index.layout = sample.layout;
+    } else if (sample.layout != index.layout) {
+      throw InputError({.file = path}, "",
+                       "the file is in the " + to_string(sample.layout) + " layout but " +
+                           index.samples.front().path + " in the " + to_string(index.layout) +
+                           " one; every sample must have one layout");
     } else if (shape != index.shape) {
-      throw InputError({.file = path}, kVolumeDatasetName,
+      throw InputError({.file = path}, volume_dataset_name(index.layout),
                        "volume is " + describe(shape) + " but " + index.samples.front().path +
                            " is " + describe(index.shape) + "; every sample must have one shape");
     }

@@ -45,9 +45,11 @@ std::string join_extents(const std::vector<hsize_t>& extents) {
   return extents.empty() ? "a scalar" : text;
 }
 
-// Opens `name` in `file` and checks it holds float32 values of the given rank.
-Hdf5Handle open_float_dataset(hid_t file, const std::string& path, const char* name,
-                              std::size_t expected_rank, std::vector<hsize_t>& extents) {
+// Opens `name` in `file` and checks it holds values of `expected` (H5T_FLOAT: float32;
+// H5T_INTEGER: int32) of the given rank.
+Hdf5Handle open_dataset(hid_t file, const std::string& path, const char* name,
+                        std::size_t expected_rank, std::vector<hsize_t>& extents,
+                        H5T_class_t expected = H5T_FLOAT) {
   if (H5Lexists(file, name, H5P_DEFAULT) <= 0) bad_file(path, name, "dataset is missing");
   // No chunk cache: every sample is read once, and through the cache HDF5 would copy each chunk
   // twice (file to cache, cache to buffer); without it, it reads the selection straight into the
@@ -59,8 +61,10 @@ Hdf5Handle open_float_dataset(hid_t file, const std::string& path, const char* n
   auto dataset = checked_handle(H5Dopen2(file, name, access.get()), H5Dclose,
                                 path + ": " + name + ": cannot open the dataset");
   auto type = checked_handle(H5Dget_type(dataset.get()), H5Tclose, path + ": " + name);
-  if (H5Tget_class(type.get()) != H5T_FLOAT || H5Tget_size(type.get()) != sizeof(float)) {
-    bad_file(path, name, "expected float32 values, got " + describe_type(type.get()));
+  if (H5Tget_class(type.get()) != expected || H5Tget_size(type.get()) != 4) {
+    bad_file(path, name,
+             std::string("expected ") + (expected == H5T_FLOAT ? "float32" : "int32") +
+                 " values, got " + describe_type(type.get()));
   }
   extents = dataset_extents(dataset.get(), path + ": " + name);
   if (extents.size() != expected_rank) {
@@ -85,35 +89,72 @@ OpenSampleFile open_sample_file(const std::string& path) {
   if (file < 0) bad_file(path, "", "cannot open the HDF5 file: " + hdf5_error_message());
   sample.file = Hdf5Handle(file, H5Fclose);
 
+  auto& layout = sample.info.layout;
+  if (H5Lexists(file, volume_dataset_name(SampleLayout::cosmoflow), H5P_DEFAULT) > 0) {
+    layout = SampleLayout::cosmoflow;
+  } else if (H5Lexists(file, volume_dataset_name(SampleLayout::segmentation), H5P_DEFAULT) > 0) {
+    layout = SampleLayout::segmentation;
+  } else {
+    bad_file(path, "full",
+             "dataset is missing (expected 'full' of the CosmoFlow layout or 'volume' of the 3D "
+             "U-Net layout)");
+  }
+  const char* volume_name = volume_dataset_name(layout);
   std::vector<hsize_t> extents;
-  sample.volume = open_float_dataset(file, path, kVolumeDatasetName, 4, extents);
+  sample.volume = open_dataset(file, path, volume_name, 4, extents);
   for (const auto extent : extents) {
     if (extent == 0)
-      bad_file(path, kVolumeDatasetName, "the volume " + join_extents(extents) + " is empty");
+      bad_file(path, volume_name, "the volume " + join_extents(extents) + " is empty");
   }
+  const auto volume_extents = extents;
   auto& shape = sample.info.shape;
   shape.channels = static_cast<std::int64_t>(extents[0]);
   for (int axis = 0; axis < kSpatialAxes; ++axis) {
     shape.spatial[axis] = static_cast<std::int64_t>(extents[axis + 1]);
   }
-  auto creation = checked_handle(H5Dget_create_plist(sample.volume.get()), H5Pclose,
-                                 path + ": " + kVolumeDatasetName);
+  auto creation =
+      checked_handle(H5Dget_create_plist(sample.volume.get()), H5Pclose, path + ": " + volume_name);
   if (H5Pget_layout(creation.get()) == H5D_CHUNKED) {
     hsize_t chunk[4] = {};
-    check_hdf5(H5Pget_chunk(creation.get(), 4, chunk), path + ": " + kVolumeDatasetName);
+    check_hdf5(H5Pget_chunk(creation.get(), 4, chunk), path + ": " + volume_name);
     sample.info.chunk_depth = static_cast<std::int64_t>(chunk[1]);
   } else {
     const haddr_t offset = H5Dget_offset(sample.volume.get());
     if (offset != HADDR_UNDEF) sample.info.volume_offset_bytes = static_cast<std::int64_t>(offset);
   }
 
-  sample.targets = open_float_dataset(file, path, kTargetsDatasetName, 1, extents);
-  if (extents[0] != kTargetCount) {
-    bad_file(
-        path, kTargetsDatasetName,
-        "expected " + std::to_string(kTargetCount) + " targets, got " + std::to_string(extents[0]));
+  const char* targets_name = targets_dataset_name(layout);
+  if (layout == SampleLayout::cosmoflow) {
+    sample.targets = open_dataset(file, path, targets_name, 1, extents);
+    if (extents[0] != kTargetCount) {
+      bad_file(path, targets_name,
+               "expected " + std::to_string(kTargetCount) + " targets, got " +
+                   std::to_string(extents[0]));
+    }
+    return sample;
+  }
+  sample.targets = open_dataset(file, path, targets_name, 4, extents, H5T_INTEGER);
+  if (extents[0] != 1 || extents[1] != volume_extents[1] || extents[2] != volume_extents[2] ||
+      extents[3] != volume_extents[3]) {
+    bad_file(path, targets_name,
+             "expected a class per voxel of the volume, 1x" + std::to_string(volume_extents[1]) +
+                 "x" + std::to_string(volume_extents[2]) + "x" + std::to_string(volume_extents[3]) +
+                 ", got " + join_extents(extents));
   }
   return sample;
+}
+
+std::string to_string(SampleLayout layout) {
+  return layout == SampleLayout::cosmoflow ? "CosmoFlow (full, unitPar)"
+                                           : "3D U-Net (volume, segmentation)";
+}
+
+const char* volume_dataset_name(SampleLayout layout) {
+  return layout == SampleLayout::cosmoflow ? "full" : "volume";
+}
+
+const char* targets_dataset_name(SampleLayout layout) {
+  return layout == SampleLayout::cosmoflow ? "unitPar" : "segmentation";
 }
 
 SampleFileInfo inspect_sample_file(const std::string& path) {

@@ -10,8 +10,8 @@ namespace tessera::kernels::io {
 struct OpenSampleFile {
   SampleFileInfo info;
   Hdf5Handle file;
-  Hdf5Handle volume;   // dataset `full`
-  Hdf5Handle targets;  // dataset `unitPar`
+  Hdf5Handle volume;   // `full` or `volume`
+  Hdf5Handle targets;  // `unitPar` or `segmentation`
 };
 
 // Opens `path` read-only and checks its layout; throws tessera::InputError like

@@ -21,8 +21,10 @@ std::size_t slot_of(std::int64_t position) {
 }  // namespace
 
 SamplePrefetcher::SamplePrefetcher(std::vector<std::string> paths, const VolumeBox& box,
-                                   const SpatialHalo& halo)
-    : paths_(std::move(paths)), box_(box), halo_(halo), reader_([this] { read_all(); }) {}
+                                   const SpatialHalo& halo, bool read_ahead)
+    : paths_(std::move(paths)), box_(box), halo_(halo), read_ahead_(read_ahead), reader_([this] {
+        read_all();
+      }) {}
 
 SamplePrefetcher::~SamplePrefetcher() {
   {
@@ -38,7 +40,9 @@ void SamplePrefetcher::read_all() {
     Slot& slot = slots_[slot_of(position)];
     {
       std::unique_lock lock(mutex_);
-      changed_.wait(lock, [&] { return stopping_ || !slot.filled; });
+      changed_.wait(lock, [&] {
+        return stopping_ || (!slot.filled && (read_ahead_ || requested_ > position));
+      });
       if (stopping_) return;
     }
     try {
@@ -55,7 +59,7 @@ void SamplePrefetcher::read_all() {
       slot.filled = true;
       ++statistics_.samples;
       statistics_.bytes +=
-          static_cast<double>(slot.buffer.size() * sizeof(float) + sizeof(Targets));
+          static_cast<double>((slot.buffer.size() + slot.sample.targets.size()) * sizeof(float));
       statistics_.read_seconds += slot.sample.read_seconds;
     }
     changed_.notify_all();
@@ -73,7 +77,7 @@ void SamplePrefetcher::read_into(Slot& slot, std::int64_t position) {
                                  .path = path,
                                  .region = region,
                                  .volume = slot.buffer,
-                                 .targets = reader.read_targets()};
+                                 .targets = reader.read_targets(box_)};
   slot.sample.read_seconds = seconds_since(start);
 }
 
@@ -85,6 +89,8 @@ const PrefetchedSample* SamplePrefetcher::next() {
     changed_.notify_all();
   }
   if (next_position_ == static_cast<std::int64_t>(paths_.size())) return nullptr;
+  requested_ = next_position_ + 1;
+  changed_.notify_all();
   Slot& slot = slots_[slot_of(next_position_)];
   const auto ready = [&] { return slot.filled || failure_position_ == next_position_; };
   double stall_seconds = 0;

@@ -41,7 +41,7 @@ std::int64_t sub_volume_floats(const VolumeShape& shape, const VolumeBox& box) {
 void SampleReader::read_volume(const VolumeBox& box, std::span<float> out) {
   const auto& info = file_->info;
   if (const auto problem = box_problem(box, info.shape); !problem.empty()) {
-    throw InputError({.file = info.path}, kVolumeDatasetName, problem);
+    throw InputError({.file = info.path}, volume_dataset_name(info.layout), problem);
   }
   const auto floats = sub_volume_floats(info.shape, box);
   if (static_cast<std::int64_t>(out.size()) != floats) {
@@ -68,13 +68,36 @@ void SampleReader::read_volume(const VolumeBox& box, std::span<float> out) {
              what);
 }
 
-Targets SampleReader::read_targets() {
-  Targets targets{};
+std::vector<float> SampleReader::read_targets(const VolumeBox& box) {
+  const auto& info = file_->info;
+  const std::string what =
+      "cannot read " + std::string(targets_dataset_name(info.layout)) + " of " + info.path;
   Hdf5Guard guard;
-  check_hdf5(H5Dread(file_->targets.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
-                     targets.data()),
-             "cannot read " + std::string(kTargetsDatasetName) + " of " + file_->info.path);
-  return targets;
+  if (info.layout == SampleLayout::cosmoflow) {
+    std::vector<float> targets(kTargetCount);
+    check_hdf5(H5Dread(file_->targets.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT,
+                       targets.data()),
+               what);
+    return targets;
+  }
+  if (const auto problem = box_problem(box, info.shape); !problem.empty()) {
+    throw InputError({.file = info.path}, targets_dataset_name(info.layout), problem);
+  }
+  const hsize_t start[4] = {0, static_cast<hsize_t>(box.begin[0]),
+                            static_cast<hsize_t>(box.begin[1]), static_cast<hsize_t>(box.begin[2])};
+  const hsize_t count[4] = {1, static_cast<hsize_t>(box.extent(0)),
+                            static_cast<hsize_t>(box.extent(1)),
+                            static_cast<hsize_t>(box.extent(2))};
+  auto file_space = checked_handle(H5Dget_space(file_->targets.get()), H5Sclose, what);
+  check_hdf5(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
+             what);
+  auto memory_space = checked_handle(H5Screate_simple(4, count, nullptr), H5Sclose, what);
+  std::vector<float> labels(static_cast<std::size_t>(box.voxels()));
+  // HDF5 converts the stored int32 classes to float.
+  check_hdf5(H5Dread(file_->targets.get(), H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(),
+                     H5P_DEFAULT, labels.data()),
+             what);
+  return labels;
 }
 
 }  // namespace tessera::kernels::io

@@ -30,17 +30,17 @@ Hdf5Handle volume_creation_properties(const VolumeShape& shape, const VolumeLayo
   return properties;
 }
 
-void write_volume(hid_t file, const VolumeShape& shape, const VolumeBlockFiller& fill,
-                  const VolumeLayout& layout, const std::string& what) {
+void write_volume(hid_t file, const char* name, const VolumeShape& shape,
+                  const VolumeBlockFiller& fill, const VolumeLayout& layout,
+                  const std::string& what) {
   const hsize_t extents[4] = {
       static_cast<hsize_t>(shape.channels), static_cast<hsize_t>(shape.spatial[0]),
       static_cast<hsize_t>(shape.spatial[1]), static_cast<hsize_t>(shape.spatial[2])};
   auto file_space = checked_handle(H5Screate_simple(4, extents, nullptr), H5Sclose, what);
   auto creation = volume_creation_properties(shape, layout, what);
-  auto dataset =
-      checked_handle(H5Dcreate2(file, kVolumeDatasetName, H5T_IEEE_F32LE, file_space.get(),
-                                H5P_DEFAULT, creation.get(), H5P_DEFAULT),
-                     H5Dclose, what);
+  auto dataset = checked_handle(H5Dcreate2(file, name, H5T_IEEE_F32LE, file_space.get(),
+                                           H5P_DEFAULT, creation.get(), H5P_DEFAULT),
+                                H5Dclose, what);
   const std::int64_t plane_floats = shape.spatial[1] * shape.spatial[2];
   const std::int64_t planes_per_block = std::max<std::int64_t>(1, kBlockFloats / plane_floats);
   std::vector<float> block;
@@ -70,18 +70,34 @@ void write_targets(hid_t file, const Targets& targets, const std::string& what) 
   auto space = checked_handle(H5Screate_simple(1, &extent, nullptr), H5Sclose, what);
   auto creation = checked_handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
   check_hdf5(H5Pset_layout(creation.get(), H5D_COMPACT), what);
-  auto dataset = checked_handle(H5Dcreate2(file, kTargetsDatasetName, H5T_IEEE_F32LE, space.get(),
-                                           H5P_DEFAULT, creation.get(), H5P_DEFAULT),
-                                H5Dclose, what);
+  auto dataset =
+      checked_handle(H5Dcreate2(file, targets_dataset_name(SampleLayout::cosmoflow), H5T_IEEE_F32LE,
+                                space.get(), H5P_DEFAULT, creation.get(), H5P_DEFAULT),
+                     H5Dclose, what);
   check_hdf5(
       H5Dwrite(dataset.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, targets.data()),
       what);
 }
 
-}  // namespace
+// The 3D U-Net layout's classes, one int32 per voxel (1 x D x H x W, contiguous).
+void write_labels(hid_t file, const VolumeShape& shape, std::span<const std::int32_t> labels,
+                  const std::string& what) {
+  const hsize_t extents[4] = {1, static_cast<hsize_t>(shape.spatial[0]),
+                              static_cast<hsize_t>(shape.spatial[1]),
+                              static_cast<hsize_t>(shape.spatial[2])};
+  auto space = checked_handle(H5Screate_simple(4, extents, nullptr), H5Sclose, what);
+  auto dataset =
+      checked_handle(H5Dcreate2(file, targets_dataset_name(SampleLayout::segmentation),
+                                H5T_STD_I32LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
+                     H5Dclose, what);
+  check_hdf5(
+      H5Dwrite(dataset.get(), H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, labels.data()),
+      what);
+}
 
-void write_sample_file(const std::string& path, const VolumeShape& shape, const Targets& targets,
-                       const VolumeBlockFiller& fill, const VolumeLayout& layout) {
+// Writes `path` through a temporary name: `write` fills the open file.
+template <typename Write>
+void write_atomically(const std::string& path, Write&& write) {
   const std::string partial_path = path + ".partial";
   const std::string what = "cannot write " + path;
   try {
@@ -90,8 +106,7 @@ void write_sample_file(const std::string& path, const VolumeShape& shape, const 
     check_hdf5(H5Pset_alignment(access.get(), kAlignmentThresholdBytes, kAlignmentBytes), what);
     auto file = checked_handle(
         H5Fcreate(partial_path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose, what);
-    write_targets(file.get(), targets, what);
-    write_volume(file.get(), shape, fill, layout, what);
+    write(file.get(), what);
     check_hdf5(H5Fflush(file.get(), H5F_SCOPE_LOCAL), what);
   } catch (...) {
     std::error_code ignored;
@@ -103,19 +118,46 @@ void write_sample_file(const std::string& path, const VolumeShape& shape, const 
   if (error) throw std::runtime_error(what + ": " + error.message());
 }
 
-void write_sample_file(const std::string& path, const VolumeShape& shape, const Targets& targets,
-                       std::span<const float> volume, const VolumeLayout& layout) {
+VolumeBlockFiller planes_of(const VolumeShape& shape, std::span<const float> volume) {
   if (static_cast<std::int64_t>(volume.size()) != shape.floats()) {
     throw std::invalid_argument("write_sample_file: " + std::to_string(volume.size()) +
                                 " floats for a " + describe(shape) + " volume");
   }
   const std::int64_t plane_floats = shape.spatial[1] * shape.spatial[2];
-  const auto copy_planes = [&](std::int64_t channel, std::int64_t depth_begin,
-                               std::int64_t depth_end, std::span<float> block) {
+  return [=](std::int64_t channel, std::int64_t depth_begin, std::int64_t depth_end,
+             std::span<float> block) {
     const auto first = volume.begin() + (channel * shape.spatial[0] + depth_begin) * plane_floats;
     std::copy(first, first + (depth_end - depth_begin) * plane_floats, block.begin());
   };
-  write_sample_file(path, shape, targets, copy_planes, layout);
+}
+
+}  // namespace
+
+void write_sample_file(const std::string& path, const VolumeShape& shape, const Targets& targets,
+                       const VolumeBlockFiller& fill, const VolumeLayout& layout) {
+  write_atomically(path, [&](hid_t file, const std::string& what) {
+    write_targets(file, targets, what);
+    write_volume(file, volume_dataset_name(SampleLayout::cosmoflow), shape, fill, layout, what);
+  });
+}
+
+void write_segmentation_file(const std::string& path, const VolumeShape& shape,
+                             std::span<const float> volume, std::span<const std::int32_t> labels,
+                             const VolumeLayout& layout) {
+  if (static_cast<std::int64_t>(labels.size()) != shape.voxels()) {
+    throw std::invalid_argument("write_segmentation_file: " + std::to_string(labels.size()) +
+                                " labels for a " + describe(shape) + " volume");
+  }
+  const auto fill = planes_of(shape, volume);
+  write_atomically(path, [&](hid_t file, const std::string& what) {
+    write_labels(file, shape, labels, what);
+    write_volume(file, volume_dataset_name(SampleLayout::segmentation), shape, fill, layout, what);
+  });
+}
+
+void write_sample_file(const std::string& path, const VolumeShape& shape, const Targets& targets,
+                       std::span<const float> volume, const VolumeLayout& layout) {
+  write_sample_file(path, shape, targets, planes_of(shape, volume), layout);
 }
 
 }  // namespace tessera::kernels::io

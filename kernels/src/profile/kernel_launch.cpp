@@ -217,13 +217,17 @@ std::optional<std::function<void()>> KernelLaunch::call(Direction direction,
         const auto count = static_cast<std::int64_t>(in_floats);
         return [=, &layers] { layers.mse_loss(count, prediction, target, gradient); };
       }
-      const std::int64_t classes = input.elements_per_sample();
-      std::vector<std::int32_t> labels(to_size(n));
+      // Classes are the channels; a spatial input labels every position (segmentation).
+      const std::int64_t classes = input.c;
+      const std::int64_t positions = input.spatial_elements();
+      std::vector<std::int32_t> labels(to_size(n * positions));
       for (std::size_t i = 0; i < labels.size(); ++i) {
         labels[i] = static_cast<std::int32_t>(static_cast<std::int64_t>(i * 7919) % classes);
       }
-      return
-          [=, &layers] { layers.softmax_cross_entropy(n, classes, prediction, labels, gradient); };
+      const auto scale = static_cast<float>(1.0 / static_cast<double>(n * positions));
+      return [=, &layers] {
+        layers.softmax_cross_entropy(n, classes, positions, prediction, labels, gradient, scale);
+      };
     }
     case LayerKind::input:
       break;

@@ -8,15 +8,21 @@
 
 namespace tessera::kernels {
 
+namespace {
+
+std::unique_ptr<DeviceMemory> flush_buffer(Device& device, const ProfilerOptions& options) {
+  if (options.cache_flush_bytes <= 0) return nullptr;
+  return device.allocate(static_cast<std::size_t>(options.cache_flush_bytes));
+}
+
+// `flush`: written before every run when not null; one buffer serves every measurement of a
+// profile, as allocating (and first touching) hundreds of MiB per measurement cost more than the
+// kernels measured.
 double median_seconds(Device& device, const std::function<void()>& work,
-                      const ProfilerOptions& options) {
+                      const ProfilerOptions& options, DeviceMemory* flush) {
   // The warm-up is timed too: a kernel slower than the whole measurement budget is run once more
   // and that run counts, so slow algorithms (oneDNN's reference one) cost one or two runs, not
   // eleven.
-  std::unique_ptr<DeviceMemory> flush;
-  if (options.cache_flush_bytes > 0) {
-    flush = device.allocate(static_cast<std::size_t>(options.cache_flush_bytes));
-  }
   const auto run = [&] {
     if (flush) {
       device.fill(flush->data(), flush->floats(), 0.5f);
@@ -41,6 +47,14 @@ double median_seconds(Device& device, const std::function<void()>& work,
   return times[times.size() / 2];
 }
 
+}  // namespace
+
+double median_seconds(Device& device, const std::function<void()>& work,
+                      const ProfilerOptions& options) {
+  const auto flush = flush_buffer(device, options);
+  return median_seconds(device, work, options, flush.get());
+}
+
 double cache_flush_bytes_for(const Device& device) {
   const double cache = device.info().cache_bytes;
   return cache > 0 ? 2 * cache : 256.0 * 1024 * 1024;
@@ -50,6 +64,7 @@ void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels
                      const ProfilerOptions& options, ProfileDatabase& database,
                      const ProfileProgress& progress) {
   const std::string device_name = device.info().name;
+  const auto flush = flush_buffer(device, options);
   for (std::size_t index = 0; index < kernels.size(); ++index) {
     const KernelToProfile& kernel = kernels[index];
     if (progress) progress(index, kernels.size(), kernel);
@@ -77,7 +92,7 @@ void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels
           try {
             KernelLaunch launch(device, kernel, micro_batch);
             if (auto call = launch.call(kernel.direction, algorithm)) {
-              row.time_seconds = median_seconds(device, *call, options);
+              row.time_seconds = median_seconds(device, *call, options, flush.get());
             } else {
               row.algorithm = "fused";  // done inside another direction's call
             }

@@ -3,34 +3,35 @@
 namespace tessera::kernels::real {
 namespace {
 
-class TimedHaloExchange : public HaloExchange {
+// The spatial group's halo exchange, recording every exchange it starts and finishes: whatever
+// asks for one (the program's op, or a kernel on its own), the record shows it.
+class RecordingHaloExchange : public HaloExchange {
  public:
-  TimedHaloExchange(std::unique_ptr<HaloExchange> inner, CategoryTimes& times)
-      : inner_(std::move(inner)), times_(times) {}
+  RecordingHaloExchange(std::unique_ptr<HaloExchange> inner, ExecutionContext& context)
+      : inner_(std::move(inner)), context_(context) {}
   Device& device() override { return inner_->device(); }
   const std::vector<std::int64_t>& local_shards() const override { return inner_->local_shards(); }
   void start(const WindowPlan& plan, int axis, HaloDirection direction, std::int64_t batch_channels,
              const std::vector<float*>& buffers) override {
-    const auto begin = std::chrono::steady_clock::now();
+    context_.record({.kind = StepOpKind::halo_start,
+                     .layer = context_.current_layer,
+                     .direction = direction == HaloDirection::fill ? Direction::forward
+                                                                   : Direction::backward_data,
+                     .axis = axis});
     inner_->start(plan, axis, direction, batch_channels, buffers);
-    times_.halo += seconds_since(begin);
   }
   void finish() override {
-    const auto begin = std::chrono::steady_clock::now();
     inner_->finish();
     inner_->device().synchronize();
-    times_.halo += seconds_since(begin);
+    context_.record({.kind = StepOpKind::halo_wait, .layer = context_.current_layer});
   }
   void sum_over_shards(const std::vector<float*>& arrays, std::size_t floats) override {
-    const auto begin = std::chrono::steady_clock::now();
     inner_->sum_over_shards(arrays, floats);
-    inner_->device().synchronize();
-    times_.allreduce += seconds_since(begin);
   }
 
  private:
   std::unique_ptr<HaloExchange> inner_;
-  CategoryTimes& times_;
+  ExecutionContext& context_;
 };
 
 }  // namespace
@@ -44,20 +45,8 @@ ExecutionContext::ExecutionContext(Device& device_in, RankLayout& layout_in,
     : device(device_in),
       layout(layout_in),
       spatial_grid(std::move(grid)),
-      halo_exchange(timed_halo_exchange(
-          communicator_halo_exchange(device_in, *layout_in.spatial_group), times)),
+      halo_exchange(std::make_unique<RecordingHaloExchange>(
+          communicator_halo_exchange(device_in, *layout_in.spatial_group), *this)),
       convolution_workspace(std::make_shared<ConvolutionWorkspace>(device_in)) {}
-
-void ExecutionContext::sum_over_spatial_group(std::vector<double>& values) {
-  if (layout.shards == 1) return;
-  const auto begin = std::chrono::steady_clock::now();
-  layout.spatial_group->allreduce_sum(values.data(), values.size());
-  times.other_communication += seconds_since(begin);
-}
-
-std::unique_ptr<HaloExchange> timed_halo_exchange(std::unique_ptr<HaloExchange> inner,
-                                                  CategoryTimes& times) {
-  return std::make_unique<TimedHaloExchange>(std::move(inner), times);
-}
 
 }  // namespace tessera::kernels::real

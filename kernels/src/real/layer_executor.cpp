@@ -1,21 +1,46 @@
 #include "layer_executor.hpp"
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "pointwise_executors.hpp"
 #include "window_executors.hpp"
 
 namespace tessera::kernels::real {
 
+void LayerExecutor::halo_start(Direction /*pass*/, int /*axis*/) {
+  refuse("a halo exchange");
+}
+void LayerExecutor::halo_wait(Direction /*pass*/) {
+  refuse("a halo wait");
+}
+void LayerExecutor::sum_statistics(Direction /*pass*/) {
+  refuse("a sum of statistics over the spatial group");
+}
+
+void LayerExecutor::refuse(const std::string& op) const {
+  throw std::logic_error("layer " + name_ + ": the step program asks for " + op +
+                         ", which this layer's executor does not make");
+}
+
+bool program_has(const StepProgram& program, std::size_t layer, StepOpKind kind, StepPart part) {
+  return std::any_of(program.ops.begin(), program.ops.end(), [&](const StepOp& op) {
+    return op.layer == layer && op.kind == kind && (kind != StepOpKind::compute || op.part == part);
+  });
+}
+
 std::unique_ptr<LayerExecutor> make_layer_executor(const ResolvedLayer& layer, std::size_t index,
                                                    bool spatially_split, const LocalShapes& shapes,
+                                                   const StepProgram& program,
                                                    ExecutionContext& context) {
   switch (layer.layer.kind) {
     case LayerKind::convolution:
     case LayerKind::transposed_convolution:
-      return make_convolution_executor(layer, index, spatially_split, shapes, context);
+      return make_convolution_executor(layer, index, spatially_split, shapes, program, context);
     case LayerKind::pooling:
       return make_pooling_executor(layer, spatially_split, shapes, context);
     default:
-      return make_pointwise_executor(layer, index, spatially_split, shapes, context);
+      return make_pointwise_executor(layer, index, spatially_split, shapes, program, context);
   }
 }
 

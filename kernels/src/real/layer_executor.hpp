@@ -1,15 +1,18 @@
 #pragma once
-// One layer of the model as this rank runs it: its kernels on the rank's shard (partitioned
-// sliding windows for spatially split layers, plain kernels otherwise), its parameters' size and
-// initial values. The Trainer owns the tensors and calls forward in layer order and backward in
-// reverse; pointers are device memory. Input gradients are overwritten; a null one is not wanted.
+// One layer of the model as this rank runs it, op by op in the order the step program gives
+// (program_player.hpp dispatches each op to its layer's executor): the forward in parts, the
+// backward's data and filter kernels, and for layers split over the spatial group their halo
+// exchanges and group sums. The tensors are bound once (device memory, owned by RankTensors).
+// Input gradients are overwritten; a null one is not wanted.
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "tessera/core/model_graph.hpp"
 #include "tessera/core/parallel_strategy.hpp"
+#include "tessera/core/step_program.hpp"
 
 namespace tessera::kernels::real {
 
@@ -27,9 +30,20 @@ struct LocalShapes {
   std::int64_t output_voxels = 1;
 };
 
+// Device memory around a layer: its inputs and output, and their gradients.
+struct LayerTensors {
+  std::vector<const float*> x;
+  float* y = nullptr;
+  const float* dy = nullptr;
+  std::vector<float*> dx;  // null where the input's gradient is not wanted
+};
+
 class LayerExecutor {
  public:
+  explicit LayerExecutor(std::string name) : name_(std::move(name)) {}
   virtual ~LayerExecutor() = default;
+  const std::string& name() const { return name_; }
+
   virtual std::int64_t parameter_floats() const { return 0; }
   // Initial values, the same on every rank (drawn from `seed` and the layer's index).
   virtual void initialize(std::uint64_t /*seed*/, std::span<float> /*host_parameters*/) const {}
@@ -37,22 +51,48 @@ class LayerExecutor {
     weights_ = weights;
     gradients_ = gradients;
   }
-  virtual void forward(const std::vector<const float*>& x, float* y) = 0;
-  // Writes the parameter gradients (overwritten) and the wanted input gradients.
-  virtual void backward(const std::vector<const float*>& x, const float* y, const float* dy,
-                        const std::vector<float*>& dx) = 0;
+  void bind_tensors(LayerTensors tensors) { t_ = std::move(tensors); }
+
+  // Around each pass's ops (forward: Direction::forward; backward: Direction::backward_data):
+  // a split layer loads its input into its haloed buffer first and stores the input gradients
+  // once the last exchange is done.
+  virtual void begin_pass(Direction /*pass*/) {}
+  virtual void end_pass(Direction /*pass*/) {}
+  virtual void forward(StepPart part) = 0;
+  // The input gradients, and for batch-norm its parameters' gradients too (they come from the
+  // same sums).
+  virtual void backward_data(StepPart /*part*/) {}
+  virtual void backward_filter() {}
+  // One axis's halo exchange of a split window layer: forward fills the input halos, backward
+  // returns the gradients of the halo planes to their owners.
+  virtual void halo_start(Direction pass, int axis);
+  virtual void halo_wait(Direction pass);
+  // Batch-norm with global statistics: the spatial group's sum between statistics and apply.
+  virtual void sum_statistics(Direction pass);
   // The loss of the last forward (loss layers only).
   virtual double loss() const { return 0; }
 
  protected:
+  [[noreturn]] void refuse(const std::string& op) const;
+
+  std::string name_;
+  LayerTensors t_;
   float* weights_ = nullptr;
   float* gradients_ = nullptr;
 };
 
-// Throws std::invalid_argument naming the layer when the real backend cannot run it (yet).
+// `program` is the step program the rank plays: an executor takes from its layer's ops how its
+// kernels run (micro-batching plans, whether a split convolution overlaps its interior, whether
+// batch-norm sums over the group). Throws std::invalid_argument naming the layer when the real
+// backend cannot run it (yet).
 std::unique_ptr<LayerExecutor> make_layer_executor(const ResolvedLayer& layer, std::size_t index,
                                                    bool spatially_split, const LocalShapes& shapes,
+                                                   const StepProgram& program,
                                                    ExecutionContext& context);
+
+// Whether `program` has an op of `kind` for `layer` (in `part`, for compute ops).
+bool program_has(const StepProgram& program, std::size_t layer, StepOpKind kind,
+                 StepPart part = StepPart::whole);
 
 // Uniform values in [-bound, bound) from a counter-based generator (identical on every platform
 // and rank).

@@ -1,28 +1,34 @@
 #include "parameter_buckets.hpp"
 
+#include <stdexcept>
+#include <string>
+
+#include "execution_context.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
 #include "tessera/kernels/optimizer_update.hpp"
 
 namespace tessera::kernels::real {
 
 ParameterBuckets::ParameterBuckets(Device& device, std::vector<std::int64_t> floats_per_layer,
-                                   Optimizer optimizer, double bucket_bytes)
+                                   const std::vector<GradientBucket>& buckets, Optimizer optimizer)
     : device_(device),
       floats_(std::move(floats_per_layer)),
-      offsets_(floats_.size(), 0),
-      bucket_of_(floats_.size(), -1),
+      offsets_(floats_.size(), -1),
       optimizer_(optimizer) {
-  for (std::size_t i = floats_.size(); i-- > 0;) {
-    if (floats_[i] == 0) continue;
-    if (buckets_.empty() ||
-        static_cast<double>(buckets_.back().floats) * sizeof(float) >= bucket_bytes) {
-      buckets_.push_back({.offset = total_});
+  for (const auto& bucket : buckets) {
+    Range range{.offset = total_};
+    for (std::size_t layer : bucket.layers) {
+      offsets_.at(layer) = total_;
+      total_ += floats_.at(layer);
+      range.floats += floats_.at(layer);
     }
-    offsets_[i] = total_;
-    total_ += floats_[i];
-    buckets_.back().floats += floats_[i];
-    ++buckets_.back().layers;
-    bucket_of_[i] = static_cast<int>(buckets_.size()) - 1;
+    buckets_.push_back(range);
+  }
+  for (std::size_t i = 0; i < floats_.size(); ++i) {
+    if (floats_[i] > 0 && offsets_[i] < 0) {
+      throw std::logic_error("layer " + std::to_string(i) +
+                             " has parameters but no gradient bucket of the step program");
+    }
   }
   const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(total_, 1)) * sizeof(float);
   weights_ = device.allocate(bytes);
@@ -47,10 +53,10 @@ void ParameterBuckets::initialize(
 }
 
 float* ParameterBuckets::weights(std::size_t layer) {
-  return weights_->data() + offsets_[layer];
+  return floats_[layer] > 0 ? weights_->data() + offsets_[layer] : nullptr;
 }
 float* ParameterBuckets::gradients(std::size_t layer) {
-  return gradients_->data() + offsets_[layer];
+  return floats_[layer] > 0 ? gradients_->data() + offsets_[layer] : nullptr;
 }
 
 std::vector<float> ParameterBuckets::host_weights() const {
@@ -59,6 +65,7 @@ std::vector<float> ParameterBuckets::host_weights() const {
   std::vector<float> in_layer_order;
   in_layer_order.reserve(all.size());
   for (std::size_t i = 0; i < floats_.size(); ++i) {
+    if (floats_[i] == 0) continue;
     const auto begin = all.begin() + offsets_[i];
     in_layer_order.insert(in_layer_order.end(), begin, begin + floats_[i]);
   }
@@ -74,30 +81,27 @@ double ParameterBuckets::allocated_bytes() const {
   return bytes;
 }
 
-void ParameterBuckets::begin_backward(Communicator* data_group) {
-  group_ = data_group;
-  requests_.clear();
-  for (auto& bucket : buckets_) bucket.pending = bucket.layers;
-}
-
-void ParameterBuckets::layer_done(std::size_t layer) {
-  if (bucket_of_[layer] < 0) return;
-  auto& bucket = buckets_[static_cast<std::size_t>(bucket_of_[layer])];
-  if (--bucket.pending > 0 || group_ == nullptr) return;
+void ParameterBuckets::start(int bucket, Communicator* group, ExecutionContext& context) {
+  context.record({.kind = StepOpKind::gradient_allreduce, .bucket = bucket});
+  if (group == nullptr || group->size() == 1) return;
+  const auto& range = buckets_.at(static_cast<std::size_t>(bucket));
   device_.synchronize();  // the bucket's gradients are written before the collective reads them
-  requests_.push_back(group_->allreduce_sum_async(gradients_->data() + bucket.offset,
-                                                  static_cast<std::size_t>(bucket.floats)));
+  requests_.push_back(group->allreduce_sum_async(gradients_->data() + range.offset,
+                                                 static_cast<std::size_t>(range.floats)));
 }
 
-void ParameterBuckets::finish_backward() {
-  wait_all(requests_);
+void ParameterBuckets::wait_all(ExecutionContext& context) {
+  kernels::wait_all(requests_);
   requests_.clear();
+  context.record({.kind = StepOpKind::gradient_wait});
 }
 
-void ParameterBuckets::optimizer_step(float learning_rate, std::int64_t step) {
+void ParameterBuckets::optimizer_step(float learning_rate, std::int64_t step,
+                                      ExecutionContext& context) {
   optimizer_update(device_.layers(), optimizer_, total_, learning_rate, step, gradients_->data(),
                    weights_->data(), first_moment_ ? first_moment_->data() : nullptr,
                    second_moment_ ? second_moment_->data() : nullptr);
+  context.record({.kind = StepOpKind::update});
 }
 
 }  // namespace tessera::kernels::real

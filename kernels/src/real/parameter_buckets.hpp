@@ -1,9 +1,9 @@
 #pragma once
 // Every parameter of the rank in one device block, with the gradients and the optimizer's state
-// beside it. Layers are laid out in reverse order, so that backward finishes contiguous ranges:
-// gradient buckets of about `bucket_bytes` (whole layers, as the step program's buckets) are
-// all-reduced over the data-parallel group as soon as their last layer is done, while backward
-// continues, and waited for before the optimizer step.
+// beside it, laid out bucket by bucket as the step program groups them (each bucket a contiguous
+// range, its layers in the order backward finishes them): the program's gradient_allreduce op
+// posts one bucket's sum over the gradient group while backward continues, gradient_wait waits
+// for every posted one, update runs the optimizer.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -11,15 +11,19 @@
 #include <vector>
 
 #include "tessera/core/scenario.hpp"
+#include "tessera/core/step_program.hpp"
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/device.hpp"
 
 namespace tessera::kernels::real {
 
+struct ExecutionContext;
+
 class ParameterBuckets {
  public:
-  ParameterBuckets(Device& device, std::vector<std::int64_t> floats_per_layer, Optimizer optimizer,
-                   double bucket_bytes);
+  // Throws std::logic_error when a layer with parameters is in no bucket of `buckets`.
+  ParameterBuckets(Device& device, std::vector<std::int64_t> floats_per_layer,
+                   const std::vector<GradientBucket>& buckets, Optimizer optimizer);
 
   // Host values per layer, copied to the device; gradients and optimizer state start at zero.
   void initialize(const std::function<void(std::size_t layer, std::span<float>)>& values);
@@ -27,31 +31,25 @@ class ParameterBuckets {
   float* gradients(std::size_t layer);
   std::vector<float> host_weights() const;  // in layer order
   double allocated_bytes() const;
-  std::size_t bucket_count() const { return buckets_.size(); }
 
-  // data_group null: a single replica, nothing to all-reduce.
-  void begin_backward(Communicator* data_group);
-  void layer_done(std::size_t layer);
-  void finish_backward();
-  void optimizer_step(float learning_rate, std::int64_t step);
+  // Posts bucket `bucket`'s all-reduce over `group` (null: one rank, nothing to sum).
+  void start(int bucket, Communicator* group, ExecutionContext& context);
+  void wait_all(ExecutionContext& context);
+  void optimizer_step(float learning_rate, std::int64_t step, ExecutionContext& context);
 
  private:
-  struct Bucket {
+  struct Range {
     std::int64_t offset = 0;
     std::int64_t floats = 0;
-    int layers = 0;
-    int pending = 0;
   };
 
   Device& device_;
   std::vector<std::int64_t> floats_;
   std::vector<std::int64_t> offsets_;
-  std::vector<int> bucket_of_;  // -1 for layers without parameters
-  std::vector<Bucket> buckets_;
+  std::vector<Range> buckets_;
   Optimizer optimizer_;
   std::int64_t total_ = 0;
   std::unique_ptr<DeviceMemory> weights_, gradients_, first_moment_, second_moment_;
-  Communicator* group_ = nullptr;
   std::vector<std::unique_ptr<CommRequest>> requests_;
 };
 

@@ -17,22 +17,20 @@ LayerKernels& kernels_of(ExecutionContext& context) {
 
 class NoOp : public LayerExecutor {
  public:
-  void forward(const std::vector<const float*>&, float*) override {}
-  void backward(const std::vector<const float*>&, const float*, const float*,
-                const std::vector<float*>&) override {}
+  using LayerExecutor::LayerExecutor;
+  void forward(StepPart) override {}
 };
 
 class LeakyRelu : public LayerExecutor {
  public:
-  LeakyRelu(float slope, std::int64_t floats, ExecutionContext& context)
-      : slope_(slope), floats_(floats), context_(context) {}
-  void forward(const std::vector<const float*>& x, float* y) override {
-    kernels_of(context_).leaky_relu_forward(floats_, slope_, x[0], y);
+  LeakyRelu(std::string name, float slope, std::int64_t floats, ExecutionContext& context)
+      : LayerExecutor(std::move(name)), slope_(slope), floats_(floats), context_(context) {}
+  void forward(StepPart) override {
+    kernels_of(context_).leaky_relu_forward(floats_, slope_, t_.x[0], t_.y);
   }
-  void backward(const std::vector<const float*>& x, const float*, const float* dy,
-                const std::vector<float*>& dx) override {
-    if (dx[0] != nullptr)
-      kernels_of(context_).leaky_relu_backward(floats_, slope_, x[0], dy, dx[0]);
+  void backward_data(StepPart) override {
+    if (t_.dx[0] != nullptr)
+      kernels_of(context_).leaky_relu_backward(floats_, slope_, t_.x[0], t_.dy, t_.dx[0]);
   }
 
  private:
@@ -47,11 +45,16 @@ class LeakyRelu : public LayerExecutor {
 // (CosmoFlow's dropouts are all in the dense part, which runs whole).
 class Dropout : public LayerExecutor {
  public:
-  Dropout(std::size_t layer_index, float drop, const LocalShapes& shapes, ExecutionContext& context)
-      : layer_index_(layer_index), drop_(drop), shapes_(shapes), context_(context) {
+  Dropout(std::string name, std::size_t layer_index, float drop, const LocalShapes& shapes,
+          ExecutionContext& context)
+      : LayerExecutor(std::move(name)),
+        layer_index_(layer_index),
+        drop_(drop),
+        shapes_(shapes),
+        context_(context) {
     mask_ = context.device.allocate(static_cast<std::size_t>(shapes.output_floats) * sizeof(float));
   }
-  void forward(const std::vector<const float*>& x, float* y) override {
+  void forward(StepPart) override {
     const std::int64_t per_sample = shapes_.output_floats / shapes_.batch;
     for (std::int64_t s = 0; s < shapes_.batch; ++s) {
       const auto sample =
@@ -59,14 +62,13 @@ class Dropout : public LayerExecutor {
       const std::uint64_t seed = mix_seed(mix_seed(mix_seed(context_.seed, layer_index_),
                                                    static_cast<std::uint64_t>(context_.step)),
                                           sample);
-      kernels_of(context_).dropout_forward(per_sample, drop_, seed, x[0] + s * per_sample,
-                                           mask_->data() + s * per_sample, y + s * per_sample);
+      kernels_of(context_).dropout_forward(per_sample, drop_, seed, t_.x[0] + s * per_sample,
+                                           mask_->data() + s * per_sample, t_.y + s * per_sample);
     }
   }
-  void backward(const std::vector<const float*>&, const float*, const float* dy,
-                const std::vector<float*>& dx) override {
-    if (dx[0] != nullptr) {
-      kernels_of(context_).dropout_backward(shapes_.output_floats, mask_->data(), dy, dx[0]);
+  void backward_data(StepPart) override {
+    if (t_.dx[0] != nullptr) {
+      kernels_of(context_).dropout_backward(shapes_.output_floats, mask_->data(), t_.dy, t_.dx[0]);
     }
   }
 
@@ -78,27 +80,39 @@ class Dropout : public LayerExecutor {
   std::unique_ptr<DeviceMemory> mask_;
 };
 
-// Training-mode batch-norm; a split layer sums its statistics over the spatial group, so every
-// shard normalises with the whole samples' mean and variance (Oyama et al.'s global statistics),
-// and so does one after the redistribution, whose group's ranks share the mini-batch's samples.
-// Across data-parallel replicas statistics stay per replica, as in ordinary data parallelism.
+// Training-mode batch-norm. Where the step program sums its statistics over the spatial group
+// (a split layer, whose group holds each sample's planes, or one after the redistribution, whose
+// group's ranks share the mini-batch's samples: Oyama et al.'s global statistics), each pass is
+// its local sums (statistics), the group's all-reduce (sum_statistics), then the normalisation
+// (apply); otherwise one whole pass. Across data-parallel replicas statistics stay per replica,
+// as in ordinary data parallelism.
 class BatchNorm : public LayerExecutor {
  public:
-  BatchNorm(const ResolvedLayer& layer, bool split, const LocalShapes& shapes,
-            ExecutionContext& context)
-      : channels_(layer.output_shape.c), shapes_(shapes), context_(context) {
+  BatchNorm(const ResolvedLayer& layer, std::size_t index, bool split, const LocalShapes& shapes,
+            const StepProgram& program, ExecutionContext& context)
+      : LayerExecutor(layer.layer.name),
+        channels_(layer.output_shape.c),
+        shapes_(shapes),
+        context_(context) {
     const auto& params = std::get<BatchNormParams>(layer.layer.params);
     if (!params.affine) {
-      throw std::invalid_argument("layer " + layer.layer.name +
+      throw std::invalid_argument("layer " + name_ +
                                   ": batch-norm without scale and shift is not yet supported by "
                                   "the real backend");
     }
-    // Split: the group holds each sample's planes; sharing samples: the group holds the samples.
-    group_ = (split || shapes.shares_samples) && params.global_statistics;
+    for (const auto& op : program.ops) {
+      if (op.kind != StepOpKind::group_allreduce || op.layer != index) continue;
+      group_ = true;
+      over_replicas_ = op.group == CollectiveGroup::stage;
+    }
+    // The elements the summed statistics cover: a split layer's whole samples, the group's
+    // shares of them after the redistribution, every replica's when synchronised across them.
     const double voxels = static_cast<double>(
         group_ && split ? layer.output_shape.spatial_elements() : shapes.output_voxels);
-    const double ranks = group_ && !split ? static_cast<double>(context.dense_parts) : 1.0;
-    count_ = static_cast<double>(shapes.batch) * voxels * ranks;
+    const double ranks =
+        group_ && shapes.shares_samples ? static_cast<double>(context.dense_parts) : 1.0;
+    const double replicas = over_replicas_ ? static_cast<double>(context.layout.replicas) : 1.0;
+    count_ = static_cast<double>(shapes.batch) * voxels * ranks * replicas;
   }
   std::int64_t parameter_floats() const override { return 2 * channels_; }
   void initialize(std::uint64_t, std::span<float> values) const override {
@@ -106,50 +120,61 @@ class BatchNorm : public LayerExecutor {
       values[c] = c < static_cast<std::size_t>(channels_) ? 1.0F : 0.0F;
     }
   }
-  void forward(const std::vector<const float*>& x, float* y) override {
-    auto sums = group_sums(kernels_of(context_).batch_norm_sums(shapes_.batch, channels_,
-                                                                shapes_.output_voxels, x[0]));
+
+  void forward(StepPart part) override {
+    if (part != StepPart::apply) {
+      sums_ = kernels_of(context_).batch_norm_sums(shapes_.batch, channels_, shapes_.output_voxels,
+                                                   t_.x[0]);
+    }
+    if (part == StepPart::statistics) return;
     const auto channels = static_cast<std::size_t>(channels_);
     mean_.assign(channels, 0);
     inv_std_.assign(channels, 0);
     for (std::size_t c = 0; c < channels; ++c) {
-      mean_[c] = sums.first[c] / count_;
-      const double variance = std::max(0.0, sums.second[c] / count_ - mean_[c] * mean_[c]);
+      mean_[c] = sums_.first[c] / count_;
+      const double variance = std::max(0.0, sums_.second[c] / count_ - mean_[c] * mean_[c]);
       inv_std_[c] = 1.0 / std::sqrt(variance + kEpsilon);
     }
-    kernels_of(context_).batch_norm_apply(shapes_.batch, channels_, shapes_.output_voxels, x[0],
-                                          mean_, inv_std_, weights_, weights_ + channels_, y);
+    kernels_of(context_).batch_norm_apply(shapes_.batch, channels_, shapes_.output_voxels, t_.x[0],
+                                          mean_, inv_std_, weights_, weights_ + channels_, t_.y);
   }
-  void backward(const std::vector<const float*>& x, const float*, const float* dy,
-                const std::vector<float*>& dx) override {
-    auto sums = group_sums(kernels_of(context_).batch_norm_backward_sums(
-        shapes_.batch, channels_, shapes_.output_voxels, x[0], dy, mean_, inv_std_));
+
+  void backward_data(StepPart part) override {
+    if (part != StepPart::apply) {
+      sums_ = kernels_of(context_).batch_norm_backward_sums(
+          shapes_.batch, channels_, shapes_.output_voxels, t_.x[0], t_.dy, mean_, inv_std_);
+    }
+    if (part == StepPart::statistics) return;
     kernels_of(context_).batch_norm_backward_apply(
-        shapes_.batch, channels_, shapes_.output_voxels, x[0], dy, mean_, inv_std_, weights_, sums,
-        count_, dx[0], gradients_, gradients_ + channels_);
+        shapes_.batch, channels_, shapes_.output_voxels, t_.x[0], t_.dy, mean_, inv_std_, weights_,
+        sums_, count_, t_.dx[0], gradients_, gradients_ + channels_);
     // From group sums the scale and shift gradients are the group's totals, the same on each of
     // its ranks; one rank keeps them for the all-reduce over every rank, which sums partials.
-    if (group_ && context_.layout.shard != 0) {
-      context_.device.fill(gradients_, static_cast<std::size_t>(2 * channels_), 0);
-    }
+    const bool keeps = !group_ || (context_.layout.shard == 0 &&
+                                   (!over_replicas_ || context_.layout.replica == 0));
+    if (!keeps) context_.device.fill(gradients_, static_cast<std::size_t>(2 * channels_), 0);
+  }
+
+  void sum_statistics(Direction) override {
+    if (!group_) refuse("a sum of statistics over the group");
+    std::vector<double> both = sums_.first;
+    both.insert(both.end(), sums_.second.begin(), sums_.second.end());
+    auto& group = over_replicas_ ? *context_.layout.gradient_group : *context_.layout.spatial_group;
+    if (group.size() > 1) group.allreduce_sum(both.data(), both.size());
+    const auto half = both.begin() + static_cast<std::ptrdiff_t>(sums_.first.size());
+    sums_ = {{both.begin(), half}, {half, both.end()}};
   }
 
  private:
   static constexpr double kEpsilon = 1e-5;
-  ChannelSums group_sums(ChannelSums local) {
-    if (!group_) return local;
-    std::vector<double> both = local.first;
-    both.insert(both.end(), local.second.begin(), local.second.end());
-    context_.sum_over_spatial_group(both);
-    const auto half = both.begin() + static_cast<std::ptrdiff_t>(local.first.size());
-    return {{both.begin(), half}, {half, both.end()}};
-  }
 
   std::int64_t channels_;
   LocalShapes shapes_;
   ExecutionContext& context_;
   bool group_ = false;
+  bool over_replicas_ = false;
   double count_ = 1;
+  ChannelSums sums_;
   std::vector<double> mean_;
   std::vector<double> inv_std_;
 };
@@ -157,7 +182,8 @@ class BatchNorm : public LayerExecutor {
 class FullyConnected : public LayerExecutor {
  public:
   FullyConnected(const ResolvedLayer& layer, const LocalShapes& shapes, ExecutionContext& context)
-      : batch_(shapes.batch),
+      : LayerExecutor(layer.layer.name),
+        batch_(shapes.batch),
         in_(shapes.input_floats.at(0) / shapes.batch),
         out_(layer.output_shape.c),
         bias_(std::get<FullyConnectedParams>(layer.layer.params).bias),
@@ -167,17 +193,19 @@ class FullyConnected : public LayerExecutor {
     // PyTorch's default: uniform within 1/sqrt(fan_in), weights and biases alike.
     fill_uniform(seed, 0, static_cast<float>(1.0 / std::sqrt(static_cast<double>(in_))), values);
   }
-  void forward(const std::vector<const float*>& x, float* y) override {
-    kernels_of(context_).fully_connected_forward(batch_, in_, out_, x[0], weights_, bias(weights_),
-                                                 y);
+  void forward(StepPart) override {
+    kernels_of(context_).fully_connected_forward(batch_, in_, out_, t_.x[0], weights_,
+                                                 bias(weights_), t_.y);
   }
-  void backward(const std::vector<const float*>& x, const float*, const float* dy,
-                const std::vector<float*>& dx) override {
-    if (dx[0] != nullptr) {
-      kernels_of(context_).fully_connected_backward_data(batch_, in_, out_, dy, weights_, dx[0]);
+  void backward_data(StepPart) override {
+    if (t_.dx[0] != nullptr) {
+      kernels_of(context_).fully_connected_backward_data(batch_, in_, out_, t_.dy, weights_,
+                                                         t_.dx[0]);
     }
-    kernels_of(context_).fully_connected_backward_weights(batch_, in_, out_, x[0], dy, gradients_,
-                                                          bias(gradients_), 0);
+  }
+  void backward_filter() override {
+    kernels_of(context_).fully_connected_backward_weights(batch_, in_, out_, t_.x[0], t_.dy,
+                                                          gradients_, bias(gradients_), 0);
   }
 
  private:
@@ -190,15 +218,13 @@ class FullyConnected : public LayerExecutor {
 
 class Add : public LayerExecutor {
  public:
-  Add(std::int64_t floats, ExecutionContext& context) : floats_(floats), context_(context) {}
-  void forward(const std::vector<const float*>& x, float* y) override {
-    kernels_of(context_).add(floats_, x[0], x[1], y);
-  }
-  void backward(const std::vector<const float*>&, const float*, const float* dy,
-                const std::vector<float*>& dx) override {
-    for (float* gradient : dx) {
+  Add(std::string name, std::int64_t floats, ExecutionContext& context)
+      : LayerExecutor(std::move(name)), floats_(floats), context_(context) {}
+  void forward(StepPart) override { kernels_of(context_).add(floats_, t_.x[0], t_.x[1], t_.y); }
+  void backward_data(StepPart) override {
+    for (float* gradient : t_.dx) {
       if (gradient != nullptr) {
-        context_.device.copy_on_device(dy, gradient, static_cast<std::size_t>(floats_));
+        context_.device.copy_on_device(t_.dy, gradient, static_cast<std::size_t>(floats_));
       }
     }
   }
@@ -211,15 +237,17 @@ class Add : public LayerExecutor {
 class Concat : public LayerExecutor {
  public:
   Concat(const ResolvedLayer& layer, const LocalShapes& shapes, ExecutionContext& context)
-      : batch_(shapes.batch), voxels_(shapes.output_voxels), context_(context) {
+      : LayerExecutor(layer.layer.name),
+        batch_(shapes.batch),
+        voxels_(shapes.output_voxels),
+        context_(context) {
     for (const auto& shape : layer.input_shapes) channels_.push_back(shape.c);
   }
-  void forward(const std::vector<const float*>& x, float* y) override {
-    kernels_of(context_).concat_forward(batch_, voxels_, x, channels_, y);
+  void forward(StepPart) override {
+    kernels_of(context_).concat_forward(batch_, voxels_, t_.x, channels_, t_.y);
   }
-  void backward(const std::vector<const float*>&, const float*, const float* dy,
-                const std::vector<float*>& dx) override {
-    kernels_of(context_).concat_backward(batch_, voxels_, dy, channels_, dx);
+  void backward_data(StepPart) override {
+    kernels_of(context_).concat_backward(batch_, voxels_, t_.dy, channels_, t_.dx);
   }
 
  private:
@@ -228,30 +256,78 @@ class Concat : public LayerExecutor {
   ExecutionContext& context_;
 };
 
-// Mean squared error against the step's targets (the rank's samples). Its gradient is divided by
-// the number of replicas and of the ranks sharing the dense part, so that the sum of gradients
-// over them is the global batch's mean.
+// What a loss layer's value and gradient are scaled by, so that the sum over every rank of the
+// run is the global batch's mean: each replica holds 1/replicas of the samples; after the
+// redistribution each rank of the spatial group 1/dense_parts of the replica's (a sample held by
+// several counted once); a split loss layer holds its planes of every sample, and the group's
+// sum adds them up.
+double loss_scale(const LocalShapes& shapes, std::int64_t positions_per_sample,
+                  const ExecutionContext& context) {
+  const double parts = shapes.shares_samples ? static_cast<double>(context.dense_parts) : 1.0;
+  return 1.0 / (static_cast<double>(shapes.batch) * static_cast<double>(positions_per_sample) *
+                static_cast<double>(context.layout.replicas) * parts);
+}
+
+// Mean squared error against the step's targets (the rank's samples).
 class MseLoss : public LayerExecutor {
  public:
-  MseLoss(const LocalShapes& shapes, ExecutionContext& context)
-      : floats_(shapes.input_floats.at(0)), context_(context) {
+  MseLoss(const ResolvedLayer& layer, const LocalShapes& shapes, ExecutionContext& context)
+      : LayerExecutor(layer.layer.name),
+        floats_(shapes.input_floats.at(0)),
+        scale_(loss_scale(shapes, layer.input_shapes.at(0).elements_per_sample(), context)),
+        context_(context) {
     gradient_ = context.device.allocate(static_cast<std::size_t>(floats_) * sizeof(float));
   }
-  void forward(const std::vector<const float*>& x, float*) override {
-    loss_ = kernels_of(context_).mse_loss(floats_, x[0], context_.targets, gradient_->data());
+  void forward(StepPart) override {
+    // The kernel's mean over the rank's values, and its gradient, rescaled to the global mean.
+    const double mean =
+        kernels_of(context_).mse_loss(floats_, t_.x[0], context_.targets, gradient_->data());
+    loss_ = mean * static_cast<double>(floats_) * scale_;
   }
-  void backward(const std::vector<const float*>&, const float*, const float*,
-                const std::vector<float*>& dx) override {
+  void backward_data(StepPart) override {
     const auto floats = static_cast<std::size_t>(floats_);
-    context_.device.fill(dx[0], floats, 0);
-    kernels_of(context_).axpy(
-        floats_, 1.0F / static_cast<float>(context_.layout.replicas * context_.dense_parts),
-        gradient_->data(), dx[0]);
+    context_.device.fill(t_.dx[0], floats, 0);
+    kernels_of(context_).axpy(floats_, static_cast<float>(static_cast<double>(floats_) * scale_),
+                              gradient_->data(), t_.dx[0]);
   }
   double loss() const override { return loss_; }
 
  private:
   std::int64_t floats_;
+  double scale_;
+  ExecutionContext& context_;
+  std::unique_ptr<DeviceMemory> gradient_;
+  double loss_ = 0;
+};
+
+// Softmax cross-entropy against the step's labels: one per sample (classification) or one per
+// voxel of the rank's planes (segmentation).
+class CrossEntropyLoss : public LayerExecutor {
+ public:
+  CrossEntropyLoss(const ResolvedLayer& layer, const LocalShapes& shapes, ExecutionContext& context)
+      : LayerExecutor(layer.layer.name),
+        batch_(shapes.batch),
+        classes_(layer.input_shapes.at(0).c),
+        positions_(shapes.input_voxels.at(0)),
+        scale_(loss_scale(shapes, layer.input_shapes.at(0).spatial_elements(), context)),
+        context_(context) {
+    gradient_ = context.device.allocate(static_cast<std::size_t>(shapes.input_floats.at(0)) *
+                                        sizeof(float));
+  }
+  void forward(StepPart) override {
+    loss_ = scale_ * kernels_of(context_).softmax_cross_entropy(
+                         batch_, classes_, positions_, t_.x[0], context_.labels, gradient_->data(),
+                         static_cast<float>(scale_));
+  }
+  void backward_data(StepPart) override {
+    context_.device.copy_on_device(gradient_->data(), t_.dx[0],
+                                   static_cast<std::size_t>(batch_ * classes_ * positions_));
+  }
+  double loss() const override { return loss_; }
+
+ private:
+  std::int64_t batch_, classes_, positions_;
+  double scale_;
   ExecutionContext& context_;
   std::unique_ptr<DeviceMemory> gradient_;
   double loss_ = 0;
@@ -262,30 +338,35 @@ class MseLoss : public LayerExecutor {
 std::unique_ptr<LayerExecutor> make_pointwise_executor(const ResolvedLayer& layer,
                                                        std::size_t index, bool spatially_split,
                                                        const LocalShapes& shapes,
+                                                       const StepProgram& program,
                                                        ExecutionContext& context) {
+  const std::string& name = layer.layer.name;
   switch (layer.layer.kind) {
     case LayerKind::input:
-      return std::make_unique<NoOp>();
+      return std::make_unique<NoOp>(name);
     case LayerKind::relu:
-      return std::make_unique<LeakyRelu>(0.0F, shapes.output_floats, context);
+      return std::make_unique<LeakyRelu>(name, 0.0F, shapes.output_floats, context);
     case LayerKind::leaky_relu:
       return std::make_unique<LeakyRelu>(
-          static_cast<float>(std::get<LeakyReluParams>(layer.layer.params).negative_slope),
+          name, static_cast<float>(std::get<LeakyReluParams>(layer.layer.params).negative_slope),
           shapes.output_floats, context);
     case LayerKind::dropout:
       return std::make_unique<Dropout>(
-          index, static_cast<float>(std::get<DropoutParams>(layer.layer.params).drop_probability),
-          shapes, context);
+          name, index,
+          static_cast<float>(std::get<DropoutParams>(layer.layer.params).drop_probability), shapes,
+          context);
     case LayerKind::batch_norm:
-      return std::make_unique<BatchNorm>(layer, spatially_split, shapes, context);
+      return std::make_unique<BatchNorm>(layer, index, spatially_split, shapes, program, context);
     case LayerKind::fully_connected:
       return std::make_unique<FullyConnected>(layer, shapes, context);
     case LayerKind::add:
-      return std::make_unique<Add>(shapes.output_floats, context);
+      return std::make_unique<Add>(name, shapes.output_floats, context);
     case LayerKind::concat:
       return std::make_unique<Concat>(layer, shapes, context);
     case LayerKind::mse_loss:
-      return std::make_unique<MseLoss>(shapes, context);
+      return std::make_unique<MseLoss>(layer, shapes, context);
+    case LayerKind::softmax_cross_entropy:
+      return std::make_unique<CrossEntropyLoss>(layer, shapes, context);
     default:
       throw std::invalid_argument("layer " + layer.layer.name + ": " + to_string(layer.layer.kind) +
                                   " layers are not yet supported by the real backend");

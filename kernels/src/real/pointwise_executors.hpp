@@ -8,6 +8,7 @@ namespace tessera::kernels::real {
 std::unique_ptr<LayerExecutor> make_pointwise_executor(const ResolvedLayer& layer,
                                                        std::size_t index, bool spatially_split,
                                                        const LocalShapes& shapes,
+                                                       const StepProgram& program,
                                                        ExecutionContext& context);
 
 }  // namespace tessera::kernels::real

@@ -4,16 +4,21 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <set>
 
 #include "cpu/cpu_device.hpp"
 #include "tessera/core/cost_model.hpp"
+#include "tessera/core/input_source.hpp"
 #include "tessera/core/network_micro_batch_plan.hpp"
 #include "tessera/core/quantity.hpp"
+#include "tessera/core/step_program.hpp"
+#include "tessera/core/training_task.hpp"
 #include "tessera/kernels/cpu_threads.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/device_inventory.hpp"
 #include "tessera/kernels/real/step_input_source.hpp"
 #include "tessera/kernels/real/trainer.hpp"
+#include "timeline_gather.hpp"
 
 namespace tessera::kernels::real {
 namespace {
@@ -64,28 +69,52 @@ enum class Outcome { ok = 0, does_not_fit = 1, failed = 2 };
 
 struct Measurement {
   StepReport typical;  // the measured step of median duration, whole (breakdown and layers)
+  std::int64_t typical_step = 0;                   // its index, warm-up included
+  InputSource typical_source = InputSource::none;  // where its samples came from
+  // The median measured step that read files where later epochs read a store (as the first
+  // epoch does, input_source.hpp); 0 when there was none or no store.
+  double first_epoch_step_seconds = 0;
   std::vector<double> losses;
-  std::vector<double> step_seconds;  // every step, warm-up included
+  std::vector<double> step_seconds;                   // every step, warm-up included
+  std::vector<std::vector<TimelineEvent>> timelines;  // every step's, warm-up included
 };
 
+struct IndexedReport {
+  std::int64_t step = 0;
+  StepReport report;
+};
+
+IndexedReport median_step(std::vector<IndexedReport> reports) {
+  std::sort(reports.begin(), reports.end(), [](const IndexedReport& a, const IndexedReport& b) {
+    return a.report.step_seconds < b.report.step_seconds;
+  });
+  return reports[(reports.size() - 1) / 2];
+}
+
 // The median step rather than the mean: on a machine shared with other work a step now and then
-// takes several times longer, and one such step would move the mean of a few far off.
+// takes several times longer, and one such step would move the mean of a few far off. With a
+// data store, steady state is the steps served by the store; those that read files stand for the
+// first epoch.
 Measurement train(Trainer& trainer, StepInputSource& source, std::int64_t warmup,
-                  std::int64_t measured) {
+                  std::int64_t measured, const InputPlan& plan) {
   Measurement measurement;
-  std::vector<StepReport> reports;
+  std::vector<IndexedReport> steady, first_epoch;
   for (std::int64_t step = 0; step < warmup + measured; ++step) {
-    double io_seconds = 0;
-    const auto input = source.next(io_seconds);
-    auto report = trainer.step(input, io_seconds);
+    auto report = trainer.step(source);
     measurement.losses.push_back(report.loss);
     measurement.step_seconds.push_back(report.step_seconds);
-    if (step >= warmup) reports.push_back(std::move(report));
+    measurement.timelines.push_back(report.timeline);
+    if (step < warmup) continue;
+    const bool reads_like_first_epoch =
+        plan.epochs_differ() && report.read_source == plan.first_epoch;
+    (reads_like_first_epoch ? first_epoch : steady).push_back({step, std::move(report)});
   }
-  std::sort(reports.begin(), reports.end(), [](const StepReport& a, const StepReport& b) {
-    return a.step_seconds < b.step_seconds;
-  });
-  measurement.typical = reports[(reports.size() - 1) / 2];
+  measurement.typical_source = steady.empty() ? plan.first_epoch : plan.later_epochs;
+  if (!first_epoch.empty())
+    measurement.first_epoch_step_seconds = median_step(first_epoch).report.step_seconds;
+  auto typical = median_step(steady.empty() ? first_epoch : steady);
+  measurement.typical = std::move(typical.report);
+  measurement.typical_step = typical.step;
   return measurement;
 }
 
@@ -119,7 +148,8 @@ int ranks_on_this_machine(const Communicator& ranks_of_point) {
 
 // `ranks`: the point's ranks, this one among them.
 PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, Communicator& ranks,
-                        const ProfileDatabase* profiles, PointResult result) {
+                        const ProfileDatabase* profiles, PointResult result,
+                        std::vector<TimelineEvent>* timeline) {
   const auto& config = point.config;
   const std::string device_name = device_name_for_rank();
   std::optional<CpuThreads> threads;
@@ -151,16 +181,21 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   const ComputeCostModel costs(roofline, profiles, scenario.micro_batching);
   const auto micro_batching = plan_network(loaded.model, point.plan, costs, scenario.model.dtype);
   result.micro_batching = to_json(micro_batching);
+  // The program the simulator would play for this device: a GPU all-reduces beside compute, a
+  // CPU rank holds its compute up for it (every bucket waited for where it is queued).
+  const auto input_plan = plan_input(loaded, config.gpus());
+  const bool overlaps = device->info().kind == "cuda";
+  auto programs = build_step_programs(loaded.model, point.plan, costs,
+                                      step_options_of(scenario, overlaps, input_plan.later_epochs),
+                                      micro_batching);
   Outcome outcome = Outcome::ok;
   std::string problem;
   std::unique_ptr<Trainer> trainer;
   std::unique_ptr<StepInputSource> source;
   try {
-    trainer = std::make_unique<Trainer>(
-        loaded.model, point.plan, *device, layout,
-        TrainerOptions{.optimizer = scenario.model.optimizer,
-                       .gradient_bucket_bytes = scenario.sim.gradient_bucket_bytes,
-                       .micro_batching = &micro_batching});
+    trainer =
+        std::make_unique<Trainer>(loaded.model, point.plan, std::move(programs.at(0)), *device,
+                                  layout, TrainerOptions{.optimizer = scenario.model.optimizer});
     const InputPlacement placement{.replica = layout.replica,
                                    .mini_batch = config.mini_batch,
                                    .global_batch = config.global_batch(),
@@ -168,12 +203,15 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                                    .count = trainer->input_count()};
     const auto& sample = loaded.model.layers().front().output_shape;
     if (scenario.io.format == DatasetFormat::hdf5) {
-      source = hdf5_input_source(scenario.io.dataset, sample, placement, warmup + measured);
+      // A prefetching step reads the next step's samples: one step more than are trained.
+      source = hdf5_input_source(scenario.io, sample, target_layout(loaded.model), placement,
+                                 warmup + measured + 1);
     } else {
       source = synthetic_input_source(
           {.seed = 1,
            .dataset_samples = std::max<std::int64_t>(64, config.global_batch()),
-           .sample = sample},
+           .sample = sample,
+           .targets = target_layout(loaded.model)},
           placement);
     }
   } catch (const OutOfDeviceMemory& error) {
@@ -204,8 +242,9 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
     return result;
   }
 
-  const auto measurement = train(*trainer, *source, warmup, measured);
+  const auto measurement = train(*trainer, *source, warmup, measured, input_plan);
   const auto steps = gather_values(ranks, measurement.typical.step_seconds);
+  const auto first_epoch_steps = gather_values(ranks, measurement.first_epoch_step_seconds);
   const auto busiest =
       static_cast<int>(std::max_element(steps.begin(), steps.end()) - steps.begin());
   // The busiest rank's breakdown and layer times: its breakdown's six figures, then the layers'.
@@ -214,8 +253,20 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                               b.allreduce_seconds, b.other_communication_seconds,
                               b.io_seconds,        b.idle_seconds};
   for (const auto& time : measurement.typical.layer_compute) figures.push_back(time.seconds);
+  figures.push_back(static_cast<double>(measurement.typical_step));
   figures = values_of_rank(ranks, busiest, std::move(figures));
+  if (timeline != nullptr) {
+    // The same step on every traced rank: the one the result reports.
+    const auto step = static_cast<std::size_t>(figures.back());
+    const auto& traced = loaded.scenario.outputs.trace_gpus;
+    *timeline = gather_timelines(ranks, measurement.timelines.at(step),
+                                 std::set<int>(traced.begin(), traced.end()));
+  }
+  figures.pop_back();
   result.step_seconds = steps[static_cast<std::size_t>(busiest)];
+  result.input_source = to_string(measurement.typical_source);
+  const double first_epoch = *std::max_element(first_epoch_steps.begin(), first_epoch_steps.end());
+  result.first_epoch_step_seconds = first_epoch > 0 ? first_epoch : result.step_seconds;
   result.breakdown = {.compute_seconds = figures[0],
                       .halo_seconds = figures[1],
                       .allreduce_seconds = figures[2],
@@ -248,7 +299,9 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                : std::string()) +
       "; memory: tensors, parameters and optimizer state the trainer allocated";
   if (profiles == nullptr) {
-    result.note += "; convolutions undivided with the library's first algorithm (no --profiles)";
+    result.note +=
+        "; convolutions undivided as the library itself chooses them (oneDNN: its automatic "
+        "implementation on its preferred layouts; cuDNN: its first heuristic; no --profiles)";
   } else if (point.config.spatial_parts() > 1) {
     result.note +=
         "; convolutions run as the micro-batching plan from the profiles (split layers on their "
@@ -262,7 +315,8 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
 }  // namespace
 
 PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point,
-                           Communicator& world, const ProfileDatabase* profiles) {
+                           Communicator& world, const ProfileDatabase* profiles,
+                           std::vector<TimelineEvent>* timeline) {
   auto result = point_skeleton(loaded, point);
   const auto& config = point.config;
   if (config.gpus() > world.size()) {
@@ -281,7 +335,9 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
   const bool participant = world.rank() < config.gpus();
   auto ranks = world.split(participant ? 0 : 1, world.rank());
   // Ranks the point does not use wait for it without taking a core from those it does use.
-  if (participant) result = train_point(loaded, point, *ranks, profiles, std::move(result));
+  if (participant) {
+    result = train_point(loaded, point, *ranks, profiles, std::move(result), timeline);
+  }
   world.barrier_idle();
   return result;
 }

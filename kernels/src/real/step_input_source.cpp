@@ -1,6 +1,9 @@
 #include "tessera/kernels/real/step_input_source.hpp"
 
-#include <chrono>
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <span>
 
 #include "tessera/core/input_error.hpp"
 #include "tessera/kernels/io/dataset_index.hpp"
@@ -17,13 +20,14 @@ class SyntheticSource : public StepInputSource {
  public:
   SyntheticSource(const SyntheticInput& source, const InputPlacement& placement)
       : source_(source), placement_(placement) {}
+  // Synthetic samples stand for data already on the device: making them up is not the step's
+  // I/O (the step program reads nothing for them).
   StepInput next(double& io_seconds) override {
-    const auto begin = std::chrono::steady_clock::now();
-    auto input = synthetic_step_input(source_, first_sample_of(placement_, step_++),
-                                      placement_.mini_batch, placement_.first, placement_.count);
-    io_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    return input;
+    io_seconds = 0;
+    return synthetic_step_input(source_, first_sample_of(placement_, step_++),
+                                placement_.mini_batch, placement_.first, placement_.count);
   }
+  InputSource last_source() const override { return InputSource::none; }
   std::string description() const override {
     return "synthetic data set in memory (" + std::to_string(source_.dataset_samples) +
            " samples, seed " + std::to_string(source_.seed) + ")";
@@ -35,59 +39,149 @@ class SyntheticSource : public StepInputSource {
   std::int64_t step_ = 0;
 };
 
+// The rank's box of a whole sample's volume (C x D x H x W), as a sub-volume read gives it.
+std::vector<float> crop(std::span<const float> whole, const io::VolumeShape& shape,
+                        const io::VolumeBox& box) {
+  std::vector<float> shard;
+  const auto [d0, h0, w0] = box.begin;
+  const auto [d1, h1, w1] = box.end;
+  shard.reserve(static_cast<std::size_t>(shape.channels * (d1 - d0) * (h1 - h0) * (w1 - w0)));
+  const auto [depth, height, width] = shape.spatial;
+  for (std::int64_t c = 0; c < shape.channels; ++c) {
+    for (std::int64_t d = d0; d < d1; ++d) {
+      for (std::int64_t h = h0; h < h1; ++h) {
+        const auto row = whole.begin() + ((c * depth + d) * height + h) * width;
+        shard.insert(shard.end(), row + w0, row + w1);
+      }
+    }
+  }
+  return shard;
+}
+
 class Hdf5Source : public StepInputSource {
  public:
-  Hdf5Source(const std::string& directory, const TensorShape& sample,
+  Hdf5Source(const IoSection& io, const TensorShape& sample, const TargetLayout& targets,
              const InputPlacement& placement, std::int64_t steps)
-      : directory_(directory), placement_(placement) {
-    const auto index = io::index_dataset(directory);
-    const auto& shape = index.shape;
-    if (sample.spatial.size() != 3 || shape.channels != sample.c ||
-        shape.spatial[0] != sample.spatial[0] || shape.spatial[1] != sample.spatial[1] ||
-        shape.spatial[2] != sample.spatial[2]) {
+      : directory_(io.dataset), placement_(placement), io_(io) {
+    const auto index = io::index_dataset(directory_);
+    shape_ = index.shape;
+    layout_ = index.layout;
+    if (sample.spatial.size() != 3 || shape_.channels != sample.c ||
+        shape_.spatial[0] != sample.spatial[0] || shape_.spatial[1] != sample.spatial[1] ||
+        shape_.spatial[2] != sample.spatial[2]) {
       throw InputError(
-          {directory, 0, 0}, "io.dataset",
+          {directory_, 0, 0}, "io.dataset",
           "expected samples of " + to_string(sample) + " (the model's input), got samples of " +
-              std::to_string(shape.channels) + "x" + std::to_string(shape.spatial[0]) + "x" +
-              std::to_string(shape.spatial[1]) + "x" + std::to_string(shape.spatial[2]));
+              std::to_string(shape_.channels) + "x" + std::to_string(shape_.spatial[0]) + "x" +
+              std::to_string(shape_.spatial[1]) + "x" + std::to_string(shape_.spatial[2]));
+    }
+    const bool fits = targets.task == TrainingTask::segmentation
+                          ? layout_ == io::SampleLayout::segmentation
+                          : layout_ == io::SampleLayout::cosmoflow &&
+                                targets.task == TrainingTask::regression &&
+                                targets.values_per_sample == io::kTargetCount;
+    if (!fits) {
+      throw InputError({directory_, 0, 0}, "io.dataset",
+                       "the model learns " + to_string(targets.task) +
+                           ", which the data set's samples in the " + to_string(layout_) +
+                           " layout do not give (tessera data generate --task makes one)");
     }
     const auto paths = index.paths();
-    std::vector<std::string> order;
+    std::vector<std::string> reads;
     for (std::int64_t step = 0; step < steps; ++step) {
       for (std::int64_t s = 0; s < placement.mini_batch; ++s) {
         const auto sample_index =
             (first_sample_of(placement, step) + s) % static_cast<std::int64_t>(paths.size());
-        order.push_back(paths[static_cast<std::size_t>(sample_index)]);
+        const auto& path = paths[static_cast<std::size_t>(sample_index)];
+        order_.push_back(path);
+        // With a store, a sample's file is read once: later epochs find it in the store.
+        if (!keeps_samples() || std::find(reads.begin(), reads.end(), path) == reads.end()) {
+          reads.push_back(path);
+        }
       }
     }
-    io::VolumeBox box;
     for (int axis = 0; axis < 3; ++axis) {
-      box.begin[axis] = placement.first[static_cast<std::size_t>(axis)];
-      box.end[axis] = box.begin[axis] + placement.count[static_cast<std::size_t>(axis)];
+      box_.begin[axis] = placement.first[static_cast<std::size_t>(axis)];
+      box_.end[axis] = box_.begin[axis] + placement.count[static_cast<std::size_t>(axis)];
     }
-    prefetcher_ = std::make_unique<io::SamplePrefetcher>(std::move(order), box);
+    io::VolumeBox read_box = box_;
+    if (!io.read_sub_volume) {
+      read_box.begin = {0, 0, 0};
+      read_box.end = shape_.spatial;
+    }
+    prefetcher_ = std::make_unique<io::SamplePrefetcher>(std::move(reads), read_box,
+                                                         io::SpatialHalo{}, io.prefetch);
   }
+
   StepInput next(double& io_seconds) override {
     StepInput input;
     io_seconds = 0;
+    last_source_ = InputSource::none;
     for (std::int64_t s = 0; s < placement_.mini_batch; ++s) {
-      const auto* sample = prefetcher_->next();
-      if (sample == nullptr) throw std::runtime_error("the prefetcher ran out of samples");
-      io_seconds += sample->stall_seconds;
-      input.volume.insert(input.volume.end(), sample->volume.begin(), sample->volume.end());
-      input.targets.insert(input.targets.end(), sample->targets.begin(), sample->targets.end());
+      const auto& path = order_.at(static_cast<std::size_t>(position_++));
+      const Shard* shard = nullptr;
+      if (auto kept = store_.find(path); kept != store_.end()) {
+        shard = &kept->second;
+        if (last_source_ == InputSource::none) last_source_ = store_source();
+      } else {
+        const auto* sample = prefetcher_->next();
+        if (sample == nullptr) throw std::runtime_error("the prefetcher ran out of samples");
+        io_seconds += sample->stall_seconds;
+        last_source_ = InputSource::file_system;
+        fresh_.volume = io_.read_sub_volume
+                            ? std::vector<float>(sample->volume.begin(), sample->volume.end())
+                            : crop(sample->volume, shape_, box_);
+        const bool labels = layout_ == io::SampleLayout::segmentation;
+        fresh_.targets =
+            labels && !io_.read_sub_volume
+                ? crop(sample->targets, {.channels = 1, .spatial = shape_.spatial}, box_)
+                : sample->targets;
+        shard = &fresh_;
+        if (keeps_samples()) shard = &(store_[path] = fresh_);
+      }
+      input.volume.insert(input.volume.end(), shard->volume.begin(), shard->volume.end());
+      input.targets.insert(input.targets.end(), shard->targets.begin(), shard->targets.end());
     }
     return input;
   }
+
+  InputSource last_source() const override { return last_source_; }
+
   std::string description() const override {
     const auto statistics = prefetcher_->statistics();
-    return "HDF5 data set " + directory_ + ", sub-volume reads prefetched, " +
-           std::to_string(statistics.read_bytes_per_second() / 1e6) + " MB/s read";
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "%.4g MB/s", statistics.read_bytes_per_second() / 1e6);
+    return "HDF5 data set " + directory_ + ", " +
+           (io_.read_sub_volume ? "sub-volume reads" : "whole-sample reads cut to the shard") +
+           (io_.prefetch ? " prefetched" : " when asked (no prefetch)") + ", " + rate +
+           (keeps_samples() ? ", samples kept in host memory after the first epoch (store: " +
+                                  to_string(io_.store) + ")"
+                            : std::string());
   }
 
  private:
+  struct Shard {
+    std::vector<float> volume;
+    std::vector<float> targets;
+  };
+
+  bool keeps_samples() const { return io_.store != DataStore::none; }
+  InputSource store_source() const {
+    return io_.store == DataStore::memory ? InputSource::peer_memory
+                                          : InputSource::node_local_storage;
+  }
+
   std::string directory_;
   InputPlacement placement_;
+  IoSection io_;
+  io::VolumeShape shape_;
+  io::SampleLayout layout_ = io::SampleLayout::cosmoflow;
+  io::VolumeBox box_;
+  std::vector<std::string> order_;  // every sample of every step, in order
+  std::int64_t position_ = 0;
+  std::map<std::string, Shard> store_;
+  Shard fresh_;
+  InputSource last_source_ = InputSource::none;
   std::unique_ptr<io::SamplePrefetcher> prefetcher_;
 };
 
@@ -98,11 +192,11 @@ std::unique_ptr<StepInputSource> synthetic_input_source(const SyntheticInput& so
   return std::make_unique<SyntheticSource>(source, placement);
 }
 
-std::unique_ptr<StepInputSource> hdf5_input_source(const std::string& directory,
-                                                   const TensorShape& sample,
+std::unique_ptr<StepInputSource> hdf5_input_source(const IoSection& io, const TensorShape& sample,
+                                                   const TargetLayout& targets,
                                                    const InputPlacement& placement,
                                                    std::int64_t steps) {
-  return std::make_unique<Hdf5Source>(directory, sample, placement, steps);
+  return std::make_unique<Hdf5Source>(io, sample, targets, placement, steps);
 }
 
 }  // namespace tessera::kernels::real

@@ -1,7 +1,5 @@
 #include "window_executors.hpp"
 
-#include <algorithm>
-#include <array>
 #include <cmath>
 #include <stdexcept>
 
@@ -11,31 +9,50 @@
 #include "tessera/kernels/layer_kernels.hpp"
 #include "tessera/kernels/partitioned_convolution.hpp"
 #include "tessera/kernels/partitioned_pooling.hpp"
+#include "tessera/kernels/tensor_distribution.hpp"
 
 namespace tessera::kernels::real {
 namespace {
 
+HaloDirection halo_direction(Direction pass) {
+  return pass == Direction::forward ? HaloDirection::fill : HaloDirection::add_adjoint;
+}
+
+OutputPart output_part(StepPart part) {
+  switch (part) {
+    case StepPart::interior:
+      return OutputPart::interior;
+    case StepPart::boundary:
+      return OutputPart::boundary;
+    default:
+      return OutputPart::whole;
+  }
+}
+
 class Convolution : public LayerExecutor {
  public:
   Convolution(const ResolvedLayer& layer, std::size_t index, bool split, const LocalShapes& shapes,
-              ExecutionContext& context)
-      : context_(context),
+              const StepProgram& program, ExecutionContext& context)
+      : LayerExecutor(layer.layer.name),
+        context_(context),
         geometry_(convolution_geometry(layer.layer, layer.input_shapes.at(0), layer.output_shape)),
         batch_(shapes.batch),
         output_voxels_(shapes.output_voxels),
         bias_(std::get<ConvolutionParams>(layer.layer.params).bias) {
     auto runner =
         std::make_unique<ConvolutionRunner>(context.device, context.convolution_workspace);
-    follow_plans(*runner, index, layer.layer.name);
-    if (split) {
-      if (geometry_.transposed) {
-        throw std::invalid_argument("layer " + layer.layer.name +
-                                    ": spatially split transposed convolutions are not yet "
-                                    "supported by the real backend");
-      }
+    follow_plans(*runner, index, program);
+    if (split && geometry_.transposed) {
+      // Each shard's outputs come from its own inputs alone: one local kernel, no exchange.
+      geometry_ = local_transposed_geometry(layer, index, program, context);
+      runner_ = std::move(runner);
+    } else if (split) {
+      // The program says whether the interior is computed while the halos fly.
+      const bool interior = program_has(program, index, StepOpKind::compute, StepPart::interior);
       partitioned_ = std::make_unique<PartitionedConvolution>(
-          *context.halo_exchange, geometry_, context.spatial_grid, batch_, HaloOverlap::automatic,
-          FilterGradients::per_shard, std::move(runner));
+          *context.halo_exchange, geometry_, context.spatial_grid, batch_,
+          interior ? HaloOverlap::always : HaloOverlap::never, FilterGradients::per_shard,
+          std::move(runner));
     } else {
       runner_ = std::move(runner);
     }
@@ -53,55 +70,106 @@ class Convolution : public LayerExecutor {
     for (std::size_t i = filter; i < values.size(); ++i) values[i] = 0;
   }
 
-  void forward(const std::vector<const float*>& x, float* y) override {
-    if (partitioned_) {
-      partitioned_->forward({x[0]}, weights_, {y});
-    } else {
-      runner_->forward(geometry_, batch_, x[0], weights_, y, 0);
+  void begin_pass(Direction pass) override {
+    if (partitioned_ && pass == Direction::forward) partitioned_->load_inputs({t_.x[0]});
+  }
+  void end_pass(Direction pass) override {
+    if (partitioned_ && pass != Direction::forward && t_.dx[0] != nullptr) {
+      partitioned_->store_input_gradients({t_.dx[0]});
     }
-    if (bias_) {
+  }
+  void halo_start(Direction pass, int axis) override {
+    if (!partitioned_) refuse("a halo exchange of an unsplit layer");
+    partitioned_->start_halo(halo_direction(pass), axis);
+  }
+  void halo_wait(Direction) override {
+    if (!partitioned_) refuse("a halo wait of an unsplit layer");
+    partitioned_->finish_halo();
+  }
+
+  void forward(StepPart part) override {
+    if (partitioned_) {
+      partitioned_->forward_outputs(output_part(part), {t_.x[0]}, weights_, {t_.y});
+    } else {
+      runner_->forward(geometry_, batch_, t_.x[0], weights_, t_.y, 0);
+    }
+    // The bias once the whole output is there (after the boundary or the whole shard).
+    if (bias_ && part != StepPart::interior) {
       context_.device.layers().bias_forward(batch_, geometry_.out_channels, output_voxels_,
-                                            weights_ + geometry_.filter_floats(), y);
+                                            weights_ + geometry_.filter_floats(), t_.y);
     }
   }
 
-  void backward(const std::vector<const float*>& x, const float*, const float* dy,
-                const std::vector<float*>& dx) override {
+  void backward_data(StepPart) override {
+    if (t_.dx[0] == nullptr) return;
     if (partitioned_) {
-      std::vector<float*> input_gradients;
-      if (dx[0] != nullptr) input_gradients.push_back(dx[0]);
-      partitioned_->backward({dy}, weights_, input_gradients, {gradients_});
+      partitioned_->backward_data({t_.dy}, weights_);
     } else {
-      if (dx[0] != nullptr) runner_->backward_data(geometry_, batch_, dy, weights_, dx[0], 0);
-      runner_->backward_filter(geometry_, batch_, x[0], dy, gradients_, 0);
+      runner_->backward_data(geometry_, batch_, t_.dy, weights_, t_.dx[0], 0);
     }
-    // A split layer leaves its planes' part of the filter and bias gradients: the trainer's one
-    // all-reduce over every rank sums them (rank_layout.hpp).
+  }
+
+  // A split layer leaves its planes' part of the filter and bias gradients: the gradient
+  // all-reduce over every rank sums them (rank_layout.hpp).
+  void backward_filter() override {
+    if (partitioned_) {
+      partitioned_->backward_filter({t_.dy}, {gradients_});
+    } else {
+      runner_->backward_filter(geometry_, batch_, t_.x[0], t_.dy, gradients_, 0);
+    }
     if (bias_) {
-      float* bias_gradient = gradients_ + geometry_.filter_floats();
-      context_.device.layers().bias_backward(batch_, geometry_.out_channels, output_voxels_, dy,
-                                             bias_gradient, 0);
+      context_.device.layers().bias_backward(batch_, geometry_.out_channels, output_voxels_, t_.dy,
+                                             gradients_ + geometry_.filter_floats(), 0);
     }
   }
 
  private:
-  // The kernels the network plan made from profiles, the ones the simulator times: an unsplit
-  // layer runs them as they are; a split one on its windows, which hold the shard's planes and
-  // its halos (the runner falls back to the library's first choice where a window cannot take
-  // the planned algorithm).
-  void follow_plans(ConvolutionRunner& runner, std::size_t index, const std::string& name) const {
-    if (context_.micro_batching == nullptr) return;
-    for (const auto direction :
-         {Direction::forward, Direction::backward_data, Direction::backward_filter}) {
-      const auto* kernel = context_.micro_batching->find(index, direction);
-      if (kernel == nullptr || kernel->provenance != Provenance::profile) continue;
-      if (kernel->plan.samples() != batch_) {
-        throw std::invalid_argument("layer " + name + ": the micro-batching plan covers " +
-                                    std::to_string(kernel->plan.samples()) +
+  // The micro-batches and algorithms the program's ops run as, where planned from profiles (the
+  // ones the simulator times): an unsplit layer runs them as they are; a split one on its
+  // windows (the runner falls back to the library's first choice where a window cannot take the
+  // planned algorithm).
+  void follow_plans(ConvolutionRunner& runner, std::size_t index, const StepProgram& program) {
+    for (const auto& op : program.ops) {
+      if (op.kind != StepOpKind::compute || op.layer != index ||
+          op.micro_batches.micro_batches.empty() || op.provenance != Provenance::profile) {
+        continue;
+      }
+      if (op.micro_batches.samples() != batch_) {
+        throw std::invalid_argument("layer " + name_ + ": the micro-batching plan covers " +
+                                    std::to_string(op.micro_batches.samples()) +
                                     " samples, the rank runs " + std::to_string(batch_));
       }
-      runner.follow(direction, kernel->plan);
+      runner.follow(op.direction, op.micro_batches);
     }
+  }
+
+  // A split transposed convolution whose shards need no halo (kernel no wider than the stride,
+  // no padding: 3D U-Net's up-convolutions) is the same transposed convolution on each shard's
+  // own planes, its outputs the shard's outputs. Others would need an exchange the program has
+  // not got.
+  ConvolutionGeometry local_transposed_geometry(const ResolvedLayer& layer, std::size_t index,
+                                                const StepProgram& program,
+                                                const ExecutionContext& context) const {
+    const TensorDistribution inputs(layer.input_shapes.at(0).spatial, context.spatial_grid);
+    const TensorDistribution outputs(layer.output_shape.spatial, context.spatial_grid);
+    const auto in = inputs.owned(context.layout.shard);
+    const auto out = outputs.owned(context.layout.shard);
+    auto local = geometry_;
+    local.input_spatial = in.count;
+    local = with_output(local);
+    bool aligned =
+        local.output_spatial == out.count && !program_has(program, index, StepOpKind::halo_start);
+    for (int axis = 0; aligned && axis < local.spatial_rank(); ++axis) {
+      const auto a = static_cast<std::size_t>(axis);
+      aligned = out.first[a] == in.first[a] * local.stride[a] - local.padding[a];
+    }
+    if (!aligned) {
+      throw std::invalid_argument(
+          "layer " + name_ +
+          ": the real backend splits a transposed convolution only where each shard's outputs "
+          "come from its own inputs (kernel no wider than the stride, no padding)");
+    }
+    return local;
   }
 
   ExecutionContext& context_;
@@ -109,7 +177,7 @@ class Convolution : public LayerExecutor {
   std::int64_t batch_;
   std::int64_t output_voxels_;
   bool bias_;
-  std::unique_ptr<ConvolutionRunner> runner_;  // unsplit layers
+  std::unique_ptr<ConvolutionRunner> runner_;  // unsplit layers, and split halo-free ones
   std::unique_ptr<PartitionedConvolution> partitioned_;
 };
 
@@ -117,7 +185,8 @@ class Pooling : public LayerExecutor {
  public:
   Pooling(const ResolvedLayer& layer, bool split, const LocalShapes& shapes,
           ExecutionContext& context)
-      : context_(context),
+      : LayerExecutor(layer.layer.name),
+        context_(context),
         geometry_(pooling_geometry(layer.layer, layer.input_shapes.at(0), layer.output_shape)),
         batch_(shapes.batch) {
     if (split) {
@@ -126,20 +195,36 @@ class Pooling : public LayerExecutor {
     }
   }
 
-  void forward(const std::vector<const float*>& x, float* y) override {
-    if (partitioned_) {
-      partitioned_->forward({x[0]}, {y});
-    } else {
-      context_.device.layers().pooling_forward(geometry_, batch_, x[0], y);
+  void begin_pass(Direction pass) override {
+    if (partitioned_ && pass == Direction::forward) partitioned_->load_inputs({t_.x[0]});
+  }
+  void end_pass(Direction pass) override {
+    if (partitioned_ && pass != Direction::forward && t_.dx[0] != nullptr) {
+      partitioned_->store_input_gradients({t_.dx[0]});
     }
   }
-  void backward(const std::vector<const float*>& x, const float* y, const float* dy,
-                const std::vector<float*>& dx) override {
-    if (dx[0] == nullptr) return;
+  void halo_start(Direction pass, int axis) override {
+    if (!partitioned_) refuse("a halo exchange of an unsplit layer");
+    partitioned_->start_halo(halo_direction(pass), axis);
+  }
+  void halo_wait(Direction) override {
+    if (!partitioned_) refuse("a halo wait of an unsplit layer");
+    partitioned_->finish_halo();
+  }
+
+  void forward(StepPart) override {
     if (partitioned_) {
-      partitioned_->backward({dy}, {dx[0]});
+      partitioned_->forward_outputs({t_.y});
     } else {
-      context_.device.layers().pooling_backward(geometry_, batch_, x[0], y, dy, dx[0]);
+      context_.device.layers().pooling_forward(geometry_, batch_, t_.x[0], t_.y);
+    }
+  }
+  void backward_data(StepPart) override {
+    if (t_.dx[0] == nullptr) return;
+    if (partitioned_) {
+      partitioned_->backward_data({t_.dy});
+    } else {
+      context_.device.layers().pooling_backward(geometry_, batch_, t_.x[0], t_.y, t_.dy, t_.dx[0]);
     }
   }
 
@@ -155,8 +240,9 @@ class Pooling : public LayerExecutor {
 std::unique_ptr<LayerExecutor> make_convolution_executor(const ResolvedLayer& layer,
                                                          std::size_t index, bool spatially_split,
                                                          const LocalShapes& shapes,
+                                                         const StepProgram& program,
                                                          ExecutionContext& context) {
-  return std::make_unique<Convolution>(layer, index, spatially_split, shapes, context);
+  return std::make_unique<Convolution>(layer, index, spatially_split, shapes, program, context);
 }
 
 std::unique_ptr<LayerExecutor> make_pooling_executor(const ResolvedLayer& layer,

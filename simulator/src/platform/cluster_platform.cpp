@@ -153,6 +153,7 @@ SimPlatform build_cluster_platform(sg4::Engine& engine, const ClusterSpec& clust
         platform.gpu_hosts.push_back(gpu);
     }
     platform.node_hosts.push_back(node.cpu);
+    platform.node_disks.push_back(node.local_storage);
   }
   platform.filesystem_servers = std::move(filesystem.servers);
   platform.filesystem_disks = std::move(filesystem.disks);

@@ -66,7 +66,12 @@ NodeZone build_node_zone(const sg4::NetZone* parent, const ClusterSpec& cluster,
     result.gpus.push_back(
         zone->create_host("gpu" + std::to_string(rank), cluster.gpu.fp32_flops_per_second)->seal());
   }
-  result.cpu = zone->create_host(name + "-cpu", kNominalCpuFlopsPerSecond)->seal();
+  result.cpu = zone->create_host(name + "-cpu", kNominalCpuFlopsPerSecond);
+  if (const double bandwidth = cluster.node.local_storage_bandwidth_bytes_per_second;
+      bandwidth > 0) {
+    result.local_storage = result.cpu->create_disk(name + "-local", bandwidth, bandwidth)->seal();
+  }
+  result.cpu->seal();
   result.gateway = zone->create_router(name + "-gw");
 
   // GPU to GPU.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/s4u/Disk.hpp>
 #include <simgrid/s4u/Host.hpp>
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
@@ -18,6 +19,7 @@ struct NodeZone {
   simgrid::kernel::routing::NetPoint* gateway = nullptr;   // its router toward the fabric
   std::vector<simgrid::s4u::Host*> gpus;                   // local index order
   simgrid::s4u::Host* cpu = nullptr;
+  simgrid::s4u::Disk* local_storage = nullptr;  // on the CPU host; null when the node has none
 };
 
 // A node's links. SimGrid 3.32 checks every new link's name against every zone of the platform,

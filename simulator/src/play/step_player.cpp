@@ -1,5 +1,6 @@
 #include "step_player.hpp"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 
@@ -55,7 +56,21 @@ StepPlayer::StepPlayer(const SimPlatform& platform, const Fabric& fabric, const 
     if (reads > 0) ++readers[static_cast<std::size_t>(platform.node_of(rank))];
     rounds = std::max(rounds, reads);
   }
-  inputs_ = std::make_unique<InputPipeline>(platform, std::move(readers), rounds);
+  InputSource source = InputSource::none;
+  for (const auto& program : programs) {
+    for (const auto& op : program.ops) {
+      if (op.kind == StepOpKind::read_start) source = op.source;
+    }
+  }
+  // The input-reads track of the trace: from a GPU's request to its shard's arrival.
+  auto delivered = [this](int rank, double asked, double arrived) {
+    if (settings_.traced_gpus.count(rank) && arrived > asked) {
+      events_.push_back(
+          {rank, TimelineTrack::input_reads, "input read", OpCategory::io, asked, arrived});
+    }
+  };
+  inputs_ = std::make_unique<InputPipeline>(platform, std::move(readers), rounds, source,
+                                            settings_.nodes_in_point, delivered);
 }
 
 StepPlayer::~StepPlayer() = default;
@@ -82,7 +97,7 @@ void StepPlayer::record(int rank, int track, const std::string& name, OpCategory
   auto& times = times_[static_cast<std::size_t>(rank)];
   if (track == 0) times.seconds[static_cast<int>(category)] += end - start;
   if (settings_.traced_gpus.count(rank) && end > start) {
-    events_.push_back({rank, track, name, category, start, end});
+    events_.push_back({rank, static_cast<TimelineTrack>(track), name, category, start, end});
   }
 }
 
@@ -113,13 +128,13 @@ void StepPlayer::play_gpu(int rank) {
   auto& times = times_[static_cast<std::size_t>(rank)];
   const bool traced = settings_.traced_gpus.count(rank) > 0;
   for (const auto& op : program.ops) {
-    if (op.kind == StepOpKind::compute) {
+    if (op.kind == StepOpKind::compute || op.kind == StepOpKind::update) {
       const double start = now() + queued_compute;
       queued_compute += op.seconds;
       times.seconds[static_cast<int>(OpCategory::compute)] += op.seconds;
       if (traced && op.seconds > 0) {
-        events_.push_back(
-            {rank, 0, op.label, OpCategory::compute, start, start + op.seconds, op.provenance});
+        events_.push_back({rank, TimelineTrack::compute, op.label, OpCategory::compute, start,
+                           start + op.seconds, op.provenance});
       }
       continue;
     }
@@ -127,6 +142,7 @@ void StepPlayer::play_gpu(int rank) {
     const double start = now();
     switch (op.kind) {
       case StepOpKind::compute:
+      case StepOpKind::update:
         break;
       case StepOpKind::halo_start: {
         // Every rank plays the same op, so a neighbour sends me what I send to my other side.
@@ -148,6 +164,18 @@ void StepPlayer::play_gpu(int rank) {
         halos.erase(op.exchange);
         break;
       case StepOpKind::group_allreduce: {
+        if (op.group == CollectiveGroup::stage) {
+          // Every GPU of the stage: the group the gradients are summed over (and the symmetric
+          // reduction samples).
+          const auto& members = stage_groups_[static_cast<std::size_t>(program.stage)];
+          const auto me = static_cast<std::size_t>(std::find(members.begin(), members.end(), rank) -
+                                                   members.begin());
+          const CollectiveContext stage_context{fabric_, platform_.gpus_per_node, kGroupChannel,
+                                                settings_.granularity, settings_.replicas};
+          allreduce(stage_context, members, me, op.bytes,
+                    algorithm_for(stage_context, members, op.bytes));
+          break;
+        }
         const auto group = layout_.spatial_group(rank);
         allreduce(group_context, group, static_cast<std::size_t>(layout_.spatial_index_of(rank)),
                   op.bytes, algorithm_for(group_context, group, op.bytes));

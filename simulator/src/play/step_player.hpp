@@ -12,22 +12,12 @@
 #include "input_pipeline.hpp"
 #include "rank_layout.hpp"
 #include "tessera/core/step_program.hpp"
+#include "tessera/core/timeline.hpp"
 #include "tessera/simulator/collectives.hpp"
 #include "tessera/simulator/fabric.hpp"
 #include "tessera/simulator/platform.hpp"
 
 namespace tessera::sim {
-
-struct TimelineEvent {
-  int gpu = 0;
-  int track = 0;  // 0 compute stream, 1 communication stream, 2 input reads
-  std::string name;
-  OpCategory category = OpCategory::compute;
-  double start_seconds = 0;
-  double end_seconds = 0;
-  // Where a compute duration came from (profile or roofline); communication is simulated.
-  Provenance source = Provenance::simulated;
-};
 
 // Where one GPU's step time went.
 struct GpuTimes {
@@ -41,6 +31,7 @@ struct PlaySettings {
   Granularity granularity = Granularity::aggregated;
   // Symmetric simulation: each played replica stands for this many (see symmetric_reduction.hpp).
   int replicas = 1;
+  std::int64_t nodes_in_point = 1;  // the nodes the played ones stand for
   std::set<int> traced_gpus;
 };
 
@@ -55,6 +46,8 @@ class StepPlayer {
 
   const std::vector<GpuTimes>& times() const { return times_; }
   const std::vector<TimelineEvent>& events() const { return events_; }
+  // Whether the platform could play the programs' reads (see InputPipeline::can_play).
+  bool reads_played() const { return inputs_->can_play(); }
 
  private:
   struct Streams;

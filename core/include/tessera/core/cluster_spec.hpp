@@ -46,6 +46,9 @@ struct NodeSpec {
   std::int64_t nics = 1;
   double nic_bandwidth_bytes_per_second = 0;  // per NIC
   double nic_latency_seconds = 0;
+  // Node-local storage (NVMe, or a RAM disk) that a data set can be staged to; 0 when none.
+  double local_storage_bytes = 0;
+  double local_storage_bandwidth_bytes_per_second = 0;  // read
 
   double node_nic_bandwidth_bytes_per_second() const {
     return static_cast<double>(nics) * nic_bandwidth_bytes_per_second;

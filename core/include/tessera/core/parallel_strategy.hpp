@@ -71,6 +71,12 @@ Halo window_halo(LayerKind kind, std::int64_t input, std::int64_t output, std::i
                  std::int64_t kernel, std::int64_t stride, std::int64_t padding,
                  std::int64_t dilation);
 
+// Whether a shard of a split window layer computes the outputs that need no halo while its
+// halos fly: only when each exchanged axis holds at least three window reaches (dilated kernel
+// extents) of its own planes, as the reference runtime decides; a thinner interior hides little
+// and costs its staging copies. The step program decides with it, the kernels follow.
+bool interior_overlaps_exchange(std::int64_t owned_planes, std::int64_t window_reach);
+
 // Planes [first, first + count) of part `index` when an axis of `extent` planes is split `parts`
 // ways: the first extent % parts parts hold one plane more (exact division, as plan_shards
 // requires, makes every part equal).

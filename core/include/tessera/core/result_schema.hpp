@@ -63,8 +63,12 @@ struct PointResult {
   std::int64_t mini_batch = 1;  // per data-parallel replica
   std::int64_t global_batch = 1;
   PointStatus status = PointStatus::ok;
-  double step_seconds = 0;
+  double step_seconds = 0;  // a step in steady state: the epochs after the first
   double samples_per_second = 0;
+  // A step of the first epoch, which reads every sample from the file system where later epochs
+  // read a data store (input_source.hpp); equals step_seconds where the epochs read alike.
+  double first_epoch_step_seconds = 0;
+  std::string input_source = "none";  // where steady-state steps read their samples
   StepBreakdown breakdown;
   double peak_memory_bytes = 0;  // per GPU, the busiest one
   double device_capacity_bytes = 0;

@@ -19,18 +19,26 @@ enum class MicroBatchPolicy { undivided, power_of_two, all };
 enum class MicroBatchMode { per_layer, whole_network };
 enum class OffloadPolicy { none, all, conv, dyn };
 enum class DatasetFormat { synthetic, hdf5 };
+// Where samples come from after the first epoch (see input_source.hpp).
+enum class DataStore { none, memory, node_local };
 enum class Scaling { strong, weak };
 enum class GrowAxis { data, spatial_d, spatial_h, spatial_w };
 enum class CollectiveAlgorithm { automatic, ring, tree, hierarchical };
+// Over which GPUs batch-norm layers with global statistics sum them: the GPUs sharing a
+// replica's samples (its spatial group, as the reference 3D-CNN runs do), or every GPU (a
+// synchronised batch-norm across the data-parallel replicas too).
+enum class BatchNormStatistics { sample_group, global };
 
 std::string to_string(Optimizer value);
 std::string to_string(MicroBatchPolicy value);
 std::string to_string(MicroBatchMode value);
 std::string to_string(OffloadPolicy value);
 std::string to_string(DatasetFormat value);
+std::string to_string(DataStore value);
 std::string to_string(Scaling value);
 std::string to_string(GrowAxis value);
 std::string to_string(CollectiveAlgorithm value);
+std::string to_string(BatchNormStatistics value);
 
 struct ModelSection {
   std::string zoo_name;                        // set when the model comes from the zoo
@@ -49,6 +57,7 @@ struct ParallelismSection {
   std::int64_t model_degree = 1;
   std::vector<std::string> stage_starts;  // first layer of stages 2..degree; "" = balanced
   std::optional<std::int64_t> gpus;       // if given, must equal data x spatial x model
+  BatchNormStatistics batch_norm_statistics = BatchNormStatistics::sample_group;
 };
 
 struct MicroBatchingSection {
@@ -64,9 +73,11 @@ struct MemorySection {
 
 struct IoSection {
   DatasetFormat format = DatasetFormat::synthetic;
-  std::string dataset;          // directory of HDF5 samples (format hdf5)
+  std::string dataset;          // directory of HDF5 samples (format hdf5; the real backend's)
   bool read_sub_volume = true;  // each GPU reads only its shard of a sample
   bool prefetch = true;         // the next sample is read while the step computes
+  DataStore store = DataStore::none;
+  std::optional<std::int64_t> samples;  // samples in the data set, if known
 };
 
 struct PlatformSection {

@@ -3,15 +3,18 @@
 // forward and backward compute of its shard, halo exchanges with its spatial neighbours,
 // batch-norm statistics and the redistribution inside its spatial group, transfers between
 // model-parallel stages, bucketed gradient all-reduces overlapped with backward, the optimizer
-// update, and the read of the next sample's shard. The simulator plays it; so will the real
-// backend. Neither re-derives the model.
+// update, and the read of the next sample's shard. The simulator plays it. The real backend
+// (kernels/src/real/trainer.cpp) does not play these ops yet: it runs its own loop over the same
+// shard plan and micro-batching plan, so the two can drift (docs/design/step-program.md).
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "tessera/core/cost_model.hpp"
+#include "tessera/core/input_source.hpp"
 #include "tessera/core/micro_batch_plan.hpp"
 #include "tessera/core/model_graph.hpp"
+#include "tessera/core/network_micro_batch_plan.hpp"
 #include "tessera/core/parallel_strategy.hpp"
 #include "tessera/core/result_schema.hpp"
 #include "tessera/core/scenario.hpp"
@@ -22,26 +25,40 @@ enum class OpCategory { compute, halo, allreduce, other_communication, io, offlo
 std::string to_string(OpCategory category);
 
 enum class StepOpKind {
-  compute,          // `seconds` on the compute stream
-  halo_start,       // send to and receive from both neighbours along `axis` (asynchronous)
+  compute,          // `seconds` of layer `layer`'s `direction` (`part` of it) on the compute stream
+  halo_start,       // exchange with both neighbours along `axis` (asynchronous): `direction`
+                    // forward fills the input halos, backward_data returns gradient halos
   halo_wait,        // wait for the exchange `exchange`
-  group_allreduce,  // blocking all-reduce of `bytes` in the spatial group (batch-norm statistics)
-  group_alltoall,   // blocking all-to-all, `bytes` to each peer of the spatial group
+  group_allreduce,  // blocking all-reduce of `bytes` in the spatial group (batch-norm sums)
+  group_alltoall,   // blocking all-to-all, `bytes` to each peer of the spatial group: forward
+                    // the activations, backward_data their gradients (the redistribution)
   stage_send,       // activations (forward) or gradients (backward) to stage `peer_stage`
   stage_recv,       // from stage `peer_stage`
-  gradient_allreduce,  // queue a bucket of `bytes` on the communication stream (asynchronous)
+  gradient_allreduce,  // queue bucket `bucket` (`bytes`) on the communication stream (asynchronous)
   gradient_wait,       // wait for every queued bucket
-  read_start,          // start reading the next sample's shard, `bytes` (asynchronous)
-  read_wait,           // wait for that read
+  read_start,  // start reading the next sample's shard, `bytes` from `source` (asynchronous)
+  read_wait,   // wait for that read
+  update,      // the optimizer step over the stage's parameters (compute stream)
 };
 std::string to_string(StepOpKind kind);
+
+// Which part of a layer's pass a compute op is. A window layer split over GPUs computes the
+// outputs that need no halo (interior) while the halos fly and the rest (boundary) after; a
+// batch-norm summing its statistics over the spatial group computes them (statistics), then,
+// after the group's all-reduce, normalises with them (apply).
+enum class StepPart { whole, interior, boundary, statistics, apply };
+std::string to_string(StepPart part);
+
+// The GPUs a group collective spans: the spatial group of a replica, or every GPU of the stage.
+enum class CollectiveGroup { spatial, stage };
 
 struct StepOp {
   StepOpKind kind = StepOpKind::compute;
   OpCategory category = OpCategory::compute;
   std::string label;                         // e.g. "conv1 forward (interior)"
   std::size_t layer = SIZE_MAX;              // model layer, if any
-  Direction direction = Direction::forward;  // compute of a layer: its pass
+  Direction direction = Direction::forward;  // compute, halo and group ops: the pass
+  StepPart part = StepPart::whole;           // compute ops
   double seconds = 0;                        // compute time
   Provenance provenance = Provenance::none;
   double bytes = 0;           // communication or I/O volume (see kind)
@@ -50,29 +67,50 @@ struct StepOp {
   double bytes_to_upper = 0;  // halo: planes for the upper neighbour
   int exchange = -1;          // halo: pairs a start with its wait
   int peer_stage = -1;        // stage_send / stage_recv
+  int bucket = -1;            // gradient_allreduce: index into StepProgram::buckets
+  CollectiveGroup group = CollectiveGroup::spatial;  // group_allreduce: over whom
+  InputSource source = InputSource::none;            // read_start: where the samples come from
   // Convolution kernels: the micro-batches and algorithms the kernel runs as (the network plan
   // of network_micro_batch_plan.hpp; `seconds` is their time, times the fraction for interior or
   // boundary parts). Empty for other ops.
   MicroBatchPlan micro_batches;
 };
 
+// Layers whose parameter gradients are all-reduced together, in the order backward finishes
+// them (so each bucket is a contiguous range of layers, last layer first).
+struct GradientBucket {
+  std::vector<std::size_t> layers;
+  double bytes = 0;
+};
+
 struct StepOptions {
   DType dtype = DType::float32;
   Optimizer optimizer = Optimizer::adam;
   double gradient_bucket_bytes = 25.0 * 1024 * 1024;
+  // Where this step's samples come from (input_source.hpp); none: no read at all.
+  InputSource input_source = InputSource::file_system;
   bool prefetch = true;
   bool read_sub_volume = true;
   bool overlap_halo = true;  // compute the interior while halos are in flight
   // Gradient buckets all-reduced beside backward; false: each waits where it is queued.
   bool overlap_gradient_allreduce = true;
+  // Batch-norm statistics summed over every GPU of the stage instead of the spatial group.
+  bool batch_norm_over_replicas = false;
 };
 
 struct StepProgram {
   int stage = 0;
   std::vector<StepOp> ops;
+  std::vector<GradientBucket> buckets;    // of this stage's parameters
   double parameters = 0;                  // parameters held by this stage
   std::int64_t allreduce_group_size = 1;  // GPUs summing this stage's gradients
 };
+
+// The options a scenario gives its step programs, on devices that can or cannot all-reduce
+// beside compute, with samples from `input_source` (input_source.hpp): the simulator and the real
+// backend build their programs with it, so that both play the same one.
+StepOptions step_options_of(const Scenario& scenario, bool overlaps_communication,
+                            InputSource input_source);
 
 // One program per model-parallel stage; every GPU of a stage plays the same one (ranks without a
 // neighbour along an axis skip that side of a halo exchange). Convolution kernels are timed by
@@ -80,6 +118,12 @@ struct StepProgram {
 std::vector<StepProgram> build_step_programs(const ModelGraph& model, const ShardPlan& plan,
                                              const ComputeCostModel& costs,
                                              const StepOptions& options);
+// The same with a micro-batching plan made elsewhere (by plan_network from other profiles, or a
+// test's), which the convolution ops then run as.
+std::vector<StepProgram> build_step_programs(const ModelGraph& model, const ShardPlan& plan,
+                                             const ComputeCostModel& costs,
+                                             const StepOptions& options,
+                                             const NetworkMicroBatchPlan& micro_batching);
 
 // The parameters each model-parallel stage holds and updates, by stage: what the program's
 // optimizer update is timed over, and so what `tessera profile` measures the update at.
@@ -87,6 +131,7 @@ std::vector<double> stage_parameters(const ModelGraph& model, const ShardPlan& p
 
 // The compute time of every layer's forward and backward pass in the programs (each layer is in
 // one stage's), then the optimizer update (the slowest stage's), as result_schema.hpp records it.
+// Layers without a compute op (the input) are left out.
 std::vector<LayerComputeTime> layer_compute_times(const ModelGraph& model,
                                                   const std::vector<StepProgram>& programs);
 

@@ -52,7 +52,8 @@ class ConvolutionKernels {
   virtual ~ConvolutionKernels() = default;
 
   // Every algorithm the library has for this problem, direction and batch, each with its
-  // workspace bytes; algorithms that cannot run the problem are left out.
+  // workspace bytes; algorithms that cannot run the problem are left out. The first is the one
+  // the library would choose itself.
   virtual std::vector<ConvolutionAlgorithm> algorithms(const ConvolutionGeometry& geometry,
                                                        std::int64_t batch, Direction direction) = 0;
 

@@ -1,11 +1,12 @@
 #pragma once
 // Runs convolutions of any shape with one workspace grown to the largest need. By default each
-// problem runs undivided with the first algorithm the device's library offers (its own first
-// choice). follow() gives a direction a plan made from profiles (micro-batches and algorithms,
-// named as the profile database names them); the runner then executes that plan wherever the
-// device offers its algorithms for the problem at hand, so a partitioned layer's window kernels
-// run the algorithms its shard was planned and simulated with, and falls back to the first
-// choice elsewhere (a boundary slab too thin for the planned algorithm, say).
+// problem runs undivided with the first algorithm the device's library offers, which is what the
+// library itself would pick (oneDNN's automatic implementation on its preferred layouts, cuDNN's
+// first heuristic). follow() gives a direction a plan made from profiles (micro-batches and
+// algorithms, named as the profile database names them); the runner then executes that plan
+// wherever the device offers its algorithms for the problem at hand, so a partitioned layer's
+// window kernels run the algorithms its shard was planned and simulated with, and falls back to the
+// first choice elsewhere (a boundary slab too thin for the planned algorithm, say).
 #include <array>
 #include <cstdint>
 #include <map>

@@ -23,6 +23,12 @@ struct DeviceInventory {
 
 DeviceInventory discover_devices();
 
+// The versions of the backend libraries as loaded now, without touching a device (what
+// `tessera --version` prints): oneDNN's; the CUDA runtime's, cuDNN's and NCCL's, or why there are
+// none in this build.
+std::string cpu_library_versions();
+std::string cuda_library_versions();
+
 // Parts of the inventory, one per backend library.
 void add_cpu_devices(DeviceInventory& inventory);
 void add_cuda_devices(DeviceInventory& inventory);

@@ -97,11 +97,14 @@ class LayerKernels {
   // y = y + alpha * x
   virtual void axpy(std::int64_t count, float alpha, const float* x, float* y) = 0;
 
-  // Mean over the batch of softmax cross-entropy; labels are class indices (host). Writes
-  // dlogits = d(loss)/d(logits) and returns the loss.
+  // Softmax cross-entropy over `classes` at each of batch x positions: logits batch x classes x
+  // positions (positions: 1 to classify samples, the voxels to label each one), labels (host)
+  // class indices of each sample's positions in order. Writes dlogits = (softmax - one-hot) *
+  // gradient_scale (dlogits may be null) and returns the sum of the per-position losses.
   virtual double softmax_cross_entropy(std::int64_t batch, std::int64_t classes,
-                                       const float* logits, const std::vector<std::int32_t>& labels,
-                                       float* dlogits) = 0;
+                                       std::int64_t positions, const float* logits,
+                                       const std::vector<std::int32_t>& labels, float* dlogits,
+                                       float gradient_scale) = 0;
   // Mean squared error over all elements; writes dprediction, returns the loss.
   virtual double mse_loss(std::int64_t count, const float* prediction, const float* target,
                           float* dprediction) = 0;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "tessera/kernels/convolution_kernels.hpp"
+#include "tessera/kernels/halo_exchange.hpp"
 #include "tessera/kernels/shard_window.hpp"
 
 namespace tessera::kernels {
@@ -40,6 +41,10 @@ enum class HaloOverlap {
   always,     // interior during the exchange whenever there is one
   never,      // exchange, then one kernel per shard
 };
+
+// Which outputs forward_outputs computes: the interior (those that need no halo, where the
+// overlap policy computes it during the exchange), the boundary (the rest), or all of them.
+enum class OutputPart { whole, interior, boundary };
 
 class PartitionedConvolution {
  public:
@@ -68,6 +73,24 @@ class PartitionedConvolution {
   void backward(const std::vector<const float*>& dy, const float* w, const std::vector<float*>& dx,
                 const std::vector<float*>& dw);
 
+  // forward() and backward() in phases, for a caller that orders them itself with other work in
+  // between (the real backend playing the step program): forward is load_inputs, one start_halo
+  // and finish_halo per exchanged axis (fill, axes in increasing order), the outputs' parts;
+  // backward is backward_data, the adjoint exchanges (decreasing order), backward_filter,
+  // store_input_gradients, then sum_filter_gradients where the gradients are summed.
+  void load_inputs(const std::vector<const float*>& x);
+  void start_halo(HaloDirection direction, int axis);
+  void finish_halo();
+  void forward_outputs(OutputPart part, const std::vector<const float*>& x, const float* w,
+                       const std::vector<float*>& y);
+  // Into the shards' haloed gradient buffers, which the adjoint exchanges then carry.
+  void backward_data(const std::vector<const float*>& dy, const float* w);
+  // Each shard's own part of the filter gradient (overwritten), from the input of the last
+  // forward.
+  void backward_filter(const std::vector<const float*>& dy, const std::vector<float*>& dw);
+  void store_input_gradients(const std::vector<float*>& dx);
+  void sum_filter_gradients(const std::vector<float*>& dw);
+
  private:
   ConvolutionGeometry window_geometry(const SpatialBox& window, const SpatialBox& outputs) const;
   void forward_box(std::size_t local, const SpatialBox& outputs, const float* x, const float* w,
@@ -79,6 +102,7 @@ class PartitionedConvolution {
   FilterGradients filter_gradients_;
   std::unique_ptr<WindowShards> shards_;
   std::unique_ptr<ConvolutionRunner> runner_;
+  std::vector<float*> gradient_buffers_;  // of the backward in progress
   struct Scratches;
   std::unique_ptr<Scratches> scratch_;
 };

@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "tessera/kernels/halo_exchange.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
 #include "tessera/kernels/shard_window.hpp"
 
@@ -35,11 +36,23 @@ class PartitionedPooling {
   // Against the input and output of the last forward().
   void backward(const std::vector<const float*>& dy, const std::vector<float*>& dx);
 
+  // The same in phases, for a caller ordering them itself (the real backend playing the step
+  // program): forward is load_inputs, one start_halo and finish_halo per axis (fill, increasing
+  // order), forward_outputs; backward is backward_data, the adjoint exchanges (decreasing order)
+  // and store_input_gradients.
+  void load_inputs(const std::vector<const float*>& x);
+  void start_halo(HaloDirection direction, int axis);
+  void finish_halo();
+  void forward_outputs(const std::vector<float*>& y);
+  void backward_data(const std::vector<const float*>& dy);  // into the haloed gradient buffers
+  void store_input_gradients(const std::vector<float*>& dx);
+
  private:
   PoolingGeometry window_geometry(const ShardWindow& shard) const;
 
   PoolingGeometry whole_;
   std::unique_ptr<WindowShards> shards_;
+  std::vector<float*> gradient_buffers_;  // of the backward in progress
   struct State;
   std::unique_ptr<State> state_;
 };

@@ -11,6 +11,7 @@
 //                    nvlink_mesh: link node<k>-nvlink<i>-<j> (i < j);
 //                    pcie: links node<k>-pcie<i>, node<k>-pcie<j>.
 //    GPU i -> CPU: node<k>-pcie<i>. GPU i -> network: node<k>-pcie<i>, node<k>-nic.
+//    Node-local storage, where the cluster has it, is a Disk "node<k>-local" on the CPU host.
 //    The node's NICs (multi-rail) are aggregated into the one link node<k>-nic of
 //    nics x nic_bandwidth, and the node's cables to its leaf switch into one fat-tree link of
 //    nics x link_bandwidth (so are the switch-to-switch links: each bundles `nics` cables).
@@ -63,6 +64,7 @@ FabricPlan plan_fabric(const ClusterSpec& cluster, std::int64_t nodes);
 struct SimPlatform {
   std::vector<simgrid::s4u::Host*> gpu_hosts;   // rank r = node * gpus_per_node + local index
   std::vector<simgrid::s4u::Host*> node_hosts;  // one CPU host per node
+  std::vector<simgrid::s4u::Disk*> node_disks;  // node-local storage per node (null: none)
   std::vector<simgrid::s4u::Host*> filesystem_servers;
   std::vector<simgrid::s4u::Disk*> filesystem_disks;  // one per server, same order
   int gpus_per_node = 1;

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tessera/core/input_source.hpp"
 #include "tessera/core/profile_database.hpp"
 #include "tessera/core/result_schema.hpp"
 #include "tessera/core/scenario_loader.hpp"
@@ -20,6 +21,8 @@ struct SimulationOptions {
   // Symmetric mode (scenario sim.mode): play at least this many nodes (see
   // play/symmetric_reduction.hpp); more is closer to the full simulation and slower.
   std::int64_t min_played_nodes = 32;
+  // Which epoch's step to play (input_source.hpp): they differ only in where samples come from.
+  Epoch epoch = Epoch::later;
 };
 
 struct SimulationOutcome {
@@ -33,7 +36,10 @@ struct SimulationOutcome {
 SimulationOutcome simulate_point(const LoadedScenario& scenario, const SweepPoint& point,
                                  const SimulationOptions& options);
 
-// The same in a forked child, so a sweep can simulate many points from one process.
+// The same in a forked child, so a sweep can simulate many points from one process. Where the
+// first epoch reads its samples elsewhere than later ones, both steps are played (one child
+// each): the result is the steady state's, with the first epoch's step in
+// first_epoch_step_seconds.
 SimulationOutcome simulate_point_isolated(const LoadedScenario& scenario, const SweepPoint& point,
                                           const SimulationOptions& options);
 

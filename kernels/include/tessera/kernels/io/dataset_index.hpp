@@ -11,7 +11,8 @@ namespace tessera::kernels::io {
 struct DatasetIndex {
   std::string directory;
   std::vector<SampleFileInfo> samples;
-  VolumeShape shape;  // common to every sample
+  VolumeShape shape;                              // common to every sample
+  SampleLayout layout = SampleLayout::cosmoflow;  // likewise
 
   std::vector<std::string> paths() const;
   double volume_bytes_per_sample() const;

@@ -1,7 +1,12 @@
 #pragma once
-// One training sample per HDF5 file, in the layout of the CosmoFlow data set:
-//   full     C x D x H x W float32   the volume (CosmoFlow: 4 channels of 128^3 or 512^3)
-//   unitPar  4 float32               the regression targets (normalised cosmological parameters)
+// One training sample per HDF5 file, in the layout of one of the reference data sets, told apart
+// by their datasets:
+//   CosmoFlow (regression):
+//     full          C x D x H x W float32   the volume (4 channels of 128^3 or 512^3)
+//     unitPar       4 float32               the targets (normalised cosmological parameters)
+//   3D U-Net (segmentation):
+//     volume        C x D x H x W float32   the volume
+//     segmentation  1 x D x H x W int32     each voxel's class
 // The checks here are the single definition of a well-formed file, for the dataset index, the
 // sample reader and `tessera data inspect`.
 #include <array>
@@ -12,13 +17,18 @@
 
 namespace tessera::kernels::io {
 
-inline constexpr const char* kVolumeDatasetName = "full";
-inline constexpr const char* kTargetsDatasetName = "unitPar";
-inline constexpr int kTargetCount = 4;
+enum class SampleLayout { cosmoflow, segmentation };
+std::string to_string(SampleLayout layout);
+
+// The dataset holding the volume and the one holding the targets, per layout.
+const char* volume_dataset_name(SampleLayout layout);
+const char* targets_dataset_name(SampleLayout layout);
+inline constexpr int kTargetCount = 4;  // CosmoFlow's
 using Targets = std::array<float, kTargetCount>;
 
 struct SampleFileInfo {
   std::string path;
+  SampleLayout layout = SampleLayout::cosmoflow;
   VolumeShape shape;
   // Depth planes per chunk of `full`, 0 when contiguous (then the volume starts at byte
   // `volume_offset_bytes` of the file).

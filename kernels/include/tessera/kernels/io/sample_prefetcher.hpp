@@ -30,7 +30,9 @@ struct PrefetchedSample {
   std::string path;
   VolumeBox region;               // the box widened by its halo, clipped to the volume
   std::span<const float> volume;  // C x region, row-major
-  Targets targets{};
+  // CosmoFlow's four values, or the classes of the box's voxels (3D U-Net layout; the box
+  // without its halo).
+  std::vector<float> targets;
   double read_seconds = 0;
   double stall_seconds = 0;  // how long next() waited for this sample
 };
@@ -38,9 +40,10 @@ struct PrefetchedSample {
 class SamplePrefetcher {
  public:
   // Reads `paths` in order, each one's `box` widened by `halo` planes (clipped), and starts on
-  // the first at once.
+  // the first at once. Without `read_ahead` (io.prefetch: false) a sample is read only once
+  // next() asks for it, so the caller waits for every read.
   SamplePrefetcher(std::vector<std::string> paths, const VolumeBox& box,
-                   const SpatialHalo& halo = {});
+                   const SpatialHalo& halo = {}, bool read_ahead = true);
   ~SamplePrefetcher();  // stops the reading thread, leaving an unfinished read to complete
   SamplePrefetcher(const SamplePrefetcher&) = delete;
   SamplePrefetcher& operator=(const SamplePrefetcher&) = delete;
@@ -64,10 +67,12 @@ class SamplePrefetcher {
   const std::vector<std::string> paths_;
   const VolumeBox box_;
   const SpatialHalo halo_;
+  const bool read_ahead_;
   std::array<Slot, 2> slots_;
   mutable std::mutex mutex_;
   std::condition_variable changed_;
   std::int64_t next_position_ = 0;
+  std::int64_t requested_ = 0;  // positions next() has asked for (read_ahead_ false)
   std::optional<std::size_t> held_slot_;
   bool stopping_ = false;
   std::exception_ptr failure_;

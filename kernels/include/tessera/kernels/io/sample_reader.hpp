@@ -26,7 +26,9 @@ class SampleReader {
   // Reads `box` (non-empty, inside the volume; else tessera::InputError) of every channel into
   // `out`: C x box depth x box height x box width floats, row-major, exactly that many.
   void read_volume(const VolumeBox& box, std::span<float> out);
-  Targets read_targets();
+  // The targets of the sample as floats: CosmoFlow's four values, or the classes of the voxels
+  // of `box` (the 3D U-Net layout), row-major.
+  std::vector<float> read_targets(const VolumeBox& box);
 
  private:
   std::unique_ptr<OpenSampleFile> file_;

@@ -1,6 +1,6 @@
 #pragma once
 // Writes one sample file in the CosmoFlow layout (see sample_file_format.hpp), block by block so
-// that a 4 x 512^3 volume (2 GiB) never has to sit in memory whole.
+// that a 4 x 512^3 volume (2 GiB) never has to sit in memory whole, or in the 3D U-Net layout.
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -31,5 +31,10 @@ void write_sample_file(const std::string& path, const VolumeShape& shape, const 
 // The same for a volume already in memory (C x D x H x W floats).
 void write_sample_file(const std::string& path, const VolumeShape& shape, const Targets& targets,
                        std::span<const float> volume, const VolumeLayout& layout = {});
+
+// A sample in the 3D U-Net layout: the volume and each voxel's class (D x H x W).
+void write_segmentation_file(const std::string& path, const VolumeShape& shape,
+                             std::span<const float> volume, std::span<const std::int32_t> labels,
+                             const VolumeLayout& layout = {});
 
 }  // namespace tessera::kernels::io

@@ -9,6 +9,7 @@
 #include "tessera/core/profile_database.hpp"
 #include "tessera/core/result_schema.hpp"
 #include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/timeline.hpp"
 #include "tessera/kernels/communicator.hpp"
 
 namespace tessera::kernels::real {
@@ -16,7 +17,11 @@ namespace tessera::kernels::real {
 // Collective over `world`: every rank calls it with the same point. The returned result is
 // complete on rank 0. With `profiles` (may be null) the unsplit convolutions run the scenario's
 // micro-batching plan made from them (the plan the simulator costs and the result records).
+// With `timeline` (non-null on every rank, or on none), rank 0 receives the measured timeline of
+// the reported step (the slowest rank's median step, as the same step of every traced rank) of
+// the ranks in outputs.trace_gpus, in the trace format the simulator writes.
 PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point,
-                           Communicator& world, const ProfileDatabase* profiles = nullptr);
+                           Communicator& world, const ProfileDatabase* profiles = nullptr,
+                           std::vector<TimelineEvent>* timeline = nullptr);
 
 }  // namespace tessera::kernels::real

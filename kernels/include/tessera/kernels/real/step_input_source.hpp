@@ -1,15 +1,21 @@
 #pragma once
 // Where a rank's step inputs come from: the synthetic data set generated in memory, or HDF5
-// sample files read (only the rank's sub-volume, one hyperslab each) on a prefetch thread. Both
-// deal samples the same way: step s gives replica r the samples s x global_batch + r x mini_batch
-// ... + mini_batch - 1, modulo the data set's size.
+// sample files read as the scenario's io section says: only the rank's sub-volume (one hyperslab)
+// or the whole sample cut down afterwards (read_sub_volume), on a thread reading one sample ahead
+// or when asked (prefetch), and, with a data store (store: memory or node_local), kept in host
+// memory once read so that later epochs read no file (one machine: the store's copy is local).
+// Both deal samples the same way: step s gives replica r the samples s x global_batch + r x
+// mini_batch ... + mini_batch - 1, modulo the data set's size.
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "tessera/core/input_source.hpp"
+#include "tessera/core/scenario.hpp"
+#include "tessera/core/training_task.hpp"
+#include "tessera/kernels/real/step_input.hpp"
 #include "tessera/kernels/real/synthetic_input.hpp"
-#include "tessera/kernels/real/trainer.hpp"
 
 namespace tessera::kernels::real {
 
@@ -27,15 +33,18 @@ class StepInputSource {
   // The next step's input; `io_seconds` is the time the caller waited for it (generation, or the
   // prefetcher's stall).
   virtual StepInput next(double& io_seconds) = 0;
+  // Where the last step's samples came from (input_source.hpp): files, the store, or nowhere.
+  virtual InputSource last_source() const = 0;
   virtual std::string description() const = 0;
 };
 
 std::unique_ptr<StepInputSource> synthetic_input_source(const SyntheticInput& source,
                                                         const InputPlacement& placement);
-// Reads the samples of `steps` steps from `directory` (tessera data generate's layout). Throws
-// tessera::InputError naming the directory or file when the data set does not fit the model.
-std::unique_ptr<StepInputSource> hdf5_input_source(const std::string& directory,
-                                                   const TensorShape& sample,
+// Reads the samples of `steps` steps from io.dataset (tessera data generate's layouts: CosmoFlow's
+// for a regression of four values, 3D U-Net's to label voxels). Throws tessera::InputError
+// naming the directory or file when the data set does not fit the model.
+std::unique_ptr<StepInputSource> hdf5_input_source(const IoSection& io, const TensorShape& sample,
+                                                   const TargetLayout& targets,
                                                    const InputPlacement& placement,
                                                    std::int64_t steps);
 

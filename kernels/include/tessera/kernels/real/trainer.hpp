@@ -1,16 +1,16 @@
 #pragma once
-// Training a model for real on this rank's device, one rank per device: the rank's shard of the
-// layers before the plan's spatial end (partitioned convolutions and pooling with halo
-// exchanges, batch-norm sums all-reduced in the spatial group), the redistribution before the
-// first unsplit layer, the dense layers, the loss, backward with the gradients all-reduced in
-// buckets over every rank while backward continues, and the optimizer step.
+// Training a model for real on this rank's device, one rank per device, by playing core's step
+// program (step_program.hpp) op by op: the same program the simulator plays. Every rule that
+// decides what runs (the layers' passes and their parts, the halo exchanges and their order, the
+// batch-norm sums and the redistribution before the dense layers, the gradient buckets, where
+// samples are read) comes from the program; the trainer decides only how, on this device and
+// over these ranks.
 //
-// After the redistribution the spatial group runs plain data parallelism, as the step program
-// plays it: each rank takes whole samples of the replica's mini-batch (spatial_redistribution.hpp;
-// with fewer samples than ranks, several ranks hold the same sample) and the losses are scaled so
-// that every sample counts once. Every rank's parameter gradients are partial (its planes of the
-// split layers, its samples of the dense ones), and one all-reduce over all ranks sums them, as
-// the step program's gradient all-reduce over data x spatial GPUs. The run is
+// After the redistribution the spatial group runs plain data parallelism: each rank takes whole
+// samples of the replica's mini-batch (spatial_redistribution.hpp; with fewer samples than ranks,
+// several ranks hold the same sample) and the losses are scaled so that every sample counts once.
+// Every rank's parameter gradients are partial (its planes of the split layers, its samples of
+// the dense ones), and the program's bucketed all-reduce over all ranks sums them. The run is
 // exact: 1 rank, data parallelism and spatial splits give the same losses and weights up to
 // float32 rounding (tests/kernels_mpi/real_trainer_mpi_test.cpp).
 #include <cstdint>
@@ -18,11 +18,13 @@
 #include <vector>
 
 #include "tessera/core/model_graph.hpp"
-#include "tessera/core/network_micro_batch_plan.hpp"
 #include "tessera/core/parallel_strategy.hpp"
 #include "tessera/core/result_schema.hpp"
 #include "tessera/core/scenario.hpp"
+#include "tessera/core/step_program.hpp"
+#include "tessera/core/timeline.hpp"
 #include "tessera/kernels/real/rank_layout.hpp"
+#include "tessera/kernels/real/step_input_source.hpp"
 
 namespace tessera::kernels {
 class Device;
@@ -33,20 +35,23 @@ namespace tessera::kernels::real {
 struct TrainerOptions {
   Optimizer optimizer = Optimizer::adam;
   float learning_rate = 0;  // 0: the optimizer's usual default (sgd 0.01, momentum 0.01, adam 1e-3)
-  double gradient_bucket_bytes = 25.0 * 1024 * 1024;
-  std::uint64_t seed = 1;  // initial weights and dropout masks
-  // The conv kernels' micro-batching plan (may be null: every kernel undivided, the library's
-  // first algorithm). Kernels planned from profiles run as their micro-batches and algorithms;
-  // spatially split layers run them on their haloed windows (convolution_runner.hpp).
-  const NetworkMicroBatchPlan* micro_batching = nullptr;
+  std::uint64_t seed = 1;   // initial weights and dropout masks
 };
 
-// One step's input on this rank: its samples (the replica's mini-batch) over its shard's planes
-// of the input layer, and the targets of those samples (host memory).
-struct StepInput {
-  std::vector<float> volume;   // mini_batch x C x shard planes
-  std::vector<float> targets;  // mini_batch x target values
+// One op as the rank executed it, recorded where the work happened (the layer's kernels, the
+// halo exchange, the gradient buckets): the fields a step program's op says what to do with.
+struct ExecutedOp {
+  StepOpKind kind = StepOpKind::compute;
+  std::size_t layer = SIZE_MAX;
+  Direction direction = Direction::forward;
+  StepPart part = StepPart::whole;
+  int axis = -1;
+  int bucket = -1;
+  bool operator==(const ExecutedOp&) const = default;
 };
+// The op as the program states it, in the same fields (halo waits and gradient ops carry only
+// their kind and what identifies them).
+ExecutedOp expected_execution(const StepOp& op);
 
 struct StepReport {
   double loss = 0;  // the global batch's loss (averaged over the data-parallel replicas)
@@ -54,15 +59,20 @@ struct StepReport {
   StepBreakdown breakdown;  // exposed time per category; idle = step minus the others
   // Every layer's forward, then every layer's backward, then the update (result_schema.hpp).
   std::vector<LayerComputeTime> layer_compute;
+  // Where this step's read took its samples from (none: no read op, synthetic samples).
+  InputSource read_source = InputSource::none;
+  std::vector<ExecutedOp> executed;     // in order
+  std::vector<TimelineEvent> timeline;  // from the step's start; gpu = the rank in the world
 };
 
 class Trainer {
  public:
-  // `plan` must be the plan of `model` for the layout's configuration. Throws
-  // std::invalid_argument naming the layer for layers the real backend cannot run yet, and
-  // OutOfDeviceMemory when the device cannot hold the rank's tensors.
-  Trainer(const ModelGraph& model, const ShardPlan& plan, Device& device, RankLayout& layout,
-          const TrainerOptions& options);
+  // `plan` must be the plan of `model` for the layout's configuration and `program` the step
+  // program of the layout's stage for it. Throws std::invalid_argument naming the layer for
+  // layers the real backend cannot run yet, and OutOfDeviceMemory when the device cannot hold
+  // the rank's tensors.
+  Trainer(const ModelGraph& model, const ShardPlan& plan, StepProgram program, Device& device,
+          RankLayout& layout, const TrainerOptions& options);
   ~Trainer();
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;
@@ -71,16 +81,19 @@ class Trainer {
   std::vector<std::int64_t> input_first() const;
   std::vector<std::int64_t> input_count() const;
 
-  // One training step; `io_seconds` is what producing `input` cost (counted as I/O).
-  StepReport step(const StepInput& input, double io_seconds = 0);
+  // One training step, taking its samples from `source` where the program reads them (its
+  // read ops, timed as I/O; the first step's samples, before a prefetching program's first
+  // read, are fetched before the step) or, for a program that reads nothing (synthetic samples,
+  // standing for data already on the device), at the step's start, untimed.
+  StepReport step(StepInputSource& source);
 
   // Every parameter, in layer order, copied to the host.
   std::vector<float> parameters() const;
   // Bytes this rank allocated on its device (tensors, parameters, optimizer state).
   double allocated_bytes() const;
+  const StepProgram& program() const;
 
  private:
-  void build(const ModelGraph& model, const ShardPlan& plan, const TrainerOptions& options);
   struct State;
   std::unique_ptr<State> state_;
 };

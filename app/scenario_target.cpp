@@ -1,0 +1,23 @@
+#include "scenario_target.hpp"
+
+#include <filesystem>
+
+#include "tessera/core/model_zoo.hpp"
+
+namespace tessera::app {
+
+LoadedScenario load_target(const std::string& target, std::optional<std::int64_t> mini_batch) {
+  if (target == "default") return load_default_scenario();
+  if (!std::filesystem::exists(target) && find_zoo_model(target) != nullptr) {
+    if (!mini_batch) {
+      mini_batch = build_zoo_model(target, {}).default_mini_batch().value_or(1);
+    }
+    return load_scenario_text("name: profile-" + target + "\nmodel: {zoo: " + target +
+                                  ", mini_batch: " + std::to_string(*mini_batch) +
+                                  "}\nplatform: {preset: v100_node, nodes: 1}\n",
+                              target, ".");
+  }
+  return load_scenario(target);
+}
+
+}  // namespace tessera::app

@@ -1,0 +1,15 @@
+#pragma once
+// The target of the commands that measure kernels (profile, layer-check): a scenario file,
+// "default", or a zoo model name standing for one GPU of that model.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "tessera/core/scenario_loader.hpp"
+
+namespace tessera::app {
+
+// A zoo model runs `mini_batch` samples (default: the model's own mini-batch, else 1).
+LoadedScenario load_target(const std::string& target, std::optional<std::int64_t> mini_batch);
+
+}  // namespace tessera::app

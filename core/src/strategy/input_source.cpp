@@ -1,0 +1,90 @@
+#include "tessera/core/input_source.hpp"
+
+#include "tessera/core/quantity.hpp"
+
+namespace tessera {
+
+std::string to_string(InputSource source) {
+  switch (source) {
+    case InputSource::none:
+      return "none";
+    case InputSource::file_system:
+      return "file_system";
+    case InputSource::peer_memory:
+      return "peer_memory";
+    case InputSource::node_local_storage:
+      return "node_local_storage";
+  }
+  return "none";
+}
+
+namespace {
+
+std::string phrase(InputSource source) {
+  switch (source) {
+    case InputSource::none:
+      return "samples generated where they are used, no reads";
+    case InputSource::file_system:
+      return "samples read from the parallel file system";
+    case InputSource::peer_memory:
+      return "samples from the data store in the nodes' host memory, most from another node";
+    case InputSource::node_local_storage:
+      return "samples read from node-local storage";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string InputPlan::description() const {
+  std::string text = epochs_differ()
+                         ? "steady state (epochs after the first): " + phrase(later_epochs) +
+                               "; the first epoch: " + phrase(first_epoch) + " (first_epoch_step_s)"
+                         : phrase(later_epochs);
+  if (!note.empty()) text += "; " + note;
+  return text;
+}
+
+InputPlan plan_input(const IoSection& io, const ClusterSpec& cluster, std::int64_t gpus,
+                     double sample_bytes) {
+  if (io.format == DatasetFormat::synthetic) return {};
+  InputPlan plan{InputSource::file_system, InputSource::file_system, ""};
+  if (io.store == DataStore::none) return plan;
+
+  const bool memory = io.store == DataStore::memory;
+  const InputSource store = memory ? InputSource::peer_memory : InputSource::node_local_storage;
+  const std::string what = memory ? "host memory" : "local storage";
+  const double capacity_bytes =
+      memory ? cluster.node.host_memory_bytes : cluster.node.local_storage_bytes;
+  if (capacity_bytes <= 0) {
+    plan.note = "io.store: " + to_string(io.store) + ": the cluster's nodes have no " + what +
+                " described; every epoch reads the file system";
+    return plan;
+  }
+  if (!io.samples) {
+    plan.later_epochs = store;
+    plan.note = "io.samples not given: the data store is assumed to fit the nodes' " + what +
+                " (each node's share of the data set)";
+    return plan;
+  }
+  const std::int64_t nodes = (gpus + cluster.gpus_per_node - 1) / cluster.gpus_per_node;
+  const double share_bytes =
+      static_cast<double>(*io.samples) * sample_bytes / static_cast<double>(nodes);
+  if (share_bytes > capacity_bytes) {
+    plan.note = "the data store does not fit: each node's share of the data set is " +
+                format_bytes(share_bytes) + ", its " + what + " " + format_bytes(capacity_bytes) +
+                "; every epoch reads the file system";
+    return plan;
+  }
+  plan.later_epochs = store;
+  return plan;
+}
+
+InputPlan plan_input(const LoadedScenario& loaded, std::int64_t gpus) {
+  const auto& sample = loaded.model.layers().front().output_shape;
+  const double sample_bytes = static_cast<double>(sample.elements_per_sample()) *
+                              static_cast<double>(dtype_bytes(loaded.scenario.model.dtype));
+  return plan_input(loaded.scenario.io, loaded.cluster, gpus, sample_bytes);
+}
+
+}  // namespace tessera

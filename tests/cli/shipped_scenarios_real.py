@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""Every shipped scenario trains for real: a tiny variant of each (the same strategy, sweep and
+platform; the model shrunk to the smallest size its definition allows, one warm-up and one
+measured step) under mpirun with 4 CPU ranks. Points that fit 4 ranks must be ok or
+does_not_fit (never failed); points needing more must be skipped with the reason.
+
+    shipped_scenarios_real.py TESSERA MPIEXEC SCENARIO_DIR
+
+Needs Debian's python3-yaml (setup.sh installs it). Exit 0 when every scenario passes.
+"""
+
+import csv
+import os
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+RANKS = 4
+
+# Sizes to try for each zoo model, smallest first (the smallest its definition allows, and
+# larger ones for scenarios naming layers that only a larger model has), with few classes.
+TINY_OPTIONS = {
+    "cosmoflow": [{"width": w} for w in (16, 32, 64, 128, 256)],
+    "unet3d": [{"width": w, "classes": 3} for w in (16, 32, 64)],
+    "alexnet": [{"image_size": 223, "classes": 10}],
+    "overfeat": [{"image_size": 71, "classes": 10}],
+    "vgg16": [{"image_size": 224, "classes": 10}],
+    "googlenet": [{"image_size": 32, "classes": 10}],
+    "resnet18": [{"image_size": 32, "classes": 10}],
+    "resnet50": [{"image_size": 32, "classes": 10}],
+    "inception_v3": [{"image_size": 75, "classes": 10, "aux_logits": False}],
+}
+
+
+def tiny_variant(path, scratch, tessera):
+    """The smallest variant of the scenario that still validates, written into `scratch`."""
+    with open(path, encoding="utf-8") as stream:
+        original = stream.read()
+    candidates = TINY_OPTIONS.get(yaml.safe_load(original)["model"].get("zoo"), [{}])
+    for options in candidates:
+        variant = write_variant(yaml.safe_load(original), options, path, scratch, tessera)
+        if subprocess.run([tessera, "validate", variant], capture_output=True).returncode == 0:
+            return variant
+    return variant  # the run reports why it does not validate
+
+
+def write_variant(scenario, options, path, scratch, tessera):
+    base = os.path.dirname(os.path.abspath(path))
+    model = scenario["model"]
+    if options:
+        model["options"] = {**model.get("options", {}), **options}
+    if "file" in model:
+        model["file"] = os.path.join(base, model["file"])
+    model["mini_batch"] = min(int(model.get("mini_batch", 2)), 2)
+    platform = scenario.get("platform", {})
+    if "cluster" in platform:
+        platform["cluster"] = os.path.join(base, platform["cluster"])
+    scenario["real"] = {"warmup_steps": 1, "measured_steps": 1}
+    scenario.pop("outputs", None)
+    # A scenario training on files gets a tiny data set of its samples (CosmoFlow's layout).
+    io = scenario.get("io", {})
+    if io.get("format") == "hdf5":
+        width = str(model.get("options", {}).get("width", 16))
+        dataset = os.path.join(scratch, "data-" + width)
+        if not os.path.isdir(dataset):
+            subprocess.run([tessera, "data", "generate", "--output", dataset, "--samples", "8",
+                            "--width", width], check=True, capture_output=True)
+        io["dataset"] = dataset
+    variant = os.path.join(scratch, os.path.basename(path))
+    with open(variant, "w", encoding="utf-8") as stream:
+        yaml.safe_dump(scenario, stream)
+    return variant
+
+
+def check(rows, name):
+    problems = []
+    for row in rows:
+        gpus, status, note = int(row["gpus"]), row["status"], row["note"]
+        if gpus > RANKS:
+            if status != "skipped" or "launch with mpirun" not in note:
+                problems.append(f"point {row['point']} ({gpus} GPUs) not skipped: {status} {note}")
+        elif status == "skipped" and "model-parallel" in note:
+            pass  # model-parallel stages: not yet run by the real backend, and it says so
+        elif status not in ("ok", "does_not_fit"):
+            problems.append(f"point {row['point']} ({gpus} GPUs): {status}: {note}")
+        elif status == "ok" and not float(row["step_s"]) > 0:
+            problems.append(f"point {row['point']}: ok without a step time")
+    return [f"{name}: {problem}" for problem in problems]
+
+
+def main():
+    tessera, mpiexec, scenario_dir = sys.argv[1:4]
+    failures = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for entry in sorted(os.listdir(scenario_dir)):
+            if not entry.endswith(".yaml"):
+                continue
+            variant = tiny_variant(os.path.join(scenario_dir, entry), scratch, tessera)
+            output = os.path.join(scratch, "out-" + entry[:-5])
+            result = subprocess.run(
+                [mpiexec, "-np", str(RANKS), "--oversubscribe", tessera, "run", variant,
+                 "--backend", "real", "--output", output],
+                capture_output=True, text=True, timeout=1200)
+            if result.returncode != 0:
+                failures.append(f"{entry}: exit {result.returncode}: {result.stderr[-2000:]}")
+                continue
+            with open(os.path.join(output, "real.csv"), encoding="utf-8") as stream:
+                rows = list(csv.DictReader(stream))
+            problems = check(rows, entry)
+            failures.extend(problems)
+            ran = sum(1 for row in rows if row["status"] == "ok")
+            print(f"{entry}: {len(rows)} point(s), {ran} trained" + (" FAIL" if problems else ""))
+    for failure in failures:
+        print("FAIL " + failure)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The PyTorch twin of a Tessera model (analysis/torch_model.py, built from `tessera describe
+# --json`) has the same parameter count and every layer the same output shape, for each family
+# of the equivalence tests and the zoo models at small sizes: the step benchmark against PyTorch
+# compares like with like.
+#   torch_model_check.sh TESSERA PYTHON REPOSITORY
+set -u
+tessera=$1 python=$2 repository=$(cd "$3" && pwd)
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+failures=0
+check() {  # check NAME MODEL_YAML
+  printf "name: %s\nmodel: %s\n" "$1" "$2" >"$scratch/$1.yaml"
+  if ! "$tessera" describe "$scratch/$1.yaml" --json >"$scratch/$1.json" ||
+    ! "$python" "$repository/analysis/torch_step_benchmark.py" "$scratch/$1.json" --check; then
+    echo "FAIL $1"
+    failures=$((failures + 1))
+  fi
+}
+for file in "$repository"/tests/data/models/families/*.yaml; do
+  check "$(basename "$file" .yaml)" "{file: $file, mini_batch: 2}"
+done
+check cosmoflow "{zoo: cosmoflow, options: {width: 32, batch_norm: true}, mini_batch: 2}"
+check unet3d "{zoo: unet3d, options: {width: 16}, mini_batch: 1}"
+check resnet18 "{zoo: resnet18, options: {image_size: 32, classes: 10}, mini_batch: 2}"
+check resnet50 "{zoo: resnet50, options: {image_size: 32, classes: 10}, mini_batch: 2}"
+check googlenet "{zoo: googlenet, options: {image_size: 64, classes: 10}, mini_batch: 2}"
+check inception_v3 "{zoo: inception_v3, options: {image_size: 299, classes: 10}, mini_batch: 1}"
+check alexnet "{zoo: alexnet, options: {classes: 10}, mini_batch: 1}"
+check vgg16 "{zoo: vgg16, options: {classes: 10}, mini_batch: 1}"
+check overfeat "{zoo: overfeat, options: {classes: 10}, mini_batch: 1}"
+exit "$failures"

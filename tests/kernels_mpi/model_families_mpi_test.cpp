@@ -1,0 +1,123 @@
+// Every model family trains exactly in parallel on the real backend: a narrow ResNet, a small
+// VGG-like net, an Inception-like block net, a small 3D U-Net (every layer split, transposed
+// convolution and skip concatenation included) and CosmoFlow-16, each with data parallelism over
+// every rank, a spatial split over every rank, and (on 4 ranks) 2 replicas x a 2-way split, give
+// the losses and weights of one rank training the same global batch, within float32 rounding,
+// after two momentum steps; and every rank executes its step program's ops in order. With
+// replicas, batch-norm statistics are synchronised across them (parallelism.batch_norm_statistics:
+// global): per-replica statistics, the default, differ from one rank's by design.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+
+#include "../kernels/real_training_support.hpp"
+#include "mpi_world.hpp"
+#include "tessera/core/model_file.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+using testing::world;
+
+enum class Split { data, space, both };
+
+struct Family {
+  std::string model;  // a file of tests/data/models/families, or "cosmoflow"
+  std::string until;  // the first layer that runs unsplit ("" = none: split to the end)
+  std::int64_t mini_batch = 2;
+};
+
+struct Case {
+  Family family;
+  Split split = Split::data;
+};
+
+std::ostream& operator<<(std::ostream& out, const Case& c) {
+  return out << c.family.model << "/"
+             << (c.split == Split::data    ? "data"
+                 : c.split == Split::space ? "space"
+                                           : "both");
+}
+
+ModelGraph model_of(const Family& family) {
+  if (family.model == "cosmoflow") {
+    return build_zoo_model("cosmoflow", {{"width", "16"}, {"batch_norm", "true"}});
+  }
+  return load_model_file(std::string(TESSERA_TEST_DATA_DIR) + "/models/families/" + family.model +
+                         ".yaml");
+}
+
+class ModelFamilyOverMpi : public ::testing::TestWithParam<Case> {};
+
+TEST_P(ModelFamilyOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
+  const Case& c = GetParam();
+  const auto ranks = static_cast<std::int64_t>(world().size());
+  if (c.split == Split::both && ranks < 4) GTEST_SKIP() << "2 x 2 needs 4 ranks";
+  const auto model = model_of(c.family);
+  const auto axes = model.layers().front().output_shape.spatial.size();
+  testing::TrainingCase parallel;
+  parallel.optimizer = Optimizer::momentum;  // linear in the gradients: rounding stays small
+  parallel.steps = 2;                        // the second step starts from the first's momentum
+  parallel.dataset_samples = 16;
+  parallel.spatial_until = c.family.until;
+  parallel.config.mini_batch = c.family.mini_batch;
+  parallel.config.spatial_grid.assign(axes, 1);
+  const std::int64_t parts = c.split == Split::data ? 1 : c.split == Split::space ? ranks : 2;
+  parallel.config.data = ranks / parts;
+  parallel.config.spatial_grid[0] = parts;  // depth of a volume, height of an image
+  parallel.global_batch_norm = parallel.config.data > 1;
+  testing::TrainingCase alone = parallel;
+  alone.config.data = 1;
+  alone.config.spatial_grid.assign(axes, 1);
+  alone.config.mini_batch = parallel.config.global_batch();
+
+  auto own = world().split(world().rank(), 0);
+  const auto reference = testing::train_model(*own, model, alone);
+  const auto run = testing::train_model(world(), model, parallel);
+
+  ASSERT_EQ(run.losses.size(), reference.losses.size());
+  for (std::size_t step = 0; step < run.losses.size(); ++step) {
+    EXPECT_NEAR(run.losses[step], reference.losses[step], 1e-5 * (1 + reference.losses[step]))
+        << "step " << step << ", rank " << world().rank();
+  }
+  ASSERT_EQ(run.parameters.size(), reference.parameters.size());
+  double largest_difference = 0, largest_weight = 0;
+  for (std::size_t i = 0; i < run.parameters.size(); ++i) {
+    largest_difference =
+        std::max(largest_difference, std::abs(static_cast<double>(run.parameters[i]) -
+                                              static_cast<double>(reference.parameters[i])));
+    largest_weight =
+        std::max(largest_weight, std::abs(static_cast<double>(reference.parameters[i])));
+  }
+  EXPECT_LE(largest_difference, 1e-5 * largest_weight) << "rank " << world().rank();
+  EXPECT_NE(run.losses.front(), run.losses.back());  // the weights moved
+  EXPECT_EQ(run.last_step.executed, testing::expected_executions(run.program))
+      << "rank " << world().rank();
+}
+
+std::vector<Case> cases() {
+  const std::vector<Family> families{{"narrow_resnet", "pool"},
+                                     {"small_vgg", "fc1"},
+                                     {"inception_blocks", "pool"},
+                                     {"small_unet3d", ""},
+                                     {"cosmoflow", "pool2"}};
+  std::vector<Case> all;
+  for (const auto& family : families) {
+    for (auto split : {Split::data, Split::space, Split::both}) all.push_back({family, split});
+  }
+  return all;
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, ModelFamilyOverMpi, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<Case>& param) {
+                           std::string name = param.param.family.model + "_";
+                           name += param.param.split == Split::data    ? "data"
+                                   : param.param.split == Split::space ? "space"
+                                                                       : "both";
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace tessera::kernels

@@ -1,0 +1,100 @@
+// Where samples come from, played: the file system, the data store's peers, node-local storage,
+// or nowhere (synthetic), and the first epoch against steady state.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tessera/core/scenario_loader.hpp"
+#include "tessera/simulator/simulate_point.hpp"
+
+namespace tessera {
+namespace {
+
+const std::string kClusters = TESSERA_TEST_DATA_DIR "/clusters";
+
+// CosmoFlow-32 on 4 nodes of one GPU, one sample each, read before the step (no prefetch) so
+// that the read is the step's exposed I/O: 4 x 32^3 float32 = 524,288 bytes per GPU.
+constexpr double kSampleBytes = 4.0 * 32 * 32 * 32 * 4;
+
+PointResult simulate(const std::string& io) {
+  const auto loaded = load_scenario_text(R"(
+name: input
+model: {zoo: cosmoflow, options: {width: 32}, mini_batch: 1}
+parallelism: {data: 4}
+platform: {cluster: data_store.yaml}
+io: )" + io + "\n",
+                                         "input.yaml", kClusters);
+  return sim::simulate_point_isolated(loaded, loaded.points[0], {}).result;
+}
+
+TEST(InputSource, SyntheticSamplesAreReadFromNowhere) {
+  const auto result = simulate("{format: synthetic, prefetch: false}");
+  EXPECT_EQ(result.breakdown.io_seconds, 0);
+  EXPECT_EQ(result.input_source, "none");
+  EXPECT_EQ(result.first_epoch_step_seconds, result.step_seconds);
+}
+
+TEST(InputSource, FileSystemReadsTakeTheBytesOverAServersDisk) {
+  const auto result = simulate("{format: hdf5, prefetch: false}");
+  EXPECT_EQ(result.input_source, "file_system");
+  EXPECT_NEAR(result.breakdown.io_seconds, kSampleBytes / 1e9, 0.01 * kSampleBytes / 1e9);
+  EXPECT_EQ(result.first_epoch_step_seconds, result.step_seconds);  // every epoch alike
+}
+
+TEST(InputSource, TheMemoryStoreServesThreeQuartersFromPeersOverTheNics) {
+  const auto result = simulate("{format: hdf5, prefetch: false, store: memory}");
+  EXPECT_EQ(result.input_source, "peer_memory");
+  // Shuffled over 4 nodes, a sample is on another node 3 times in 4.
+  const double expected = 0.75 * kSampleBytes / 10e9;
+  EXPECT_NEAR(result.breakdown.io_seconds, expected, 0.01 * expected);
+  // The first epoch read the file system.
+  EXPECT_NEAR(result.first_epoch_step_seconds - result.step_seconds, kSampleBytes / 1e9 - expected,
+              0.01 * kSampleBytes / 1e9);
+  EXPECT_NE(result.note.find("steady state"), std::string::npos) << result.note;
+}
+
+TEST(InputSource, NodeLocalStorageServesTheWholeSampleFromTheNodesDisk) {
+  const auto result = simulate("{format: hdf5, prefetch: false, store: node_local}");
+  EXPECT_EQ(result.input_source, "node_local_storage");
+  EXPECT_NEAR(result.breakdown.io_seconds, kSampleBytes / 2e9, 0.01 * kSampleBytes / 2e9);
+}
+
+TEST(InputSource, AStoreTooSmallForItsShareReadsTheFileSystemAndSaysWhy) {
+  // 8,000 samples of 524,288 bytes over 4 nodes: 1.05 GB a node, more than its 1 GB.
+  const auto result = simulate("{format: hdf5, prefetch: false, store: memory, samples: 8000}");
+  EXPECT_EQ(result.input_source, "file_system");
+  EXPECT_NE(result.note.find("does not fit"), std::string::npos) << result.note;
+  const auto fits = simulate("{format: hdf5, prefetch: false, store: memory, samples: 7000}");
+  EXPECT_EQ(fits.input_source, "peer_memory");
+}
+
+TEST(InputSource, PrefetchedReadsHideBehindCompute) {
+  const auto result = simulate("{format: hdf5, store: memory}");
+  EXPECT_EQ(result.breakdown.io_seconds, 0);  // 39 us of reads behind a longer step
+}
+
+TEST(InputSource, TheTraceShowsEachReadOnTheInputTrack) {
+  const auto loaded = load_scenario_text(R"(
+name: input
+model: {zoo: cosmoflow, options: {width: 32}, mini_batch: 1}
+parallelism: {data: 4}
+platform: {cluster: data_store.yaml}
+io: {format: hdf5, store: node_local}
+)",
+                                         "input.yaml", kClusters);
+  sim::SimulationOptions options;
+  options.trace = true;
+  const auto trace = sim::simulate_point_isolated(loaded, loaded.points[0], options).trace;
+  int reads = 0;
+  for (const auto& event : trace["traceEvents"]) {
+    if (event["ph"] != "X" || event["tid"] != 2) continue;
+    ++reads;
+    EXPECT_EQ(event["cat"], "io");
+    EXPECT_NEAR(event["dur"].get<double>(), 1e6 * kSampleBytes / 2e9,
+                0.01 * 1e6 * kSampleBytes / 2e9);
+  }
+  EXPECT_EQ(reads, 1);  // GPU 0, the traced one, reads once a step
+}
+
+}  // namespace
+}  // namespace tessera

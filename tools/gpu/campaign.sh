@@ -1,0 +1,374 @@
+#!/usr/bin/env bash
+# The GPU campaign on a lent GPU machine (docs/gpu.md), run from the archive tools/gpu/bundle.sh
+# made here: unpacks it, points the loader at it and at the pip packages' NVIDIA libraries, prints
+# the versions, then runs the steps, each logged and timed, a failure recorded without stopping
+# the rest. Results stay in the work folder between calls on a warm machine (profiles and studies
+# resume where they stopped); each call packs them into --out: campaign.tar.gz and summary.txt.
+#   tools/gpu/campaign.sh [options] [STEP...]
+# Steps (default: all, in this order):
+#   versions    driver, CUDA runtime, cuDNN, NCCL, GPU; the machine's glibc against the bundle's
+#   tests       every GPU test (the CUDA, cuDNN and NCCL suites of the kernel tests)
+#   memcheck    compute-sanitizer memcheck on the convolution and partitioned-convolution tests
+#   mpi         the MPI kernel tests on 2 ranks through the packed mpirun
+#   crosscheck  tessera layer-check, then analysis/torch_crosscheck.py on the same operands
+#   validate    tessera validate-sim on 1 GPU
+#   profile     tessera profile --device cuda:0 for each profile target
+#   microbatch  tessera microbatch-study on cuDNN for each study target
+# Options:
+#   --bundle FILE        the archive (default: build/gpu-bundle/tessera-gpu.tar.xz)
+#   --out DIR            where campaign.tar.gz and summary.txt go, e.g. the device tool's "$OUT"
+#                        (default: the work folder's out/)
+#   --work DIR           results kept between calls (default: build/gpu-campaign)
+#   --resume FILE        a campaign.tar.gz of an earlier call: its results are restored first
+#   --deadline SECONDS   start no step after this many seconds and end a running one then, so
+#                        that packing still fits the call (default 540; a call runs 600 at most)
+#   --dry-run            on this machine's CPU with CI sizes: what a step can do without a GPU
+#   --python PROGRAM     a Python with PyTorch (default: python3)
+#   --cuda-lib-dir DIR   a folder of NVIDIA libraries besides the pip packages' (repeatable)
+#   --test-filter F      gtest filter of the tests step (default: the CUDA, cuDNN, NCCL suites)
+#   --memcheck-filter F  gtest filter of the memcheck step
+#   --profile-targets L  comma-separated scenario files (relative to the repository) or zoo names
+#   --seconds-per-measurement S   profile and microbatch steps (default 0.05)
+#   --study-targets L    comma-separated: deepbench[:PROBLEMS], a scenario file or a zoo model
+#   --study-limits L     workspace limits in MiB (default 8,64,512)
+#   --study-policies L   micro-batching policies (default undivided,power_of_two; 'all' profiles
+#                        every micro-batch size and takes many times longer)
+#   --validate-scenarios L, --check-targets L   comma-separated scenario files or zoo names
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=tools/gpu/libraries.sh
+source "$here/libraries.sh"
+# shellcheck source=tools/gpu/environment.sh
+source "$here/environment.sh"
+started=$SECONDS
+
+bundle_archive="$repo/build/gpu-bundle/tessera-gpu.tar.xz"
+out=
+work="$repo/build/gpu-campaign"
+resume=
+deadline=540
+dry_run=0
+python=python3
+cuda_lib_dirs=()
+steps=()
+test_filter='*Cuda*:*Cudnn*:*Nccl*'
+# Every cuDNN convolution case, the micro-batched runner, and the partitioned convolution on the
+# grids with 2 parts per split axis (memcheck slows every kernel many times over).
+memcheck_filter='*CudnnConvolution*:*CudnnMicroBatched*:*CudaPartitionedConvolution*grid2x*:*CudaPartitionedConvolution2d*'
+profile_targets=scenarios/cosmoflow128_profile_shards.yaml,scenarios/cosmoflow256_profile_shards.yaml,scenarios/unet3d128_profile.yaml,alexnet,resnet18,vgg16,scenarios/cosmoflow512_profile_shards.yaml
+seconds_per_measurement=0.05
+study_targets=deepbench,scenarios/microbatching_alexnet.yaml,scenarios/microbatching_resnet18.yaml
+study_limits=8,64,512
+study_policies=undivided,power_of_two
+validate_scenarios=scenarios/cosmoflow128_real_gpu.yaml,scenarios/cosmoflow256_real_gpu.yaml
+check_targets=scenarios/cosmoflow128_real_gpu.yaml,scenarios/cosmoflow256_real_gpu.yaml
+all_steps=(versions tests memcheck mpi crosscheck validate profile microbatch)
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bundle) bundle_archive=$2; shift ;;
+    --out) out=$2; shift ;;
+    --work) work=$2; shift ;;
+    --resume) resume=$2; shift ;;
+    --deadline) deadline=$2; shift ;;
+    --dry-run) dry_run=1 ;;
+    --python) python=$2; shift ;;
+    --cuda-lib-dir) cuda_lib_dirs+=("$2"); shift ;;
+    --test-filter) test_filter=$2; shift ;;
+    --memcheck-filter) memcheck_filter=$2; shift ;;
+    --profile-targets) profile_targets=$2; shift ;;
+    --seconds-per-measurement) seconds_per_measurement=$2; shift ;;
+    --study-targets) study_targets=$2; shift ;;
+    --study-limits) study_limits=$2; shift ;;
+    --study-policies) study_policies=$2; shift ;;
+    --validate-scenarios) validate_scenarios=$2; shift ;;
+    --check-targets) check_targets=$2; shift ;;
+    -*) echo "campaign.sh: unknown option '$1' (see the comment at the top)" >&2; exit 2 ;;
+    *)
+      [[ " ${all_steps[*]} " == *" $1 "* ]] ||
+        { echo "campaign.sh: unknown step '$1' (steps: ${all_steps[*]})" >&2; exit 2; }
+      steps+=("$1") ;;
+  esac
+  shift
+done
+[ ${#steps[@]} -gt 0 ] || steps=("${all_steps[@]}")
+[[ " ${steps[*]} " == *" versions "* ]] || steps=(versions "${steps[@]}")
+[[ $deadline =~ ^[0-9]+$ ]] || { echo "campaign.sh: --deadline takes seconds, got '$deadline'" >&2; exit 2; }
+[ -f "$bundle_archive" ] || { echo "campaign.sh: no bundle at $bundle_archive (tools/gpu/bundle.sh makes it)" >&2; exit 2; }
+bundle_archive=$(cd "$(dirname "$bundle_archive")" && pwd)/$(basename "$bundle_archive")
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+[ -n "$out" ] || out="$work/out"
+mkdir -p "$out" "$work/logs"
+out=$(cd "$out" && pwd)
+
+# CPU sizes for the dry run: every step's path through the script, nothing that needs a GPU.
+device=cuda:0
+if [ "$dry_run" -eq 1 ]; then
+  device=cpu
+  seconds_per_measurement=0.001
+  profile_check_targets=$profile_targets  # listed (--list), not measured
+  profile_targets=tests/data/scenarios/good/profile_small_cnn.yaml
+  study_targets=deepbench:52
+  study_limits=8
+  validate_scenarios=tests/data/campaign/cosmoflow16_real.yaml
+  check_targets=tests/data/campaign/cosmoflow16_real.yaml
+fi
+
+if [ -n "$resume" ]; then
+  echo "campaign.sh: restoring the results of $resume"
+  tar -C "$work" -xzf "$resume"
+fi
+
+# The bundle, fresh each call: the archive may have changed since the last.
+bundle="$work/bundle/tessera-gpu"
+rm -rf "$work/bundle"
+mkdir -p "$work/bundle"
+if command -v xz >/dev/null; then
+  tar -C "$work/bundle" -xJf "$bundle_archive"
+else  # the machine's image may lack xz; Python reads it
+  "$python" -c 'import sys, tarfile; tarfile.open(sys.argv[1]).extractall(sys.argv[2])' \
+    "$bundle_archive" "$work/bundle"
+fi
+
+# The NVIDIA libraries' folders of the pip packages (nvidia-cudnn-cu13, nvidia-nccl-cu13,
+# nvidia-cublas, ...), wherever this Python installed them.
+pip_nvidia_dirs=$("$python" - <<'PYTHON' 2>/dev/null || true
+import importlib.util, os
+spec = importlib.util.find_spec("nvidia")
+for root in (spec.submodule_search_locations if spec else []):
+    for folder, _, files in sorted(os.walk(root)):
+        if any(".so" in name for name in files) and os.path.basename(folder) == "lib":
+            print(folder)
+PYTHON
+)
+# Only Tessera's processes see the bundle: the machine's Python keeps its own libraries. The
+# machine's own LD_LIBRARY_PATH (where its driver may live) comes last.
+# shellcheck disable=SC2086  # one folder per word
+bundle_environment "$bundle" $pip_nvidia_dirs "${cuda_lib_dirs[@]}" ${LD_LIBRARY_PATH:+${LD_LIBRARY_PATH//:/ }}
+bundle_env+=("PATH=$bundle/bin:$PATH")
+with_bundle() { env "${bundle_env[@]}" "$@"; }
+tessera() { with_bundle "$bundle/bin/tessera" "$@"; }
+
+# Runs COMMAND with what is left of the deadline (minus 30 s to pack the results); 124 when none.
+# bounded_bundle runs it in the bundle's environment.
+bounded() {
+  local left=$((deadline - (SECONDS - started) - 30))
+  [ "$left" -gt 0 ] || return 124
+  timeout --kill-after=10 "$left" "$@"
+}
+bounded_bundle() { bounded env "${bundle_env[@]}" "$@"; }
+
+# Splits a comma-separated list onto lines.
+items() { tr ',' '\n' <<<"$1" | sed '/^$/d'; }
+# A target's file name: a scenario's base name, or the zoo model's.
+target_name() { local name; name=$(basename "$1" .yaml); echo "${name//:/_}"; }
+# A scenario path relative to the repository becomes absolute; a zoo name stays.
+target_path() { if [ -f "$repo/$1" ]; then echo "$repo/$1"; else echo "$1"; fi; }
+
+step_note=  # one line a step leaves for the summary
+gtest_counts() {  # PASSED/SKIPPED/FAILED counts of a gtest log
+  local log=$1
+  echo "passed $(grep -o '\[  PASSED  \] [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*$' || echo 0)," \
+       "skipped $(grep -o '\[  SKIPPED \] [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*$' || echo 0)," \
+       "failed $(grep -o '\[  FAILED  \] [0-9]* test' "$log" | tail -n 1 | grep -o '[0-9]*' || echo 0)"
+}
+
+step_versions() {
+  echo "bundle: $(head -n 2 "$bundle/manifest.txt" | tr '\n' ' ')"
+  if command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+  else
+    echo "nvidia-smi: not on this machine"
+  fi
+  tessera --version
+  tessera devices
+  local needed machine
+  needed=$(awk '/^glibc needed:/ { print $3 }' "$bundle/manifest.txt")
+  machine=$(getconf GNU_LIBC_VERSION | awk '{ print $2 }')
+  echo "glibc: this machine $machine, the bundle needs $needed"
+  "$python" -c 'import torch; print("PyTorch", torch.__version__, "CUDA", torch.version.cuda,
+      "cuDNN", torch.backends.cudnn.version(), "GPU", torch.cuda.is_available())' ||
+    echo "PyTorch: not importable by $python"
+  echo "NVIDIA library folders: ${pip_nvidia_dirs:-none found through $python} ${cuda_lib_dirs[*]:-}"
+  local sanitizer
+  sanitizer=$(compute_sanitizer) && "$sanitizer" --version | tail -n 1 || echo "compute-sanitizer: not found"
+  step_note="$(tessera --version | sed -n 3p)"
+  [ "$(printf '%s\n%s\n' "$needed" "$machine" | sort -V | tail -n 1)" = "$machine" ] ||
+    { step_note="glibc $machine is older than the $needed the bundle needs"; return 1; }
+}
+
+step_tests() {
+  local log="$work/tests/gpu_tests.log" status=0
+  mkdir -p "$work/tests"
+  bounded_bundle "$bundle/tests/tessera_kernels_tests" --gtest_filter="$test_filter" \
+    --gtest_output="xml:$work/tests/gpu_tests.xml" >"$log" 2>&1 || status=$?
+  cat "$log"
+  step_note=$(gtest_counts "$log")
+  [ "$status" -eq 0 ] || return "$status"
+  if [ "$dry_run" -eq 0 ] && ! grep -q '\[  PASSED  \] [1-9]' "$log"; then
+    step_note="no GPU test passed ($step_note): is the GPU visible?"
+    return 1
+  fi
+}
+
+compute_sanitizer() {
+  command -v compute-sanitizer 2>/dev/null && return 0
+  local nvcc
+  nvcc=$(command -v nvcc 2>/dev/null) && [ -x "$(dirname "$nvcc")/compute-sanitizer" ] &&
+    echo "$(dirname "$nvcc")/compute-sanitizer"
+}
+
+step_memcheck() {
+  if [ "$dry_run" -eq 1 ]; then
+    step_note="skipped: memcheck needs a GPU"
+    return 0
+  fi
+  local sanitizer log="$work/tests/memcheck.log" status=0
+  sanitizer=$(compute_sanitizer) || { step_note="compute-sanitizer not found"; return 1; }
+  mkdir -p "$work/tests"
+  bounded_bundle "$sanitizer" --tool memcheck --error-exitcode 99 \
+    "$bundle/tests/tessera_kernels_tests" --gtest_filter="$memcheck_filter" >"$log" 2>&1 ||
+    status=$?
+  cat "$log"
+  step_note="$(gtest_counts "$log"); $(grep -o 'ERROR SUMMARY: [0-9]* errors' "$log" | tail -n 1)"
+  return "$status"
+}
+
+step_mpi() {
+  local filter='*'
+  [ "$dry_run" -eq 0 ] || filter='MpiCommunicator.*'  # ctest runs the rest here
+  bounded_bundle "$bundle/bin/mpirun" -np 2 --oversubscribe -x OMP_NUM_THREADS=1 \
+    "$bundle/tests/tessera_kernels_mpi_tests" --gtest_filter="$filter"
+}
+
+step_crosscheck() {
+  local target name folder failures=0
+  for target in $(items "$check_targets"); do
+    name=$(target_name "$target")
+    folder="$work/crosscheck/$name"
+    rm -rf "$folder"
+    echo "== $target"
+    if bounded_bundle "$bundle/bin/tessera" layer-check "$(target_path "$target")" --device "$device" --output "$folder" &&
+       bounded "$python" "$repo/analysis/torch_crosscheck.py" "$folder" \
+         --device "${device%%:*}"; then
+      step_note+="$name ok; "
+    else
+      failures=$((failures + 1))
+      step_note+="$name FAILED; "
+    fi
+    rm -f "$folder"/*/*.f32  # operands and results are large; case.json and the table stay
+  done
+  return $((failures > 0))
+}
+
+step_validate() {
+  local scenario name failures=0
+  for scenario in $(items "$validate_scenarios"); do
+    name=$(target_name "$scenario")
+    echo "== $scenario"
+    if (cd "$work" && bounded_bundle "$bundle/bin/tessera" validate-sim "$(target_path "$scenario")" --max-ranks 1 \
+          --output "$work/validate/$name" --seconds-per-measurement "$seconds_per_measurement"); then
+      step_note+="$name: $(grep -o 'MAPE.*' "$work/validate/$name/comparison.csv" | head -n 1); "
+    else
+      failures=$((failures + 1))
+      step_note+="$name FAILED; "
+    fi
+  done
+  return $((failures > 0))
+}
+
+step_profile() {
+  local target failures=0
+  if [ "$dry_run" -eq 1 ]; then  # the GPU targets load and list their kernels
+    for target in $(items "$profile_check_targets"); do
+      tessera profile "$(target_path "$target")" --list | tail -n 1 || failures=$((failures + 1))
+    done
+  fi
+  for target in $(items "$profile_targets"); do
+    echo "== $target"
+    # Run from the work folder: profiles/<device>/<scenario>.csv and this_machine.yaml land there.
+    if (cd "$work" && bounded_bundle "$bundle/bin/tessera" profile "$(target_path "$target")" --device "$device" \
+          --seconds-per-measurement "$seconds_per_measurement"); then
+      step_note+="$(target_name "$target") ok; "
+    else
+      failures=$((failures + 1))
+      step_note+="$(target_name "$target") FAILED; "
+    fi
+  done
+  return $((failures > 0))
+}
+
+step_microbatch() {
+  local target name problems arguments failures=0
+  for target in $(items "$study_targets"); do
+    arguments=()
+    problems=
+    if [[ $target == deepbench:* ]]; then problems=${target#deepbench:}; target=deepbench; fi
+    name=$(target_name "$target")${problems:+_$problems}
+    [ -z "$problems" ] || arguments+=(--problems "$problems")
+    [ "$dry_run" -eq 0 ] || arguments+=(--mini-batch 2)
+    [ "$target" = deepbench ] || target=$(target_path "$target")
+    echo "== $target ${arguments[*]}"
+    if bounded_bundle "$bundle/bin/tessera" microbatch-study "$target" "${arguments[@]}" --device "$device" \
+         --limits "$study_limits" --policies "$study_policies" --seconds-per-measurement "$seconds_per_measurement" \
+         --output "$work/microbatch/$name"; then
+      step_note+="$name ok; "
+    else
+      failures=$((failures + 1))
+      step_note+="$name FAILED; "
+    fi
+  done
+  return $((failures > 0))
+}
+
+# Runs one step, its output in logs/STEP.log (appended across calls), its outcome in steps.tsv.
+summary_rows=()
+run_step() {
+  local step=$1 status=0 begin=$SECONDS outcome log="$work/logs/$1.log"
+  step_note=
+  if [ $((deadline - (SECONDS - started) - 30)) -le 0 ]; then
+    outcome="not started: out of time (--deadline $deadline)"
+  else
+    echo "== [$step] started $(date -u +%H:%M:%S)"
+    echo "=== call of $(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$log"
+    "step_$step" >>"$log" 2>&1 || status=$?
+    # A runaway log (sanitizer reports, say) keeps its head and tail.
+    if [ "$(stat -c %s "$log")" -gt $((4 * 1024 * 1024)) ]; then
+      { head -c 1048576 "$log"; echo; echo "[... cut ...]"; tail -c 2097152 "$log"; } >"$log.cut"
+      mv "$log.cut" "$log"
+    fi
+    case "$status" in
+      0) outcome=ok ;;
+      124 | 137) outcome="timed out at the deadline" ;;
+      *) outcome="FAILED (exit $status)" ;;
+    esac
+  fi
+  local seconds=$((SECONDS - begin))
+  printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$step" "$outcome" "$seconds" \
+    "$step_note" >>"$work/steps.tsv"
+  summary_rows+=("$(printf '%-11s %-34s %6s s  %s' "$step" "$outcome" "$seconds" "$step_note")")
+  echo "== [$step] $outcome in $seconds s${step_note:+: $step_note}"
+  [ "$outcome" = ok ]
+}
+
+failed=0
+for step in "${steps[@]}"; do run_step "$step" || failed=$((failed + 1)); done
+
+{
+  echo "Tessera GPU campaign$([ "$dry_run" -eq 0 ] || echo ' (dry run, CPU)'), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  sed -n 1,2p "$bundle/manifest.txt"
+  cat "$work/logs/versions.log" 2>/dev/null | grep -E '^(tessera|build|libraries|glibc|PyTorch|NVIDIA)|, *[0-9.]+ *, *[0-9]+ MiB' || true
+  echo
+  echo "This call's steps:"
+  printf '%s\n' "${summary_rows[@]}"
+  echo
+  echo "Every call so far (steps.tsv): $(wc -l <"$work/steps.tsv") step runs"
+} >"$out/summary.txt"
+cp "$out/summary.txt" "$work/summary.txt"
+tar -C "$work" -czf "$out/campaign.tar.gz" --exclude=./bundle --exclude=./out --exclude='*.f32' .
+echo
+cat "$out/summary.txt"
+echo "results: $out/campaign.tar.gz ($(du -h "$out/campaign.tar.gz" | cut -f1)), $out/summary.txt"
+echo "$((${#steps[@]} - failed)) passed, $failed failed"
+exit $((failed > 0))
