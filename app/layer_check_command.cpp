@@ -131,10 +131,9 @@ int layer_check(const LayerCheckSettings& settings) {
     const auto& kernel = selected[i];
     std::cerr << "[" << i + 1 << "/" << selected.size() << "] " << kernel.layer.name << " (batch "
               << kernel.batch << ", " << kernel.shape << ")\n";
-    const auto check =
-        kernels::check_layer(*device, kernel.layer, kernel.inputs.front(), kernel.output,
-                             kernel.batch, settings.seed + static_cast<std::uint32_t>(i),
-                             settings.timed_runs);
+    const auto check = kernels::check_layer(
+        *device, kernel.layer, kernel.inputs.front(), kernel.output, kernel.batch,
+        settings.seed + static_cast<std::uint32_t>(i), settings.timed_runs);
     write_case(output / kernel.layer.name, check, *device);
   }
   std::cout << "checked " << selected.size() << " layers on " << device->info().name << " -> "

@@ -1,8 +1,8 @@
 // The spatially partitioned convolution and pooling on a GPU against the unpartitioned ones on
 // the same GPU, over the grids and cases of partitioned_convolution_test and
-// partitioned_pooling_test: forward and gradients, 3D and 2D, every overlap policy. The halo exchange
-// copies between shards in device memory, and the shards' thin slabs meet cuDNN algorithms the
-// whole volume never does. Skips without a CUDA device.
+// partitioned_pooling_test: forward and gradients, 3D and 2D, every overlap policy. The halo
+// exchange copies between shards in device memory, and the shards' thin slabs meet cuDNN algorithms
+// the whole volume never does. Skips without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <ostream>

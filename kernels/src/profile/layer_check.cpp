@@ -91,9 +91,9 @@ void check_convolution(Device& device, const ConvolutionGeometry& conv, std::int
   // is in x out/groups: both are what PyTorch's conv_transpose takes.
   const auto x_shape = batched(batch, conv.in_channels, conv.input_spatial);
   const auto y_shape = batched(batch, conv.out_channels, conv.output_spatial);
-  std::vector<std::int64_t> w_shape{conv.transposed ? conv.in_channels : conv.out_channels,
-                                    (conv.transposed ? conv.out_channels : conv.in_channels) /
-                                        conv.groups};
+  std::vector<std::int64_t> w_shape{
+      conv.transposed ? conv.in_channels : conv.out_channels,
+      (conv.transposed ? conv.out_channels : conv.in_channels) / conv.groups};
   w_shape.insert(w_shape.end(), conv.kernel.begin(), conv.kernel.end());
   const float* x = tensors.operand("x", x_shape, random);
   const float* w = tensors.operand("w", w_shape, random);
