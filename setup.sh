@@ -37,7 +37,7 @@ done
 
 packages=(
   build-essential cmake ninja-build pkg-config clang-14 clang-format-14 libclang-rt-14-dev
-  libomp-14-dev
+  libomp-14-dev libxxhash-dev
   libsimgrid-dev libboost-dev libhdf5-dev libyaml-cpp-dev
   nlohmann-json3-dev libcli11-dev libdnnl-dev ocl-icd-opencl-dev libglpk-dev libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev python3-matplotlib python3-pandas python3-h5py

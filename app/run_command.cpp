@@ -129,6 +129,7 @@ int run(const RunSettings& settings) {
   run_options.resume = !settings.fresh;
   run_options.tessera_version = TESSERA_VERSION;
   run_options.profiles = options.profiles;
+  run_options.profile_files = settings.profiles;
   run_options.settings = {{"network_model", loaded.scenario.sim.network_model},
                           {"allreduce", to_string(loaded.scenario.sim.allreduce)},
                           {"granularity", settings.message_level ? "message" : "aggregated"},
@@ -149,7 +150,9 @@ int run(const RunSettings& settings) {
   std::cout << "\n"
             << sim::network_model_description(loaded.scenario) << "; results: " << result.csv_path
             << ", " << result.json_path;
-  if (result.resumed > 0) std::cout << " (" << result.resumed << " point(s) kept from before)";
+  if (const auto resumed = resume_summary(result); !resumed.empty()) {
+    std::cout << " (" << resumed << ")";
+  }
   if (!settings.trace_file.empty()) {
     std::cout << (traces.every_point() ? "\ntraces of every point: "
                                        : "\ntrace of point " + std::to_string(traces.point) + ": ")

@@ -103,6 +103,7 @@ int run_real_backend(const RealRunSettings& settings) {
   options.resume = !settings.fresh;
   options.tessera_version = TESSERA_VERSION;
   options.profiles = measured;
+  options.profile_files = settings.profiles;
   options.settings = {{"ranks", world->size()},
                       {"warmup_steps", loaded.scenario.real.warmup_steps},
                       {"measured_steps", loaded.scenario.real.measured_steps},
@@ -124,13 +125,17 @@ int run_real_backend(const RealRunSettings& settings) {
           return point_result;
         },
         show_point);
+  } catch (const kernels::real::EveryRankInputError&) {
+    throw;  // every rank stops with it: none waits for the next point
   } catch (...) {
     next_point(*world, -1);  // release the other ranks before reporting
     throw;
   }
   next_point(*world, -1);
   std::cout << summary(result.points) << "results: " << result.csv_path << ", " << result.json_path;
-  if (result.resumed > 0) std::cout << " (" << result.resumed << " point(s) kept from before)";
+  if (const auto resumed = resume_summary(result); !resumed.empty()) {
+    std::cout << " (" << resumed << ")";
+  }
   if (!settings.trace_file.empty()) {
     std::cout << "\nmeasured timeline"
               << (traces.every_point() ? "s of every point run: "

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Fails, listing the files, when a C++ or CUDA source of the repository differs from what
 # clang-format (the repository's .clang-format) makes of it. Fix with:
-#   git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' | xargs clang-format-14 -i
+#   git ls-files --cached --others --exclude-standard '*.cpp' '*.hpp' '*.cu' '*.cuh' |
+#     xargs clang-format-14 -i
+# Files not yet added to git count too: a new file would otherwise pass here and fail in CI.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 format=$(command -v clang-format-14 || command -v clang-format || true)
@@ -9,7 +11,8 @@ if [ -z "$format" ]; then
   echo "check_format.sh: clang-format-14 is not installed (./setup.sh installs it)" >&2
   exit 1
 fi
-mapfile -t sources < <(git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' 2>/dev/null ||
+mapfile -t sources < <(git ls-files --cached --others --exclude-standard \
+  '*.cpp' '*.hpp' '*.cu' '*.cuh' 2>/dev/null ||
   find core kernels simulator app tests -name '*.[ch]pp' -o -name '*.cu' -o -name '*.cuh')
 # One clang-format for every file; its complaints begin "path:line:column: error:".
 mapfile -t unformatted < <("$format" --dry-run --Werror "${sources[@]}" 2>&1 >/dev/null |

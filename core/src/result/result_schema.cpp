@@ -314,7 +314,93 @@ nlohmann::json to_json(const PointResult& p) {
       {"note", p.note}};
   if (!p.micro_batching.is_null()) json["micro_batching"] = p.micro_batching;
   if (!p.layer_compute.empty()) json["layer_compute_s"] = to_json(p.layer_compute);
+  if (!p.inputs.is_null()) json["inputs"] = p.inputs;
   return json;
+}
+
+PointResult point_result_from_json(const nlohmann::json& entry) {
+  if (!entry.is_object()) throw std::invalid_argument("expected an object, got " + entry.dump());
+  auto at = [](const nlohmann::json& object, const char* key) -> const nlohmann::json& {
+    if (!object.is_object() || !object.contains(key)) {
+      throw std::invalid_argument(std::string(key) + ": missing");
+    }
+    return object[key];
+  };
+  auto text = [&](const nlohmann::json& object, const char* key) {
+    const auto& value = at(object, key);
+    if (!value.is_string()) throw std::invalid_argument(std::string(key) + ": expected text");
+    return value.get<std::string>();
+  };
+  auto integer = [&](const nlohmann::json& object, const char* key) {
+    const auto& value = at(object, key);
+    if (!value.is_number_integer()) {
+      throw std::invalid_argument(std::string(key) + ": expected an integer");
+    }
+    return value.get<std::int64_t>();
+  };
+  auto number = [&](const nlohmann::json& object, const char* key) {
+    const auto& value = at(object, key);
+    if (!value.is_number()) throw std::invalid_argument(std::string(key) + ": expected a number");
+    return value.get<double>();
+  };
+  PointResult p;
+  p.scenario = text(entry, "scenario");
+  p.point = integer(entry, "point");
+  p.backend = text(entry, "backend");
+  p.gpus = integer(entry, "gpus");
+  const auto& parallelism = at(entry, "parallelism");
+  p.data = integer(parallelism, "data");
+  p.spatial_grid = text(parallelism, "spatial_grid");
+  p.model_degree = integer(parallelism, "model_degree");
+  p.mini_batch = integer(entry, "mini_batch");
+  p.global_batch = integer(entry, "global_batch");
+  p.status = point_status_from_string(text(entry, "status"));
+  p.step_seconds = number(entry, "step_s");
+  p.samples_per_second = number(entry, "samples_per_s");
+  p.first_epoch_step_seconds = number(entry, "first_epoch_step_s");
+  p.input_source = text(entry, "input_source");
+  const auto& breakdown = at(entry, "breakdown_s");
+  auto& b = p.breakdown;
+  b.compute_seconds = number(breakdown, "compute");
+  b.halo_seconds = number(breakdown, "halo");
+  b.allreduce_seconds = number(breakdown, "allreduce");
+  b.other_communication_seconds = number(breakdown, "other_comm");
+  b.io_seconds = number(breakdown, "io");
+  b.offload_seconds = number(breakdown, "offload");
+  b.idle_seconds = number(breakdown, "idle");
+  p.peak_memory_bytes = number(entry, "peak_memory_bytes");
+  p.device_capacity_bytes = number(entry, "device_capacity_bytes");
+  const auto& fits = at(entry, "fits");
+  if (!fits.is_boolean()) throw std::invalid_argument("fits: expected true or false");
+  p.fits = fits.get<bool>();
+  const auto& provenance = at(entry, "provenance");
+  p.time_provenance = provenance_from_string(text(provenance, "step_s"));
+  p.compute_provenance = provenance_from_string(text(provenance, "compute"));
+  p.memory_provenance = provenance_from_string(text(provenance, "peak_memory_bytes"));
+  p.note = text(entry, "note");
+  if (entry.contains("micro_batching")) p.micro_batching = entry["micro_batching"];
+  if (entry.contains("layer_compute_s")) {
+    p.layer_compute = layer_compute_from_json(entry["layer_compute_s"]);
+  }
+  if (entry.contains("inputs")) p.inputs = entry["inputs"];
+  return p;
+}
+
+std::vector<PointResult> results_from_run_json(const nlohmann::json& document,
+                                               const std::string& file) {
+  if (!document.is_object() || document.value("schema", std::string()) != "tessera-run/1" ||
+      !document.contains("points") || !document["points"].is_array()) {
+    throw std::runtime_error(file + ": not a Tessera run document (schema tessera-run/1)");
+  }
+  std::vector<PointResult> points;
+  for (std::size_t i = 0; i < document["points"].size(); ++i) {
+    try {
+      points.push_back(point_result_from_json(document["points"][i]));
+    } catch (const std::invalid_argument& error) {
+      throw std::runtime_error(file + ": points[" + std::to_string(i) + "]: " + error.what());
+    }
+  }
+  return points;
 }
 
 nlohmann::json to_json(const std::vector<LayerComputeTime>& times) {
@@ -369,16 +455,18 @@ void attach_json_only_fields(std::vector<PointResult>& rows, const nlohmann::jso
 nlohmann::json to_json(const RunResult& run) {
   nlohmann::json points = nlohmann::json::array();
   for (const auto& point : run.points) points.push_back(to_json(point));
-  return {{"schema", "tessera-run/1"},
-          {"scenario", run.scenario},
-          {"scenario_file", run.scenario_file},
-          {"backend", run.backend},
-          {"tessera_version", run.tessera_version},
-          {"created_utc", run.created_utc},
-          {"platform", run.platform},
-          {"model", run.model},
-          {"settings", run.settings},
-          {"points", points}};
+  nlohmann::json json = {{"schema", "tessera-run/1"},
+                         {"scenario", run.scenario},
+                         {"scenario_file", run.scenario_file},
+                         {"backend", run.backend},
+                         {"tessera_version", run.tessera_version},
+                         {"created_utc", run.created_utc},
+                         {"platform", run.platform},
+                         {"model", run.model},
+                         {"settings", run.settings}};
+  if (!run.resolved_scenario.is_null()) json["resolved_scenario"] = run.resolved_scenario;
+  json["points"] = points;
+  return json;
 }
 
 void write_results_csv(const std::string& path, const std::vector<PointResult>& points) {

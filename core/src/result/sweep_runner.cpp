@@ -1,42 +1,61 @@
 #include "tessera/core/sweep_runner.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
-#include "tessera/core/atomic_file.hpp"
 #include "tessera/core/network_micro_batch_plan.hpp"
+#include "tessera/core/quantity.hpp"
+#include "tessera/core/run_inputs.hpp"
+#include "tessera/core/scenario_json.hpp"
 #include "tessera/core/utc_time.hpp"
 
 namespace tessera {
 namespace {
 
-// The previous run's rows, with the per-layer times its JSON has (the CSV does not carry them).
-std::vector<PointResult> read_previous(const std::string& csv_path, const std::string& json_path) {
-  std::ifstream in(csv_path, std::ios::binary);
+// The previous run's points, from its JSON (the record); `unreadable` when there is a document
+// that cannot be read, a reason to run every point again.
+std::vector<PointResult> read_previous(const std::string& json_path, bool& unreadable) {
+  std::ifstream in(json_path, std::ios::binary);
   if (!in) return {};
-  std::ostringstream text;
-  text << in.rdbuf();
-  auto rows = results_from_csv(text.str(), csv_path);
-  std::ifstream json_in(json_path, std::ios::binary);
-  attach_json_only_fields(rows,
-                          nlohmann::json::parse(json_in, nullptr, /*allow_exceptions=*/false));
-  return rows;
+  const auto document = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  try {
+    return results_from_run_json(document, json_path);
+  } catch (const std::runtime_error&) {
+    unreadable = true;
+    return {};
+  }
 }
 
-// Whether the previous run's JSON was made on the same platform with the same backend settings
-// (network model, simulation mode, profiles, ...): points of another configuration are not
-// resumed, they are simulated or measured again.
-bool same_configuration(const std::string& json_path, const RunResult& current) {
-  std::ifstream in(json_path, std::ios::binary);
-  if (!in) return false;
-  const auto previous = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (previous.is_discarded() || !previous.is_object()) return false;
-  return previous.value("platform", std::string()) == current.platform &&
-         previous.value("settings", nlohmann::json()) == current.settings;
+void add_reason(SweepRunResult& run, const std::string& reason) {
+  if (std::find(run.recompute_reasons.begin(), run.recompute_reasons.end(), reason) ==
+      run.recompute_reasons.end()) {
+    run.recompute_reasons.push_back(reason);
+  }
+}
+
+// JSON first: it is the record that resume reads, so a kill between the two writes leaves a CSV
+// one point behind, which the next write or resume brings level.
+void write_results(const SweepRunResult& run, RunResult& document) {
+  document.points = run.points;
+  document.created_utc = utc_now();
+  write_run_json(run.json_path, document);
+  write_results_csv(run.csv_path, run.points);
 }
 
 }  // namespace
+
+std::string resume_summary(const SweepRunResult& run) {
+  if (run.resumed == 0 && run.recomputed == 0) return {};
+  std::string text = "kept " + counted(static_cast<std::int64_t>(run.resumed), "point");
+  if (run.recomputed > 0) {
+    text += "; recomputed " + std::to_string(run.recomputed);
+    for (std::size_t i = 0; i < run.recompute_reasons.size(); ++i) {
+      text += (i == 0 ? ": " : ", ") + run.recompute_reasons[i];
+    }
+  }
+  return text;
+}
 
 bool result_matches_point(const PointResult& row, const std::string& scenario,
                           const std::string& backend, const SweepPoint& point) {
@@ -64,15 +83,21 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
   document.platform = scenario.cluster.name;
   document.model = scenario.model.name();
   document.settings = options.settings;
-  const bool resumable = options.resume && same_configuration(run.json_path, document);
+  document.resolved_scenario = to_json(s);
+  const auto inputs = digest_run_inputs(scenario, {.backend = options.backend,
+                                                   .settings = options.settings,
+                                                   .tessera_version = options.tessera_version,
+                                                   .profile_files = options.profile_files});
+  bool unreadable = false;
   const auto previous =
-      resumable ? read_previous(run.csv_path, run.json_path) : std::vector<PointResult>{};
+      options.resume ? read_previous(run.json_path, unreadable) : std::vector<PointResult>{};
 
   // The plan is a function of the scenario, the point and the profiles: recorded here for
   // points whose backend did not record the one it ran (the simulator's is this one).
   const ComputeCostModel costs(roofline_of(scenario.cluster.gpu), options.profiles,
                                s.micro_batching);
   auto with_plan = [&](PointResult result, const SweepPoint& point) {
+    result.inputs = inputs;
     if (result.micro_batching.is_null()) {
       result.micro_batching =
           to_json(plan_network(scenario.model, point.plan, costs, s.model.dtype));
@@ -84,8 +109,25 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
   for (std::size_t i = 0; i < total; ++i) {
     const auto& point = scenario.points[i];
     const PointResult* kept = nullptr;
+    if (unreadable) {
+      ++run.recomputed;
+      add_reason(run, "the previous results file could not be read");
+    }
     for (const auto& row : previous) {
-      if (result_matches_point(row, s.name, options.backend, point)) kept = &row;
+      if (row.scenario == s.name && row.backend == options.backend &&
+          row.point == static_cast<std::int64_t>(point.index) &&
+          row.status == PointStatus::failed) {
+        ++run.recomputed;
+        add_reason(run, "it failed before");
+      }
+      if (!result_matches_point(row, s.name, options.backend, point)) continue;
+      const auto changed = changed_inputs(row.inputs, inputs);
+      if (changed.empty()) {
+        kept = &row;
+        continue;
+      }
+      ++run.recomputed;
+      for (const auto& kind : changed) add_reason(run, describe_input_change(kind));
     }
     if (kept) {
       run.points.push_back(with_plan(*kept, point));
@@ -95,17 +137,11 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
     }
     if (progress) progress(i, total, point, nullptr, false);
     run.points.push_back(with_plan(run_point(point), point));
-    document.points = run.points;
-    document.created_utc = utc_now();
     // Written after every point: an interrupted sweep loses at most the point in flight.
-    write_results_csv(run.csv_path, run.points);
-    write_run_json(run.json_path, document);
+    write_results(run, document);
     if (progress) progress(i + 1, total, point, &run.points.back(), false);
   }
-  document.points = run.points;
-  document.created_utc = utc_now();
-  write_results_csv(run.csv_path, run.points);
-  write_run_json(run.json_path, document);
+  write_results(run, document);
   return run;
 }
 

@@ -9,6 +9,8 @@ namespace tessera::kernels::io {
 
 namespace {
 
+constexpr hsize_t kMaxSampleBytes = hsize_t{1} << 40;
+
 [[noreturn]] void bad_file(const std::string& path, const std::string& dataset,
                            const std::string& problem) {
   throw InputError({.file = path}, dataset, problem);
@@ -58,8 +60,16 @@ Hdf5Handle open_dataset(hid_t file, const std::string& path, const char* name,
   check_hdf5(H5Pset_chunk_cache(access.get(), H5D_CHUNK_CACHE_NSLOTS_DEFAULT, 0,
                                 H5D_CHUNK_CACHE_W0_DEFAULT),
              path + ": " + name);
-  auto dataset = checked_handle(H5Dopen2(file, name, access.get()), H5Dclose,
-                                path + ": " + name + ": cannot open the dataset");
+  H5O_info_t object{};
+  if (H5Oget_info_by_name2(file, name, &object, H5O_INFO_BASIC, H5P_DEFAULT) >= 0 &&
+      object.type != H5O_TYPE_DATASET) {
+    bad_file(path, name,
+             std::string("expected a dataset, got a ") +
+                 (object.type == H5O_TYPE_GROUP ? "group" : "named datatype"));
+  }
+  const hid_t opened = H5Dopen2(file, name, access.get());
+  if (opened < 0) bad_file(path, name, "cannot open the dataset: " + hdf5_error_message());
+  Hdf5Handle dataset(opened, H5Dclose);
   auto type = checked_handle(H5Dget_type(dataset.get()), H5Tclose, path + ": " + name);
   if (H5Tget_class(type.get()) != expected || H5Tget_size(type.get()) != 4) {
     bad_file(path, name,
@@ -107,6 +117,23 @@ OpenSampleFile open_sample_file(const std::string& path) {
       bad_file(path, volume_name, "the volume " + join_extents(extents) + " is empty");
   }
   const auto volume_extents = extents;
+  // A header can declare any extent without the data behind it: such a volume would make every
+  // reader allocate what the file never held.
+  hsize_t declared_bytes = sizeof(float);
+  for (const auto extent : extents) {
+    if (__builtin_mul_overflow(declared_bytes, extent, &declared_bytes) ||
+        declared_bytes > kMaxSampleBytes) {
+      bad_file(path, volume_name,
+               "the volume " + join_extents(extents) +
+                   " declares more than the 1 TiB per sample Tessera reads");
+    }
+  }
+  const hsize_t stored_bytes = H5Dget_storage_size(sample.volume.get());
+  if (stored_bytes == 0) {
+    bad_file(path, volume_name,
+             "the volume " + join_extents(extents) + " declares " + std::to_string(declared_bytes) +
+                 " bytes but none are written");
+  }
   auto& shape = sample.info.shape;
   shape.channels = static_cast<std::int64_t>(extents[0]);
   for (int axis = 0; axis < kSpatialAxes; ++axis) {
@@ -119,6 +146,12 @@ OpenSampleFile open_sample_file(const std::string& path) {
     check_hdf5(H5Pget_chunk(creation.get(), 4, chunk), path + ": " + volume_name);
     sample.info.chunk_depth = static_cast<std::int64_t>(chunk[1]);
   } else {
+    // Contiguous data is stored whole or not at all (compression needs chunks).
+    if (stored_bytes < declared_bytes) {
+      bad_file(path, volume_name,
+               "the volume declares " + std::to_string(declared_bytes) + " bytes but stores " +
+                   std::to_string(stored_bytes));
+    }
     const haddr_t offset = H5Dget_offset(sample.volume.get());
     if (offset != HADDR_UNDEF) sample.info.volume_offset_bytes = static_cast<std::int64_t>(offset);
   }

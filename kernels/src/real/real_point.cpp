@@ -1,6 +1,7 @@
 #include "tessera/kernels/real/real_point.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -65,7 +66,8 @@ std::vector<double> values_of_rank(Communicator& group, int owner, std::vector<d
   return values;
 }
 
-enum class Outcome { ok = 0, does_not_fit = 1, failed = 2 };
+// Ordered by precedence: the worst outcome of any rank decides the point's.
+enum class Outcome { ok = 0, does_not_fit = 1, failed = 2, bad_input = 3 };
 
 struct Measurement {
   StepReport typical;  // the measured step of median duration, whole (breakdown and layers)
@@ -75,7 +77,8 @@ struct Measurement {
   // epoch does, input_source.hpp); 0 when there was none or no store.
   double first_epoch_step_seconds = 0;
   std::vector<double> losses;
-  std::vector<double> step_seconds;                   // every step, warm-up included
+  std::string diverged;              // why training stopped early; empty when every loss was finite
+  std::vector<double> step_seconds;  // every step, warm-up included
   std::vector<std::vector<TimelineEvent>> timelines;  // every step's, warm-up included
 };
 
@@ -95,12 +98,32 @@ IndexedReport median_step(std::vector<IndexedReport> reports) {
 // takes several times longer, and one such step would move the mean of a few far off. With a
 // data store, steady state is the steps served by the store; those that read files stand for the
 // first epoch.
-Measurement train(Trainer& trainer, StepInputSource& source, std::int64_t warmup,
-                  std::int64_t measured, const InputPlan& plan) {
+// After every step the ranks compare notes (one small sum, outside the timed step): bad input
+// on any rank stops all of them with EveryRankInputError; a loss that is not finite (the same on
+// every rank) ends the training, said in `diverged`.
+Measurement train(Trainer& trainer, StepInputSource& source, Communicator& ranks,
+                  std::int64_t warmup, std::int64_t measured, const InputPlan& plan) {
   Measurement measurement;
   std::vector<IndexedReport> steady, first_epoch;
   for (std::int64_t step = 0; step < warmup + measured; ++step) {
     auto report = trainer.step(source);
+    const InputError* problem = source.input_problem();
+    double notes[2] = {problem != nullptr ? 1.0 : 0.0, std::isfinite(report.loss) ? 0.0 : 1.0};
+    ranks.allreduce_sum(notes, 2);
+    if (notes[0] > 0) {
+      if (problem != nullptr) throw EveryRankInputError(*problem);
+      throw EveryRankInputError(
+          InputError({}, "io.dataset", "another rank read a malformed sample (see its message)"));
+    }
+    if (notes[1] > 0) {
+      char text[160];
+      std::snprintf(text, sizeof text,
+                    "training stopped at step %lld: the loss is %g (diverged: try a lower "
+                    "learning rate or check the data)",
+                    static_cast<long long>(step + 1), report.loss);
+      measurement.diverged = text;
+      return measurement;
+    }
     measurement.losses.push_back(report.loss);
     measurement.step_seconds.push_back(report.step_seconds);
     measurement.timelines.push_back(report.timeline);
@@ -192,6 +215,7 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   std::string problem;
   std::unique_ptr<Trainer> trainer;
   std::unique_ptr<StepInputSource> source;
+  std::optional<InputError> bad_input;
   try {
     trainer =
         std::make_unique<Trainer>(loaded.model, point.plan, std::move(programs.at(0)), *device,
@@ -214,6 +238,9 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
            .targets = target_layout(loaded.model)},
           placement);
     }
+  } catch (const InputError& error) {
+    outcome = Outcome::bad_input;
+    bad_input.emplace(error);
   } catch (const OutOfDeviceMemory& error) {
     outcome = Outcome::does_not_fit;
     // In use when refused (capacity - free) plus the refused block: what the rank needs at least.
@@ -231,6 +258,12 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   const auto worst = static_cast<Outcome>(*std::max_element(outcomes.begin(), outcomes.end()));
   result.device_capacity_bytes = capped ? *capacity : device->info().memory_bytes;
   result.memory_provenance = Provenance::measured;
+  if (worst == Outcome::bad_input) {
+    throw EveryRankInputError(bad_input ? *bad_input
+                                        : InputError({}, "io.dataset",
+                                                     "another rank found the data set malformed "
+                                                     "(see its message)"));
+  }
   if (worst != Outcome::ok) {
     result.status =
         worst == Outcome::does_not_fit ? PointStatus::does_not_fit : PointStatus::failed;
@@ -242,7 +275,13 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
     return result;
   }
 
-  const auto measurement = train(*trainer, *source, warmup, measured, input_plan);
+  const auto measurement = train(*trainer, *source, ranks, warmup, measured, input_plan);
+  if (!measurement.diverged.empty()) {
+    result.status = PointStatus::failed;
+    result.note = measurement.diverged + "; " + loss_summary(measurement.losses);
+    if (ranks.rank() == 0) std::fprintf(stderr, "%s\n", measurement.diverged.c_str());
+    return result;
+  }
   const auto steps = gather_values(ranks, measurement.typical.step_seconds);
   const auto first_epoch_steps = gather_values(ranks, measurement.first_epoch_step_seconds);
   const auto busiest =

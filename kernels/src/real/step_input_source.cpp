@@ -1,8 +1,10 @@
 #include "tessera/kernels/real/step_input_source.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <span>
 
 #include "tessera/core/input_error.hpp"
@@ -62,7 +64,7 @@ class Hdf5Source : public StepInputSource {
  public:
   Hdf5Source(const IoSection& io, const TensorShape& sample, const TargetLayout& targets,
              const InputPlacement& placement, std::int64_t steps)
-      : directory_(io.dataset), placement_(placement), io_(io) {
+      : directory_(io.dataset), placement_(placement), io_(io), classes_(targets.classes) {
     const auto index = io::index_dataset(directory_);
     shape_ = index.shape;
     layout_ = index.layout;
@@ -136,6 +138,7 @@ class Hdf5Source : public StepInputSource {
             labels && !io_.read_sub_volume
                 ? crop(sample->targets, {.channels = 1, .spatial = shape_.spatial}, box_)
                 : sample->targets;
+        if (auto problem = sanitize(path, fresh_); problem && !problem_) problem_ = problem;
         shard = &fresh_;
         if (keeps_samples()) shard = &(store_[path] = fresh_);
       }
@@ -146,6 +149,7 @@ class Hdf5Source : public StepInputSource {
   }
 
   InputSource last_source() const override { return last_source_; }
+  const InputError* input_problem() const override { return problem_ ? &*problem_ : nullptr; }
 
   std::string description() const override {
     const auto statistics = prefetcher_->statistics();
@@ -165,6 +169,39 @@ class Hdf5Source : public StepInputSource {
     std::vector<float> targets;
   };
 
+  // Values training cannot use: a NaN would turn the loss into NaN, a label outside the classes
+  // would make the loss kernel refuse it on this rank while the others wait in a collective.
+  // The first is returned, naming file and dataset, and every one replaced by 0, so that this
+  // step runs like the others' before the ranks stop together (input_problem()).
+  std::optional<InputError> sanitize(const std::string& path, Shard& shard) const {
+    std::optional<InputError> problem;
+    for (std::size_t i = 0; i < shard.volume.size(); ++i) {
+      if (std::isfinite(shard.volume[i])) continue;
+      if (!problem) {
+        problem.emplace(SourceLocation{.file = path}, io::volume_dataset_name(layout_),
+                        "expected finite values, got " + std::to_string(shard.volume[i]) +
+                            " at element " + std::to_string(i) + " of this rank's part");
+      }
+      shard.volume[i] = 0;
+    }
+    const bool labels = layout_ == io::SampleLayout::segmentation;
+    for (std::size_t i = 0; i < shard.targets.size(); ++i) {
+      const float value = shard.targets[i];
+      const bool sound =
+          labels ? value >= 0 && value < static_cast<float>(classes_) : std::isfinite(value);
+      if (sound) continue;
+      if (!problem) {
+        problem.emplace(SourceLocation{.file = path}, io::targets_dataset_name(layout_),
+                        (labels ? "expected class labels 0.." + std::to_string(classes_ - 1)
+                                : std::string("expected finite targets")) +
+                            ", got " + std::to_string(value) + " at element " + std::to_string(i) +
+                            " of this rank's part");
+      }
+      shard.targets[i] = 0;
+    }
+    return problem;
+  }
+
   bool keeps_samples() const { return io_.store != DataStore::none; }
   InputSource store_source() const {
     return io_.store == DataStore::memory ? InputSource::peer_memory
@@ -174,6 +211,8 @@ class Hdf5Source : public StepInputSource {
   std::string directory_;
   InputPlacement placement_;
   IoSection io_;
+  std::int64_t classes_ = 0;
+  std::optional<InputError> problem_;
   io::VolumeShape shape_;
   io::SampleLayout layout_ = io::SampleLayout::cosmoflow;
   io::VolumeBox box_;

@@ -84,6 +84,8 @@ struct PointResult {
   // Per layer and pass, in the model's order (forward, backward, then the update). JSON only;
   // empty when not recorded.
   std::vector<LayerComputeTime> layer_compute;
+  // The digests of what determined the point (run_inputs.hpp). JSON only; null when not recorded.
+  nlohmann::json inputs;
 
   bool operator==(const PointResult&) const = default;
 };
@@ -97,6 +99,7 @@ struct RunResult {
   std::string platform;
   std::string model;
   nlohmann::json settings;  // backend settings that shaped the numbers (network model, ...)
+  nlohmann::json resolved_scenario;  // every key after defaults (scenario_json.hpp); may be null
   std::vector<PointResult> points;
 };
 
@@ -106,6 +109,12 @@ std::string results_to_csv(const std::vector<PointResult>& points);
 std::vector<PointResult> results_from_csv(const std::string& text, const std::string& file_name);
 
 nlohmann::json to_json(const PointResult& point);
+// The inverse of the above; throws std::invalid_argument naming the key on a malformed entry.
+PointResult point_result_from_json(const nlohmann::json& entry);
+// The points of a run document as write_run_json writes it; throws std::runtime_error naming
+// the file and the point on malformed input.
+std::vector<PointResult> results_from_run_json(const nlohmann::json& document,
+                                               const std::string& file_name);
 nlohmann::json to_json(const std::vector<LayerComputeTime>& times);
 // The inverse of the above; throws std::invalid_argument on a malformed list.
 std::vector<LayerComputeTime> layer_compute_from_json(const nlohmann::json& times);

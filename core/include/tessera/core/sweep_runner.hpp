@@ -1,6 +1,8 @@
 #pragma once
 // Runs every point of a scenario's sweep through a backend, writing the results after each point
-// (atomically) and resuming an interrupted sweep without redoing finished points.
+// and resuming an interrupted sweep without redoing finished points. The run JSON is the record
+// (written first, atomically); the CSV is derived from it. A stored point is kept only when its
+// configuration and every input that determined it (run_inputs.hpp) are unchanged.
 #include <functional>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@ struct SweepRunOptions {
   bool resume = true;            // keep finished points found in an earlier results file
   nlohmann::json settings;       // backend settings recorded in the run JSON
   std::string tessera_version;
+  std::vector<std::string> profile_files;  // the files behind `profiles`, digested for resume
   // The measured kernels the backend used (may be null): every point's micro-batching plan is
   // made from them and recorded with its result.
   const ProfileDatabase* profiles = nullptr;
@@ -30,13 +33,18 @@ using SweepProgress =
 
 struct SweepRunResult {
   std::vector<PointResult> points;
-  std::size_t resumed = 0;
+  std::size_t resumed = 0;     // kept from the previous run
+  std::size_t recomputed = 0;  // stored, but run again because an input changed or it failed
+  std::vector<std::string> recompute_reasons;  // why, each once ("cluster file changed", ...)
   std::string csv_path;
   std::string json_path;
 };
 
 SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& options,
                          const PointRunner& run_point, const SweepProgress& progress = {});
+
+// "kept 3 points; recomputed 7: cluster file changed" (empty when nothing was stored).
+std::string resume_summary(const SweepRunResult& run);
 
 // Whether a stored row is the result of this point (same scenario, backend and configuration).
 bool result_matches_point(const PointResult& row, const std::string& scenario,

@@ -14,12 +14,23 @@
 
 namespace tessera::kernels::real {
 
+// Bad input found by a rank before or during training (a malformed data set, a NaN in a sample),
+// thrown on every rank of the point at once, after they compared notes in a collective, so no
+// rank is left waiting for another: the command stops with exit 2. Ranks that found no problem
+// themselves carry a message pointing at the ones that did.
+class EveryRankInputError : public InputError {
+ public:
+  explicit EveryRankInputError(const InputError& error) : InputError(error) {}
+};
+
 // Collective over `world`: every rank calls it with the same point. The returned result is
 // complete on rank 0. With `profiles` (may be null) the unsplit convolutions run the scenario's
 // micro-batching plan made from them (the plan the simulator costs and the result records).
 // With `timeline` (non-null on every rank, or on none), rank 0 receives the measured timeline of
 // the reported step (the slowest rank's median step, as the same step of every traced rank) of
-// the ranks in outputs.trace_gpus, in the trace format the simulator writes.
+// the ranks in outputs.trace_gpus, in the trace format the simulator writes. Throws
+// EveryRankInputError on every rank when the data set is malformed; a loss that stops being
+// finite ends the point's training, which is then `failed` with the step in its note.
 PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point,
                            Communicator& world, const ProfileDatabase* profiles = nullptr,
                            std::vector<TimelineEvent>* timeline = nullptr);

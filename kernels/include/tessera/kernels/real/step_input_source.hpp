@@ -36,6 +36,10 @@ class StepInputSource {
   // Where the last step's samples came from (input_source.hpp): files, the store, or nowhere.
   virtual InputSource last_source() const = 0;
   virtual std::string description() const = 0;
+  // The first malformed value this rank's input held (a non-finite volume value or target, a
+  // label outside the model's classes), naming the file and dataset; null while all were sound.
+  // next() never throws for them: the ranks stop together once they have compared notes.
+  virtual const InputError* input_problem() const { return nullptr; }
 };
 
 std::unique_ptr<StepInputSource> synthetic_input_source(const SyntheticInput& source,

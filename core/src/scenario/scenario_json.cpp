@@ -1,0 +1,74 @@
+#include "tessera/core/scenario_json.hpp"
+
+namespace tessera {
+namespace {
+
+template <typename T>
+nlohmann::json optional_value(const std::optional<T>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json();
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Scenario& s) {
+  const auto& m = s.model;
+  const auto& p = s.parallelism;
+  const auto& io = s.io;
+  const auto& platform = s.platform;
+  nlohmann::json json = {
+      {"name", s.name},
+      {"description", s.description},
+      {"model",
+       {{"zoo", m.zoo_name},
+        {"options", m.options},
+        {"file", m.file},
+        {"mini_batch", optional_value(m.mini_batch)},
+        {"dtype", to_string(m.dtype)},
+        {"optimizer", to_string(m.optimizer)}}},
+      {"parallelism",
+       {{"data", p.data},
+        {"spatial_grid", p.spatial_grid},
+        {"spatial_until", p.spatial_until},
+        {"model_degree", p.model_degree},
+        {"stage_starts", p.stage_starts},
+        {"gpus", optional_value(p.gpus)},
+        {"batch_norm_statistics", to_string(p.batch_norm_statistics)}}},
+      {"micro_batching",
+       {{"policy", to_string(s.micro_batching.policy)},
+        {"mode", to_string(s.micro_batching.mode)},
+        {"workspace_limit_bytes", s.micro_batching.workspace_limit_bytes}}},
+      {"memory",
+       {{"device_capacity_bytes", optional_value(s.memory.device_capacity_bytes)},
+        {"offload", to_string(s.memory.offload)}}},
+      {"io",
+       {{"format", to_string(io.format)},
+        {"dataset", io.dataset},
+        {"read_sub_volume", io.read_sub_volume},
+        {"prefetch", io.prefetch},
+        {"store", to_string(io.store)},
+        {"samples", optional_value(io.samples)}}},
+      {"platform",
+       {{"preset", platform.preset},
+        {"cluster_file", platform.cluster_file},
+        {"nodes", optional_value(platform.nodes)},
+        {"simgrid_xml", platform.simgrid_xml},
+        {"simgrid_gpu_hosts", platform.simgrid_gpu_hosts},
+        {"simgrid_gpus_per_node", platform.simgrid_gpus_per_node}}},
+      {"outputs", {{"directory", s.outputs.directory}, {"trace_gpus", s.outputs.trace_gpus}}},
+      {"sim",
+       {{"network_model", s.sim.network_model},
+        {"allreduce", to_string(s.sim.allreduce)},
+        {"gradient_bucket_bytes", s.sim.gradient_bucket_bytes},
+        {"mode", s.sim.mode}}},
+      {"real", {{"warmup_steps", s.real.warmup_steps}, {"measured_steps", s.real.measured_steps}}}};
+  if (s.sweep) {
+    json["sweep"] = {{"scaling", to_string(s.sweep->scaling)},
+                     {"grow", to_string(s.sweep->grow)},
+                     {"gpus", s.sweep->gpus}};
+  } else {
+    json["sweep"] = nullptr;
+  }
+  return json;
+}
+
+}  // namespace tessera
