@@ -33,24 +33,25 @@ int validate_cluster(const std::string& path) {
   });
 }
 
-// Each file on its own, so an error names it; the good ones together, in order, as a run reads
-// them (a later file's row replaces an earlier one's for the same key).
+// One file on its own, so that an error names it; then added to `all`.
+int validate_profile_file(const std::string& path, ProfileDatabase& all) {
+  return run_guarded([&] {
+    ProfileDatabase one;
+    one.load_csv(path);
+    std::int64_t transfers = 0;
+    for (const auto& row : one.rows()) transfers += is_transfer_op(row.op) ? 1 : 0;
+    std::cout << path << ": ok (" << counted(static_cast<std::int64_t>(one.size()), "row") << ", "
+              << format_count(transfers) << " of them transfers)\n";
+    all.load_csv(path);
+    return kExitOk;
+  });
+}
+
+// The good files together, in order, as a run reads them (a later file's row replaces an earlier
+// one's for the same key).
 int validate_profiles(const std::vector<std::string>& paths, ProfileDatabase& all) {
   int worst = kExitOk;
-  for (const auto& path : paths) {
-    worst = std::max(worst, run_guarded([&] {
-                       ProfileDatabase one;
-                       one.load_csv(path);
-                       std::size_t transfers = 0;
-                       for (const auto& row : one.rows()) transfers += is_transfer_op(row.op);
-                       std::cout << path << ": ok ("
-                                 << counted(static_cast<std::int64_t>(one.size()), "row") << ", "
-                                 << format_count(static_cast<std::int64_t>(transfers))
-                                 << " of them transfers)\n";
-                       all.load_csv(path);
-                       return kExitOk;
-                     }));
-  }
+  for (const auto& path : paths) worst = std::max(worst, validate_profile_file(path, all));
   if (all.replaced_rows() > 0) {
     std::cout << "profiles: later files replace "
               << counted(static_cast<std::int64_t>(all.replaced_rows()), "row")
