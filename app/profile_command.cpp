@@ -189,6 +189,12 @@ int profile(const ProfileSettings& settings) {
               << format_flops(figures.fp32_flops_per_second) << "/s fp32 -> "
               << cluster_file.string() << "\n";
   }
+  if (writer && database.size() == 0) {
+    // A header without rows matches nothing, and the loader refuses it.
+    std::cout << "nothing to measure (" << kernels.size() << " kernels in the plan"
+              << (settings.copies ? "" : ", --no-copies") << "); " << output << " not written\n";
+    return kExitOk;
+  }
   if (writer) {
     save();
     std::cout << "profiled " << measured << " new kernels (" << kernels.size()

@@ -1,35 +1,118 @@
+// tessera validate: check scenario files, profile databases (--profiles) and cluster files
+// (--cluster) as a run would read them, and say how much of the profiles a scenario can use.
 #include <iostream>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "profile_coverage_report.hpp"
+#include "tessera/core/cluster_spec.hpp"
+#include "tessera/core/profile_coverage.hpp"
+#include "tessera/core/profile_database.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/scenario_loader.hpp"
 
 namespace tessera::app {
+namespace {
+
+struct ValidateSettings {
+  std::vector<std::string> files;
+  std::vector<std::string> profiles;
+  std::string cluster;
+};
+
+int validate_cluster(const std::string& path) {
+  return run_guarded([&] {
+    const auto cluster = load_cluster_file(path);
+    std::cout << path << ": ok (cluster " << cluster.name << ": " << counted(cluster.nodes, "node")
+              << " x " << counted(cluster.gpus_per_node, "GPU") << " '" << cluster.gpu.model
+              << "')\n";
+    return kExitOk;
+  });
+}
+
+// One file on its own, so that an error names it; then added to `all`.
+int validate_profile_file(const std::string& path, ProfileDatabase& all) {
+  return run_guarded([&] {
+    ProfileDatabase one;
+    one.load_csv(path);
+    std::int64_t transfers = 0;
+    for (const auto& row : one.rows()) transfers += is_transfer_op(row.op) ? 1 : 0;
+    std::cout << path << ": ok (" << counted(static_cast<std::int64_t>(one.size()), "row") << ", "
+              << format_count(transfers) << " of them transfers)\n";
+    all.load_csv(path);
+    return kExitOk;
+  });
+}
+
+// The good files together, in order, as a run reads them (a later file's row replaces an earlier
+// one's for the same key).
+int validate_profiles(const std::vector<std::string>& paths, ProfileDatabase& all) {
+  int worst = kExitOk;
+  for (const auto& path : paths) worst = std::max(worst, validate_profile_file(path, all));
+  if (all.replaced_rows() > 0) {
+    std::cout << "profiles: later files replace "
+              << counted(static_cast<std::int64_t>(all.replaced_rows()), "row")
+              << " of earlier ones (same device, op, direction, shape, dtype, micro_batch and "
+                 "algorithm)\n";
+  }
+  return worst;
+}
+
+int validate_scenario(const std::string& file, const ValidateSettings& settings,
+                      const ProfileDatabase* profiles) {
+  return run_guarded([&] {
+    const auto loaded = load_scenario(file, {settings.cluster});
+    std::cout << file << ": ok (" << loaded.model.name() << ", "
+              << counted(static_cast<std::int64_t>(loaded.points.size()), "sweep point") << " on "
+              << loaded.cluster.name << ")\n";
+    if (profiles)
+      report_profile_coverage(profile_coverage(*profiles, loaded), file, std::cout, std::cerr);
+    return kExitOk;
+  });
+}
+
+int validate(const ValidateSettings& settings) {
+  if (settings.files.empty() && settings.profiles.empty() && settings.cluster.empty()) {
+    std::cerr << "error: validate: expected scenario files, --profiles FILE or --cluster FILE\n";
+    return kExitBadInput;
+  }
+  int worst = kExitOk;
+  // Checked alone first, so its errors name it as given; scenarios cannot be checked against a
+  // platform that does not load.
+  if (!settings.cluster.empty()) {
+    worst = validate_cluster(settings.cluster);
+    if (worst != kExitOk) return worst;
+  }
+  ProfileDatabase profiles;
+  const int profiles_code = validate_profiles(settings.profiles, profiles);
+  worst = std::max(worst, profiles_code);
+  // Coverage of a partly loaded set of profiles would mislead: only when all of them load.
+  const bool coverage = !settings.profiles.empty() && profiles_code == kExitOk;
+  for (const auto& file : settings.files) {
+    worst = std::max(worst, validate_scenario(file, settings, coverage ? &profiles : nullptr));
+  }
+  return worst;
+}
+
+}  // namespace
 
 void add_validate_command(CLI::App& cli, Action& action) {
   auto* command = cli.add_subcommand(
-      "validate", "Check scenario files: structure, model, platform and every sweep point");
-  auto files = std::make_shared<std::vector<std::string>>();
-  command->add_option("files", *files, "Scenario files (YAML)")->required();
-  command->callback([&action, files] {
-    action = [files] {
-      int worst = kExitOk;
-      for (const auto& file : *files) {
-        const int code = run_guarded([&] {
-          const auto loaded = load_scenario(file);
-          std::cout << file << ": ok (" << loaded.model.name() << ", "
-                    << counted(static_cast<std::int64_t>(loaded.points.size()), "sweep point")
-                    << " on " << loaded.cluster.name << ")\n";
-          return kExitOk;
-        });
-        worst = std::max(worst, code);
-      }
-      return worst;
-    };
-  });
+      "validate",
+      "Check scenario files (structure, model, platform, every sweep point), profile databases "
+      "and cluster files");
+  auto settings = std::make_shared<ValidateSettings>();
+  command->add_option("files", settings->files, "Scenario files (YAML)");
+  command->add_option("--profiles", settings->profiles,
+                      "Profile databases (tessera profile) to check, and with scenario files, "
+                      "how many of their rows each scenario's kernels match");
+  command->add_option("--cluster", settings->cluster,
+                      "Cluster file to check, and with scenario files, to replace their platform "
+                      "as run --cluster does");
+  command->callback([&action, settings] { action = [settings] { return validate(*settings); }; });
 }
 
 }  // namespace tessera::app

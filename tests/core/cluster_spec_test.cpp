@@ -249,5 +249,60 @@ TEST(ClusterSpecErrors, NodeLocalStorageNeedsBothItsSizeAndItsReadRate) {
   EXPECT_TRUE(contains(error.problem(), "local_storage_bandwidth")) << error.what();
 }
 
+// Figures beyond what any machine has are typos, and near-zero rates would make the simulator's
+// times infinite: each is refused with the range it must lie in.
+TEST(ClusterSpecErrors, AbsurdFiguresNameTheirRange) {
+  struct Case {
+    std::string line_start, replacement, key, range;
+  };
+  for (const auto& c : std::vector<Case>{
+           {"  memory:", "  memory: 1e20 GB", "gpu.memory", "from 1 MiB to 1 EiB"},
+           {"  memory:", "  memory: 1 KiB", "gpu.memory", "from 1 MiB to 1 EiB"},
+           {"  memory_bandwidth:", "  memory_bandwidth: 1e-300 GB/s", "gpu.memory_bandwidth",
+            "from 1 kB/s to 1 EB/s"},
+           {"  link_bandwidth:", "  link_bandwidth: 1e19 B/s", "network.link_bandwidth",
+            "from 1 kB/s to 1 EB/s"},
+           {"  fp32_peak:", "  fp32_peak: 1e9 TFLOP/s", "gpu.fp32_peak",
+            "from 1 MFLOP/s to 1 EFLOP/s"},
+           {"  nic_latency:", "  nic_latency: 2 s", "node.nic_latency", "from 0 s to 1 s"},
+           {"  latency:", "  latency: 1e300 ns", "filesystem.latency", "from 0 s to 1 s"},
+       }) {
+    const auto error = input_error([&] { parse(cluster_text(c.line_start, c.replacement)); });
+    EXPECT_EQ(error.key(), c.key) << c.replacement;
+    EXPECT_TRUE(contains(error.problem(), c.range)) << error.what();
+  }
+}
+
+TEST(ClusterSpecErrors, NonFiniteFiguresAreRefused) {
+  for (const std::string value : {"nan GB", "inf GB", "-inf GB", "1e400 GB", ".nan"}) {
+    const auto error = input_error([&] { parse(cluster_text("  memory:", "  memory: " + value)); });
+    EXPECT_EQ(error.key(), "gpu.memory") << value;
+  }
+  const auto efficiency = input_error([] {
+    parse(cluster_text("  fp32_peak:", "  fp32_peak: 1 TFLOP/s\n  compute_efficiency: .nan"));
+  });
+  EXPECT_EQ(efficiency.key(), "gpu.compute_efficiency");
+}
+
+TEST(ClusterSpec, RangeEndsAndZeroWhereAllowedAreAccepted) {
+  const auto c = parse(cluster_text("  fp32_peak:",
+                                    "  fp32_peak: 1 EFLOP/s\n  tensor_peak: 0 FLOP/s\n"
+                                    "  compute_efficiency: 0.001"));
+  EXPECT_DOUBLE_EQ(c.gpu.fp32_flops_per_second, 1e18);
+  EXPECT_EQ(c.gpu.tensor_flops_per_second, 0);
+  EXPECT_DOUBLE_EQ(c.gpu.compute_efficiency, 0.001);
+  EXPECT_EQ(parse(cluster_text("  nic_latency:", "  nic_latency: 1 s")).node.nic_latency_seconds,
+            1);
+  const auto tensor = input_error([] {
+    parse(cluster_text("  fp32_peak:", "  fp32_peak: 1 TFLOP/s\n  tensor_peak: 1 FLOP/s"));
+  });
+  EXPECT_TRUE(contains(tensor.problem(), "(or 0)")) << tensor.what();
+}
+
+TEST(ClusterSpecErrors, ADirectoryIsNotAClusterFile) {
+  const auto error = input_error([] { load_cluster_file(kDataDir + "/clusters"); });
+  EXPECT_TRUE(contains(error.problem(), "is a directory")) << error.what();
+}
+
 }  // namespace
 }  // namespace tessera

@@ -33,6 +33,8 @@ TEST(ParseQuantityBytes, BinaryPrefixes) {
   EXPECT_EQ(*bytes("4 KiB"), 4096.0);
   EXPECT_EQ(*bytes("2 TiB"), 2.0 * 1024 * 1024 * 1024 * 1024);
   EXPECT_EQ(*bytes("1.5 GiB"), 1610612736.0);
+  EXPECT_EQ(*bytes("1 PiB"), 1024.0 * 1024 * 1024 * 1024 * 1024);
+  EXPECT_EQ(*bytes("1 EiB"), 1024.0 * 1024 * 1024 * 1024 * 1024 * 1024);
 }
 
 TEST(ParseQuantityBytes, DecimalPrefixes) {
@@ -43,6 +45,8 @@ TEST(ParseQuantityBytes, DecimalPrefixes) {
   EXPECT_EQ(*bytes("2 KB"), 2000.0);
   EXPECT_EQ(*bytes("1 TB"), 1e12);
   EXPECT_EQ(*bytes("7 B"), 7.0);
+  EXPECT_EQ(*bytes("2 PB"), 2e15);
+  EXPECT_EQ(*bytes("1 EB"), 1e18);
 }
 
 TEST(ParseQuantityBytes, PlainNumberIsBytes) {

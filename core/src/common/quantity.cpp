@@ -14,15 +14,19 @@ struct Prefix {
 };
 
 // Binary prefixes first so "Gi" is not read as "G" followed by "i".
-constexpr std::array<Prefix, 9> kPrefixes{{{"Ki", 1024.0},
-                                           {"Mi", 1024.0 * 1024},
-                                           {"Gi", 1024.0 * 1024 * 1024},
-                                           {"Ti", 1024.0 * 1024 * 1024 * 1024},
-                                           {"k", 1e3},
-                                           {"K", 1e3},
-                                           {"M", 1e6},
-                                           {"G", 1e9},
-                                           {"T", 1e12}}};
+constexpr std::array<Prefix, 13> kPrefixes{{{"Ki", 1024.0},
+                                            {"Mi", 1024.0 * 1024},
+                                            {"Gi", 1024.0 * 1024 * 1024},
+                                            {"Ti", 1024.0 * 1024 * 1024 * 1024},
+                                            {"Pi", 1024.0 * 1024 * 1024 * 1024 * 1024},
+                                            {"Ei", 1024.0 * 1024 * 1024 * 1024 * 1024 * 1024},
+                                            {"k", 1e3},
+                                            {"K", 1e3},
+                                            {"M", 1e6},
+                                            {"G", 1e9},
+                                            {"T", 1e12},
+                                            {"P", 1e15},
+                                            {"E", 1e18}}};
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);

@@ -1,20 +1,15 @@
 #include "tessera/core/profile_database.hpp"
 
-#include <charconv>
-#include <fstream>
+#include <cstdio>
 #include <sstream>
-
-#include "tessera/core/input_error.hpp"
 
 namespace tessera {
 namespace {
 
-const char* const kHeader =
-    "device,op,direction,shape,dtype,micro_batch,algorithm,time_s,workspace_bytes,ok";
-
+// A newline cannot occur inside a field (rows are lines), so it separates them unambiguously.
 std::string index_key(const std::string& device, const std::string& op, Direction direction,
                       const std::string& shape, DType dtype) {
-  return device + "|" + op + "|" + to_string(direction) + "|" + shape + "|" + to_string(dtype);
+  return device + "\n" + op + "\n" + to_string(direction) + "\n" + shape + "\n" + to_string(dtype);
 }
 
 std::string axes(const AxisValues& values) {
@@ -25,12 +20,6 @@ std::string axes(const AxisValues& values) {
 
 std::string per_sample(const TensorShape& shape) {
   return to_string(shape, false);
-}
-
-template <typename T>
-bool parse_number(const std::string& text, T& value) {
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return error == std::errc() && end == text.data() + text.size();
 }
 
 }  // namespace
@@ -64,10 +53,29 @@ std::string kernel_shape_key(const Layer& layer, const std::vector<TensorShape>&
   return key + " out " + per_sample(output);
 }
 
+bool is_transfer_op(const std::string& op) {
+  return op.starts_with("copy_") || op == "allreduce" || op == "sendrecv";
+}
+
 void ProfileDatabase::add(ProfileEntry entry) {
-  by_kernel_[index_key(entry.device, entry.op, entry.direction, entry.shape, entry.dtype)]
-      .push_back(std::move(entry));
+  auto& rows =
+      by_kernel_[index_key(entry.device, entry.op, entry.direction, entry.shape, entry.dtype)];
+  for (auto& row : rows) {
+    if (row.micro_batch == entry.micro_batch && row.algorithm == entry.algorithm) {
+      row = std::move(entry);
+      ++replaced_;
+      return;
+    }
+  }
+  rows.push_back(std::move(entry));
   ++count_;
+}
+
+std::vector<ProfileEntry> ProfileDatabase::rows() const {
+  std::vector<ProfileEntry> all;
+  all.reserve(count_);
+  for (const auto& [key, rows] : by_kernel_) all.insert(all.end(), rows.begin(), rows.end());
+  return all;
 }
 
 std::vector<ProfileEntry> ProfileDatabase::entries_for(const std::string& device,
@@ -91,95 +99,12 @@ std::optional<ProfileEntry> ProfileDatabase::best(const std::string& device, con
   return best;
 }
 
-void ProfileDatabase::load_csv_text(const std::string& text, const std::string& file_name) {
-  std::istringstream lines(text);
-  std::string line;
-  int number = 0;
-  bool header_seen = false;
-  ProfileMetadata metadata;
-  while (std::getline(lines, line)) {
-    ++number;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.empty()) continue;
-    if (line[0] == '#') {
-      auto colon = line.find(':');
-      if (colon == std::string::npos) continue;
-      const auto name = line.substr(2, colon - 2);
-      const auto value = colon + 2 <= line.size() ? line.substr(colon + 2) : std::string();
-      if (name == "device") metadata.device = value;
-      if (name == "libraries") metadata.libraries = value;
-      if (name == "created_utc") metadata.created_utc = value;
-      continue;
-    }
-    if (!header_seen) {
-      if (line != kHeader) {
-        throw InputError({file_name, number, 1}, "header",
-                         std::string("expected the profile header '") + kHeader + "'");
-      }
-      header_seen = true;
-      continue;
-    }
-    std::vector<std::string> f;
-    std::istringstream cells(line);
-    for (std::string cell; std::getline(cells, cell, ',');) f.push_back(cell);
-    if (f.size() != 10) {
-      throw InputError({file_name, number, 1}, "",
-                       "expected 10 comma-separated fields, got " + std::to_string(f.size()));
-    }
-    ProfileEntry e;
-    e.device = f[0];
-    e.op = f[1];
-    bool ok = true;
-    if (f[2] == "forward") {
-      e.direction = Direction::forward;
-    } else if (f[2] == "backward_data") {
-      e.direction = Direction::backward_data;
-    } else if (f[2] == "backward_filter") {
-      e.direction = Direction::backward_filter;
-    } else {
-      throw InputError({file_name, number, 1}, "direction",
-                       "expected forward, backward_data or backward_filter, got '" + f[2] + "'");
-    }
-    e.shape = f[3];
-    try {
-      e.dtype = dtype_from_string(f[4]);
-    } catch (const std::invalid_argument&) {
-      throw InputError({file_name, number, 1}, "dtype", "expected float32, float16 or bfloat16");
-    }
-    ok = parse_number(f[5], e.micro_batch) && e.micro_batch > 0;
-    if (!ok) throw InputError({file_name, number, 1}, "micro_batch", "expected a positive integer");
-    e.algorithm = f[6];
-    if (!parse_number(f[7], e.time_seconds) || e.time_seconds < 0) {
-      throw InputError({file_name, number, 1}, "time_s",
-                       "expected seconds >= 0, got '" + f[7] + "'");
-    }
-    if (!parse_number(f[8], e.workspace_bytes) || e.workspace_bytes < 0) {
-      throw InputError({file_name, number, 1}, "workspace_bytes", "expected bytes >= 0");
-    }
-    if (f[9] != "true" && f[9] != "false") {
-      throw InputError({file_name, number, 1}, "ok", "expected true or false");
-    }
-    e.ok = f[9] == "true";
-    add(std::move(e));
-  }
-  if (!header_seen) throw InputError({file_name, 1, 1}, "", "no profile header found");
-  sources_.push_back(metadata);
-}
-
-void ProfileDatabase::load_csv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError({path, 0, 0}, "", "cannot open the profile database");
-  std::ostringstream text;
-  text << in.rdbuf();
-  load_csv_text(text.str(), path);
-}
-
 std::string ProfileDatabase::to_csv(const ProfileMetadata& metadata) const {
   std::ostringstream out;
   out << "# tessera-profile/1\n# device: " << metadata.device
       << "\n# libraries: " << metadata.libraries << "\n# created_utc: " << metadata.created_utc
       << "\n"
-      << kHeader << "\n";
+      << kProfileHeader << "\n";
   for (const auto& [key, entries] : by_kernel_) {
     for (const auto& e : entries) {
       char time[32], workspace[32];

@@ -34,12 +34,42 @@ bool has_unit(const std::string& text) {
   return !(std::isdigit(static_cast<unsigned char>(c)) || c == '.');
 }
 
+// What a real machine's figures may be, with orders of magnitude to spare: beyond these a figure
+// is a typo (a unit prefix or exponent off), and near-zero rates or huge sizes would push the
+// simulator's times past what a double holds (SimGrid then stops: "duration is not finite").
+// Latencies may be 0 and up to 1 s; the test clusters' "free" links are 1 EB/s.
+struct FigureRange {
+  double least;
+  double most;
+  const char* text;
+};
+
+FigureRange figure_range(QuantityKind kind) {
+  switch (kind) {
+    case QuantityKind::bytes:
+      return {1024.0 * 1024, 1024.0 * 1024 * 1024 * 1024 * 1024 * 1024, "from 1 MiB to 1 EiB"};
+    case QuantityKind::bandwidth_bytes_per_second:
+      return {1e3, 1e18, "from 1 kB/s to 1 EB/s"};
+    case QuantityKind::flops_per_second:
+      return {1e6, 1e18, "from 1 MFLOP/s to 1 EFLOP/s"};
+    case QuantityKind::seconds:
+      return {0, 1, "from 0 s to 1 s"};
+  }
+  return {0, 0, ""};
+}
+
 double figure(const YamlValue& item, QuantityKind kind, bool allow_zero) {
   const std::string syntax = figure_syntax(kind) + (allow_zero ? "" : ", positive");
   if (!item.is_scalar() || !has_unit(item.node().Scalar())) item.fail(syntax);
   if (!parse_quantity(item.node().Scalar(), kind)) item.fail(syntax);
   const double value = item.as_quantity(kind);
   if (!allow_zero && value <= 0) item.fail(syntax);
+  if (value == 0) return value;
+  const auto range = figure_range(kind);
+  if (value < range.least || value > range.most) {
+    item.fail(figure_syntax(kind) + ", " + range.text +
+              (allow_zero && range.least > 0 ? " (or 0)" : ""));
+  }
   return value;
 }
 
@@ -57,12 +87,10 @@ class Figures {
     return figure(map_.required(key, figure_syntax(QuantityKind::seconds)), QuantityKind::seconds,
                   true);
   }
+  // An achieved fraction of a peak: below 0.1% the figure is a typo, not a measurement.
   double fraction(const std::string& key, double fallback) const {
     auto item = map_.optional(key);
-    if (!item) return fallback;
-    const double value = item->as_number(0.0, 1.0);
-    if (value <= 0) item->fail("a number in (0, 1]");
-    return value;
+    return item ? item->as_number(0.001, 1.0) : fallback;
   }
 
  private:
@@ -74,7 +102,12 @@ GpuSpec parse_gpu(const YamlValue& value) {
                     "compute_efficiency", "memory_efficiency", "kernel_launch_latency",
                     "overlaps_communication"});
   GpuSpec gpu;
-  gpu.model = f.map().required("model", "the GPU's name").as_string();
+  const auto model = f.map().required("model", "the GPU's name");
+  gpu.model = model.as_string();
+  // Profile rows name their device by it, in a CSV column that cannot hold a comma or a newline.
+  if (gpu.model.find_first_of(",\n\r") != std::string::npos) {
+    model.fail("the GPU's name without commas or line breaks (profile databases name it)");
+  }
   gpu.memory_bytes = f.positive("memory", QuantityKind::bytes);
   gpu.memory_bandwidth_bytes_per_second =
       f.positive("memory_bandwidth", QuantityKind::bandwidth_bytes_per_second);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -262,6 +263,11 @@ YamlValue parse_yaml_text(const std::string& text, const std::string& display_na
 }
 
 YamlValue load_yaml_file(const std::string& path) {
+  // A directory opens as a stream that reads nothing: it would pass for an empty file.
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    throw InputError({path, 0, 0}, "", "is a directory; expected a YAML file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError({path, 0, 0}, "", "cannot open the file (does it exist?)");
   std::ostringstream contents;

@@ -11,17 +11,41 @@
 // `shape` is kernel_shape_key() of the layer shard, so the profiler and the simulator agree on
 // what was measured; `micro_batch` is the batch one kernel call processed (the shard's N when
 // undivided); `ok` says whether the algorithm ran.
+//
+// The loader checks every row as the scenario loader checks a scenario; anything else is an
+// InputError naming file, line, column and the column's name:
+//  - Lines starting with '#' are comments (the metadata above among them); a `# tessera-profile/N`
+//    line must say 1. The first other line is the header, exactly; at least one row follows it
+//    (a file without measurements matches nothing and is a mistake, not an empty profile).
+//  - device, op, shape and algorithm are not empty; direction, dtype and ok come from their lists.
+//  - micro_batch is an integer in [1, 2^24] (a scenario's largest mini_batch).
+//  - time_s is a number of seconds in [0, 1e6]: a kernel call of more than 11 days is a corrupt
+//    measurement, and an infinite or huge one would stop the simulation inside SimGrid.
+//  - workspace_bytes is a whole number of bytes in [0, 2^53] (every such count is exact in a
+//    double).
+//  - A file holds one row per key (device, op, direction, shape, dtype, micro_batch, algorithm):
+//    `tessera profile` writes one median per algorithm and micro-batch and never measures a key it
+//    has again, so a second row is a merge or an edit gone wrong, and which one to believe is not
+//    the loader's guess to make: the error names both lines.
+//  - Across files (`--profiles a.csv b.csv`) a later file's row replaces an earlier one's for the
+//    same key, as later options override earlier ones: every profile of one device carries the
+//    same copy measurements. replaced_rows() counts them.
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tessera/core/dtype.hpp"
+#include "tessera/core/input_error.hpp"
 #include "tessera/core/layer.hpp"
 #include "tessera/core/tensor_shape.hpp"
 
 namespace tessera {
+
+inline constexpr std::string_view kProfileHeader =
+    "device,op,direction,shape,dtype,micro_batch,algorithm,time_s,workspace_bytes,ok";
 
 enum class Direction { forward, backward_data, backward_filter };
 std::string to_string(Direction direction);
@@ -37,6 +61,7 @@ struct ProfileEntry {
   double time_seconds = 0;
   double workspace_bytes = 0;
   bool ok = true;
+  SourceLocation where;  // the row's file and line; empty when measured by this process
 };
 
 struct ProfileMetadata {
@@ -51,8 +76,14 @@ struct ProfileMetadata {
 std::string kernel_shape_key(const Layer& layer, const std::vector<TensorShape>& inputs,
                              const TensorShape& output);
 
+// Rows that time data movement, not a layer: `tessera profile` measures them to describe the
+// machine (this_machine.yaml); the simulator's cost model does not read them.
+bool is_transfer_op(const std::string& op);  // copy_*, allreduce, sendrecv
+
 class ProfileDatabase {
  public:
+  // A row for a key already here (same kernel, micro_batch and algorithm) replaces that row: a
+  // newer measurement, or a later file's.
   void add(ProfileEntry entry);
   // Fastest successful algorithm for the whole batch at once within a workspace limit.
   std::optional<ProfileEntry> best(const std::string& device, const std::string& op,
@@ -61,10 +92,14 @@ class ProfileDatabase {
   std::vector<ProfileEntry> entries_for(const std::string& device, const std::string& op,
                                         Direction direction, const std::string& shape,
                                         DType dtype) const;
+  // Every row, ordered by key.
+  std::vector<ProfileEntry> rows() const;
   std::size_t size() const { return count_; }
+  std::size_t replaced_rows() const { return replaced_; }
   const std::vector<ProfileMetadata>& sources() const { return sources_; }
 
-  // Appends a file's entries. Throws InputError naming file and line on malformed input.
+  // Adds a file's rows under the rules above. Throws InputError naming file, line, column and key
+  // on malformed input, and leaves the database as it was.
   void load_csv(const std::string& path);
   void load_csv_text(const std::string& text, const std::string& file_name);
   // The whole database as one file in the format above.
@@ -74,6 +109,7 @@ class ProfileDatabase {
   std::map<std::string, std::vector<ProfileEntry>> by_kernel_;  // key: device|op|dir|shape|dtype
   std::vector<ProfileMetadata> sources_;
   std::size_t count_ = 0;
+  std::size_t replaced_ = 0;
 };
 
 }  // namespace tessera

@@ -1,0 +1,61 @@
+#include "profile_coverage_report.hpp"
+
+#include <algorithm>
+#include <ostream>
+
+#include "tessera/core/quantity.hpp"
+
+namespace tessera::app {
+namespace {
+
+std::string location(const ProfileEntry& row) {
+  return row.where.file + ":" + std::to_string(row.where.line);
+}
+
+// The row's key as the file writes it: what a user searches the file for.
+std::string key_text(const ProfileEntry& row) {
+  return row.device + "," + row.op + "," + to_string(row.direction) + "," + row.shape + "," +
+         to_string(row.dtype) + "," + std::to_string(row.micro_batch) + "," + row.algorithm;
+}
+
+std::string quoted_list(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& name : names) text += (text.empty() ? "'" : ", '") + name + "'";
+  return text;
+}
+
+}  // namespace
+
+void report_profile_coverage(const ProfileCoverage& c, const std::string& scenario_file,
+                             std::ostream& out, std::ostream& warnings) {
+  const auto kernel_rows = static_cast<std::int64_t>(c.rows - c.transfer_rows);
+  out << scenario_file << ": profiles: " << format_count(static_cast<std::int64_t>(c.matching_rows))
+      << " of " << counted(kernel_rows, "kernel row") << " match its kernels on '" << c.device
+      << "' (" << c.measured_kernels << " of "
+      << counted(static_cast<std::int64_t>(c.kernels), "kernel")
+      << " measured, the rest at the roofline)";
+  if (c.transfer_rows > 0) {
+    out << "; " << counted(static_cast<std::int64_t>(c.transfer_rows), "transfer row")
+        << " not read (copies and collectives describe the machine)";
+  }
+  out << "\n";
+  if (c.unmatched.empty()) return;
+  warnings << "warning: " << scenario_file << ": no kernel of this scenario on '" << c.device
+           << "' matches " << counted(static_cast<std::int64_t>(c.unmatched.size()), "profile row")
+           << " (device, op, direction, shape, dtype and micro_batch):\n";
+  const auto listed = std::min(c.unmatched.size(), kUnmatchedRowsListed);
+  for (std::size_t i = 0; i < listed; ++i) {
+    warnings << "  " << location(c.unmatched[i]) << ": " << key_text(c.unmatched[i]) << "\n";
+  }
+  if (c.unmatched.size() > listed) {
+    warnings << "  ... and " << c.unmatched.size() - listed << " more\n";
+  }
+  if (c.matching_rows == 0 &&
+      std::find(c.devices.begin(), c.devices.end(), c.device) == c.devices.end()) {
+    warnings << "  the rows name device " << quoted_list(c.devices) << ", the cluster's gpu.model "
+             << "is '" << c.device << "': simulate with the cluster file `tessera profile` wrote "
+             << "beside the profile (--cluster)\n";
+  }
+}
+
+}  // namespace tessera::app
