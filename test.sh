@@ -8,7 +8,8 @@
 #      again but those labelled `heavy` (4-rank MPI runs and command-line training runs, which
 #      step 1 ran; under the sanitizers they take minutes each) and `setup` (the package check,
 #      which sanitizers do not change).
-#   3. libFuzzer over the scenario loader for a bounded time (TESSERA_FUZZ_SECONDS, default 60).
+#   3. libFuzzer over every input format's reader (tests/fuzz/: scenarios, profile databases,
+#      cluster files, model files, ...) for a bounded time each (TESSERA_FUZZ_SECONDS, default 30).
 # Each step prints how long it took. Budget: under 40 minutes on a loaded 2-core machine.
 #   ./test.sh --quick   only step 1
 set -euo pipefail
@@ -44,12 +45,8 @@ step "[2/3] CPU-only build with ASan + UBSan, and tests (labels heavy and setup 
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-sanitize --output-on-failure -j "$jobs" --label-exclude "heavy|setup"
 
-step "[3/3] Fuzzing the scenario loader for ${TESSERA_FUZZ_SECONDS:-60} s"
-./setup.sh --no-install --werror --fuzz --build-dir build-fuzz --target scenario_loader_fuzz
-corpus=$(mktemp -d)
-trap 'rm -rf "$corpus"' EXIT
-cp scenarios/*.yaml tests/data/scenarios/bad/*.yaml tests/data/scenarios/good/*.yaml "$corpus"/
-./build-fuzz/tests/scenario_loader_fuzz "$corpus" -max_total_time="${TESSERA_FUZZ_SECONDS:-60}" \
-  -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 2>&1 | tail -n 12
+step "[3/3] Fuzzing every input format's reader, ${TESSERA_FUZZ_SECONDS:-30} s each"
+./setup.sh --no-install --werror --fuzz --build-dir build-fuzz --target fuzzers
+tests/fuzz/run_fuzzers.sh build-fuzz "${TESSERA_FUZZ_SECONDS:-30}"
 step
 finish
