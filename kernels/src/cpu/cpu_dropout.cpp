@@ -36,7 +36,8 @@ void CpuLayerKernels::dropout_forward(std::int64_t count, float drop_probability
   for (std::size_t index = 0; index < static_cast<std::size_t>(count); ++index) {
     const std::uint64_t draw = split_mix64(seed + (index + 1) * kSplitMixIncrement) >> 40;
     // Selected with integer bit masks: the compiler turns any float select into a branch, and a
-    // branch on a random draw is mispredicted half the time at p = 0.5 (3x slower).
+    // branch on a random draw is mispredicted half the time at p = 0.5
+    // (docs/measurements/2026-11-21.md).
     const std::uint32_t keep = 0u - static_cast<std::uint32_t>(draw >= drop_below);
     mask[index] = std::bit_cast<float>(keep & kept_scale_bits);
     y[index] = x[index] * mask[index];

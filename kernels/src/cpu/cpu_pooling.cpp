@@ -1,7 +1,7 @@
 // Max and average pooling (1D to 3D) on oneDNN's pooling primitives. Two oneDNN 2.6 specifics:
-// - On plain NC(D)HW tensors it only has a reference-like implementation (simple_nchw: 5.9 ms
-//   for a 2 x 16 x 32^3 max pool on one AVX-512 core) while its JIT kernels take channels-last;
-//   reordering in, pooling channels-last and reordering out takes 0.6 ms, so that is what runs.
+// - On plain NC(D)HW tensors it only has a reference-like implementation (simple_nchw) while
+//   its JIT kernels take channels-last; reordering in, pooling channels-last and reordering out
+//   is several times faster (docs/measurements/2026-11-21.md), so that is what runs.
 // - Its max-pooling backward needs the workspace of a training-mode forward (the argmax per
 //   window) instead of cuDNN's (x, y) pair, so pooling_backward re-runs the forward on x into
 //   scratch buffers: one extra forward per backward, the price of the stateless interface.

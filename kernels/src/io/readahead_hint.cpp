@@ -11,9 +11,9 @@ namespace tessera::kernels::io {
 
 namespace {
 
-// Announcing pages that are cached already costs the kernel a walk over each of them (about
-// 12 us per MiB here, a fifth of a warm read), so runs whose first and last pages are resident
-// are left out.
+// Announcing pages that are cached already costs the kernel a walk over each of them (a
+// noticeable share of a warm read: docs/measurements/2026-11-21.md), so runs whose first and
+// last pages are resident are left out.
 class PageResidency {
  public:
   PageResidency(int file, std::int64_t file_bytes) : bytes_(file_bytes) {

@@ -111,9 +111,9 @@ void MpiCommunicator::allreduce_sum(double* data, std::size_t count) {
 
 // Completes at the call. Open MPI progresses a non-blocking collective only inside MPI calls, and
 // a CPU rank has no spare core to call it from: MPI_Iallreduce made the bucket's copies happen
-// inside later halo exchanges and the redistribution instead, and cosmoflow_real_cpu's 2-rank
-// step took 137-148 ms against 112-122 ms with the blocking sum (this 2-core machine, one
-// thread per rank). The simulator knows (cluster_spec.hpp's overlaps_communication).
+// inside later halo exchanges and the redistribution instead, and CPU steps were slower than
+// with the blocking sum (docs/measurements/2026-11-21.md). The simulator knows (cluster_spec.hpp's
+// overlaps_communication).
 std::unique_ptr<CommRequest> MpiCommunicator::allreduce_sum_async(float* data, std::size_t floats) {
   allreduce_sum(data, floats);
   return std::make_unique<MpiRequest>();

@@ -153,7 +153,7 @@ void StepPlayer::play_gpu(int rank) {
           const double outgoing = step < 0 ? op.bytes_to_lower : op.bytes_to_upper;
           const double incoming = step < 0 ? op.bytes_to_upper : op.bytes_to_lower;
           // Not detached: SimGrid 3.32 tracks detached comms in a list it scans linearly, which
-          // made 8,192-GPU steps twice as slow.
+          // slowed large simulations down (docs/measurements/2026-11-21.md).
           if (outgoing > 0) comms.push_back(fabric_.send_async(rank, peer, outgoing, kHaloChannel));
           if (incoming > 0) comms.push_back(fabric_.recv_async(rank, peer, kHaloChannel));
         }

@@ -1,8 +1,8 @@
 #pragma once
 // The compute threads of this process's CPU kernels (oneDNN's OpenMP team). Ranks sharing a
 // machine should split its cores: teams that together exceed them wait on one another's
-// barriers whenever a core is taken away (measured: a 1-rank CosmoFlow-32 step of 4.0 s against
-// 0.36 s, two threads on a 2-core machine busy with other work).
+// barriers whenever a core is taken away, which made steps many times slower on a loaded machine
+// (docs/measurements/2026-11-21.md, figures from code comments).
 
 namespace tessera::kernels {
 

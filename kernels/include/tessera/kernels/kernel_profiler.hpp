@@ -30,8 +30,8 @@ struct ProfilerOptions {
   // Before every run this many bytes of device memory are written (outside the timing), so that
   // the kernel finds its operands in memory rather than in the caches its previous run left
   // them in, as in a training step, where other layers' tensors pass through the caches in
-  // between (measured on a 2-core EPYC: CosmoFlow-32's conv6 backward timed 2.4 ms with warm
-  // caches against 6 to 10 ms in training). 0: warm caches.
+  // between; timed with warm caches, kernels ran several times faster than in training
+  // (docs/measurements/2026-11-21.md). 0: warm caches.
   double cache_flush_bytes = 0;
 };
 
