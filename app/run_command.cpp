@@ -14,6 +14,7 @@
 #include "tessera/core/sweep_runner.hpp"
 #include "tessera/core/text_table.hpp"
 #include "tessera/simulator/simulate_point.hpp"
+#include "tessera/simulator/xml_platform_check.hpp"
 #include "trace_files.hpp"
 
 namespace tessera::app {
@@ -109,6 +110,7 @@ int run(const RunSettings& settings) {
   }
   const auto loaded = settings.file == "default" ? load_default_scenario({settings.cluster})
                                                  : load_scenario(settings.file, {settings.cluster});
+  sim::check_scenario_platform(loaded);
   ProfileDatabase profiles;
   for (const auto& path : settings.profiles) profiles.load_csv(path);
   sim::SimulationOptions options;

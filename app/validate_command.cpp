@@ -9,10 +9,13 @@
 #include "commands.hpp"
 #include "profile_coverage_report.hpp"
 #include "tessera/core/cluster_spec.hpp"
+#include "tessera/core/layer_cost.hpp"
+#include "tessera/core/model_file.hpp"
 #include "tessera/core/profile_coverage.hpp"
 #include "tessera/core/profile_database.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/scenario_loader.hpp"
+#include "tessera/simulator/xml_platform_check.hpp"
 
 namespace tessera::app {
 namespace {
@@ -21,6 +24,8 @@ struct ValidateSettings {
   std::vector<std::string> files;
   std::vector<std::string> profiles;
   std::string cluster;
+  std::vector<std::string> simgrid_xml;
+  std::vector<std::string> models;
 };
 
 int validate_cluster(const std::string& path) {
@@ -29,6 +34,24 @@ int validate_cluster(const std::string& path) {
     std::cout << path << ": ok (cluster " << cluster.name << ": " << counted(cluster.nodes, "node")
               << " x " << counted(cluster.gpus_per_node, "GPU") << " '" << cluster.gpu.model
               << "')\n";
+    return kExitOk;
+  });
+}
+
+int validate_model_file(const std::string& path) {
+  return run_guarded([&] {
+    const auto model = load_model_file(path);
+    std::cout << path << ": ok (model " << model.name() << ": "
+              << counted(static_cast<std::int64_t>(model.layers().size()), "layer") << ", "
+              << format_count(parameter_count(model)) << " parameters)\n";
+    return kExitOk;
+  });
+}
+
+int validate_simgrid_xml(const std::string& path) {
+  return run_guarded([&] {
+    sim::check_xml_platform(path, std::nullopt);
+    std::cout << path << ": ok (SimGrid platform: loads, speeds, bandwidths and routes checked)\n";
     return kExitOk;
   });
 }
@@ -65,6 +88,7 @@ int validate_scenario(const std::string& file, const ValidateSettings& settings,
                       const ProfileDatabase* profiles) {
   return run_guarded([&] {
     const auto loaded = load_scenario(file, {settings.cluster});
+    sim::check_scenario_platform(loaded);
     std::cout << file << ": ok (" << loaded.model.name() << ", "
               << counted(static_cast<std::int64_t>(loaded.points.size()), "sweep point") << " on "
               << loaded.cluster.name << ")\n";
@@ -75,8 +99,10 @@ int validate_scenario(const std::string& file, const ValidateSettings& settings,
 }
 
 int validate(const ValidateSettings& settings) {
-  if (settings.files.empty() && settings.profiles.empty() && settings.cluster.empty()) {
-    std::cerr << "error: validate: expected scenario files, --profiles FILE or --cluster FILE\n";
+  if (settings.files.empty() && settings.profiles.empty() && settings.cluster.empty() &&
+      settings.simgrid_xml.empty() && settings.models.empty()) {
+    std::cerr << "error: validate: expected scenario files, --profiles FILE, --cluster FILE, "
+                 "--model FILE or --simgrid-xml FILE\n";
     return kExitBadInput;
   }
   int worst = kExitOk;
@@ -85,6 +111,10 @@ int validate(const ValidateSettings& settings) {
   if (!settings.cluster.empty()) {
     worst = validate_cluster(settings.cluster);
     if (worst != kExitOk) return worst;
+  }
+  for (const auto& path : settings.models) worst = std::max(worst, validate_model_file(path));
+  for (const auto& path : settings.simgrid_xml) {
+    worst = std::max(worst, validate_simgrid_xml(path));
   }
   ProfileDatabase profiles;
   const int profiles_code = validate_profiles(settings.profiles, profiles);
@@ -112,6 +142,10 @@ void add_validate_command(CLI::App& cli, Action& action) {
   command->add_option("--cluster", settings->cluster,
                       "Cluster file to check, and with scenario files, to replace their platform "
                       "as run --cluster does");
+  command->add_option("--model", settings->models, "Model files (YAML layer lists) to check");
+  command->add_option("--simgrid-xml", settings->simgrid_xml,
+                      "SimGrid platform files to check on their own (a scenario's own "
+                      "platform.simgrid_xml file is checked with it)");
   command->callback([&action, settings] { action = [settings] { return validate(*settings); }; });
 }
 

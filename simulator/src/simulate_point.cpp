@@ -1,10 +1,6 @@
 #include "tessera/simulator/simulate_point.hpp"
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
-#include <cstring>
 #include <stdexcept>
 
 #include <simgrid/s4u/Engine.hpp>
@@ -12,6 +8,7 @@
 #include "play/rank_layout.hpp"
 #include "play/step_player.hpp"
 #include "play/symmetric_reduction.hpp"
+#include "process/child_process.hpp"
 #include "tessera/core/memory_estimate.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/timeline.hpp"
@@ -191,50 +188,22 @@ namespace {
 
 SimulationOutcome simulate_in_child(const LoadedScenario& scenario, const SweepPoint& point,
                                     const SimulationOptions& options) {
-  int pipe_fds[2];
-  if (::pipe(pipe_fds) != 0) throw std::runtime_error("cannot create a pipe for the simulation");
-  const pid_t child = ::fork();
-  if (child < 0) throw std::runtime_error("cannot fork the simulation process");
-  if (child == 0) {
-    ::close(pipe_fds[0]);
-    nlohmann::json message;
-    int code = 0;
-    try {
-      const auto outcome = simulate_point(scenario, point, options);
-      message = {{"csv", results_to_csv({outcome.result})},
-                 {"layer_compute", to_json(outcome.result.layer_compute)},
-                 {"trace", outcome.trace},
-                 {"wall_seconds", outcome.wall_seconds},
-                 {"actors", outcome.simulated_actors}};
-    } catch (const std::exception& error) {
-      message = {{"error", error.what()}};
-      code = 1;
-    }
-    const std::string text = message.dump();
-    std::size_t written = 0;
-    while (written < text.size()) {
-      const ssize_t n = ::write(pipe_fds[1], text.data() + written, text.size() - written);
-      if (n <= 0) break;
-      written += static_cast<std::size_t>(n);
-    }
-    ::close(pipe_fds[1]);
-    ::_exit(code);
-  }
-  ::close(pipe_fds[1]);
-  std::string text;
-  char buffer[65536];
-  for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0;) {
-    text.append(buffer, static_cast<std::size_t>(n));
-  }
-  ::close(pipe_fds[0]);
-  int status = 0;
-  ::waitpid(child, &status, 0);
+  const auto child = run_in_child(
+      [&] {
+        const auto outcome = simulate_point(scenario, point, options);
+        return nlohmann::json{{"csv", results_to_csv({outcome.result})},
+                              {"layer_compute", to_json(outcome.result.layer_compute)},
+                              {"trace", outcome.trace},
+                              {"wall_seconds", outcome.wall_seconds},
+                              {"actors", outcome.simulated_actors}};
+      },
+      false);
   const std::string what = "simulation of sweep point " + std::to_string(point.index);
-  if (WIFSIGNALED(status)) {
-    throw std::runtime_error(what + " crashed (signal " + std::to_string(WTERMSIG(status)) + ")");
+  if (child.signal != 0) {
+    throw std::runtime_error(what + " crashed (signal " + std::to_string(child.signal) + ")");
   }
-  const auto message = nlohmann::json::parse(text, nullptr, false);
-  if (message.is_discarded()) throw std::runtime_error(what + " returned no result");
+  if (!child.message) throw std::runtime_error(what + " returned no result");
+  const auto& message = *child.message;
   if (message.contains("error")) {
     throw std::runtime_error(what + " failed: " + message["error"].get<std::string>());
   }

@@ -515,7 +515,13 @@ INSTANTIATE_TEST_SUITE_P(
                                  "concat inputs must share spatial extents"},
                     BadModelCase{"add_channel_mismatch.yaml", "add", "layers[3]",
                                  "add inputs must have identical shapes: 8x16x16 vs 16x16x16"},
-                    BadModelCase{"unknown_op.yaml", "conv1", "layers[1].op", "got 'convolution'"}),
+                    BadModelCase{"unknown_op.yaml", "conv1", "layers[1].op", "got 'convolution'"},
+                    // Sizes that would overflow 64-bit products further on are errors here.
+                    BadModelCase{"bad/huge_fully_connected.yaml", "fc", "layers[2]",
+                                 "more than 68,719,476,736 weights"},
+                    BadModelCase{"bad/transposed_blow_up.yaml", "up1", "layers[1]",
+                                 "(1024x16777216x16777216) has more than 68,719,476,736 elements "
+                                 "per sample"}),
     bad_model_test_name);
 
 // ---------------------------------------------------------------------------------------------

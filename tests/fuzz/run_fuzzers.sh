@@ -26,6 +26,7 @@ for fuzzer in "${fuzzers[@]}"; do
                               tests/data/clusters/*/*.yaml) ;;
     model_file_fuzz) extra=(scenarios/models/*.yaml tests/data/models/*.yaml
                             tests/data/models/*/*.yaml) ;;
+    simgrid_platform_fuzz) extra=(tests/data/platforms/*.xml tests/data/platforms/bad/*.xml) ;;
     *) extra=() ;;
   esac
   # Seeds of one name in two folders are different files: number them apart.

@@ -1,8 +1,10 @@
 #include "tessera/core/shape_inference.hpp"
 
+#include <optional>
 #include <string>
 
 #include "tessera/core/model_graph.hpp"
+#include "tessera/core/quantity.hpp"
 
 namespace tessera {
 namespace {
@@ -118,6 +120,40 @@ TensorShape infer_merge(const Layer& layer, const std::vector<TensorShape>& inpu
   return out;
 }
 
+// a x b, or nothing where the product passes `limit` (or int64).
+std::optional<std::int64_t> bounded_product(const std::vector<std::int64_t>& factors,
+                                            std::int64_t limit) {
+  std::int64_t product = 1;
+  for (auto factor : factors) {
+    if (factor < 0 || __builtin_mul_overflow(product, factor, &product) || product > limit) {
+      return std::nullopt;
+    }
+  }
+  return product;
+}
+
+// Checked before anything multiplies these figures further (the cost model, the memory
+// estimate): a layer whose output or weights pass the limits is an error naming it.
+void require_bounded(const Layer& layer, const std::vector<TensorShape>& inputs,
+                     const TensorShape& output) {
+  std::vector<std::int64_t> per_sample{output.c};
+  per_sample.insert(per_sample.end(), output.spatial.begin(), output.spatial.end());
+  require(bounded_product(per_sample, kMaxElementsPerSample).has_value(), layer,
+          "its output (" + to_string(output) + ") has more than " +
+              format_count(kMaxElementsPerSample) + " elements per sample");
+  std::vector<std::int64_t> weights;
+  if (const auto* conv = std::get_if<ConvolutionParams>(&layer.params)) {
+    weights = {inputs.at(0).c, conv->out_channels / conv->groups};
+    weights.insert(weights.end(), conv->kernel.begin(), conv->kernel.end());
+  } else if (const auto* fc = std::get_if<FullyConnectedParams>(&layer.params)) {
+    weights = {inputs.at(0).elements_per_sample(), fc->out_features};
+  }
+  require(bounded_product(weights, kMaxLayerParameters).has_value(), layer,
+          "it has more than " + format_count(kMaxLayerParameters) + " weights");
+}
+
+InferredLayer infer_unchecked(const Layer& layer, const std::vector<TensorShape>& inputs);
+
 }  // namespace
 
 std::int64_t window_output_extent(std::int64_t input, std::int64_t kernel, std::int64_t stride,
@@ -140,6 +176,14 @@ AxisValues expand_axes(const AxisValues& values, int rank, const std::string& la
 }
 
 InferredLayer infer_layer(const Layer& layer, const std::vector<TensorShape>& inputs) {
+  auto result = infer_unchecked(layer, inputs);
+  require_bounded(result.layer, inputs, result.output);
+  return result;
+}
+
+namespace {
+
+InferredLayer infer_unchecked(const Layer& layer, const std::vector<TensorShape>& inputs) {
   InferredLayer result{layer, {}};
   Layer& l = result.layer;
   switch (layer.kind) {
@@ -205,4 +249,5 @@ InferredLayer infer_layer(const Layer& layer, const std::vector<TensorShape>& in
   throw ModelError(layer.name, "unsupported layer kind");
 }
 
+}  // namespace
 }  // namespace tessera

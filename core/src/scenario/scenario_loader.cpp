@@ -7,6 +7,7 @@
 #include "tessera/core/model_file.hpp"
 #include "tessera/core/model_zoo.hpp"
 #include "tessera/core/quantity.hpp"
+#include "tessera/core/shape_inference.hpp"
 #include "tessera/core/sweep.hpp"
 
 namespace tessera {
@@ -105,6 +106,16 @@ ParallelConfig base_config(const Scenario& s, const ModelGraph& model) {
                      "missing required key (expected the samples per data-parallel replica; "
                      "model " +
                          model.name() + " has no default)");
+  }
+  for (const auto& layer : model.layers()) {
+    if (layer.output_shape.elements_per_sample() > kMaxElementsPerBatch / config.mini_batch) {
+      throw InputError(where_of(s, "model.mini_batch", "model"), "model.mini_batch",
+                       "layer '" + layer.layer.name + "' would hold more than " +
+                           format_count(kMaxElementsPerBatch) + " elements over " +
+                           std::to_string(config.mini_batch) +
+                           " samples; expected a smaller "
+                           "mini-batch or model");
+    }
   }
   // Each factor is bounded by the parser, the product is not: check it before multiplying further.
   const double product = static_cast<double>(config.data) *

@@ -19,6 +19,14 @@ struct InferredLayer {
 };
 InferredLayer infer_layer(const Layer& layer, const std::vector<TensorShape>& inputs);
 
+// The largest figures a model may have, so that every later product (a batch of up to 2^24
+// samples, bytes per element, sums over layers) stays far inside 64-bit integers: 2^36 elements
+// per sample in one tensor (275 GB in float32) and 2^36 parameters in one layer.
+inline constexpr std::int64_t kMaxElementsPerSample = std::int64_t{1} << 36;
+inline constexpr std::int64_t kMaxLayerParameters = std::int64_t{1} << 36;
+// Elements of one activation tensor over a mini-batch (the scenario's check).
+inline constexpr std::int64_t kMaxElementsPerBatch = std::int64_t{1} << 50;
+
 // Output extent of a sliding window along one axis (convolution or pooling).
 std::int64_t window_output_extent(std::int64_t input, std::int64_t kernel, std::int64_t stride,
                                   std::int64_t padding, std::int64_t dilation, bool ceil_mode);

@@ -1,0 +1,24 @@
+#pragma once
+// Work that must run in a fresh process: SimGrid allows one engine per process, and a malformed
+// platform file can make it abort instead of throwing. The child sends its answer back as JSON.
+#include <functional>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace tessera::sim {
+
+struct ChildOutcome {
+  std::optional<nlohmann::json> message;  // what `work` returned; none if the child died first
+  int signal = 0;                         // the signal that ended the child, if one did
+  int exit_code = 0;
+  std::string captured_stderr;  // with capture_stderr: what the child wrote there
+};
+
+// Forks, runs `work` in the child and returns its JSON. An exception in `work` becomes
+// {"error": what()}. With `capture_stderr`, the child's standard error (SimGrid's own messages)
+// is collected instead of reaching the terminal.
+ChildOutcome run_in_child(const std::function<nlohmann::json()>& work, bool capture_stderr);
+
+}  // namespace tessera::sim

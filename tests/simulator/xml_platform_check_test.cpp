@@ -1,0 +1,102 @@
+// The SimGrid platform check: good files pass, broken ones are InputErrors naming file, line and
+// element, the GPU mapping is held against the file, and a scenario's file is checked with it.
+#include "tessera/simulator/xml_platform_check.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tessera/core/input_error.hpp"
+#include "tessera/core/scenario_loader.hpp"
+
+namespace tessera {
+namespace {
+
+const std::string kPlatforms = TESSERA_TEST_DATA_DIR "/platforms";
+const std::string kClusters = TESSERA_TEST_DATA_DIR "/clusters";
+
+InputError check_error(const std::string& file, const std::optional<sim::XmlGpuMapping>& mapping) {
+  try {
+    sim::check_xml_platform(file, mapping);
+  } catch (const InputError& error) {
+    return error;
+  }
+  ADD_FAILURE() << file << " passed the check";
+  return InputError({}, "", "");
+}
+
+TEST(XmlPlatformCheck, AGoodFilePassesWithAndWithoutAMapping) {
+  EXPECT_NO_THROW(sim::check_xml_platform(kPlatforms + "/four_gpus.xml", std::nullopt));
+  EXPECT_NO_THROW(
+      sim::check_xml_platform(kPlatforms + "/four_gpus.xml", sim::XmlGpuMapping{"gpu-{i}", 4}));
+}
+
+TEST(XmlPlatformCheck, AHostTheMappingNeedsIsMissing) {
+  const auto error = check_error(kPlatforms + "/four_gpus.xml", sim::XmlGpuMapping{"gpu-{i}", 6});
+  EXPECT_EQ(error.key(), "platform.simgrid_xml.gpu_hosts");
+  EXPECT_NE(error.problem().find("no host 'gpu-4' for GPU 4"), std::string::npos) << error.what();
+}
+
+TEST(XmlPlatformCheck, AParseErrorNamesItsLineAndElement) {
+  const auto file = kPlatforms + "/bad/unknown_unit.xml";
+  const auto error = check_error(file, std::nullopt);
+  EXPECT_EQ(error.where().file, file);
+  EXPECT_EQ(error.where().line, 7);
+  EXPECT_EQ(error.key(), "host");
+  EXPECT_EQ(error.problem(), "unknown unit: Tzz");
+}
+
+TEST(XmlPlatformCheck, AnAbortInsideSimGridIsCaughtWithItsLine) {
+  const auto error = check_error(kPlatforms + "/bad/unknown_routing.xml", std::nullopt);
+  EXPECT_EQ(error.where().line, 6);
+  EXPECT_EQ(error.key(), "zone");
+  EXPECT_NE(error.problem().find("Not a valid model"), std::string::npos) << error.what();
+}
+
+TEST(XmlPlatformCheck, FiguresSimGridAcceptsButNoMachineHasAreErrorsAtTheirDeclaration) {
+  const auto speed = check_error(kPlatforms + "/bad/negative_speed.xml", std::nullopt);
+  EXPECT_EQ(speed.where().line, 9);
+  EXPECT_EQ(speed.key(), "host");
+  // A full-duplex link's halves (l2_UP, l2_DOWN) are found where the link is declared.
+  const auto bandwidth = check_error(kPlatforms + "/bad/negative_bandwidth.xml", std::nullopt);
+  EXPECT_EQ(bandwidth.where().line, 13);
+  EXPECT_EQ(bandwidth.key(), "link");
+}
+
+TEST(XmlPlatformCheck, AMissingRouteIsFound) {
+  const auto error = check_error(kPlatforms + "/bad/missing_route.xml", std::nullopt);
+  EXPECT_NE(error.problem().find("no route from host 'gpu-0' to host 'gpu-2'"), std::string::npos)
+      << error.what();
+}
+
+TEST(XmlPlatformCheck, AMissingFileIsAnInputError) {
+  const auto error = check_error(kPlatforms + "/no_such_file.xml", std::nullopt);
+  EXPECT_NE(error.problem().find("cannot be read"), std::string::npos);
+}
+
+TEST(XmlPlatformCheck, AScenarioIsCheckedWithTheGpusOfItsLargestPoint) {
+  const auto scenario = [](int gpus) {
+    return load_scenario_text(R"(
+name: xml
+model: {zoo: resnet18, mini_batch: 2}
+parallelism: {data: 1}
+sweep: {scaling: weak, grow: data, gpus: [1, )" +
+                                  std::to_string(gpus) + R"(]}
+platform:
+  preset: v100_node
+  simgrid_xml: {file: ../platforms/four_gpus.xml, gpu_hosts: "gpu-{i}", gpus_per_node: 4}
+)",
+                              "xml.yaml", kClusters);
+  };
+  EXPECT_NO_THROW(sim::check_scenario_platform(scenario(4)));
+  try {
+    sim::check_scenario_platform(scenario(8));
+    FAIL() << "an 8-GPU point on a 4-host platform passed";
+  } catch (const InputError& error) {
+    EXPECT_NE(error.problem().find("largest sweep point has 8 GPUs"), std::string::npos)
+        << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace tessera
