@@ -42,6 +42,7 @@ packages=(
   nlohmann-json3-dev libcli11-dev libdnnl-dev ocl-icd-opencl-dev libglpk-dev libopenmpi-dev openmpi-bin
   libgtest-dev libgmock-dev libbenchmark-dev python3-matplotlib python3-pandas python3-h5py
   python3-yaml python3-torch xz-utils  # xz: tools/gpu/bundle.sh's archive
+  ccache  # rebuilds after a branch switch or in a second work tree take seconds
 )
 if [ "$install" -eq 1 ]; then
   missing=()
@@ -59,6 +60,10 @@ if [ "$install" -eq 1 ]; then
   fi
 fi
 
+# ccache also serves another work tree of this repository when CCACHE_BASEDIR is its parent.
+command -v ccache >/dev/null &&
+  cmake_args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+               -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 [ -f "$build_dir/CMakeCache.txt" ] && generator=()  # keep the generator of an existing build
