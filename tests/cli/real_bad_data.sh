@@ -49,13 +49,44 @@ cosmoflow("unwritten", make=lambda f: (
 cosmoflow("absurd_size", make=lambda f: (
     f.create_dataset("full", shape=(4, 2**20, 2**20, 2**20), dtype="f4", chunks=(1, 1, 16, 16)),
     f.create_dataset("unitPar", data=np.zeros(4, "f4"))))
-os.makedirs(os.path.join(root, "bad_label"))
-for sample in range(2):
-    with h5py.File(os.path.join(root, "bad_label", f"sample_{sample:06d}.h5"), "w") as f:
-        f["volume"] = rng.random((1, 16, 16, 16), dtype=np.float32)
-        labels = np.zeros((1, 16, 16, 16), np.int32)
-        labels[0, 15, 15, 15] = 7
-        f["segmentation"] = labels
+cosmoflow("full_is_scalar", full=np.float32(1))
+cosmoflow("integer_volume", full=np.zeros((4, 16, 16, 16), np.int32))
+cosmoflow("inf_volume", full=np.full((4, 16, 16, 16), np.inf, np.float32))
+cosmoflow("three_targets", unitpar=np.zeros(3, np.float32))
+cosmoflow("targets_2d", unitpar=np.zeros((2, 2), np.float32))
+for case, content in (("not_hdf5", b"this is not an HDF5 file\n"), ("truncated", None)):
+    os.makedirs(os.path.join(root, case))
+    for sample in range(2):
+        path = os.path.join(root, case, f"sample_{sample:06d}.h5")
+        if content is None:
+            with h5py.File(path, "w") as f:
+                f["full"] = rng.random((4, 16, 16, 16), dtype=np.float32)
+                f["unitPar"] = rng.random(4, dtype=np.float32)
+            data = open(path, "rb").read()
+            content_of_file = data[: len(data) // 2]
+        else:
+            content_of_file = content
+        open(path, "wb").write(content_of_file)
+
+def unet(case, volume=None, labels=None, make=None):
+    os.makedirs(os.path.join(root, case))
+    for sample in range(2):
+        with h5py.File(os.path.join(root, case, f"sample_{sample:06d}.h5"), "w") as f:
+            if make:
+                make(f)
+                continue
+            f["volume"] = rng.random((1, 16, 16, 16), dtype=np.float32) if volume is None else volume
+            f["segmentation"] = np.zeros((1, 16, 16, 16), np.int32) if labels is None else labels
+
+too_large = np.zeros((1, 16, 16, 16), np.int32)
+too_large[0, 15, 15, 15] = 7
+negative = np.zeros((1, 16, 16, 16), np.int32)
+negative[0, 0, 0, 0] = -1
+unet("bad_label", labels=too_large)
+unet("negative_label", labels=negative)
+unet("labels_wrong_extent", labels=np.zeros((1, 8, 16, 16), np.int32))
+unet("missing_segmentation", make=lambda f: f.create_dataset(
+    "volume", data=np.zeros((1, 16, 16, 16), np.float32)))
 PY
 
 scenario() {  # scenario CASE [unet]
@@ -94,7 +125,19 @@ expect_bad inf_target "unitPar: expected finite targets, got inf"
 expect_bad missing_targets "unitPar: dataset is missing"
 expect_bad unwritten "but none are written"
 expect_bad absurd_size "declares more than the 1 TiB per sample"
+expect_bad full_is_scalar "full: expected rank 4"
+expect_bad integer_volume "full: expected float32 values"
+expect_bad inf_volume "full: expected finite values, got inf"
+expect_bad three_targets "unitPar: expected 4 targets, got 3"
+expect_bad targets_2d "unitPar: expected rank 1 (targets), got rank 2"
+expect_bad not_hdf5 "not an HDF5 file"
+expect_bad truncated "cannot open the HDF5 file: truncated file"
 expect_bad bad_label "segmentation: expected class labels 0..2, got 7" unet
+expect_bad negative_label "segmentation: expected class labels 0..2, got -1" unet
+expect_bad labels_wrong_extent "segmentation: expected a class per voxel of the volume" unet
+expect_bad missing_segmentation "segmentation: dataset is missing" unet
 
-[ "$failures" -eq 0 ] && echo "all 12 malformed data sets stopped the run with exit 2"
+cases=$(grep -c '^expect_bad ' "${BASH_SOURCE[0]}")
+[ "$cases" -ge 20 ] || { echo "FAIL only $cases malformed data sets, expected at least 20"; exit 1; }
+[ "$failures" -eq 0 ] && echo "all $cases malformed data sets stopped the run with exit 2"
 exit "$failures"

@@ -6,6 +6,8 @@
 #include <map>
 #include <optional>
 #include <span>
+#include <sstream>
+#include <string>
 
 #include "tessera/core/input_error.hpp"
 #include "tessera/kernels/io/dataset_index.hpp"
@@ -13,6 +15,13 @@
 
 namespace tessera::kernels::real {
 namespace {
+
+// A sample's value as a user would write it: 7, 0.25, nan, inf.
+std::string shortest(float value) {
+  std::ostringstream text;
+  text << value;
+  return text.str();
+}
 
 std::int64_t first_sample_of(const InputPlacement& placement, std::int64_t step) {
   return step * placement.global_batch + placement.replica * placement.mini_batch;
@@ -179,7 +188,7 @@ class Hdf5Source : public StepInputSource {
       if (std::isfinite(shard.volume[i])) continue;
       if (!problem) {
         problem.emplace(SourceLocation{.file = path}, io::volume_dataset_name(layout_),
-                        "expected finite values, got " + std::to_string(shard.volume[i]) +
+                        "expected finite values, got " + shortest(shard.volume[i]) +
                             " at element " + std::to_string(i) + " of this rank's part");
       }
       shard.volume[i] = 0;
@@ -194,7 +203,7 @@ class Hdf5Source : public StepInputSource {
         problem.emplace(SourceLocation{.file = path}, io::targets_dataset_name(layout_),
                         (labels ? "expected class labels 0.." + std::to_string(classes_ - 1)
                                 : std::string("expected finite targets")) +
-                            ", got " + std::to_string(value) + " at element " + std::to_string(i) +
+                            ", got " + shortest(value) + " at element " + std::to_string(i) +
                             " of this rank's part");
       }
       shard.targets[i] = 0;
