@@ -32,8 +32,9 @@ const TensorShape kSample{.n = 1, .c = 4, .spatial = {8, 8, 8}};
 const TargetLayout kTargets{.task = TrainingTask::regression, .values_per_sample = 4};
 
 std::vector<StepInput> read_steps(const IoSection& io, std::int64_t steps,
-                                  std::vector<InputSource>* sources = nullptr) {
-  auto source = hdf5_input_source(io, kSample, kTargets, placement(), steps);
+                                  std::vector<InputSource>* sources = nullptr,
+                                  InputSource later_epochs = InputSource::file_system) {
+  auto source = hdf5_input_source(io, kSample, kTargets, placement(), steps, later_epochs);
   std::vector<StepInput> inputs;
   for (std::int64_t step = 0; step < steps; ++step) {
     double io_seconds = 0;
@@ -65,11 +66,13 @@ TEST(Hdf5InputSource, AStoreReadsEachFileOnceAndServesLaterEpochsFromMemory) {
   io::generate_synthetic_dataset(
       {.directory = scratch.path(), .samples = kSamples, .width = 8, .seed = 5});
   auto io = io_of(scratch);
-  std::vector<InputSource> without_store;
-  const auto plain = read_steps(io, 3 * kSamples, &without_store);
+  // The input plan decides: with io.store set but a plan that reads the file system every epoch
+  // (the store could not hold the rank's share), every epoch reads the files.
   io.store = DataStore::memory;
+  std::vector<InputSource> without_store;
+  const auto plain = read_steps(io, 3 * kSamples, &without_store, InputSource::file_system);
   std::vector<InputSource> with_store;
-  const auto stored = read_steps(io, 3 * kSamples, &with_store);
+  const auto stored = read_steps(io, 3 * kSamples, &with_store, InputSource::peer_memory);
   for (std::int64_t step = 0; step < 3 * kSamples; ++step) {
     const auto s = static_cast<std::size_t>(step);
     EXPECT_EQ(without_store[s], InputSource::file_system);
@@ -79,7 +82,8 @@ TEST(Hdf5InputSource, AStoreReadsEachFileOnceAndServesLaterEpochsFromMemory) {
   }
   // The files were removed after the first epoch: a store needs them no more.
   io.store = DataStore::node_local;
-  auto source = hdf5_input_source(io, kSample, kTargets, placement(), 2 * kSamples);
+  auto source = hdf5_input_source(io, kSample, kTargets, placement(), 2 * kSamples,
+                                  InputSource::node_local_storage);
   double io_seconds = 0;
   for (std::int64_t step = 0; step < kSamples; ++step) (void)source->next(io_seconds);
   std::filesystem::remove_all(scratch.path());
@@ -104,9 +108,11 @@ TEST(Hdf5InputSource, SegmentationFilesGiveTheInMemoryDataSet) {
   auto in_memory = synthetic_input_source(
       {.seed = 9, .dataset_samples = kSamples, .sample = sample, .targets = labels}, placement());
   auto io = io_of(scratch);
-  auto sub_volume = hdf5_input_source(io, sample, labels, placement(), kSamples);
+  auto sub_volume =
+      hdf5_input_source(io, sample, labels, placement(), kSamples, InputSource::file_system);
   io.read_sub_volume = false;
-  auto whole = hdf5_input_source(io, sample, labels, placement(), kSamples);
+  auto whole =
+      hdf5_input_source(io, sample, labels, placement(), kSamples, InputSource::file_system);
   for (std::int64_t step = 0; step < kSamples; ++step) {
     double io_seconds = 0;
     const auto expected = in_memory->next(io_seconds);
@@ -126,7 +132,8 @@ TEST(Hdf5InputSource, ADataSetOfTheWrongLayoutForTheTaskIsABadInput) {
   const TargetLayout labels{
       .task = TrainingTask::segmentation, .values_per_sample = 8 * 8 * 8, .classes = 3};
   try {
-    (void)hdf5_input_source(io_of(scratch), kSample, labels, placement(), 1);
+    (void)hdf5_input_source(io_of(scratch), kSample, labels, placement(), 1,
+                            InputSource::file_system);
     FAIL() << "expected an InputError";
   } catch (const InputError& error) {
     EXPECT_NE(std::string(error.what()).find("io.dataset"), std::string::npos) << error.what();

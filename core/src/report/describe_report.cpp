@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "micro_batching_table.hpp"
+#include "tessera/core/input_source.hpp"
 #include "tessera/core/layer_cost.hpp"
 #include "tessera/core/memory_estimate.hpp"
 #include "tessera/core/quantity.hpp"
@@ -52,10 +53,20 @@ std::string header(const LoadedScenario& loaded) {
       << format_bytes(s.micro_batching.workspace_limit_bytes) << "\n";
   out << "Memory    device capacity " << format_bytes(loaded.device_capacity_bytes) << ", offload "
       << to_string(s.memory.offload) << "\n";
-  out << "Input     " << to_string(s.io.format)
-      << (s.io.dataset.empty() ? std::string() : " from " + s.io.dataset)
-      << (s.io.read_sub_volume ? ", each GPU reads its sub-volume" : ", whole samples")
-      << (s.io.prefetch ? ", prefetched" : "") << "\n";
+  out << "Input     " << to_string(s.io.format);
+  if (s.io.format == DatasetFormat::synthetic) {
+    out << ": samples generated where they are used, no reads\n";
+  } else {
+    out << (s.io.dataset.empty() ? std::string() : " from " + s.io.dataset)
+        << (s.io.read_sub_volume ? ", each GPU reads its sub-volume" : ", whole samples")
+        << (s.io.prefetch ? ", prefetched" : "") << "; store " << to_string(s.io.store);
+    if (!loaded.points.empty()) {
+      const auto& largest = loaded.points.back().config;
+      out << "; at " << counted(largest.gpus(), "GPU") << ": "
+          << plan_input(loaded, largest.gpus()).description();
+    }
+    out << "\n";
+  }
   if (s.sweep) {
     out << "Sweep     " << to_string(s.sweep->scaling) << " scaling, growing "
         << to_string(s.sweep->grow) << ", " << loaded.points.size() << " points\n";

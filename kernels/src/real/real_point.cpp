@@ -229,7 +229,7 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
     if (scenario.io.format == DatasetFormat::hdf5) {
       // A prefetching step reads the next step's samples: one step more than are trained.
       source = hdf5_input_source(scenario.io, sample, target_layout(loaded.model), placement,
-                                 warmup + measured + 1);
+                                 warmup + measured + 1, input_plan.later_epochs);
     } else {
       source = synthetic_input_source(
           {.seed = 1,
@@ -347,6 +347,10 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
         "haloed windows where the planned algorithms take them)";
   } else {
     result.note += "; convolutions run as the micro-batching plan from the profiles";
+  }
+  if (loaded.scenario.model.dtype != DType::float32) {
+    result.note += "; computed in float32 (model.dtype " + to_string(loaded.scenario.model.dtype) +
+                   " is simulated only)";
   }
   return result;
 }

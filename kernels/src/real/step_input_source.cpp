@@ -72,8 +72,12 @@ std::vector<float> crop(std::span<const float> whole, const io::VolumeShape& sha
 class Hdf5Source : public StepInputSource {
  public:
   Hdf5Source(const IoSection& io, const TensorShape& sample, const TargetLayout& targets,
-             const InputPlacement& placement, std::int64_t steps)
-      : directory_(io.dataset), placement_(placement), io_(io), classes_(targets.classes) {
+             const InputPlacement& placement, std::int64_t steps, InputSource later_epochs)
+      : directory_(io.dataset),
+        placement_(placement),
+        io_(io),
+        classes_(targets.classes),
+        later_epochs_(later_epochs) {
     const auto index = io::index_dataset(directory_);
     shape_ = index.shape;
     layout_ = index.layout;
@@ -211,16 +215,15 @@ class Hdf5Source : public StepInputSource {
     return problem;
   }
 
-  bool keeps_samples() const { return io_.store != DataStore::none; }
-  InputSource store_source() const {
-    return io_.store == DataStore::memory ? InputSource::peer_memory
-                                          : InputSource::node_local_storage;
-  }
+  // The input plan decides: a store that cannot hold the rank's share is not used.
+  bool keeps_samples() const { return later_epochs_ != InputSource::file_system; }
+  InputSource store_source() const { return later_epochs_; }
 
   std::string directory_;
   InputPlacement placement_;
   IoSection io_;
   std::int64_t classes_ = 0;
+  InputSource later_epochs_ = InputSource::file_system;
   std::optional<InputError> problem_;
   io::VolumeShape shape_;
   io::SampleLayout layout_ = io::SampleLayout::cosmoflow;
@@ -243,8 +246,8 @@ std::unique_ptr<StepInputSource> synthetic_input_source(const SyntheticInput& so
 std::unique_ptr<StepInputSource> hdf5_input_source(const IoSection& io, const TensorShape& sample,
                                                    const TargetLayout& targets,
                                                    const InputPlacement& placement,
-                                                   std::int64_t steps) {
-  return std::make_unique<Hdf5Source>(io, sample, targets, placement, steps);
+                                                   std::int64_t steps, InputSource later_epochs) {
+  return std::make_unique<Hdf5Source>(io, sample, targets, placement, steps, later_epochs);
 }
 
 }  // namespace tessera::kernels::real

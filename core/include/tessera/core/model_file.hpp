@@ -1,7 +1,7 @@
 #pragma once
 // Users' own networks as YAML files: a list of layers, each with a name, an op, its inputs (the
 // edges; default: the layer listed before it) and the op's hyper-parameters. Checked as strictly
-// as scenarios. See scenarios/models/README.md for the format.
+// as scenarios. See scenarios/README.md ("Model files") for the format.
 #include <string>
 
 #include "tessera/core/model_graph.hpp"

@@ -3,9 +3,10 @@
 // forward and backward compute of its shard, halo exchanges with its spatial neighbours,
 // batch-norm statistics and the redistribution inside its spatial group, transfers between
 // model-parallel stages, bucketed gradient all-reduces overlapped with backward, the optimizer
-// update, and the read of the next sample's shard. The simulator plays it. The real backend
-// (kernels/src/real/trainer.cpp) does not play these ops yet: it runs its own loop over the same
-// shard plan and micro-batching plan, so the two can drift (docs/design/step-program.md).
+// update, and the read of the next sample's shard. Both backends play it op by op: the simulator's
+// actors (simulator/src/play/step_player.cpp) and the real trainer
+// (kernels/src/real/program_player.cpp), which records the ops it executed so that a test holds
+// them to this list. Neither re-derives the schedule (docs/design/step-program.md).
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -2,8 +2,8 @@
 // One sweep point trained for real: warm-up steps, then measured steps, on the first
 // point.config.gpus() ranks of `world` (one rank per device: the rank's GPU when this machine has
 // CUDA devices, with NCCL for the collectives and halos, else the CPU with oneDNN and MPI). The
-// result is in the common schema with provenance "measured": the mean measured step of the
-// busiest rank (the slowest), its per-category breakdown, the bytes it allocated, the losses in the
+// result is in the common schema with provenance "measured": the median measured step of the
+// slowest rank, its per-category breakdown, the bytes it allocated, the losses in the
 // note. A point needing more ranks than the run has, or model-parallel stages, is skipped with the
 // reason; a rank out of device memory makes the point "does not fit", never a crash.
 #include "tessera/core/profile_database.hpp"
@@ -24,8 +24,8 @@ class EveryRankInputError : public InputError {
 };
 
 // Collective over `world`: every rank calls it with the same point. The returned result is
-// complete on rank 0. With `profiles` (may be null) the unsplit convolutions run the scenario's
-// micro-batching plan made from them (the plan the simulator costs and the result records).
+// complete on rank 0. With `profiles` (may be null) every convolution runs the scenario's
+// micro-batching plan made from them (split ones on their haloed windows) (the plan the simulator costs and the result records).
 // With `timeline` (non-null on every rank, or on none), rank 0 receives the measured timeline of
 // the reported step (the slowest rank's median step, as the same step of every traced rank) of
 // the ranks in outputs.trace_gpus, in the trace format the simulator writes. Throws

@@ -46,10 +46,12 @@ std::unique_ptr<StepInputSource> synthetic_input_source(const SyntheticInput& so
                                                         const InputPlacement& placement);
 // Reads the samples of `steps` steps from io.dataset (tessera data generate's layouts: CosmoFlow's
 // for a regression of four values, 3D U-Net's to label voxels). Throws tessera::InputError
-// naming the directory or file when the data set does not fit the model.
+// naming the directory or file when the data set does not fit the model. After the first epoch
+// samples come from `later_epochs` (the input plan's, input_source.hpp): kept in host memory when
+// that is a store, read again when it is the file system.
 std::unique_ptr<StepInputSource> hdf5_input_source(const IoSection& io, const TensorShape& sample,
                                                    const TargetLayout& targets,
                                                    const InputPlacement& placement,
-                                                   std::int64_t steps);
+                                                   std::int64_t steps, InputSource later_epochs);
 
 }  // namespace tessera::kernels::real
