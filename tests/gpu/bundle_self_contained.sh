@@ -98,6 +98,13 @@ done <<<"$initialised"
 grep -q "openmpi3/mca_btl_vader.so\|openmpi/mca_btl_vader.so" <<<"$initialised" ||
   fail "the MPI run loaded no shared-memory transport plugin from the bundle"
 
+# A program started without mpirun (MPI's singleton start, as a one-rank `tessera run --backend
+# real` is) finds the daemon it starts in the relocated bundle.
+output=$(env "${bundle_env[@]}" PATH="$bundle/bin" "$bundle/tests/tessera_kernels_mpi_tests" \
+  --gtest_filter='MpiCommunicator.AllreduceSumsFloatsAndDoubles' 2>&1)
+[ $? -eq 0 ] || fail "a singleton MPI program in the bundle: $output"
+grep -q "PASSED.*1 test" <<<"$output" || fail "the singleton MPI program ran no test: $output"
+
 echo "$checked ELF files checked; $(grep -c . <<<"$initialised") libraries initialised by mpirun's ranks"
 [ "$failures" -eq 0 ] && echo "the GPU bundle is self-contained"
 exit $((failures > 0))

@@ -122,8 +122,11 @@ ompi_prefix=$(ompi_path prefix)
 mpirun_path=$(readlink -f "$(command -v mpirun)")
 cp "$mpirun_path" "$top/bin/mpirun"
 pack_closure "$mpirun_path"
+# A program started without mpirun (a singleton, e.g. a one-rank tessera run) starts orted from
+# the relocated bindir itself, so it goes there too.
 if [ -x "$(ompi_path bindir)/orted" ]; then
   cp "$(ompi_path bindir)/orted" "$top/bin/orted"
+  pack_file "$(ompi_path bindir)/orted"
   pack_closure "$(ompi_path bindir)/orted"
 fi
 left_out=()

@@ -167,11 +167,14 @@ target_name() { local name; name=$(basename "$1" .yaml); echo "${name//:/_}"; }
 target_path() { if [ -f "$repo/$1" ]; then echo "$repo/$1"; else echo "$1"; fi; }
 
 step_note=  # one line a step leaves for the summary
-gtest_counts() {  # PASSED/SKIPPED/FAILED counts of a gtest log
-  local log=$1
-  echo "passed $(grep -o '\[  PASSED  \] [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*$' || echo 0)," \
-       "skipped $(grep -o '\[  SKIPPED \] [0-9]*' "$log" | tail -n 1 | grep -o '[0-9]*$' || echo 0)," \
-       "failed $(grep -o '\[  FAILED  \] [0-9]* test' "$log" | tail -n 1 | grep -o '[0-9]*' || echo 0)"
+gtest_count() {  # gtest_count LOG LABEL: the count of gtest's "[ LABEL ] N test(s)" summary line
+  local count
+  count=$(grep -o "\\[ *$2 *\\] [0-9][0-9]* tests\\?" "$1" | tail -n 1 | grep -o '[0-9][0-9]*')
+  echo "${count:-0}"
+}
+gtest_counts() {  # PASSED/SKIPPED/FAILED counts of a gtest log (per-test SKIPPED lines have none)
+  echo "passed $(gtest_count "$1" PASSED), skipped $(gtest_count "$1" SKIPPED)," \
+       "failed $(gtest_count "$1" FAILED)"
 }
 
 step_versions() {
@@ -269,7 +272,16 @@ step_validate() {
     echo "== $scenario"
     if (cd "$work" && bounded_bundle "$bundle/bin/tessera" validate-sim "$(target_path "$scenario")" --max-ranks 1 \
           --output "$work/validate/$name" --seconds-per-measurement "$seconds_per_measurement"); then
-      step_note+="$name: $(grep -o 'MAPE.*' "$work/validate/$name/comparison.csv" | head -n 1); "
+      # validate-sim exits 0 whatever it compared: a run with no compared point is a failure.
+      local compared mape
+      compared=$(awk -F, '$4 == "yes"' "$work/validate/$name/comparison.csv" | wc -l)
+      mape=$(awk -F, '$1 == "MAPE" { print $7 }' "$work/validate/$name/comparison.csv")
+      if [ "$compared" -gt 0 ]; then
+        step_note+="$name: $compared point(s) compared, MAPE ${mape}%; "
+      else
+        failures=$((failures + 1))
+        step_note+="$name: no point compared (see $name's log); "
+      fi
     else
       failures=$((failures + 1))
       step_note+="$name FAILED; "

@@ -19,6 +19,9 @@ bundle_environment() {
     "OPAL_SYSCONFDIR=$bundle/root$open_mpi_prefix/etc"  # Debian's /etc/openmpi is outside it
     "HWLOC_PLUGINS_PATH=$bundle/hwloc-plugins"  # an empty folder
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # both machines run us as root
+    # One node, no ssh: processes start locally. A program started without mpirun (one rank)
+    # starts the bundle's orted, found on PATH.
+    OMPI_MCA_plm=isolated "PATH=$bundle/bin:$PATH"
   )
   # Debian's PMIx prefix is /usr with its files in a folder of their own: PMIX_PREFIX would not
   # rebase them, its folder variables do.
