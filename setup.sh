@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
     --build-dir) build_dir=$2; shift ;;
     --cpu-only) cmake_args+=(-DTESSERA_CUDA=OFF) ;;
     # -O1 -g1: line numbers in the sanitizers' reports at about half the compile time of -O2 -g
-    # (measured on step_program.cpp and its test: 12 s against 21-25 s each).
+    # (docs/measurements/2026-11-21.md).
     --sanitize) cmake_args+=(-DTESSERA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
                              "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
                              "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG") ;;
