@@ -42,7 +42,7 @@ SCHEMA_COLUMNS = [
     "mini_batch", "global_batch", "status", "step_s", "samples_per_s", "first_epoch_step_s",
     "input_source", "compute_s", "halo_s",
     "allreduce_s", "other_comm_s", "io_s", "offload_s", "idle_s", "peak_memory_bytes",
-    "device_capacity_bytes", "fits", "time_provenance", "compute_provenance",
+    "average_memory_bytes", "offloaded_bytes", "device_capacity_bytes", "fits", "time_provenance", "compute_provenance",
     "memory_provenance", "note",
 ]
 

@@ -42,7 +42,8 @@ void show_point(std::size_t done, std::size_t total, const SweepPoint& point,
 
 std::string summary(const std::vector<PointResult>& points) {
   TextTable table({"point", "ranks", "grid", "global batch", "status", "step", "samples/s",
-                   "compute", "halo", "allreduce", "other comm", "I/O", "idle", "memory/rank"});
+                   "compute", "halo", "allreduce", "other comm", "I/O", "offload", "idle",
+                   "memory/rank"});
   for (const auto& p : points) {
     const auto& b = p.breakdown;
     char rate[32];
@@ -52,7 +53,8 @@ std::string summary(const std::vector<PointResult>& points) {
                    format_seconds(p.step_seconds), rate, format_seconds(b.compute_seconds),
                    format_seconds(b.halo_seconds), format_seconds(b.allreduce_seconds),
                    format_seconds(b.other_communication_seconds), format_seconds(b.io_seconds),
-                   format_seconds(b.idle_seconds), format_bytes(p.peak_memory_bytes)});
+                   format_seconds(b.offload_seconds), format_seconds(b.idle_seconds),
+                   format_bytes(p.peak_memory_bytes)});
   }
   std::string text = table.render();
   for (const auto& p : points) text += "point " + std::to_string(p.point) + ": " + p.note + "\n";

@@ -163,7 +163,7 @@ TEST(ResultsCsv, HeaderIsTheColumnList) {
   std::string header;
   for (const auto& column : results_csv_columns()) header += (header.empty() ? "" : ",") + column;
   EXPECT_EQ(first_line(csv), header);
-  EXPECT_EQ(results_csv_columns().size(), 28u);
+  EXPECT_EQ(results_csv_columns().size(), 30u);
   EXPECT_EQ(results_csv_columns().front(), "scenario");
   EXPECT_EQ(results_csv_columns().back(), "note");
   EXPECT_EQ(first_line(results_to_csv({})), header);
@@ -258,7 +258,7 @@ TEST(ResultsCsvErrors, WrongFieldCount) {
   const auto csv = results_to_csv({sample_point(), sample_point()});
   const auto message = runtime_error_of([&] { results_from_csv(csv + "a,b,c\n", "short.csv"); });
   EXPECT_TRUE(contains(message, "short.csv:4")) << message;
-  EXPECT_TRUE(contains(message, "expected 28 fields, got 3")) << message;
+  EXPECT_TRUE(contains(message, "expected 30 fields, got 3")) << message;
 }
 
 TEST(ResultsCsvErrors, WrongHeader) {
