@@ -85,6 +85,20 @@ TEST(MemoryEstimate, TinyModelPeakByHand) {
   EXPECT_EQ(e.offloaded_bytes, 0);
 }
 
+// The frameworks vDNN compares with hold every output and every gradient for the whole step.
+TEST(MemoryEstimate, NetworkWideAllocationHoldsEveryTensor) {
+  const auto model = tiny_model();
+  auto in = inputs();
+  in.allocation = MemoryAllocation::network_wide;
+  const auto e = estimate_memory(model, unsplit_plan(model, 2), in);
+  const double outputs = kInputBytes + 2 * kReluBytes + 2 * kBatch * 10 * 4;
+  const double gradients = 2 * kReluBytes + 2 * kBatch * 10 * 4;  // none for the samples
+  EXPECT_EQ(e.activations_bytes, outputs);
+  EXPECT_EQ(e.activation_gradients_bytes, gradients);
+  EXPECT_EQ(e.total_bytes, kStatic + outputs + gradients);
+  EXPECT_GT(e.total_bytes, kPeak);
+}
+
 TEST(MemoryEstimate, KeptActivationBytesPerLayer) {
   const auto model = tiny_model();
   const auto plan = unsplit_plan(model, 2);

@@ -6,6 +6,7 @@ MemoryInputs memory_inputs_of(const Scenario& scenario, double capacity_bytes) {
   return {.dtype = scenario.model.dtype,
           .optimizer = scenario.model.optimizer,
           .offload = scenario.memory.offload,
+          .allocation = scenario.memory.allocation,
           .workspace_bytes = scenario.micro_batching.workspace_limit_bytes,
           .prefetch = scenario.io.prefetch,
           .capacity_bytes = capacity_bytes};

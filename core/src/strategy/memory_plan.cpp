@@ -53,13 +53,20 @@ class StagePlanner {
     const auto& layers = model_.layers();
     std::vector<std::optional<TensorLife>> lives(layers.size());
     for (std::size_t t = 0; t < layers.size(); ++t) lives[t] = life_of(t);
+    if (inputs_.allocation == MemoryAllocation::network_wide) {
+      place_network_wide(lives);
+      return std::move(result_);
+    }
     for (std::size_t t = 0; t < layers.size(); ++t) {
       if (lives[t]) place_activation(t, *lives[t]);
     }
     for (std::size_t i = 0; i < layers.size(); ++i) {
       if (on_stage(i)) place_own_state(i);
     }
-    place_gradients();
+    for (const auto& gradient : gradients()) {
+      at(gradient.from, MemoryMoment::before_backward).push_back(gradient.allocate());
+      at(gradient.to, MemoryMoment::after_backward).push_back(gradient.release());
+    }
     place_prefetches(lives);
     return std::move(result_);
   }
@@ -175,11 +182,28 @@ class StagePlanner {
                     .bytes = bytes});
   }
 
+  struct GradientLife {
+    std::size_t tensor = 0, from = 0, to = 0;
+    double bytes = 0;
+    MemoryEvent allocate() const {
+      return {.kind = MemoryEventKind::allocate,
+              .use = MemoryUse::activation_gradients,
+              .tensor = tensor,
+              .bytes = bytes};
+    }
+    MemoryEvent release() const {
+      auto event = allocate();
+      event.kind = MemoryEventKind::release;
+      return event;
+    }
+  };
+
   // A tensor's gradient lives from the backward of its first consumer on the stage to run (the
   // highest) to the end of its producer's backward, or, where the producer is on another stage,
   // to the end of its last consumer's here (then it is sent). The samples get none.
-  void place_gradients() {
+  std::vector<GradientLife> gradients() const {
     const auto& layers = model_.layers();
+    std::vector<GradientLife> lives;
     for (std::size_t t = 0; t < layers.size(); ++t) {
       if (layers[t].layer.kind == LayerKind::input) continue;
       std::vector<std::size_t> readers;
@@ -187,19 +211,43 @@ class StagePlanner {
         if (on_stage(consumer)) readers.push_back(consumer);
       }
       if (!on_stage(t) && readers.empty()) continue;
-      const std::size_t from = readers.empty() ? t : readers.back();
-      const std::size_t to = on_stage(t) ? t : readers.front();
-      const double bytes = bytes_of(plan_.layers[t].local_output, inputs_.dtype);
-      at(from, MemoryMoment::before_backward)
-          .push_back({.kind = MemoryEventKind::allocate,
-                      .use = MemoryUse::activation_gradients,
-                      .tensor = t,
-                      .bytes = bytes});
-      at(to, MemoryMoment::after_backward)
-          .push_back({.kind = MemoryEventKind::release,
-                      .use = MemoryUse::activation_gradients,
-                      .tensor = t,
-                      .bytes = bytes});
+      lives.push_back({.tensor = t,
+                       .from = readers.empty() ? t : readers.back(),
+                       .to = on_stage(t) ? t : readers.front(),
+                       .bytes = bytes_of(plan_.layers[t].local_output, inputs_.dtype)});
+    }
+    return lives;
+  }
+
+  // Every output, gradient and layer state held from the step's start to its end (released after
+  // the stage's last backward, so that the next step allocates them again).
+  void place_network_wide(const std::vector<std::optional<TensorLife>>& lives) {
+    std::vector<MemoryEvent> held;
+    for (std::size_t t = 0; t < lives.size(); ++t) {
+      if (lives[t]) {
+        held.push_back({.kind = MemoryEventKind::allocate, .tensor = t, .bytes = lives[t]->bytes});
+      }
+    }
+    for (const auto& gradient : gradients()) held.push_back(gradient.allocate());
+    std::size_t last = SIZE_MAX;
+    for (std::size_t i = 0; i < lives.size(); ++i) {
+      if (!on_stage(i)) continue;
+      last = std::min(last, i);
+      const auto& shard = plan_.layers[i];
+      const auto cost = layer_cost(model_.layers()[i].layer, shard.local_inputs,
+                                   shard.local_output, shard.local_batch, inputs_.dtype);
+      if (cost.saved_for_backward_bytes > 0) {
+        held.push_back({.kind = MemoryEventKind::allocate,
+                        .use = MemoryUse::layer_state,
+                        .tensor = i,
+                        .bytes = static_cast<double>(cost.saved_for_backward_bytes)});
+      }
+    }
+    if (last == SIZE_MAX) return;
+    for (auto event : held) {
+      result_.at_start.push_back(event);
+      event.kind = MemoryEventKind::release;
+      at(last, MemoryMoment::after_backward).push_back(event);
     }
   }
 

@@ -62,6 +62,7 @@ class ProgramWriter {
                                   {.dtype = options.dtype,
                                    .optimizer = options.optimizer,
                                    .offload = options.offload.policy,
+                                   .allocation = options.allocation,
                                    .workspace_bytes = options.workspace_bytes,
                                    .prefetch = options.prefetch},
                                   options.offload)) {
@@ -530,6 +531,7 @@ StepOptions step_options_of(const Scenario& scenario, bool overlaps_communicatio
           .batch_norm_over_replicas =
               scenario.parallelism.batch_norm_statistics == BatchNormStatistics::global,
           .offload = offload,
+          .allocation = scenario.memory.allocation,
           .workspace_bytes = micro_batching_under(scenario, offload).workspace_limit_bytes};
 }
 

@@ -2,8 +2,9 @@
 // What one GPU holds in device memory over a training step, layer by layer, and what it moves to
 // host memory: the one rule the step program, the memory estimate and both backends follow.
 //
-// Memory is allocated and released layer by layer from a pool (vDNN's sliding window, not a
-// network-wide allocation): a layer's output comes into use at its forward and is released after
+// Memory is allocated and released layer by layer from a pool (vDNN's sliding window;
+// memory.allocation: network_wide instead holds every tensor for the whole step, as the
+// frameworks vDNN compares with did): a layer's output comes into use at its forward and is released after
 // its last forward consumer, or, when backward needs it, after its last backward user; an output
 // gradient lives from the backward of the layer's first consumer to run backward to the end of
 // the layer's own. Weights, their gradients, optimizer state, the kernel workspace and the input
@@ -70,6 +71,7 @@ struct MemoryInputs {
   DType dtype = DType::float32;
   Optimizer optimizer = Optimizer::adam;
   OffloadPolicy offload = OffloadPolicy::none;
+  MemoryAllocation allocation = MemoryAllocation::layer_wise;
   double workspace_bytes = 0;
   bool prefetch = true;
   double capacity_bytes = 0;

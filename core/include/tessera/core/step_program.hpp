@@ -112,6 +112,7 @@ struct StepOptions {
   // Device memory: the offload policy applied (dyn resolved by decide_offload) and the kernel
   // workspace pool (memory_plan.hpp).
   OffloadDecision offload;
+  MemoryAllocation allocation = MemoryAllocation::layer_wise;
   double workspace_bytes = 0;
 };
 
