@@ -35,8 +35,8 @@ const EnumTable<OffloadPolicy>& enum_table() {
 
 template <>
 const EnumTable<MemoryAllocation>& enum_table() {
-  static const EnumTable<MemoryAllocation> table{
-      {"layer_wise", MemoryAllocation::layer_wise}, {"network_wide", MemoryAllocation::network_wide}};
+  static const EnumTable<MemoryAllocation> table{{"layer_wise", MemoryAllocation::layer_wise},
+                                                 {"network_wide", MemoryAllocation::network_wide}};
   return table;
 }
 

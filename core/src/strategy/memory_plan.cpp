@@ -234,8 +234,8 @@ class StagePlanner {
       if (!on_stage(i)) continue;
       last = std::min(last, i);
       const auto& shard = plan_.layers[i];
-      const auto cost = layer_cost(model_.layers()[i].layer, shard.local_inputs,
-                                   shard.local_output, shard.local_batch, inputs_.dtype);
+      const auto cost = layer_cost(model_.layers()[i].layer, shard.local_inputs, shard.local_output,
+                                   shard.local_batch, inputs_.dtype);
       if (cost.saved_for_backward_bytes > 0) {
         held.push_back({.kind = MemoryEventKind::allocate,
                         .use = MemoryUse::layer_state,

@@ -4,11 +4,11 @@
 //
 // Memory is allocated and released layer by layer from a pool (vDNN's sliding window;
 // memory.allocation: network_wide instead holds every tensor for the whole step, as the
-// frameworks vDNN compares with did): a layer's output comes into use at its forward and is released after
-// its last forward consumer, or, when backward needs it, after its last backward user; an output
-// gradient lives from the backward of the layer's first consumer to run backward to the end of
-// the layer's own. Weights, their gradients, optimizer state, the kernel workspace and the input
-// buffers stay for the whole step.
+// frameworks vDNN compares with did): a layer's output comes into use at its forward and is
+// released after its last forward consumer, or, when backward needs it, after its last backward
+// user; an output gradient lives from the backward of the layer's first consumer to run backward to
+// the end of the layer's own. Weights, their gradients, optimizer state, the kernel workspace and
+// the input buffers stay for the whole step.
 //
 // Offloading (Rhu et al., vDNN, MICRO 2016): an offloaded feature map is copied device to host
 // during the forward of its last forward consumer (on a memory stream, overlapping that layer's
