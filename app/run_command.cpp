@@ -16,6 +16,7 @@
 #include "tessera/simulator/simulate_point.hpp"
 #include "tessera/simulator/xml_platform_check.hpp"
 #include "trace_files.hpp"
+#include "version_text.hpp"
 
 namespace tessera::app {
 namespace {
@@ -135,7 +136,7 @@ int run(const RunSettings& settings) {
   run_options.backend = settings.backend;
   run_options.output_directory = settings.output;
   run_options.resume = !settings.fresh;
-  run_options.tessera_version = TESSERA_VERSION;
+  run_options.tessera_version = build_identity();
   run_options.profiles = options.profiles;
   run_options.profile_files = settings.profiles;
   run_options.settings = {{"network_model", loaded.scenario.sim.network_model},

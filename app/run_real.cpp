@@ -15,6 +15,7 @@
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/real/real_point.hpp"
 #include "trace_files.hpp"
+#include "version_text.hpp"
 
 namespace tessera::app {
 namespace {
@@ -103,7 +104,7 @@ int run_real_backend(const RealRunSettings& settings) {
   options.backend = "real";
   options.output_directory = settings.output;
   options.resume = !settings.fresh;
-  options.tessera_version = TESSERA_VERSION;
+  options.tessera_version = build_identity();
   options.profiles = measured;
   options.profile_files = settings.profiles;
   options.settings = {{"ranks", world->size()},

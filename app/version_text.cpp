@@ -3,9 +3,16 @@
 // (tools/gpu/) says here which cuDNN and NCCL it picked up.
 #include "version_text.hpp"
 
+#include "tessera/core/content_digest.hpp"
 #include "tessera/kernels/device_inventory.hpp"
 
 namespace tessera::app {
+
+std::string build_identity() {
+  static const std::string identity =
+      std::string(TESSERA_VERSION) + " (executable " + file_digest("/proc/self/exe") + ")";
+  return identity;
+}
 
 std::string version_text() {
   return std::string("tessera ") + TESSERA_VERSION + "\nbuild: " + TESSERA_BUILD_TYPE + ", " +

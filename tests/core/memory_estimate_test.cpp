@@ -19,6 +19,7 @@ namespace {
 // Per sample (elements): input 64, conv 256, relu 256, fc 10, loss 10.
 // Kept for backward: input (read by conv), relu (its own output, and read by fc), loss (its own
 // output); not conv's output (ReLU needs only its output) nor fc's (softmax needs only its output).
+// The ReLU runs in place: its output takes conv's buffer, its input gradient its output gradient's.
 ModelGraph tiny_model() {
   GraphBuilder b("tiny");
   auto x = b.input("input", 1, {8, 8});
@@ -55,9 +56,10 @@ constexpr double kInputBytes = kBatch * 64 * 4;  // 512
 constexpr double kReluBytes = kBatch * 256 * 4;  // 2048 (conv's output too)
 // Weights, their gradients, Adam's two moments, the workspace, two input buffers.
 constexpr double kStatic = 4 * kWeights + 1000 + 2 * kInputBytes;  // 43784
-// The peak is relu's backward: the input and relu's output still kept, the gradients of relu's
-// output (fc's input gradient) and of conv's output (relu's input gradient) both alive.
-constexpr double kPeak = kStatic + kInputBytes + kReluBytes + 2 * kReluBytes;  // 50440
+constexpr double kLossBytes = kBatch * 10 * 4;                     // 80, fc's output too
+// The peak is fc's backward: the input and relu's output still kept, the gradients of fc's output
+// (the loss's input gradient) and of relu's output (fc's input gradient) both alive.
+constexpr double kPeak = kStatic + kInputBytes + kReluBytes + kReluBytes + kLossBytes;  // 48472
 
 double sum_of_components(const MemoryEstimate& e) {
   return e.weights_bytes + e.weight_gradients_bytes + e.optimizer_state_bytes +
@@ -74,9 +76,9 @@ TEST(MemoryEstimate, TinyModelPeakByHand) {
   EXPECT_EQ(e.workspace_bytes, 1000);
   EXPECT_EQ(e.input_buffers_bytes, 2 * kInputBytes);  // current and prefetched sample
   EXPECT_EQ(e.activations_bytes, kInputBytes + kReluBytes);
-  EXPECT_EQ(e.activation_gradients_bytes, 2 * kReluBytes);
+  EXPECT_EQ(e.activation_gradients_bytes, kReluBytes + kLossBytes);
   EXPECT_EQ(e.total_bytes, kPeak);
-  EXPECT_EQ(e.total_bytes, 50440);
+  EXPECT_EQ(e.total_bytes, 48472);
   EXPECT_EQ(e.total_bytes, sum_of_components(e));
   EXPECT_EQ(e.capacity_bytes, 1e12);
   EXPECT_TRUE(e.fits);
@@ -91,8 +93,9 @@ TEST(MemoryEstimate, NetworkWideAllocationHoldsEveryTensor) {
   auto in = inputs();
   in.allocation = MemoryAllocation::network_wide;
   const auto e = estimate_memory(model, unsplit_plan(model, 2), in);
-  const double outputs = kInputBytes + 2 * kReluBytes + 2 * kBatch * 10 * 4;
-  const double gradients = 2 * kReluBytes + 2 * kBatch * 10 * 4;  // none for the samples
+  // conv and relu share one buffer (and one gradient); the samples have no gradient.
+  const double outputs = kInputBytes + kReluBytes + 2 * kLossBytes;
+  const double gradients = kReluBytes + 2 * kLossBytes;
   EXPECT_EQ(e.activations_bytes, outputs);
   EXPECT_EQ(e.activation_gradients_bytes, gradients);
   EXPECT_EQ(e.total_bytes, kStatic + outputs + gradients);
@@ -102,7 +105,7 @@ TEST(MemoryEstimate, NetworkWideAllocationHoldsEveryTensor) {
 TEST(MemoryEstimate, KeptActivationBytesPerLayer) {
   const auto model = tiny_model();
   const auto plan = unsplit_plan(model, 2);
-  const std::vector<double> expected{kInputBytes, 0, kReluBytes, 0, kBatch * 10 * 4};
+  const std::vector<double> expected{kInputBytes, 0, kReluBytes, 0, kLossBytes};
   ASSERT_EQ(model.layers().size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(kept_activation_bytes(model, plan, i, DType::float32), expected[i])
@@ -210,21 +213,24 @@ ModelGraph deep_model() {
   return std::move(b).build();
 }
 
-constexpr double kImage = 1024 * 4;    // the input, batch 1
-constexpr double kMap = 8 * 1024 * 4;  // every conv and relu output
+constexpr double kImage = 1024 * 4;      // the input, batch 1
+constexpr double kMap = 8 * 1024 * 4;    // every conv and relu output
+constexpr double kPooled = 8 * 256 * 4;  // the pool's output
 constexpr double kDeepWeights = (72 + 576 + 576 + 2048 * 10 + 10) * 4.0;
 constexpr double kDeepStatic = 4 * kDeepWeights + 1000 + 2 * kImage;
 
 TEST(MemoryEstimate, DeepModelPeaksByHand) {
   const auto model = deep_model();
   const auto plan = unsplit_plan(model, 1);
-  // Without offloading the peak is relu3's backward: the image, relu1..3 kept, and the gradients
-  // of relu3's and conv3's outputs.
+  // Without offloading the peak is the pool's backward: the image, relu1..3 (each in its
+  // convolution's buffer: ReLUs run in place), the pool's output and the gradients of the pool's
+  // output and input.
   const auto none = estimate_memory(model, plan, inputs(OffloadPolicy::none));
-  EXPECT_EQ(none.total_bytes, kDeepStatic + kImage + 3 * kMap + 2 * kMap);
+  EXPECT_EQ(none.total_bytes, kDeepStatic + kImage + 4 * kMap + 2 * kPooled);
   // conv: the image, relu1 and relu2 (read by convolutions) go to host memory; relu3 (read by the
-  // pool) stays. The peak is again relu3's backward, with relu2 already back (prefetched during
-  // the loss's backward, the nearest beyond which lies conv3) and relu1 still away.
+  // pool) stays. The peak is conv3's backward: relu2 back (prefetched during the loss's backward,
+  // conv3 being the next convolution), relu1 coming back (conv2 the next), the gradients of
+  // relu3's and relu2's outputs.
   const auto conv = estimate_memory(model, plan, inputs(OffloadPolicy::conv));
   EXPECT_EQ(conv.offloaded_layers, (std::vector<std::string>{"input", "relu1", "relu2"}));
   EXPECT_EQ(conv.offloaded_bytes, kImage + 2 * kMap);

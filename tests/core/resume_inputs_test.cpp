@@ -184,7 +184,7 @@ TEST_F(ResumeInputs, TesserasVersionChanged) {
   ran_ = 0;
   const auto again = run("sim", "2");
   EXPECT_EQ(ran_, 2);
-  EXPECT_EQ(resume_summary(again), "kept 0 points; recomputed 2: Tessera version changed");
+  EXPECT_EQ(resume_summary(again), "kept 0 points; recomputed 2: Tessera itself changed");
 }
 
 TEST_F(ResumeInputs, AnExtendedSweepKeepsThePointsItHad) {

@@ -21,7 +21,7 @@ const std::array<std::pair<const char*, const char*>, 9> kChangeDescriptions{{
     {"profiles", "profiles changed"},
     {"dataset", "data set changed"},
     {"settings", "backend settings changed"},
-    {"version", "Tessera version changed"},
+    {"version", "Tessera itself changed"},
     {"inputs", "stored without input digests"},
 }};
 

@@ -42,7 +42,14 @@ class StagePlanner {
  public:
   StagePlanner(const ModelGraph& model, const ShardPlan& plan, int stage,
                const MemoryInputs& inputs, const OffloadDecision& decision)
-      : model_(model), plan_(plan), inputs_(inputs) {
+      : model_(model),
+        plan_(plan),
+        inputs_(inputs),
+        successor_(in_place_successors(model, plan)),
+        predecessor_(model.layers().size()) {
+    for (std::size_t t = 0; t < successor_.size(); ++t) {
+      if (successor_[t]) predecessor_[*successor_[t]] = t;
+    }
     result_.stage = stage;
     result_.decision = decision;
     result_.at_layer.resize(model.layers().size());
@@ -112,6 +119,9 @@ class StagePlanner {
   }
 
   std::optional<TensorLife> life_of(std::size_t t) const {
+    // An output an in-place ReLU writes over has no buffer of its own: the ReLU's is allocated
+    // at its producer's forward.
+    if (successor_[t]) return std::nullopt;
     const auto& layers = model_.layers();
     std::vector<std::size_t> readers;
     for (auto consumer : model_.consumers_of(t)) {
@@ -119,7 +129,7 @@ class StagePlanner {
     }
     if (!on_stage(t) && readers.empty()) return std::nullopt;
     TensorLife life;
-    life.first_forward = on_stage(t) ? t : readers.front();
+    life.first_forward = on_stage(t) ? (predecessor_[t] ? *predecessor_[t] : t) : readers.front();
     life.last_forward = readers.empty() ? t : readers.back();
     life.bytes = bytes_of(plan_.layers[t].local_output, inputs_.dtype);
     auto uses_in_backward = [&](std::size_t user) {
@@ -205,15 +215,17 @@ class StagePlanner {
     const auto& layers = model_.layers();
     std::vector<GradientLife> lives;
     for (std::size_t t = 0; t < layers.size(); ++t) {
-      if (layers[t].layer.kind == LayerKind::input) continue;
+      // An in-place ReLU's input gradient is its output gradient, written over.
+      if (layers[t].layer.kind == LayerKind::input || successor_[t]) continue;
       std::vector<std::size_t> readers;
       for (auto consumer : model_.consumers_of(t)) {
         if (on_stage(consumer)) readers.push_back(consumer);
       }
       if (!on_stage(t) && readers.empty()) continue;
+      const std::size_t end = predecessor_[t] ? *predecessor_[t] : t;
       lives.push_back({.tensor = t,
                        .from = readers.empty() ? t : readers.back(),
-                       .to = on_stage(t) ? t : readers.front(),
+                       .to = on_stage(t) ? end : readers.front(),
                        .bytes = bytes_of(plan_.layers[t].local_output, inputs_.dtype)});
     }
     return lives;
@@ -300,6 +312,8 @@ class StagePlanner {
   const ModelGraph& model_;
   const ShardPlan& plan_;
   const MemoryInputs& inputs_;
+  const std::vector<std::optional<std::size_t>> successor_;  // in_place_successors
+  std::vector<std::optional<std::size_t>> predecessor_;      // the layer whose buffer it took
   StageMemoryPlan result_;
   std::vector<std::pair<std::size_t, TensorLife>> offloaded_lives_;
 };
@@ -388,6 +402,24 @@ OffloadDecision decide_offload(const ModelGraph& model, const ShardPlan& plan,
     if (every_stage_fits(model, plan, inputs, decision)) return decision;
   }
   return candidates.back();
+}
+
+std::vector<std::optional<std::size_t>> in_place_successors(const ModelGraph& model,
+                                                            const ShardPlan& plan) {
+  const auto& layers = model.layers();
+  std::vector<std::optional<std::size_t>> successor(layers.size());
+  for (std::size_t r = 0; r < layers.size(); ++r) {
+    if (layers[r].layer.kind != LayerKind::relu) continue;
+    const std::size_t t = layers[r].input_indices.front();
+    const auto consumers = model.consumers_of(t);
+    const bool redistributed = plan.layers[t].spatially_split && !plan.layers[r].spatially_split;
+    if (consumers.size() == 1 && layers[t].layer.kind != LayerKind::input &&
+        !backward_needs(layers[t].layer).output && !redistributed &&
+        plan.layers[t].stage == plan.layers[r].stage) {
+      successor[t] = r;
+    }
+  }
+  return successor;
 }
 
 double kept_activation_bytes(const ModelGraph& model, const ShardPlan& plan, std::size_t layer,

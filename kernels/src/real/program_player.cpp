@@ -115,9 +115,9 @@ void ProgramPlayer::redistribute(const StepOp& op) {
     if (!link.gather) continue;
     auto& producer = tensors_.layer(link.producer);
     if (op.direction == Direction::forward) {
-      link.gather->forward(producer.output->data(), link.whole->data());
+      link.gather->forward(tensors_.output_of(link.producer), link.whole->data());
     } else if (!producer.is_input) {
-      link.gather->backward(link.whole_gradient->data(), producer.gradient->data(),
+      link.gather->backward(link.whole_gradient->data(), tensors_.gradient_of(link.producer),
                             producer.consumer_edges > 1);
     }
   }

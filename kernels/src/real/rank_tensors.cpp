@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "tessera/core/memory_plan.hpp"
 #include "tessera/core/training_task.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
 #include "tessera/kernels/tensor_distribution.hpp"
@@ -99,6 +100,15 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
     if (state.is_input) state.output = allocate(state.shapes.output_floats);
     parameter_floats[i] = state.executor->parameter_floats();
   }
+  // ReLUs run in place, as the memory plan says: their input's producer writes into their buffer.
+  const auto successors = in_place_successors(model, plan);
+  owner_.resize(graph.size());
+  bound_to_.resize(graph.size());
+  for (std::size_t i = 0; i < graph.size(); ++i) owner_[i] = successors[i].value_or(i);
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    bound_to_[owner_[i]].push_back(i);
+    for (auto consumer : consumers_[i]) bound_to_[owner_[i]].push_back(consumer);
+  }
   for (std::size_t i = 0; i < graph.size(); ++i) bind(i);
   // The targets of the samples this rank's losses see: per sample the regressed values, one
   // label, or the labels of the loss's voxels here (its planes where it is split).
@@ -130,28 +140,34 @@ float* data_of(const std::unique_ptr<DeviceMemory>& memory) {
 
 }  // namespace
 
+float* RankTensors::output_of(std::size_t i) {
+  return data_of(layers_[owner_[i]].output);
+}
+
+float* RankTensors::gradient_of(std::size_t i) {
+  return data_of(layers_[owner_[i]].gradient);
+}
+
 void RankTensors::bind(std::size_t i) {
   auto& state = layers_[i];
-  LayerTensors tensors{.y = data_of(state.output), .dy = data_of(state.gradient)};
+  LayerTensors tensors{.y = output_of(i), .dy = gradient_of(i)};
   for (auto& link : state.inputs) {
-    auto& producer = layers_[link.producer];
-    const bool wanted = !producer.is_input;  // no gradient for the input samples
+    const bool wanted = !layers_[link.producer].is_input;  // no gradient for the input samples
     if (link.gather) {
       tensors.x.push_back(link.whole->data());
       tensors.dx.push_back(wanted ? link.whole_gradient->data() : nullptr);
     } else {
-      tensors.x.push_back(data_of(producer.output));
+      tensors.x.push_back(output_of(link.producer));
       tensors.dx.push_back(!wanted        ? nullptr
                            : link.scratch ? link.scratch->data()
-                                          : data_of(producer.gradient));
+                                          : gradient_of(link.producer));
     }
   }
   state.executor->bind_tensors(std::move(tensors));
 }
 
 void RankTensors::bind_around(std::size_t tensor) {
-  bind(tensor);
-  for (auto consumer : consumers_[tensor]) bind(consumer);
+  for (auto layer : bound_to_[tensor]) bind(layer);
 }
 
 double RankTensors::apply_memory_op(const StepOp& op) {
@@ -209,7 +225,7 @@ void RankTensors::accumulate_input_gradients(std::size_t i) {
     auto& producer = layers_[link.producer];
     if (!link.scratch || producer.is_input) continue;
     context_.device.layers().axpy(producer.shapes.output_floats, 1.0F, link.scratch->data(),
-                                  producer.gradient->data());
+                                  gradient_of(link.producer));
   }
 }
 

@@ -50,6 +50,10 @@ class RankTensors {
 
   std::vector<LayerState>& layers() { return layers_; }
   LayerState& layer(std::size_t i) { return layers_.at(i); }
+  // Layer i's output and its gradient: its own buffers, or those of the in-place ReLU that took
+  // them over (memory_plan.hpp); null while the program does not hold them.
+  float* output_of(std::size_t i);
+  float* gradient_of(std::size_t i);
   ParameterBuckets& parameters() { return *parameters_; }
   const ParameterBuckets& parameters() const { return *parameters_; }
   DeviceMemory& targets() { return *targets_; }
@@ -86,7 +90,9 @@ class RankTensors {
   KeptSamples target_samples_;
   std::int64_t targets_per_sample_ = 0;
   std::vector<std::vector<std::size_t>> consumers_;
-  double allocated_ = 0;  // for the whole run
+  std::vector<std::size_t> owner_;  // whose buffers hold layer i's output and gradient
+  std::vector<std::vector<std::size_t>> bound_to_;  // per buffer owner: the layers using it
+  double allocated_ = 0;                            // for the whole run
 };
 
 }  // namespace tessera::kernels::real

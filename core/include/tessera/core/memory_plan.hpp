@@ -23,6 +23,7 @@
 //         memory-optimal algorithms (no kernel workspace).
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,13 @@ std::vector<OffloadDecision> offload_candidates(OffloadPolicy policy);
 // peak fits `capacity_bytes` (the last where none does).
 OffloadDecision decide_offload(const ModelGraph& model, const ShardPlan& plan,
                                const MemoryInputs& inputs);
+
+// ReLUs run in place, as the frameworks run them: where a ReLU is its input's only reader, the
+// input's producer does not need it in backward, and no redistribution lies between them, the
+// ReLU's output takes its input's buffer (and in backward its input gradient its output
+// gradient's). For every layer, the ReLU that takes its output's buffer over, if one does.
+std::vector<std::optional<std::size_t>> in_place_successors(const ModelGraph& model,
+                                                            const ShardPlan& plan);
 
 // Bytes of the activation a layer's consumers keep for backward, on one GPU (halo planes included
 // when a consumer reads it with halos); 0 when no backward needs it.

@@ -29,7 +29,7 @@ nlohmann::json digest_run_inputs(const LoadedScenario& scenario, const RunInputS
 // Tessera).
 std::vector<std::string> changed_inputs(const nlohmann::json& stored, const nlohmann::json& now);
 
-// "cluster file changed", "Tessera version changed", ...
+// "cluster file changed", "Tessera itself changed" (its executable), ...
 std::string describe_input_change(const std::string& kind);
 
 }  // namespace tessera
