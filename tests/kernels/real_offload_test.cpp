@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cpu/cpu_device.hpp"
+#include "cuda_test_support.hpp"
 #include "real_training_support.hpp"
 #include "tessera/core/memory_plan.hpp"
 #include "tessera/core/model_file.hpp"
@@ -75,6 +76,24 @@ TEST(RealOffload, ADeviceTooSmallWithoutOffloadingTrainsWithIt) {
   const auto fitted = testing::train_model(world(), model, with);
   EXPECT_EQ(fitted.parameters, kept.parameters);
   EXPECT_LE(fitted.peak_bytes, (moved.peak_bytes + kept.peak_bytes) / 2);
+}
+
+// The same on a GPU: pinned host memory and the copy stream (skipped where there is no GPU).
+class CudaOffload : public testing::WithCudaDevice<> {};
+
+TEST_F(CudaOffload, EveryPolicyTrainsBitIdenticallyToNoOffloading) {
+  const auto model = deep_blocks();
+  auto kept_case = blocks_case(OffloadPolicy::none);
+  kept_case.device = &gpu();
+  const auto kept = testing::train_model(world(), model, kept_case);
+  for (auto policy : {OffloadPolicy::conv, OffloadPolicy::all}) {
+    auto moved_case = blocks_case(policy);
+    moved_case.device = &gpu();
+    const auto moved = testing::train_model(world(), model, moved_case);
+    EXPECT_EQ(moved.losses, kept.losses) << to_string(policy);
+    EXPECT_EQ(moved.parameters, kept.parameters) << to_string(policy);
+    EXPECT_GT(moved.last_step.offloaded_bytes, 0) << to_string(policy);
+  }
 }
 
 }  // namespace
