@@ -50,6 +50,9 @@ PointResult sample_point() {
   p.time_provenance = Provenance::simulated;
   p.compute_provenance = Provenance::mixed;
   p.memory_provenance = Provenance::estimated;
+  p.epochs = 90.25;
+  p.steps_to_target = 14414.0625;
+  p.time_to_train_seconds = 1441.40625;
   p.note = "network CM02";
   return p;
 }
@@ -163,7 +166,7 @@ TEST(ResultsCsv, HeaderIsTheColumnList) {
   std::string header;
   for (const auto& column : results_csv_columns()) header += (header.empty() ? "" : ",") + column;
   EXPECT_EQ(first_line(csv), header);
-  EXPECT_EQ(results_csv_columns().size(), 28u);
+  EXPECT_EQ(results_csv_columns().size(), 31u);
   EXPECT_EQ(results_csv_columns().front(), "scenario");
   EXPECT_EQ(results_csv_columns().back(), "note");
   EXPECT_EQ(first_line(results_to_csv({})), header);
@@ -176,7 +179,9 @@ TEST(ResultsCsv, FieldsAreQuotedOnlyWhenNeeded) {
   const auto csv = results_to_csv({p});
   const auto row = csv.substr(csv.find('\n') + 1);
   EXPECT_TRUE(row.starts_with("cosmoflow_strong,3,sim,16,2,4x2x1,1,4,8,ok,0.1,")) << row;
-  EXPECT_TRUE(row.ends_with(",true,simulated,mixed,estimated,\"a, \"\"b\"\"\"\n")) << row;
+  EXPECT_TRUE(row.ends_with(
+      ",true,simulated,mixed,estimated,90.25,14414.0625,1441.40625,\"a, \"\"b\"\"\"\n"))
+      << row;
 }
 
 TEST(ResultsCsv, AcceptsCrLfLineEnds) {
@@ -258,7 +263,34 @@ TEST(ResultsCsvErrors, WrongFieldCount) {
   const auto csv = results_to_csv({sample_point(), sample_point()});
   const auto message = runtime_error_of([&] { results_from_csv(csv + "a,b,c\n", "short.csv"); });
   EXPECT_TRUE(contains(message, "short.csv:4")) << message;
-  EXPECT_TRUE(contains(message, "expected 28 fields, got 3")) << message;
+  EXPECT_TRUE(contains(message, "expected 31 fields, got 3")) << message;
+}
+
+// Files written before the time-to-train columns existed still read, those fields 0.
+TEST(ResultsCsv, ReadsFilesWithoutTimeToTrain) {
+  auto p = sample_point();
+  const auto csv = results_to_csv({p});
+  std::string old_csv;
+  std::istringstream lines(csv);
+  for (std::string line; std::getline(lines, line);) {
+    for (const char* column :
+         {",epochs,steps_to_target,time_to_train_s", ",90.25,14414.0625,1441.40625"}) {
+      const auto at = line.find(column);
+      if (at != std::string::npos) line.erase(at, std::strlen(column));
+    }
+    old_csv += line + "\n";
+  }
+  const auto back = results_from_csv(old_csv, "old.csv");
+  ASSERT_EQ(back.size(), 1u);
+  p.epochs = p.steps_to_target = p.time_to_train_seconds = 0;
+  EXPECT_EQ(back[0], p);
+  // A header with only some of them is not a results file.
+  const auto mangled = runtime_error_of([&] {
+    std::string text = csv;
+    text.erase(text.find(",epochs"), std::strlen(",epochs"));
+    results_from_csv(text, "mangled.csv");
+  });
+  EXPECT_TRUE(contains(mangled, "mangled.csv:1: not a Tessera results file")) << mangled;
 }
 
 TEST(ResultsCsvErrors, WrongHeader) {
@@ -349,12 +381,28 @@ TEST(ResultsJson, PointHasTheDocumentedFields) {
   EXPECT_EQ(j.at("peak_memory_bytes").get<double>(), p.peak_memory_bytes);
   EXPECT_EQ(j.at("device_capacity_bytes").get<double>(), p.device_capacity_bytes);
   EXPECT_EQ(j.at("fits"), false);
+  EXPECT_EQ(j.at("epochs").get<double>(), 90.25);
+  EXPECT_EQ(j.at("steps_to_target").get<double>(), 14414.0625);
+  EXPECT_EQ(j.at("time_to_train_s").get<double>(), 1441.40625);
   EXPECT_EQ(j.at("note"), p.note);
   const auto& provenance = j.at("provenance");
   EXPECT_EQ(provenance.at("step_s"), "none");
   EXPECT_EQ(provenance.at("breakdown_s"), "none");
   EXPECT_EQ(provenance.at("compute"), "profile");
   EXPECT_EQ(provenance.at("peak_memory_bytes"), "measured");
+}
+
+// Run documents written before time to train existed (resume reads them) give 0 for it.
+TEST(ResultsJson, PointsWithoutTimeToTrainReadAsZero) {
+  auto p = sample_point();
+  auto j = to_json(p);
+  for (const char* key : {"epochs", "steps_to_target", "time_to_train_s"}) j.erase(key);
+  const auto back = point_result_from_json(j);
+  EXPECT_EQ(back.epochs, 0);
+  EXPECT_EQ(back.steps_to_target, 0);
+  EXPECT_EQ(back.time_to_train_seconds, 0);
+  j["epochs"] = "ninety";
+  EXPECT_THROW(point_result_from_json(j), std::invalid_argument);
 }
 
 TEST(ResultsJson, LayerComputeTimesRoundTripAndAreOmittedWhenEmpty) {
@@ -413,7 +461,7 @@ TEST(ResultsJson, EveryCsvColumnHasAJsonCounterpart) {
   for (const std::string column :
        {"scenario", "point", "backend", "gpus", "mini_batch", "global_batch", "status", "step_s",
         "samples_per_s", "first_epoch_step_s", "input_source", "peak_memory_bytes",
-        "device_capacity_bytes", "fits", "note"}) {
+        "device_capacity_bytes", "fits", "epochs", "steps_to_target", "time_to_train_s", "note"}) {
     EXPECT_TRUE(j.contains(column)) << column;
   }
   for (const std::string column : {"data", "spatial_grid", "model_degree"}) {
