@@ -46,8 +46,9 @@ SCHEMA_COLUMNS = [
     "mini_batch", "global_batch", "status", "step_s", "samples_per_s", "first_epoch_step_s",
     "input_source", "compute_s", "halo_s",
     "allreduce_s", "other_comm_s", "io_s", "offload_s", "idle_s", "peak_memory_bytes",
-    "device_capacity_bytes", "fits", "time_provenance", "compute_provenance",
-    "memory_provenance", "epochs", "steps_to_target", "time_to_train_s", "note",
+    "average_memory_bytes", "offloaded_bytes", "device_capacity_bytes", "fits", "time_provenance",
+    "compute_provenance", "memory_provenance", "epochs", "steps_to_target", "time_to_train_s",
+    "note",
 ]
 
 # Optional (results written before time to train existed lack them): 0 = no target.

@@ -71,9 +71,13 @@ std::string summary(const LoadedScenario& loaded, const std::vector<PointResult>
     columns.push_back("time to train");
   }
   for (const char* column : {"samples/s", "efficiency", "compute", "halo", "allreduce",
-                             "other comm", "I/O", "idle", "memory/GPU", "fits"}) {
+                             "other comm", "I/O", "offload", "idle", "memory/GPU"}) {
     columns.push_back(column);
   }
+  // Offloading (vDNN): the time-averaged memory beside the peak.
+  const bool offloads = loaded.scenario.memory.offload != OffloadPolicy::none;
+  if (offloads) columns.push_back("avg memory");
+  columns.push_back("fits");
   TextTable table(columns);
   for (std::size_t i = 0; i < points.size(); ++i) {
     const auto& p = points[i];
@@ -93,10 +97,12 @@ std::string summary(const LoadedScenario& loaded, const std::vector<PointResult>
     for (auto cell : {std::string(rate), std::string(eff), format_seconds(b.compute_seconds),
                       format_seconds(b.halo_seconds), format_seconds(b.allreduce_seconds),
                       format_seconds(b.other_communication_seconds), format_seconds(b.io_seconds),
-                      format_seconds(b.idle_seconds), format_bytes(p.peak_memory_bytes),
-                      std::string(p.fits ? "yes" : "NO")}) {
+                      format_seconds(b.offload_seconds), format_seconds(b.idle_seconds),
+                      format_bytes(p.peak_memory_bytes)}) {
       row.push_back(std::move(cell));
     }
+    if (offloads) row.push_back(format_bytes(p.average_memory_bytes));
+    row.push_back(p.fits ? "yes" : "NO");
     table.add_row(std::move(row));
   }
   std::string text = table.render();

@@ -44,8 +44,8 @@ void show_point(std::size_t done, std::size_t total, const SweepPoint& point,
 std::string summary(const std::vector<PointResult>& points, bool with_target) {
   std::vector<std::string> columns{"point", "ranks", "grid", "global batch", "status", "step"};
   if (with_target) columns.push_back("time to train");
-  for (const char* column :
-       {"samples/s", "compute", "halo", "allreduce", "other comm", "I/O", "idle", "memory/rank"}) {
+  for (const char* column : {"samples/s", "compute", "halo", "allreduce", "other comm", "I/O",
+                             "offload", "idle", "memory/rank"}) {
     columns.push_back(column);
   }
   TextTable table(columns);
@@ -57,10 +57,11 @@ std::string summary(const std::vector<PointResult>& points, bool with_target) {
                                  p.spatial_grid,          std::to_string(p.global_batch),
                                  to_string(p.status),     format_seconds(p.step_seconds)};
     if (with_target) row.push_back(format_time_to_train(p.time_to_train_seconds));
-    for (auto cell : {std::string(rate), format_seconds(b.compute_seconds),
-                      format_seconds(b.halo_seconds), format_seconds(b.allreduce_seconds),
-                      format_seconds(b.other_communication_seconds), format_seconds(b.io_seconds),
-                      format_seconds(b.idle_seconds), format_bytes(p.peak_memory_bytes)}) {
+    for (auto cell :
+         {std::string(rate), format_seconds(b.compute_seconds), format_seconds(b.halo_seconds),
+          format_seconds(b.allreduce_seconds), format_seconds(b.other_communication_seconds),
+          format_seconds(b.io_seconds), format_seconds(b.offload_seconds),
+          format_seconds(b.idle_seconds), format_bytes(p.peak_memory_bytes)}) {
       row.push_back(std::move(cell));
     }
     table.add_row(std::move(row));

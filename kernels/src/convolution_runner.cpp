@@ -1,5 +1,6 @@
 #include "tessera/kernels/convolution_runner.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -36,6 +37,11 @@ DeviceMemory* ConvolutionWorkspace::at_least(double bytes) {
   return memory_.get();
 }
 
+void ConvolutionWorkspace::limit_to(double bytes) {
+  limit_bytes_ = std::max(0.0, bytes);
+  at_least(*limit_bytes_);
+}
+
 ConvolutionRunner::ConvolutionRunner(Device& device,
                                      std::shared_ptr<ConvolutionWorkspace> workspace)
     : device_(device),
@@ -65,8 +71,18 @@ const ConvolutionRunner::Choice& ConvolutionRunner::choose(const ConvolutionGeom
   if (offered.empty()) {
     throw std::runtime_error(device_.info().name + " offers no convolution algorithm for " + key);
   }
-  Choice first{{{{batch, offered.front().name, 0, offered.front().workspace_bytes}}},
-               offered.front().workspace_bytes};
+  auto pick = offered.begin();
+  if (const auto limit = workspace_->limit_bytes()) {
+    auto within = std::find_if(offered.begin(), offered.end(), [&](const auto& algorithm) {
+      return algorithm.workspace_bytes <= *limit;
+    });
+    pick = within != offered.end()
+               ? within
+               : std::min_element(offered.begin(), offered.end(), [](const auto& a, const auto& b) {
+                   return a.workspace_bytes < b.workspace_bytes;
+                 });
+  }
+  Choice first{{{{batch, pick->name, 0, pick->workspace_bytes}}}, pick->workspace_bytes};
   return chosen_.emplace(key, std::move(first)).first->second;
 }
 

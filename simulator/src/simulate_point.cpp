@@ -75,11 +75,15 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   const auto& s = loaded.scenario;
   const auto& config = point.config;
 
-  // The step program every GPU of a stage plays, timed by the cost model.
-  ComputeCostModel costs(roofline_of(loaded.cluster.gpu), options.profiles, s.micro_batching);
+  // The step program every GPU of a stage plays, timed by the cost model, under the offload
+  // policy that fits (memory_plan.hpp).
+  const auto memory_inputs = memory_inputs_of(s, loaded.device_capacity_bytes);
+  const auto offload = decide_offload(loaded.model, point.plan, memory_inputs);
+  ComputeCostModel costs(roofline_of(loaded.cluster.gpu), options.profiles,
+                         micro_batching_under(s, offload));
   const auto input = plan_input(loaded, config.gpus());
-  const auto step_options =
-      step_options_of(s, loaded.cluster.gpu.overlaps_communication, input.of(options.epoch));
+  const auto step_options = step_options_of(s, loaded.cluster.gpu.overlaps_communication,
+                                            input.of(options.epoch), offload);
   const auto programs = build_step_programs(loaded.model, point.plan, costs, step_options);
 
   std::vector<std::string> storage;
@@ -153,9 +157,18 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   b.idle_seconds =
       std::max(0.0, r.step_seconds - b.compute_seconds - b.halo_seconds - b.allreduce_seconds -
                         b.other_communication_seconds - b.io_seconds - b.offload_seconds);
-  const auto memory =
-      estimate_memory(loaded.model, point.plan, memory_inputs_of(s, loaded.device_capacity_bytes));
+  const auto memory = estimate_memory(loaded.model, point.plan, memory_inputs);
   r.peak_memory_bytes = memory.total_bytes;
+  // The time average of the GPU holding the most (the peak is the memory plan's, which the
+  // played timeline reaches too).
+  std::size_t fullest = 0;
+  for (std::size_t g = 0; g < player.times().size(); ++g) {
+    if (player.times()[g].memory.peak_bytes() > player.times()[fullest].memory.peak_bytes()) {
+      fullest = g;
+    }
+  }
+  r.average_memory_bytes = player.times()[fullest].memory.average_bytes();
+  r.offloaded_bytes = memory.offloaded_bytes;
   r.device_capacity_bytes = memory.capacity_bytes;
   r.fits = memory.fits;
   r.status = memory.fits ? PointStatus::ok : PointStatus::does_not_fit;
@@ -168,6 +181,19 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
     r.note += "; traced GPU g is shown by played GPU g mod " + std::to_string(played_gpus);
   }
   r.note += "; " + input.description();
+  if (memory.offload.policy != OffloadPolicy::none || s.memory.offload != OffloadPolicy::none) {
+    r.note +=
+        "; offload " + to_string(s.memory.offload) +
+        (s.memory.offload == OffloadPolicy::dyn
+             ? " (applied: " + to_string(memory.offload.policy) +
+                   (memory.offload.memory_optimal_algorithms ? ", memory-optimal algorithms" : "") +
+                   ")"
+             : "") +
+        ": " + format_bytes(memory.offloaded_bytes) + " to host and back per step";
+    if (memory.offloaded_bytes > 0 && !player.host_copies_played()) {
+      r.note += " (not simulated: this platform has no host memory to copy to)";
+    }
+  }
   if (input.of(options.epoch) != InputSource::none && !player.reads_played()) {
     r.note += "; this platform cannot serve " + to_string(input.of(options.epoch)) +
               " reads (no file system, node CPUs or node-local disks): reads not simulated";
@@ -176,7 +202,10 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
     r.note += "; does not fit: needs " + format_bytes(memory.total_bytes) + " per GPU, has " +
               format_bytes(memory.capacity_bytes);
   }
-  if (options.trace) outcome.trace = chrome_trace(player.events(), s.name, point.index, "sim");
+  if (options.trace) {
+    outcome.trace =
+        chrome_trace(player.events(), s.name, point.index, "sim", player.memory_samples());
+  }
   outcome.simulated_actors =
       static_cast<double>(simgrid::s4u::Engine::get_instance()->get_actor_count());
   outcome.wall_seconds =

@@ -90,6 +90,36 @@ row real-small-memory 0 "$scratch/small/real.csv" |
   grep -q ",does_not_fit,.*does not fit: needs at least .*, has 16.00 MiB" ||
   fail "small-memory point: $(row real-small-memory 0 "$scratch/small/real.csv")"
 
+# vDNN for real: six equal blocks whose feature maps a 900 KB device cannot hold without
+# offloading (measured on oneDNN 2.6: about 1.2 MB); dyn keeps the first policy whose tensors
+# the device holds (conv or all) and trains to the losses of the uncapped run without offloading.
+offload_scenario() {  # offload_scenario NAME POLICY CAPACITY
+  cat >"$scratch/$1.yaml" <<YAML
+name: $1
+model: {file: $(dirname "$scenarios")/tests/data/models/vdnn_blocks.yaml, mini_batch: 8, optimizer: momentum}
+memory: {offload: $2$3}
+kernels: {micro_batching: {workspace_limit: 0 B}}
+platform: {preset: titanx_workstation}
+real: {warmup_steps: 1, measured_steps: 2}
+YAML
+}
+offload_scenario vdnn-free none ""
+offload_scenario vdnn-none none ", device_capacity: 900 kB"
+offload_scenario vdnn-dyn dyn ", device_capacity: 900 kB"
+for name in vdnn-free vdnn-none vdnn-dyn; do
+  run 1 run "$scratch/$name.yaml" --backend real --output "$scratch/$name"
+  [ "$code" -eq 0 ] || fail "$name: exit $code: $output"
+done
+row vdnn-none 0 "$scratch/vdnn-none/real.csv" | grep -q ",does_not_fit," ||
+  fail "vdnn-none fits 900 kB: $(row vdnn-none 0 "$scratch/vdnn-none/real.csv")"
+dyn_row=$(row vdnn-dyn 0 "$scratch/vdnn-dyn/real.csv")
+grep -q ",ok,.*offload dyn (applied: \(conv\|all\)" <<<"$dyn_row" || fail "vdnn-dyn: $dyn_row"
+peak=$(/usr/bin/python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['points'][0]['peak_memory_bytes'])" "$scratch/vdnn-dyn/real.json")
+awk -v peak="$peak" 'BEGIN { exit !(peak > 0 && peak <= 900000) }' || fail "vdnn-dyn peak $peak over 900 kB"
+losses() { row "$1" 0 "$scratch/$1/real.csv" | grep -o 'loss [^;]*'; }
+[ -n "$(losses vdnn-free)" ] && [ "$(losses vdnn-free)" == "$(losses vdnn-dyn)" ] ||
+  fail "offloading changed the losses: '$(losses vdnn-free)' vs '$(losses vdnn-dyn)'"
+
 # A recurrent model: the real backend has no LSTM kernels yet, so the point is skipped, naming the
 # layer and the reason, and the run still exits 0.
 cat >"$scratch/lstm.yaml" <<YAML

@@ -1,4 +1,6 @@
-// The per-GPU memory model against hand-computed components of tiny models.
+// The per-GPU memory plan (memory_plan.hpp) and its peak (memory_estimate.hpp) against
+// hand-computed walks over tiny models: layer-by-layer allocation, vDNN offloading, the dynamic
+// policy, spatial and model parallelism.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -17,7 +19,6 @@ namespace {
 // Per sample (elements): input 64, conv 256, relu 256, fc 10, loss 10.
 // Kept for backward: input (read by conv), relu (its own output, and read by fc), loss (its own
 // output); not conv's output (ReLU needs only its output) nor fc's (softmax needs only its output).
-// Largest gradient pair: relu, 256 + 256 elements.
 ModelGraph tiny_model() {
   GraphBuilder b("tiny");
   auto x = b.input("input", 1, {8, 8});
@@ -51,42 +52,57 @@ MemoryInputs inputs(OffloadPolicy offload = OffloadPolicy::none, double capacity
 constexpr double kWeights = 2610 * 4;
 constexpr double kBatch = 2;
 constexpr double kInputBytes = kBatch * 64 * 4;  // 512
-constexpr double kReluBytes = kBatch * 256 * 4;  // 2048
-constexpr double kLossBytes = kBatch * 10 * 4;   // 80
-constexpr double kKept = kInputBytes + kReluBytes + kLossBytes;
-constexpr double kTransient = 2 * kReluBytes;
+constexpr double kReluBytes = kBatch * 256 * 4;  // 2048 (conv's output too)
+// Weights, their gradients, Adam's two moments, the workspace, two input buffers.
+constexpr double kStatic = 4 * kWeights + 1000 + 2 * kInputBytes;  // 43784
+// The peak is relu's backward: the input and relu's output still kept, the gradients of relu's
+// output (fc's input gradient) and of conv's output (relu's input gradient) both alive.
+constexpr double kPeak = kStatic + kInputBytes + kReluBytes + 2 * kReluBytes;  // 50440
 
 double sum_of_components(const MemoryEstimate& e) {
   return e.weights_bytes + e.weight_gradients_bytes + e.optimizer_state_bytes +
-         e.kept_activations_bytes + e.offload_staging_bytes + e.transient_bytes +
-         e.workspace_bytes + e.input_buffers_bytes;
+         e.activations_bytes + e.activation_gradients_bytes + e.workspace_bytes +
+         e.input_buffers_bytes;
 }
 
-TEST(MemoryEstimate, TinyModelEveryComponentByHand) {
+TEST(MemoryEstimate, TinyModelPeakByHand) {
   const auto model = tiny_model();
-  const auto plan = unsplit_plan(model, 2);
-  const auto e = estimate_memory(model, plan, inputs());
+  const auto e = estimate_memory(model, unsplit_plan(model, 2), inputs());
   EXPECT_EQ(e.weights_bytes, kWeights);
   EXPECT_EQ(e.weight_gradients_bytes, kWeights);
   EXPECT_EQ(e.optimizer_state_bytes, 2 * kWeights);  // Adam: first and second moments
-  EXPECT_EQ(e.kept_activations_bytes, kKept);
-  EXPECT_EQ(e.offload_staging_bytes, 0);
-  EXPECT_EQ(e.transient_bytes, kTransient);
   EXPECT_EQ(e.workspace_bytes, 1000);
   EXPECT_EQ(e.input_buffers_bytes, 2 * kInputBytes);  // current and prefetched sample
-  EXPECT_EQ(e.total_bytes, 4 * kWeights + kKept + kTransient + 1000 + 2 * kInputBytes);
-  EXPECT_EQ(e.total_bytes, 50520);
+  EXPECT_EQ(e.activations_bytes, kInputBytes + kReluBytes);
+  EXPECT_EQ(e.activation_gradients_bytes, 2 * kReluBytes);
+  EXPECT_EQ(e.total_bytes, kPeak);
+  EXPECT_EQ(e.total_bytes, 50440);
   EXPECT_EQ(e.total_bytes, sum_of_components(e));
   EXPECT_EQ(e.capacity_bytes, 1e12);
   EXPECT_TRUE(e.fits);
   EXPECT_EQ(e.worst_stage, 0);
-  EXPECT_EQ(e.offload_applied, OffloadPolicy::none);
+  EXPECT_EQ(e.offload.policy, OffloadPolicy::none);
+  EXPECT_EQ(e.offloaded_bytes, 0);
+}
+
+// The frameworks vDNN compares with hold every output and every gradient for the whole step.
+TEST(MemoryEstimate, NetworkWideAllocationHoldsEveryTensor) {
+  const auto model = tiny_model();
+  auto in = inputs();
+  in.allocation = MemoryAllocation::network_wide;
+  const auto e = estimate_memory(model, unsplit_plan(model, 2), in);
+  const double outputs = kInputBytes + 2 * kReluBytes + 2 * kBatch * 10 * 4;
+  const double gradients = 2 * kReluBytes + 2 * kBatch * 10 * 4;  // none for the samples
+  EXPECT_EQ(e.activations_bytes, outputs);
+  EXPECT_EQ(e.activation_gradients_bytes, gradients);
+  EXPECT_EQ(e.total_bytes, kStatic + outputs + gradients);
+  EXPECT_GT(e.total_bytes, kPeak);
 }
 
 TEST(MemoryEstimate, KeptActivationBytesPerLayer) {
   const auto model = tiny_model();
   const auto plan = unsplit_plan(model, 2);
-  const std::vector<double> expected{kInputBytes, 0, kReluBytes, 0, kLossBytes};
+  const std::vector<double> expected{kInputBytes, 0, kReluBytes, 0, kBatch * 10 * 4};
   ASSERT_EQ(model.layers().size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(kept_activation_bytes(model, plan, i, DType::float32), expected[i])
@@ -96,13 +112,31 @@ TEST(MemoryEstimate, KeptActivationBytesPerLayer) {
   }
 }
 
+TEST(MemoryEstimate, EveryAllocationIsReleasedByTheStepsEnd) {
+  const auto model = tiny_model();
+  const auto plan = unsplit_plan(model, 2);
+  for (auto policy : {OffloadPolicy::none, OffloadPolicy::all}) {
+    const auto memory = plan_stage_memory(model, plan, 0, inputs(policy), {policy, false});
+    double balance = 0;
+    for (const auto& moments : memory.at_layer) {
+      for (const auto& events : moments) {
+        for (const auto& event : events) {
+          if (event.kind == MemoryEventKind::allocate) balance += event.bytes;
+          if (event.kind == MemoryEventKind::release) balance -= event.bytes;
+        }
+      }
+    }
+    EXPECT_EQ(balance, 0) << to_string(policy);
+  }
+}
+
 TEST(MemoryEstimate, WithoutPrefetchOneInputBuffer) {
   const auto model = tiny_model();
   auto in = inputs();
   in.prefetch = false;
   const auto e = estimate_memory(model, unsplit_plan(model, 2), in);
   EXPECT_EQ(e.input_buffers_bytes, kInputBytes);
-  EXPECT_EQ(e.total_bytes, 50520 - kInputBytes);
+  EXPECT_EQ(e.total_bytes, kPeak - kInputBytes);
 }
 
 TEST(MemoryEstimate, OptimizerStates) {
@@ -117,16 +151,14 @@ TEST(MemoryEstimate, OptimizerStates) {
 
 TEST(MemoryEstimate, HalfPrecisionHalvesEverythingButWorkspace) {
   const auto model = tiny_model();
-  const auto plan = unsplit_plan(model, 2);
   auto in = inputs();
   in.dtype = DType::float16;
-  const auto e = estimate_memory(model, plan, in);
+  const auto e = estimate_memory(model, unsplit_plan(model, 2), in);
   EXPECT_EQ(e.weights_bytes, kWeights / 2);
-  EXPECT_EQ(e.kept_activations_bytes, kKept / 2);
-  EXPECT_EQ(e.transient_bytes, kTransient / 2);
+  EXPECT_EQ(e.activations_bytes, (kInputBytes + kReluBytes) / 2);
   EXPECT_EQ(e.input_buffers_bytes, kInputBytes);
   EXPECT_EQ(e.workspace_bytes, 1000);
-  EXPECT_EQ(e.total_bytes, (50520 - 1000) / 2 + 1000);
+  EXPECT_EQ(e.total_bytes, (kPeak - 1000) / 2 + 1000);
 }
 
 TEST(MemoryEstimate, ActivationsScaleWithTheMiniBatch) {
@@ -134,69 +166,37 @@ TEST(MemoryEstimate, ActivationsScaleWithTheMiniBatch) {
   const auto one = estimate_memory(model, unsplit_plan(model, 1), inputs());
   const auto eight = estimate_memory(model, unsplit_plan(model, 8), inputs());
   EXPECT_EQ(eight.weights_bytes, one.weights_bytes);
-  EXPECT_EQ(eight.kept_activations_bytes, 8 * one.kept_activations_bytes);
-  EXPECT_EQ(eight.transient_bytes, 8 * one.transient_bytes);
+  EXPECT_EQ(eight.activations_bytes, 8 * one.activations_bytes);
+  EXPECT_EQ(eight.activation_gradients_bytes, 8 * one.activation_gradients_bytes);
   EXPECT_EQ(eight.input_buffers_bytes, 8 * one.input_buffers_bytes);
-}
-
-TEST(MemoryEstimate, OffloadAllMovesEveryKeptActivation) {
-  const auto model = tiny_model();
-  const auto e = estimate_memory(model, unsplit_plan(model, 2), inputs(OffloadPolicy::all));
-  EXPECT_EQ(e.kept_activations_bytes, 0);
-  EXPECT_EQ(e.offload_staging_bytes, 2 * kReluBytes);  // two buffers of the largest
-  EXPECT_EQ(e.offload_applied, OffloadPolicy::all);
-  EXPECT_EQ(e.weights_bytes, kWeights);
-  EXPECT_EQ(e.transient_bytes, kTransient);
-  EXPECT_EQ(e.total_bytes, sum_of_components(e));
-}
-
-TEST(MemoryEstimate, OffloadConvMovesOnlyWhatConvolutionsRead) {
-  const auto model = tiny_model();
-  const auto e = estimate_memory(model, unsplit_plan(model, 2), inputs(OffloadPolicy::conv));
-  EXPECT_EQ(e.kept_activations_bytes, kKept - kInputBytes);  // only conv reads the input
-  EXPECT_EQ(e.offload_staging_bytes, 2 * kInputBytes);
-  EXPECT_EQ(e.offload_applied, OffloadPolicy::conv);
-  EXPECT_EQ(e.total_bytes, sum_of_components(e));
 }
 
 TEST(MemoryEstimate, FitsComparesWithCapacity) {
   const auto model = tiny_model();
   const auto plan = unsplit_plan(model, 2);
-  EXPECT_TRUE(estimate_memory(model, plan, inputs(OffloadPolicy::none, 50520)).fits);
-  EXPECT_FALSE(estimate_memory(model, plan, inputs(OffloadPolicy::none, 50519)).fits);
+  EXPECT_TRUE(estimate_memory(model, plan, inputs(OffloadPolicy::none, kPeak)).fits);
+  EXPECT_FALSE(estimate_memory(model, plan, inputs(OffloadPolicy::none, kPeak - 1)).fits);
 }
 
-// Worst of two stages: stage 0 holds input, conv, relu; stage 1 fc and loss.
+// Stage 0 holds input, conv, relu; stage 1 fc and loss. Stage 1 receives relu's output (kept for
+// fc's backward) and, at fc's backward, holds its gradient beside the loss's.
 TEST(MemoryEstimate, ModelParallelReportsTheWorstStage) {
   const auto model = tiny_model();
-  const auto plan = unsplit_plan(model, 2, 2, {"fc"});
-  const auto e = estimate_memory(model, plan, inputs());
-  // Stage 1: fc weights 2570 floats, the loss output kept, gradient pair of fc (10 + 256).
+  const auto e = estimate_memory(model, unsplit_plan(model, 2, 2, {"fc"}), inputs());
   EXPECT_EQ(e.worst_stage, 1);
   EXPECT_EQ(e.weights_bytes, 2570 * 4);
   EXPECT_EQ(e.optimizer_state_bytes, 2 * 2570 * 4);
-  EXPECT_EQ(e.kept_activations_bytes, kLossBytes);
-  EXPECT_EQ(e.transient_bytes, kBatch * (10 + 256) * 4);
   EXPECT_EQ(e.input_buffers_bytes, 0);  // samples arrive at stage 0
-  EXPECT_EQ(e.total_bytes, 4 * 2570 * 4 + kLossBytes + kBatch * 266 * 4 + 1000);
-
-  // With a much larger input buffer stage 0 becomes the worst.
-  auto in = inputs();
-  in.workspace_bytes = 0;
-  const auto stage0 = estimate_memory(model, unsplit_plan(model, 64, 2, {"fc"}), in);
-  // Stage 0 at batch 64: weights 40, kept input+relu, pair 2*256, two input buffers.
-  const double stage0_total = 4 * 40 * 4 + 64 * (64 + 256) * 4 + 64 * 512 * 4 + 2 * 64 * 64 * 4;
-  const double stage1_total = 4 * 2570 * 4 + 64 * 10 * 4 + 64 * 266 * 4;
-  ASSERT_GT(stage0_total, stage1_total);
-  EXPECT_EQ(stage0.worst_stage, 0);
-  EXPECT_EQ(stage0.total_bytes, stage0_total);
+  EXPECT_EQ(e.activations_bytes, kReluBytes);
+  EXPECT_EQ(e.activation_gradients_bytes, kReluBytes + kBatch * 10 * 4);
+  EXPECT_EQ(e.total_bytes, 4 * 2570 * 4 + 1000 + 2 * kReluBytes + kBatch * 10 * 4);
+  EXPECT_EQ(e.total_bytes, sum_of_components(e));
 }
 
 // ---------------------------------------------------------------------------------------------
-// vDNN's dynamic policy
+// vDNN: offloading and the dynamic policy
 
-// input 1x32x32 -> (conv 8 3x3 pad 1 -> relu) x 3 -> fc 10 -> loss: offloading pays off because
-// many activations of the same size are kept.
+// input 1x32x32 -> (conv 8 3x3 pad 1 -> relu) x 3 -> max pool 2 -> fc 10 -> loss.
 ModelGraph deep_model() {
   GraphBuilder b("deep");
   auto x = b.input("input", 1, {32, 32});
@@ -204,54 +204,150 @@ ModelGraph deep_model() {
     x = b.conv("conv" + std::to_string(i), x, {.out_channels = 8, .kernel = {3}, .padding = {1}});
     x = b.relu("relu" + std::to_string(i), x);
   }
+  x = b.pool("pool", x, {.mode = PoolMode::max, .kernel = {2}});
   x = b.fully_connected("fc", x, 10);
   b.softmax_cross_entropy("loss", x);
   return std::move(b).build();
 }
 
-TEST(MemoryEstimate, DeepModelOffloadByHand) {
+constexpr double kImage = 1024 * 4;    // the input, batch 1
+constexpr double kMap = 8 * 1024 * 4;  // every conv and relu output
+constexpr double kDeepWeights = (72 + 576 + 576 + 2048 * 10 + 10) * 4.0;
+constexpr double kDeepStatic = 4 * kDeepWeights + 1000 + 2 * kImage;
+
+TEST(MemoryEstimate, DeepModelPeaksByHand) {
   const auto model = deep_model();
   const auto plan = unsplit_plan(model, 1);
-  const double input = 1024 * 4, relu = 8 * 1024 * 4, loss = 10 * 4;
+  // Without offloading the peak is relu3's backward: the image, relu1..3 kept, and the gradients
+  // of relu3's and conv3's outputs.
   const auto none = estimate_memory(model, plan, inputs(OffloadPolicy::none));
+  EXPECT_EQ(none.total_bytes, kDeepStatic + kImage + 3 * kMap + 2 * kMap);
+  // conv: the image, relu1 and relu2 (read by convolutions) go to host memory; relu3 (read by the
+  // pool) stays. The peak is again relu3's backward, with relu2 already back (prefetched during
+  // the loss's backward, the nearest beyond which lies conv3) and relu1 still away.
   const auto conv = estimate_memory(model, plan, inputs(OffloadPolicy::conv));
+  EXPECT_EQ(conv.offloaded_layers, (std::vector<std::string>{"input", "relu1", "relu2"}));
+  EXPECT_EQ(conv.offloaded_bytes, kImage + 2 * kMap);
+  EXPECT_EQ(conv.total_bytes, kDeepStatic + 2 * kMap + 2 * kMap);
+  // all: relu3 too (the pool reads it).
   const auto all = estimate_memory(model, plan, inputs(OffloadPolicy::all));
-  EXPECT_EQ(none.kept_activations_bytes, input + 3 * relu + loss);
-  // relu3 is read by fc, not a convolution; the loss output by nobody.
-  EXPECT_EQ(conv.kept_activations_bytes, relu + loss);
-  EXPECT_EQ(conv.offload_staging_bytes, 2 * relu);
-  EXPECT_EQ(all.kept_activations_bytes, 0);
-  EXPECT_EQ(all.offload_staging_bytes, 2 * relu);
-  EXPECT_LT(all.total_bytes, conv.total_bytes);
+  EXPECT_EQ(all.offloaded_layers, (std::vector<std::string>{"input", "relu1", "relu2", "relu3"}));
+  EXPECT_EQ(all.offloaded_bytes, kImage + 3 * kMap);
+  // relu3 comes back at once (the loss's backward: the nearest, conv3 the next convolution), so
+  // the peak does not change.
+  EXPECT_EQ(all.total_bytes, conv.total_bytes);
   EXPECT_LT(conv.total_bytes, none.total_bytes);
+  EXPECT_EQ(all.total_bytes, sum_of_components(all));
+  EXPECT_EQ(all.offload.policy, OffloadPolicy::all);
+}
+
+// Forward: an offloaded map is copied during its last forward reader and released at that layer's
+// end. Backward: layer i starts bringing back the nearest map still to come, no further than the
+// next convolution, and waits for it at its end.
+TEST(MemoryPlan, OffloadAndPrefetchFollowVdnn) {
+  const auto model = deep_model();
+  const auto plan = unsplit_plan(model, 1);
+  const auto memory =
+      plan_stage_memory(model, plan, 0, inputs(OffloadPolicy::conv), {OffloadPolicy::conv, false});
+  auto index = [&](const char* name) { return *model.index_of(name); };
+  auto has = [&](std::size_t layer, MemoryMoment moment, MemoryEventKind kind, std::size_t tensor) {
+    for (const auto& event : memory.at(layer, moment)) {
+      if (event.kind == kind && event.tensor == tensor) return true;
+    }
+    return false;
+  };
+  using K = MemoryEventKind;
+  using M = MemoryMoment;
+  const auto relu1 = index("relu1"), relu2 = index("relu2");
+  EXPECT_TRUE(has(index("conv2"), M::before_forward, K::offload_start, relu1));
+  EXPECT_TRUE(has(index("conv2"), M::after_forward, K::offload_wait, relu1));
+  EXPECT_TRUE(has(index("conv2"), M::after_forward, K::release, relu1));
+  // relu2 (needed first by conv3's backward) comes back during the loss's backward: the nearest,
+  // and conv3 is the next convolution.
+  EXPECT_TRUE(has(index("loss"), M::before_backward, K::prefetch_start, relu2));
+  EXPECT_TRUE(has(index("loss"), M::after_backward, K::prefetch_wait, relu2));
+  // relu1 not before conv3 is reached: conv3's backward brings it (conv2 is the next convolution).
+  for (const char* layer : {"loss", "fc", "pool", "relu3"}) {
+    EXPECT_FALSE(has(index(layer), M::before_backward, K::prefetch_start, relu1)) << layer;
+  }
+  EXPECT_TRUE(has(index("conv3"), M::before_backward, K::prefetch_start, relu1));
+  EXPECT_TRUE(has(index("conv2"), M::before_backward, K::prefetch_start, index("input")));
+  // Released after the last backward user: relu1 after its own backward.
+  EXPECT_TRUE(has(relu1, M::after_backward, K::release, relu1));
+}
+
+// input 1x16x16 -> (conv 4 3x3 pad 1 -> relu -> max pool 3x3 stride 1 pad 1) x 4 -> fc -> loss:
+// every map the same size, each relu output read by a pool, each pool output by a convolution
+// (but the last): conv and all offload different maps, and deep enough for both to pay.
+ModelGraph blocks_model() {
+  GraphBuilder b("blocks");
+  auto x = b.input("input", 1, {16, 16});
+  for (int i = 1; i <= 4; ++i) {
+    const auto n = std::to_string(i);
+    x = b.conv("conv" + n, x, {.out_channels = 4, .kernel = {3}, .padding = {1}});
+    x = b.relu("relu" + n, x);
+    x = b.pool("pool" + n, x,
+               {.mode = PoolMode::max, .kernel = {3}, .stride = {1}, .padding = {1}});
+  }
+  x = b.fully_connected("fc", x, 10);
+  b.softmax_cross_entropy("loss", x);
+  return std::move(b).build();
+}
+
+// One map brought back per layer, from one layer ahead, is enough here: no layer waits before it
+// runs (a wait in before_backward would be a stall).
+TEST(MemoryPlan, NoLayerStallsForItsMaps) {
+  const auto model = blocks_model();
+  for (auto policy : {OffloadPolicy::conv, OffloadPolicy::all}) {
+    const auto memory =
+        plan_stage_memory(model, unsplit_plan(model, 1), 0, inputs(policy), {policy, false});
+    ASSERT_FALSE(memory.offloaded.empty());
+    std::size_t prefetches = 0;
+    for (std::size_t i = 0; i < model.layers().size(); ++i) {
+      for (const auto& event : memory.at(i, MemoryMoment::before_backward)) {
+        EXPECT_NE(event.kind, MemoryEventKind::prefetch_wait)
+            << to_string(policy) << ": " << model.layers()[i].layer.name << " stalls";
+        prefetches += event.kind == MemoryEventKind::prefetch_start ? 1 : 0;
+      }
+    }
+    EXPECT_EQ(prefetches, memory.offloaded.size()) << to_string(policy);
+  }
 }
 
 TEST(MemoryEstimate, DynamicPicksTheLeastOffloadingThatFits) {
-  const auto model = deep_model();
+  const auto model = blocks_model();
   const auto plan = unsplit_plan(model, 1);
   const double none = estimate_memory(model, plan, inputs(OffloadPolicy::none)).total_bytes;
   const double conv = estimate_memory(model, plan, inputs(OffloadPolicy::conv)).total_bytes;
   const double all = estimate_memory(model, plan, inputs(OffloadPolicy::all)).total_bytes;
+  ASSERT_LT(conv, none);
+  ASSERT_LT(all, conv);
 
   const auto roomy = estimate_memory(model, plan, inputs(OffloadPolicy::dyn, none));
-  EXPECT_EQ(roomy.offload_applied, OffloadPolicy::none);
+  EXPECT_EQ(roomy.offload.policy, OffloadPolicy::none);
   EXPECT_TRUE(roomy.fits);
   EXPECT_EQ(roomy.total_bytes, none);
 
   const auto tighter = estimate_memory(model, plan, inputs(OffloadPolicy::dyn, none - 1));
-  EXPECT_EQ(tighter.offload_applied, OffloadPolicy::conv);
-  EXPECT_TRUE(tighter.fits);
+  EXPECT_EQ(tighter.offload.policy, OffloadPolicy::conv);
   EXPECT_EQ(tighter.total_bytes, conv);
 
   const auto tight = estimate_memory(model, plan, inputs(OffloadPolicy::dyn, conv - 1));
-  EXPECT_EQ(tight.offload_applied, OffloadPolicy::all);
-  EXPECT_TRUE(tight.fits);
+  EXPECT_EQ(tight.offload.policy, OffloadPolicy::all);
+  EXPECT_FALSE(tight.offload.memory_optimal_algorithms);
   EXPECT_EQ(tight.total_bytes, all);
 
-  const auto hopeless = estimate_memory(model, plan, inputs(OffloadPolicy::dyn, all - 1));
-  EXPECT_EQ(hopeless.offload_applied, OffloadPolicy::all);
+  // Then the memory-optimal algorithms: no workspace.
+  const auto tightest = estimate_memory(model, plan, inputs(OffloadPolicy::dyn, all - 1));
+  EXPECT_EQ(tightest.offload.policy, OffloadPolicy::all);
+  EXPECT_TRUE(tightest.offload.memory_optimal_algorithms);
+  EXPECT_EQ(tightest.workspace_bytes, 0);
+  EXPECT_EQ(tightest.total_bytes, all - 1000);
+  EXPECT_TRUE(tightest.fits);
+
+  const auto hopeless = estimate_memory(model, plan, inputs(OffloadPolicy::dyn, all - 1001));
+  EXPECT_TRUE(hopeless.offload.memory_optimal_algorithms);
   EXPECT_FALSE(hopeless.fits);
-  EXPECT_EQ(hopeless.capacity_bytes, all - 1);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -287,25 +383,17 @@ TEST(MemoryEstimate, SpatialSplitKeepsLocalActivationsWithHaloPlanes) {
       10 * 4,                // loss
   };
   ASSERT_EQ(model.layers().size(), expected.size());
-  double kept = 0;
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(kept_activation_bytes(model, plan, i, DType::float32), expected[i])
         << model.layers()[i].layer.name;
-    kept += expected[i];
   }
   const auto split = estimate_memory(model, plan, inputs());
-  EXPECT_EQ(split.kept_activations_bytes, kept);
   EXPECT_EQ(split.input_buffers_bytes, 2 * (4 * 16 * 4));
-  // Largest gradient pair: fc, with its full unsplit input (4x16x16) and 10 outputs.
-  EXPECT_EQ(split.transient_bytes, (4 * 16 * 16 + 10) * 4);
-
-  ParallelConfig unsplit_config;
-  const auto unsplit = estimate_memory(model, plan_shards(model, unsplit_config, "", {}), inputs());
-  EXPECT_EQ(unsplit.kept_activations_bytes, (256 + 2 * 4 * 256 + 10) * 4);
-  EXPECT_LT(split.kept_activations_bytes, unsplit.kept_activations_bytes);
-  EXPECT_LT(split.input_buffers_bytes, unsplit.input_buffers_bytes);
+  const auto unsplit =
+      estimate_memory(model, plan_shards(model, ParallelConfig{}, "", {}), inputs());
+  EXPECT_LT(split.activations_bytes, unsplit.activations_bytes);
+  EXPECT_LT(split.total_bytes, unsplit.total_bytes);
   EXPECT_EQ(split.weights_bytes, unsplit.weights_bytes);  // weights are replicated
-  EXPECT_GT(split.kept_activations_bytes, unsplit.kept_activations_bytes / 4);  // the halos
 }
 
 }  // namespace

@@ -166,7 +166,7 @@ TEST(ResultsCsv, HeaderIsTheColumnList) {
   std::string header;
   for (const auto& column : results_csv_columns()) header += (header.empty() ? "" : ",") + column;
   EXPECT_EQ(first_line(csv), header);
-  EXPECT_EQ(results_csv_columns().size(), 31u);
+  EXPECT_EQ(results_csv_columns().size(), 33u);
   EXPECT_EQ(results_csv_columns().front(), "scenario");
   EXPECT_EQ(results_csv_columns().back(), "note");
   EXPECT_EQ(first_line(results_to_csv({})), header);
@@ -263,7 +263,7 @@ TEST(ResultsCsvErrors, WrongFieldCount) {
   const auto csv = results_to_csv({sample_point(), sample_point()});
   const auto message = runtime_error_of([&] { results_from_csv(csv + "a,b,c\n", "short.csv"); });
   EXPECT_TRUE(contains(message, "short.csv:4")) << message;
-  EXPECT_TRUE(contains(message, "expected 31 fields, got 3")) << message;
+  EXPECT_TRUE(contains(message, "expected 33 fields, got 3")) << message;
 }
 
 // Files written before the time-to-train columns existed still read, those fields 0.

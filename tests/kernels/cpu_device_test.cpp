@@ -16,10 +16,10 @@ constexpr std::size_t kib = 1024;
 
 TEST(CpuDevice, AccountsForLiveAllocationsAndRefusesWhatDoesNotFit) {
   CpuDevice device(1024.0 * kib);
-  EXPECT_EQ(device.bytes_in_use(), 0u);
+  EXPECT_EQ(device.bytes_in_use(), 0.0);
   auto half = device.allocate(512 * kib);
   auto quarter = device.allocate(256 * kib);
-  EXPECT_EQ(device.bytes_in_use(), 768 * kib);
+  EXPECT_EQ(device.bytes_in_use(), 768.0 * kib);
   try {
     device.allocate(300 * kib);
     FAIL() << "300 KiB fitted in the 256 KiB left";
@@ -27,11 +27,17 @@ TEST(CpuDevice, AccountsForLiveAllocationsAndRefusesWhatDoesNotFit) {
     EXPECT_EQ(error.requested_bytes(), 300.0 * kib);
     EXPECT_EQ(error.available_bytes(), 256.0 * kib);
   }
-  EXPECT_EQ(device.bytes_in_use(), 768 * kib) << "a refused allocation leaves nothing behind";
+  EXPECT_EQ(device.bytes_in_use(), 768.0 * kib) << "a refused allocation leaves nothing behind";
   half.reset();
-  EXPECT_EQ(device.bytes_in_use(), 256 * kib);
+  EXPECT_EQ(device.bytes_in_use(), 256.0 * kib);
   auto again = device.allocate(700 * kib);
-  EXPECT_EQ(device.bytes_in_use(), 956 * kib);
+  EXPECT_EQ(device.bytes_in_use(), 956.0 * kib);
+  // The most in use at once, until reset to what is in use now.
+  EXPECT_EQ(device.peak_bytes_in_use(), 956.0 * kib);
+  again.reset();
+  EXPECT_EQ(device.peak_bytes_in_use(), 956.0 * kib);
+  device.reset_peak_bytes_in_use();
+  EXPECT_EQ(device.peak_bytes_in_use(), 256.0 * kib);
 }
 
 TEST(CpuDevice, AnImpossibleAllocationIsOutOfDeviceMemory) {

@@ -23,7 +23,8 @@ struct TrainingRun {
   std::vector<double> losses;
   std::vector<float> parameters;
   real::StepReport last_step;
-  StepProgram program;  // the one the trainer played
+  StepProgram program;    // the one the trainer played
+  double peak_bytes = 0;  // the most device memory the trainer held at once
 };
 
 struct TrainingCase {
@@ -40,6 +41,10 @@ struct TrainingCase {
   bool halve_micro_batches = false;
   // Batch-norm statistics over every rank (synchronised across replicas), not the spatial group.
   bool global_batch_norm = false;
+  // Feature maps offloaded to host memory (vDNN) as this decision says.
+  OffloadDecision offload;
+  // The device: a CPU holding at most this much (none: the shared uncapped one).
+  Device* device = nullptr;
 };
 
 // The plan halve_micro_batches asks for, as the planner would give it from profiles: each
@@ -77,7 +82,8 @@ inline NetworkMicroBatchPlan halved_micro_batch_plan(Device& device, const Model
 // the roofline or as `micro_batching` says.
 inline StepProgram cpu_program(const ModelGraph& model, const ShardPlan& plan, Optimizer optimizer,
                                const NetworkMicroBatchPlan& micro_batching,
-                               bool global_batch_norm = false) {
+                               bool global_batch_norm = false,
+                               const OffloadDecision& offload = {}) {
   DeviceRoofline roofline;
   roofline.device = "cpu";
   roofline.fp32_flops_per_second = 1e11;
@@ -87,14 +93,16 @@ inline StepProgram cpu_program(const ModelGraph& model, const ShardPlan& plan, O
                             .gradient_bucket_bytes = 1 << 20,
                             .input_source = InputSource::none,
                             .overlap_gradient_allreduce = false,
-                            .batch_norm_over_replicas = global_batch_norm};
+                            .batch_norm_over_replicas = global_batch_norm,
+                            .offload = offload};
   return build_step_programs(model, plan, costs, options, micro_batching).at(0);
 }
 
 // Trains `model` on the synthetic data set of its task (synthetic_input.hpp).
 inline TrainingRun train_model(Communicator& world, const ModelGraph& model,
                                const TrainingCase& c) {
-  static auto device = open_cpu_device();
+  static auto shared_device = open_cpu_device();
+  Device* device = c.device != nullptr ? c.device : shared_device.get();
   auto config = c.config;
   if (config.spatial_grid.empty()) {
     config.spatial_grid.assign(model.layers().front().output_shape.spatial.size(), 1);
@@ -104,7 +112,8 @@ inline TrainingRun train_model(Communicator& world, const ModelGraph& model,
   const auto micro_batching = c.halve_micro_batches ? halved_micro_batch_plan(*device, model, plan)
                                                     : NetworkMicroBatchPlan{};
   real::Trainer trainer(
-      model, plan, cpu_program(model, plan, c.optimizer, micro_batching, c.global_batch_norm),
+      model, plan,
+      cpu_program(model, plan, c.optimizer, micro_batching, c.global_batch_norm, c.offload),
       *device, layout, {.optimizer = c.optimizer, .learning_rate = c.learning_rate, .seed = 7});
   const real::SyntheticInput samples{.seed = 3,
                                      .dataset_samples = c.dataset_samples,
@@ -122,6 +131,7 @@ inline TrainingRun train_model(Communicator& world, const ModelGraph& model,
   }
   run.parameters = trainer.parameters();
   run.program = trainer.program();
+  run.peak_bytes = trainer.peak_bytes();
   return run;
 }
 

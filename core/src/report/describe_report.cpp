@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "micro_batching_table.hpp"
+#include "offload_table.hpp"
 #include "tessera/core/input_source.hpp"
 #include "tessera/core/layer_cost.hpp"
 #include "tessera/core/memory_estimate.hpp"
@@ -115,27 +116,29 @@ std::string layer_table(const LoadedScenario& loaded, const SweepPoint& point) {
 
 std::string memory_table(const LoadedScenario& loaded) {
   TextTable table({"point", "GPUs", "data", "spatial", "model", "mini-batch", "global",
-                   "weights+grads+opt", "activations", "transient", "workspace", "input",
-                   "total/GPU", "capacity", "fits"});
+                   "weights+grads+opt", "activations", "act. gradients", "workspace", "input",
+                   "peak/GPU", "capacity", "fits"});
   for (const auto& point : loaded.points) {
     const auto m = estimate_memory(loaded.model, point.plan,
                                    memory_inputs_of(loaded.scenario, loaded.device_capacity_bytes));
     const double parameters = m.weights_bytes + m.weight_gradients_bytes + m.optimizer_state_bytes;
     std::string fits = m.fits ? "yes" : "NO";
     if (loaded.scenario.memory.offload != OffloadPolicy::none) {
-      fits += " (offload " + to_string(m.offload_applied) + ")";
+      fits += " (offload " + to_string(m.offload.policy) +
+              (m.offload.memory_optimal_algorithms ? ", no workspace" : "") + ")";
     }
     table.add_row({std::to_string(point.index), std::to_string(point.config.gpus()),
                    std::to_string(point.config.data), grid_to_string(point.config.spatial_grid),
                    std::to_string(point.config.model_degree),
                    std::to_string(point.config.mini_batch),
                    std::to_string(point.config.global_batch()), format_bytes(parameters),
-                   format_bytes(m.kept_activations_bytes + m.offload_staging_bytes),
-                   format_bytes(m.transient_bytes), format_bytes(m.workspace_bytes),
-                   format_bytes(m.input_buffers_bytes), format_bytes(m.total_bytes),
-                   format_bytes(m.capacity_bytes), fits});
+                   format_bytes(m.activations_bytes), format_bytes(m.activation_gradients_bytes),
+                   format_bytes(m.workspace_bytes), format_bytes(m.input_buffers_bytes),
+                   format_bytes(m.total_bytes), format_bytes(m.capacity_bytes), fits});
   }
-  return "\nMemory per GPU (busiest GPU; estimated, see memory_estimate.hpp)\n" + table.render();
+  return "\nMemory per GPU (the busiest GPU's peak and what it holds then; layer-by-layer "
+         "allocation, see memory_plan.hpp)\n" +
+         table.render();
 }
 
 // Steps and epochs to the target per point: a property of the global batch, known before any
@@ -171,7 +174,11 @@ std::string describe_scenario(const LoadedScenario& loaded, const DescribeOption
     text += micro_batching_table(
         plan_network(loaded.model, loaded.points[index].plan, costs, loaded.scenario.model.dtype));
   }
-  return text + memory_table(loaded) + time_to_train_table(loaded);
+  text += memory_table(loaded);
+  const std::size_t index = std::min(options.point, loaded.points.size() - 1);
+  if (shows_offloading(loaded))
+    text += offload_table(loaded, loaded.points[index], options.profiles);
+  return text + time_to_train_table(loaded);
 }
 
 }  // namespace tessera

@@ -61,6 +61,8 @@ std::vector<std::string> row_of(const PointResult& p) {
           number(b.offload_seconds),
           number(b.idle_seconds),
           number(p.peak_memory_bytes),
+          number(p.average_memory_bytes),
+          number(p.offloaded_bytes),
           number(p.device_capacity_bytes),
           p.fits ? "true" : "false",
           to_string(p.time_provenance),
@@ -148,6 +150,8 @@ const std::vector<std::string>& results_csv_columns() {
                                                 "offload_s",
                                                 "idle_s",
                                                 "peak_memory_bytes",
+                                                "average_memory_bytes",
+                                                "offloaded_bytes",
                                                 "device_capacity_bytes",
                                                 "fits",
                                                 "time_provenance",
@@ -230,7 +234,8 @@ std::vector<PointResult> results_from_csv(const std::string& text, const std::st
       auto& b = p.breakdown;
       for (double* value : {&b.compute_seconds, &b.halo_seconds, &b.allreduce_seconds,
                             &b.other_communication_seconds, &b.io_seconds, &b.offload_seconds,
-                            &b.idle_seconds, &p.peak_memory_bytes, &p.device_capacity_bytes}) {
+                            &b.idle_seconds, &p.peak_memory_bytes, &p.average_memory_bytes,
+                            &p.offloaded_bytes, &p.device_capacity_bytes}) {
         *value = to_number(f[i++], where);
       }
       const auto& fits = f[i++];
@@ -280,6 +285,8 @@ nlohmann::json to_json(const PointResult& p) {
         {"offload", b.offload_seconds},
         {"idle", b.idle_seconds}}},
       {"peak_memory_bytes", p.peak_memory_bytes},
+      {"average_memory_bytes", p.average_memory_bytes},
+      {"offloaded_bytes", p.offloaded_bytes},
       {"device_capacity_bytes", p.device_capacity_bytes},
       {"fits", p.fits},
       {"provenance",
@@ -348,6 +355,9 @@ PointResult point_result_from_json(const nlohmann::json& entry) {
   b.offload_seconds = number(breakdown, "offload");
   b.idle_seconds = number(breakdown, "idle");
   p.peak_memory_bytes = number(entry, "peak_memory_bytes");
+  // Records written before these fields existed read as 0.
+  p.average_memory_bytes = entry.value("average_memory_bytes", 0.0);
+  p.offloaded_bytes = entry.value("offloaded_bytes", 0.0);
   p.device_capacity_bytes = number(entry, "device_capacity_bytes");
   const auto& fits = at(entry, "fits");
   if (!fits.is_boolean()) throw std::invalid_argument("fits: expected true or false");

@@ -1,23 +1,66 @@
 #include "tessera/core/timeline.hpp"
 
+#include <algorithm>
 #include <set>
 
 namespace tessera {
 
+void MemoryTimeline::change(double seconds, double bytes_delta) {
+  integral_ += in_use_ * std::max(0.0, seconds - last_seconds_);
+  last_seconds_ = std::max(last_seconds_, seconds);
+  in_use_ += bytes_delta;
+  peak_ = std::max(peak_, in_use_);
+  if (!changes_.empty() && changes_.back().first == last_seconds_) {
+    changes_.back().second = in_use_;
+  } else {
+    changes_.emplace_back(last_seconds_, in_use_);
+  }
+}
+
+void MemoryTimeline::finish(double end_seconds) {
+  integral_ += in_use_ * std::max(0.0, end_seconds - last_seconds_);
+  last_seconds_ = std::max(last_seconds_, end_seconds);
+  end_seconds_ = end_seconds;
+}
+
+double MemoryTimeline::average_bytes() const {
+  return end_seconds_ > 0 ? integral_ / end_seconds_ : in_use_;
+}
+
+std::vector<MemorySample> MemoryTimeline::samples(int gpu) const {
+  std::vector<MemorySample> samples;
+  for (const auto& [seconds, bytes] : changes_) samples.push_back({gpu, seconds, bytes});
+  return samples;
+}
+
+MemoryTimeline serial_memory_timeline(const StepProgram& program) {
+  MemoryTimeline timeline;
+  double seconds = 0;
+  for (const auto& op : program.ops) {
+    if (op.kind == StepOpKind::compute || op.kind == StepOpKind::update) seconds += op.seconds;
+    if (op.kind == StepOpKind::allocate) timeline.change(seconds, op.bytes);
+    if (op.kind == StepOpKind::release) timeline.change(seconds, -op.bytes);
+  }
+  timeline.finish(seconds);
+  return timeline;
+}
+
 nlohmann::json chrome_trace(const std::vector<TimelineEvent>& events, const std::string& scenario,
-                            std::size_t point, const std::string& backend) {
-  static const char* const tracks[] = {"compute", "communication", "input reads"};
+                            std::size_t point, const std::string& backend,
+                            const std::vector<MemorySample>& memory) {
+  static const char* const tracks[] = {"compute", "communication", "input reads", "memory copies"};
   const std::string unit = backend == "real" ? "rank " : "GPU ";
   nlohmann::json trace_events = nlohmann::json::array();
   std::set<int> gpus;
   for (const auto& event : events) gpus.insert(event.gpu);
+  for (const auto& sample : memory) gpus.insert(sample.gpu);
   for (int gpu : gpus) {
     trace_events.push_back({{"ph", "M"},
                             {"name", "process_name"},
                             {"pid", gpu},
                             {"tid", 0},
                             {"args", {{"name", unit + std::to_string(gpu)}}}});
-    for (int track = 0; track < 3; ++track) {
+    for (int track = 0; track < 4; ++track) {
       trace_events.push_back({{"ph", "M"},
                               {"name", "thread_name"},
                               {"pid", gpu},
@@ -34,6 +77,13 @@ nlohmann::json chrome_trace(const std::vector<TimelineEvent>& events, const std:
                             {"ts", event.start_seconds * 1e6},
                             {"dur", (event.end_seconds - event.start_seconds) * 1e6},
                             {"args", {{"source", to_string(event.source)}}}});
+  }
+  for (const auto& sample : memory) {
+    trace_events.push_back({{"ph", "C"},
+                            {"name", "device memory in use"},
+                            {"pid", sample.gpu},
+                            {"ts", sample.seconds * 1e6},
+                            {"args", {{"bytes", sample.bytes}}}});
   }
   return {{"traceEvents", trace_events},
           {"displayTimeUnit", "ms"},

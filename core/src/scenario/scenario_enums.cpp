@@ -34,6 +34,13 @@ const EnumTable<OffloadPolicy>& enum_table() {
 }
 
 template <>
+const EnumTable<MemoryAllocation>& enum_table() {
+  static const EnumTable<MemoryAllocation> table{{"layer_wise", MemoryAllocation::layer_wise},
+                                                 {"network_wide", MemoryAllocation::network_wide}};
+  return table;
+}
+
+template <>
 const EnumTable<DatasetFormat>& enum_table() {
   static const EnumTable<DatasetFormat> table{{"synthetic", DatasetFormat::synthetic},
                                               {"hdf5", DatasetFormat::hdf5}};
@@ -98,6 +105,9 @@ std::string to_string(MicroBatchMode value) {
   return enum_name(value);
 }
 std::string to_string(OffloadPolicy value) {
+  return enum_name(value);
+}
+std::string to_string(MemoryAllocation value) {
   return enum_name(value);
 }
 std::string to_string(DatasetFormat value) {

@@ -114,7 +114,7 @@ void parse_kernels(Scenario& s, const YamlValue& value) {
 }
 
 void parse_memory(Scenario& s, const YamlValue& value) {
-  YamlMap map(value, {"device_capacity", "offload"});
+  YamlMap map(value, {"device_capacity", "offload", "allocation"});
   if (auto capacity = map.optional("device_capacity")) {
     const double bytes = capacity->as_quantity(QuantityKind::bytes);
     if (bytes <= 0) capacity->fail("a positive size such as 16 GiB");
@@ -123,6 +123,15 @@ void parse_memory(Scenario& s, const YamlValue& value) {
   }
   if (auto offload = map.optional("offload"))
     s.memory.offload = parse_enum<OffloadPolicy>(*offload);
+  if (auto allocation = map.optional("allocation")) {
+    s.memory.allocation = parse_enum<MemoryAllocation>(*allocation);
+    if (s.memory.allocation == MemoryAllocation::network_wide &&
+        s.memory.offload != OffloadPolicy::none) {
+      allocation->fail_problem(
+          "offloading (memory.offload) moves feature maps layer by layer: it needs layer_wise "
+          "allocation, not network_wide");
+    }
+  }
 }
 
 void parse_io(Scenario& s, const YamlValue& value) {

@@ -57,7 +57,15 @@ class ProgramWriter {
         plan_(plan),
         costs_(costs),
         micro_batching_(micro_batching),
-        options_(options) {
+        options_(options),
+        memory_(plan_stage_memory(model, plan, stage,
+                                  {.dtype = options.dtype,
+                                   .optimizer = options.optimizer,
+                                   .offload = options.offload.policy,
+                                   .allocation = options.allocation,
+                                   .workspace_bytes = options.workspace_bytes,
+                                   .prefetch = options.prefetch},
+                                  options.offload)) {
     program_.stage = stage;
     program_.parameters = stage_parameters(model, plan).at(static_cast<std::size_t>(stage));
     program_.allreduce_group_size = plan.config.data * plan.config.spatial_parts();
@@ -67,6 +75,7 @@ class ProgramWriter {
     const auto& layers = model_.layers();
     const bool holds_input =
         plan_.layers.front().stage == program_.stage && options_.input_source != InputSource::none;
+    memory_events(memory_.at_start);
     if (holds_input) read_next_sample();
     for (std::size_t i = 0; i < layers.size(); ++i) {
       if (plan_.layers[i].stage == program_.stage) forward(i);
@@ -343,7 +352,58 @@ class ProgramWriter {
     }
   }
 
+  // The memory plan's events at one moment of a layer's pass, as ops.
+  void memory_events(const std::vector<MemoryEvent>& events) {
+    for (const auto& event : events) {
+      const auto& name = event.tensor < model_.layers().size() ? layer_of(event.tensor).name
+                                                               : std::string("the stage");
+      StepOp op{.category = OpCategory::offload,
+                .layer = event.tensor,
+                .bytes = event.bytes,
+                .memory = event.use};
+      switch (event.kind) {
+        case MemoryEventKind::allocate:
+          op.kind = StepOpKind::allocate;
+          op.label = "allocate " + to_string(event.use) + " (" + name + ")";
+          break;
+        case MemoryEventKind::release:
+          op.kind = StepOpKind::release;
+          op.label = "release " + to_string(event.use) + " (" + name + ")";
+          break;
+        case MemoryEventKind::offload_start:
+          op.kind = StepOpKind::offload_start;
+          op.label = "offload " + name + " to host";
+          break;
+        case MemoryEventKind::offload_wait:
+          op.kind = StepOpKind::offload_wait;
+          op.label = "wait for the offload of " + name;
+          break;
+        case MemoryEventKind::prefetch_start:
+          op.kind = StepOpKind::prefetch_start;
+          op.label = "prefetch " + name + " from host";
+          break;
+        case MemoryEventKind::prefetch_wait:
+          op.kind = StepOpKind::prefetch_wait;
+          op.label = "wait for the prefetch of " + name;
+          break;
+      }
+      add(std::move(op));
+    }
+  }
+
   void forward(std::size_t i) {
+    memory_events(memory_.at(i, MemoryMoment::before_forward));
+    forward_pass(i);
+    memory_events(memory_.at(i, MemoryMoment::after_forward));
+  }
+
+  void backward(std::size_t i) {
+    memory_events(memory_.at(i, MemoryMoment::before_backward));
+    backward_pass(i);
+    memory_events(memory_.at(i, MemoryMoment::after_backward));
+  }
+
+  void forward_pass(std::size_t i) {
     stage_transfers(i, true);
     redistribute(i, Direction::forward);
     if (layer_of(i).kind != LayerKind::input) {
@@ -358,7 +418,7 @@ class ProgramWriter {
     stage_outputs(i, true);
   }
 
-  void backward(std::size_t i) {
+  void backward_pass(std::size_t i) {
     const auto& layer = model_.layers()[i];
     stage_outputs(i, false);
     // A layer reading only the samples computes no input gradient (nobody needs it).
@@ -410,6 +470,7 @@ class ProgramWriter {
   const ComputeCostModel& costs_;
   const NetworkMicroBatchPlan& micro_batching_;
   const StepOptions& options_;
+  const StageMemoryPlan memory_;
   StepProgram program_;
   GradientBucket bucket_;
   int next_exchange_ = 0;
@@ -438,10 +499,11 @@ std::string to_string(OpCategory category) {
 }
 
 std::string to_string(StepOpKind kind) {
-  static const char* const names[] = {"compute",         "halo_start",         "halo_wait",
-                                      "group_allreduce", "group_alltoall",     "stage_send",
-                                      "stage_recv",      "gradient_allreduce", "gradient_wait",
-                                      "read_start",      "read_wait",          "update"};
+  static const char* const names[] = {
+      "compute",      "halo_start",     "halo_wait",          "group_allreduce", "group_alltoall",
+      "stage_send",   "stage_recv",     "gradient_allreduce", "gradient_wait",   "read_start",
+      "read_wait",    "update",         "allocate",           "release",         "offload_start",
+      "offload_wait", "prefetch_start", "prefetch_wait"};
   return names[static_cast<int>(kind)];
 }
 
@@ -450,8 +512,15 @@ std::string to_string(StepPart part) {
   return names[static_cast<int>(part)];
 }
 
+MicroBatchingSection micro_batching_under(const Scenario& scenario,
+                                          const OffloadDecision& offload) {
+  auto settings = scenario.micro_batching;
+  if (offload.memory_optimal_algorithms) settings.workspace_limit_bytes = 0;
+  return settings;
+}
+
 StepOptions step_options_of(const Scenario& scenario, bool overlaps_communication,
-                            InputSource input_source) {
+                            InputSource input_source, const OffloadDecision& offload) {
   return {.dtype = scenario.model.dtype,
           .optimizer = scenario.model.optimizer,
           .gradient_bucket_bytes = scenario.sim.gradient_bucket_bytes,
@@ -460,7 +529,10 @@ StepOptions step_options_of(const Scenario& scenario, bool overlaps_communicatio
           .read_sub_volume = scenario.io.read_sub_volume,
           .overlap_gradient_allreduce = overlaps_communication,
           .batch_norm_over_replicas =
-              scenario.parallelism.batch_norm_statistics == BatchNormStatistics::global};
+              scenario.parallelism.batch_norm_statistics == BatchNormStatistics::global,
+          .offload = offload,
+          .allocation = scenario.memory.allocation,
+          .workspace_bytes = micro_batching_under(scenario, offload).workspace_limit_bytes};
 }
 
 std::vector<StepProgram> build_step_programs(const ModelGraph& model, const ShardPlan& plan,

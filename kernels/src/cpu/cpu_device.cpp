@@ -25,7 +25,7 @@ class HostMemory final : public DeviceMemory {
   HostMemory& operator=(const HostMemory&) = delete;
   ~HostMemory() override {
     std::free(data_);
-    accounting_->in_use_bytes -= bytes_;
+    if (accounting_) accounting_->in_use_bytes -= bytes_;
   }
   float* data() override { return data_; }
   std::size_t bytes() const override { return bytes_; }
@@ -67,11 +67,29 @@ std::unique_ptr<DeviceMemory> CpuDevice::allocate(std::size_t bytes) {
       alignment_bytes, (bytes + alignment_bytes - 1) / alignment_bytes * alignment_bytes);
   auto* data = static_cast<float*>(std::aligned_alloc(alignment_bytes, rounded_bytes));
   if (data == nullptr) refuse();
+  const std::size_t now = before + bytes;
+  for (std::size_t peak = accounting_->peak_bytes.load();
+       now > peak && !accounting_->peak_bytes.compare_exchange_weak(peak, now);) {
+  }
   return std::make_unique<HostMemory>(data, bytes, accounting_);
 }
 
 std::unique_ptr<DeviceMemory> CpuDevice::allocate_pinned_host(std::size_t bytes) {
-  return allocate(bytes);  // host memory is what a CPU computes on
+  // Host memory beside what the device may hold: outside the capacity (memory.device_capacity
+  // stands for a GPU's memory, and offloaded feature maps leave it).
+  const std::size_t rounded_bytes = std::max<std::size_t>(
+      alignment_bytes, (bytes + alignment_bytes - 1) / alignment_bytes * alignment_bytes);
+  auto* data = static_cast<float*>(std::aligned_alloc(alignment_bytes, rounded_bytes));
+  if (data == nullptr) throw std::bad_alloc();
+  return std::make_unique<HostMemory>(data, bytes, nullptr);
+}
+
+void CpuDevice::copy_to_host_async(const float* device, float* host, std::size_t floats) {
+  copy_on_device(device, host, floats);
+}
+
+void CpuDevice::copy_to_device_async(const float* host, float* device, std::size_t floats) {
+  copy_on_device(host, device, floats);
 }
 
 void CpuDevice::copy_to_device(const float* host, float* device, std::size_t floats) {

@@ -26,18 +26,26 @@ class CpuDevice final : public Device {
   void copy_to_device(const float* host, float* device, std::size_t floats) override;
   void copy_to_host(const float* device, float* host, std::size_t floats) override;
   void copy_on_device(const float* from, float* to, std::size_t floats) override;
+  void copy_to_host_async(const float* device, float* host, std::size_t floats) override;
+  void copy_to_device_async(const float* host, float* device, std::size_t floats) override;
+  void wait_for_copies() override {}
+  double bytes_in_use() override { return static_cast<double>(accounting_->in_use_bytes.load()); }
+  double peak_bytes_in_use() override {
+    return static_cast<double>(accounting_->peak_bytes.load());
+  }
+  void reset_peak_bytes_in_use() override {
+    accounting_->peak_bytes = accounting_->in_use_bytes.load();
+  }
   void fill(float* device, std::size_t floats, float value) override;
   void synchronize() override;
   double time_seconds(const std::function<void()>& work) override;
   ConvolutionKernels& convolutions() override { return convolutions_; }
   LayerKernels& layers() override { return layers_; }
 
-  // Bytes of the allocations alive now.
-  std::size_t bytes_in_use() const { return accounting_->in_use_bytes.load(); }
-
   // Shared with every allocation so that memory outliving the device still frees cleanly.
   struct Accounting {
     std::atomic<std::size_t> in_use_bytes{0};
+    std::atomic<std::size_t> peak_bytes{0};
     std::size_t capacity_bytes = 0;
   };
 

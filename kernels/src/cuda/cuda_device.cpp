@@ -68,6 +68,38 @@ class CudaDevice final : public Device {
     copy_on_copy_stream(host, device, floats, cudaMemcpyDeviceToHost);
   }
 
+  void copy_to_host_async(const float* device, float* host, std::size_t floats) override {
+    copy_on_copy_stream_async(host, device, floats, cudaMemcpyDeviceToHost);
+  }
+
+  void copy_to_device_async(const float* host, float* device, std::size_t floats) override {
+    copy_on_copy_stream_async(device, host, floats, cudaMemcpyHostToDevice);
+  }
+
+  double bytes_in_use() override {
+    context_.make_current();
+    std::size_t free_bytes = 0, total_bytes = 0;
+    TESSERA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const auto used = static_cast<double>(total_bytes - free_bytes);
+    peak_bytes_ = std::max(peak_bytes_, used);
+    return used;
+  }
+
+  double peak_bytes_in_use() override {
+    bytes_in_use();
+    return peak_bytes_;
+  }
+
+  void reset_peak_bytes_in_use() override {
+    peak_bytes_ = 0;
+    bytes_in_use();
+  }
+
+  void wait_for_copies() override {
+    context_.make_current();
+    TESSERA_CUDA_CHECK(cudaStreamSynchronize(context_.copy_stream()));
+  }
+
   void copy_on_device(const float* from, float* to, std::size_t floats) override {
     if (floats == 0) return;
     context_.make_current();
@@ -108,17 +140,24 @@ class CudaDevice final : public Device {
   // its own again afterwards) and start after every kernel issued so far, which may produce or
   // still read the device side.
   void copy_on_copy_stream(void* to, const void* from, std::size_t floats, cudaMemcpyKind kind) {
+    copy_on_copy_stream_async(to, from, floats, kind);
+    TESSERA_CUDA_CHECK(cudaStreamSynchronize(context_.copy_stream()));
+  }
+
+  // Pinned host memory on the host side: the copy engine runs beside the compute stream.
+  void copy_on_copy_stream_async(void* to, const void* from, std::size_t floats,
+                                 cudaMemcpyKind kind) {
     if (floats == 0) return;
     context_.make_current();
     TESSERA_CUDA_CHECK(cudaEventRecord(copy_after_compute_.get(), context_.compute_stream()));
     TESSERA_CUDA_CHECK(cudaStreamWaitEvent(context_.copy_stream(), copy_after_compute_.get(), 0));
     TESSERA_CUDA_CHECK(
         cudaMemcpyAsync(to, from, floats * sizeof(float), kind, context_.copy_stream()));
-    TESSERA_CUDA_CHECK(cudaStreamSynchronize(context_.copy_stream()));
   }
 
   CudaContext context_;
   DeviceInfo info_;
+  double peak_bytes_ = 0;
   CudaEvent copy_after_compute_;
   CudnnConvolutions convolutions_;
   CudaLayerKernels layers_;

@@ -6,6 +6,7 @@
 
 #include "execution_context.hpp"
 #include "pointwise_executors.hpp"
+#include "tessera/core/layer_cost.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
 
 namespace tessera::kernels::real {
@@ -21,21 +22,31 @@ class NoOp : public LayerExecutor {
   void forward(StepPart) override {}
 };
 
+// Backward reads what core says the layer keeps (layer_cost.hpp's backward_needs): a ReLU its
+// output, whose sign is its input's (the input may be gone by then, memory_plan.hpp), a leaky
+// ReLU its input.
 class LeakyRelu : public LayerExecutor {
  public:
-  LeakyRelu(std::string name, float slope, std::int64_t floats, ExecutionContext& context)
-      : LayerExecutor(std::move(name)), slope_(slope), floats_(floats), context_(context) {}
+  LeakyRelu(std::string name, float slope, std::int64_t floats, bool reads_output,
+            ExecutionContext& context)
+      : LayerExecutor(std::move(name)),
+        slope_(slope),
+        floats_(floats),
+        reads_output_(reads_output),
+        context_(context) {}
   void forward(StepPart) override {
     kernels_of(context_).leaky_relu_forward(floats_, slope_, t_.x[0], t_.y);
   }
   void backward_data(StepPart) override {
-    if (t_.dx[0] != nullptr)
-      kernels_of(context_).leaky_relu_backward(floats_, slope_, t_.x[0], t_.dy, t_.dx[0]);
+    if (t_.dx[0] == nullptr) return;
+    kernels_of(context_).leaky_relu_backward(floats_, slope_, reads_output_ ? t_.y : t_.x[0], t_.dy,
+                                             t_.dx[0]);
   }
 
  private:
   float slope_;
   std::int64_t floats_;
+  bool reads_output_;
   ExecutionContext& context_;
 };
 
@@ -345,11 +356,14 @@ std::unique_ptr<LayerExecutor> make_pointwise_executor(const ResolvedLayer& laye
     case LayerKind::input:
       return std::make_unique<NoOp>(name);
     case LayerKind::relu:
-      return std::make_unique<LeakyRelu>(name, 0.0F, shapes.output_floats, context);
-    case LayerKind::leaky_relu:
-      return std::make_unique<LeakyRelu>(
-          name, static_cast<float>(std::get<LeakyReluParams>(layer.layer.params).negative_slope),
-          shapes.output_floats, context);
+    case LayerKind::leaky_relu: {
+      const float slope =
+          layer.layer.kind == LayerKind::relu
+              ? 0.0F
+              : static_cast<float>(std::get<LeakyReluParams>(layer.layer.params).negative_slope);
+      return std::make_unique<LeakyRelu>(name, slope, shapes.output_floats,
+                                         backward_needs(layer.layer).output, context);
+    }
     case LayerKind::dropout:
       return std::make_unique<Dropout>(
           name, index,

@@ -38,6 +38,13 @@ ExecutedOp expected_execution(const StepOp& op) {
     case StepOpKind::read_wait:
     case StepOpKind::update:
       return {.kind = op.kind};
+    case StepOpKind::allocate:
+    case StepOpKind::release:
+    case StepOpKind::offload_start:
+    case StepOpKind::offload_wait:
+    case StepOpKind::prefetch_start:
+    case StepOpKind::prefetch_wait:
+      return {.kind = op.kind, .layer = op.layer};
   }
   return {.kind = op.kind};
 }
@@ -181,6 +188,26 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
       parameters.optimizer_step(learning_rate_, context_.step + 1, context_);
       context_.device.synchronize();
       break;
+    case StepOpKind::allocate:
+    case StepOpKind::release: {
+      const double change = tensors_.apply_memory_op(op);
+      if (change != 0) report.memory.change(since_step_start(Clock::now()), change);
+      context_.record(expected_execution(op));
+      // Bookkeeping: its time is left to idle, not to a category.
+      return;
+    }
+    case StepOpKind::offload_start:
+    case StepOpKind::prefetch_start:
+      if (copies_started_ < 0) copies_started_ = since_step_start(begin);
+      tensors_.apply_memory_op(op);
+      if (op.kind == StepOpKind::offload_start) report.offloaded_bytes += op.bytes;
+      context_.record(expected_execution(op));
+      break;
+    case StepOpKind::offload_wait:
+    case StepOpKind::prefetch_wait:
+      context_.device.wait_for_copies();
+      context_.record(expected_execution(op));
+      break;
   }
   if (ends_pass_[index]) {
     tensors_.layer(op.layer).executor->end_pass(pass_of(op.direction));
@@ -232,6 +259,16 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
       bucket_posted_[bucket] = 0;
     }
   }
+  // The memory stream's copies, from the first one started to the wait that completed them (at
+  // most that long).
+  if ((op.kind == StepOpKind::offload_wait || op.kind == StepOpKind::prefetch_wait) &&
+      copies_started_ >= 0) {
+    report.timeline.push_back(
+        {rank_, TimelineTrack::memory_copies,
+         op.kind == StepOpKind::offload_wait ? "offload to host" : "prefetch from host",
+         OpCategory::offload, copies_started_, end_s, Provenance::measured});
+    copies_started_ = -1;
+  }
   if (op.kind == StepOpKind::read_wait) {
     report.timeline.push_back({rank_, TimelineTrack::input_reads, "input read", OpCategory::io,
                                prefetches_ ? read_started_ : start_s, end_s, Provenance::measured});
@@ -260,10 +297,11 @@ StepReport ProgramPlayer::play(StepInputSource& source) {
   context_.executed.clear();
   context_.first_sample =
       context_.step * layout.replicas * first.shapes.batch + layout.replica * first.shapes.batch;
-  tensors_.clear_accumulated_gradients();
   step_start_ = Clock::now();
+  report.memory.change(0, context_.device.bytes_in_use());  // what stays for the whole run
   for (std::size_t i = 0; i < program_.ops.size(); ++i) run(i, source, report);
   report.step_seconds = since_step_start(Clock::now());
+  report.memory.finish(report.step_seconds);
   report.breakdown.idle_seconds = std::max(0.0, report.step_seconds - report.breakdown.total());
   report.executed = context_.executed;
   return report;

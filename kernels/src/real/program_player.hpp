@@ -41,6 +41,7 @@ class ProgramPlayer {
   Clock::time_point step_start_;
   std::vector<double> bucket_posted_;  // seconds from the step's start, per bucket
   double read_started_ = 0;
+  double copies_started_ = -1;  // seconds from the step's start of the first unwaited copy
 };
 
 }  // namespace tessera::kernels::real

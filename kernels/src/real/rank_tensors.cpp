@@ -30,6 +30,7 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
                          ExecutionContext& context, Optimizer optimizer, std::uint64_t seed)
     : context_(context) {
   auto& device = context.device;
+  device.reset_peak_bytes_in_use();  // the trainer's peak, from here
   auto& layout = context.layout;
   const auto& graph = model.layers();
   const auto targets = target_layout(model);  // throws for a model without a loss
@@ -45,8 +46,12 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
   }
   dense_samples_ = dense;
   layers_.resize(graph.size());
+  consumers_.resize(graph.size());
   for (std::size_t i = 0; i < graph.size(); ++i) {
-    for (std::size_t producer : graph[i].input_indices) ++layers_[producer].consumer_edges;
+    for (std::size_t producer : graph[i].input_indices) {
+      ++layers_[producer].consumer_edges;
+      consumers_[producer].push_back(i);
+    }
   }
   std::vector<std::int64_t> parameter_floats(graph.size(), 0);
   for (std::size_t i = 0; i < graph.size(); ++i) {
@@ -89,28 +94,12 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
       state.inputs.push_back(std::move(link));
     }
     state.executor = make_layer_executor(layer, i, split, state.shapes, program, context);
-    state.output = allocate(state.shapes.output_floats);
-    state.gradient = allocate(state.shapes.output_floats);
+    // The samples stay: the loader fills them between steps. Every other output comes and goes
+    // with the program's memory ops.
+    if (state.is_input) state.output = allocate(state.shapes.output_floats);
     parameter_floats[i] = state.executor->parameter_floats();
   }
-  // Every tensor exists: bind each executor's inputs, output and gradients.
-  for (auto& state : layers_) {
-    LayerTensors tensors{.y = state.output->data(), .dy = state.gradient->data()};
-    for (auto& link : state.inputs) {
-      auto& producer = layers_[link.producer];
-      const bool wanted = !producer.is_input;  // no gradient for the input samples
-      if (link.gather) {
-        tensors.x.push_back(link.whole->data());
-        tensors.dx.push_back(wanted ? link.whole_gradient->data() : nullptr);
-      } else {
-        tensors.x.push_back(producer.output->data());
-        tensors.dx.push_back(!wanted        ? nullptr
-                             : link.scratch ? link.scratch->data()
-                                            : producer.gradient->data());
-      }
-    }
-    state.executor->bind_tensors(std::move(tensors));
-  }
+  for (std::size_t i = 0; i < graph.size(); ++i) bind(i);
   // The targets of the samples this rank's losses see: per sample the regressed values, one
   // label, or the labels of the loss's voxels here (its planes where it is split).
   for (std::size_t i = 0; i < graph.size(); ++i) {
@@ -133,12 +122,85 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
   }
 }
 
-void RankTensors::clear_accumulated_gradients() {
-  for (auto& state : layers_) {
-    if (state.consumer_edges > 1) {
-      context_.device.fill(state.gradient->data(),
-                           static_cast<std::size_t>(state.shapes.output_floats), 0);
+namespace {
+
+float* data_of(const std::unique_ptr<DeviceMemory>& memory) {
+  return memory ? memory->data() : nullptr;
+}
+
+}  // namespace
+
+void RankTensors::bind(std::size_t i) {
+  auto& state = layers_[i];
+  LayerTensors tensors{.y = data_of(state.output), .dy = data_of(state.gradient)};
+  for (auto& link : state.inputs) {
+    auto& producer = layers_[link.producer];
+    const bool wanted = !producer.is_input;  // no gradient for the input samples
+    if (link.gather) {
+      tensors.x.push_back(link.whole->data());
+      tensors.dx.push_back(wanted ? link.whole_gradient->data() : nullptr);
+    } else {
+      tensors.x.push_back(data_of(producer.output));
+      tensors.dx.push_back(!wanted        ? nullptr
+                           : link.scratch ? link.scratch->data()
+                                          : data_of(producer.gradient));
     }
+  }
+  state.executor->bind_tensors(std::move(tensors));
+}
+
+void RankTensors::bind_around(std::size_t tensor) {
+  bind(tensor);
+  for (auto consumer : consumers_[tensor]) bind(consumer);
+}
+
+double RankTensors::apply_memory_op(const StepOp& op) {
+  const bool output = op.memory == MemoryUse::activations;
+  const bool gradient = op.memory == MemoryUse::activation_gradients;
+  if (op.layer >= layers_.size() || (!output && !gradient)) return 0;
+  auto& state = layers_[op.layer];
+  auto& memory = output ? state.output : state.gradient;
+  auto& device = context_.device;
+  const double before = device.bytes_in_use();
+  switch (op.kind) {
+    case StepOpKind::allocate:
+      // The samples stay allocated (the loader writes them between steps).
+      if (output && state.is_input) return 0;
+      if (memory) throw std::logic_error("the step program allocates " + state.name + " twice");
+      memory = device.allocate(
+          static_cast<std::size_t>(std::max<std::int64_t>(state.shapes.output_floats, 1)) *
+          sizeof(float));
+      // Several consumers add their input gradients into it.
+      if (gradient && state.consumer_edges > 1) {
+        context_.device.fill(memory->data(), memory->floats(), 0);
+      }
+      bind_around(op.layer);
+      break;
+    case StepOpKind::release:
+      if (output && state.is_input) return 0;
+      memory.reset();
+      bind_around(op.layer);
+      break;
+    case StepOpKind::offload_start:
+      if (!state.host_copy) {
+        state.host_copy = context_.device.allocate_pinned_host(state.output->bytes());
+      }
+      context_.device.copy_to_host_async(state.output->data(), state.host_copy->data(),
+                                         state.output->floats());
+      break;
+    case StepOpKind::prefetch_start:
+      context_.device.copy_to_device_async(state.host_copy->data(), state.output->data(),
+                                           state.output->floats());
+      break;
+    default:
+      break;
+  }
+  return device.bytes_in_use() - before;
+}
+
+void RankTensors::rehearse(const StepProgram& program) {
+  for (const auto& op : program.ops) {
+    if (op.kind == StepOpKind::allocate || op.kind == StepOpKind::release) apply_memory_op(op);
   }
 }
 

@@ -3,6 +3,12 @@
 // executor with its tensors bound, and how it reads each input: straight from the producer, or
 // through the redistribution where the producer is split over the spatial group and the layer
 // is not. Also the targets buffer and the parameters, laid out as the program's buckets.
+//
+// Layer outputs and their gradients come and go as the step program's memory ops say (the memory
+// plan of memory_plan.hpp: vDNN's layer-by-layer allocation, and its copies to and from pinned
+// host memory); the executors are rebound whenever a tensor they use moves. The parameters, their
+// optimizer state, the input samples (the input layer's output, which the loader fills between
+// steps), the targets and the executors' own buffers stay for the whole run.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -27,8 +33,9 @@ struct InputLink {
 
 struct LayerState {
   std::unique_ptr<LayerExecutor> executor;
-  std::unique_ptr<DeviceMemory> output;
-  std::unique_ptr<DeviceMemory> gradient;  // of the output
+  std::unique_ptr<DeviceMemory> output;     // while the program holds it
+  std::unique_ptr<DeviceMemory> gradient;   // of the output, likewise
+  std::unique_ptr<DeviceMemory> host_copy;  // pinned host memory, once offloaded
   std::vector<InputLink> inputs;
   LocalShapes shapes;
   std::string name;
@@ -52,16 +59,23 @@ class RankTensors {
   std::int64_t targets_per_sample() const { return targets_per_sample_; }
   const SpatialBox& input_box() const { return input_box_; }
   KeptSamples dense_samples() const { return dense_samples_; }
-  double allocated_bytes() const { return allocated_; }
-
-  // Zeroes the gradients that several consumers add into (before a step's backward).
-  void clear_accumulated_gradients();
+  // The program's memory ops: an allocate or release of a layer's output or its gradient (other
+  // uses stay allocated for the run); an offload or prefetch starts the copy on the device's
+  // memory stream (Device::wait_for_copies completes it). Returns the change in the device's
+  // bytes in use.
+  double apply_memory_op(const StepOp& op);
+  // Walks the program's allocations once, running nothing, so that tensors too large for the
+  // device fail here (OutOfDeviceMemory) and not inside a step, where other ranks would wait.
+  void rehearse(const StepProgram& program);
   // After layer i's backward: the input gradients computed into scratch buffers added into their
   // producers' gradients.
   void accumulate_input_gradients(std::size_t i);
 
  private:
   std::unique_ptr<DeviceMemory> allocate(std::int64_t floats);
+  // Binds layer i's executor to the tensors it uses as they are now (null where not held).
+  void bind(std::size_t i);
+  void bind_around(std::size_t tensor);  // the tensor's producer and consumers
 
   ExecutionContext& context_;
   std::vector<LayerState> layers_;
@@ -71,7 +85,8 @@ class RankTensors {
   KeptSamples dense_samples_;  // of the replica's mini-batch, the ones the dense part runs here
   KeptSamples target_samples_;
   std::int64_t targets_per_sample_ = 0;
-  double allocated_ = 0;
+  std::vector<std::vector<std::size_t>> consumers_;
+  double allocated_ = 0;  // for the whole run
 };
 
 }  // namespace tessera::kernels::real

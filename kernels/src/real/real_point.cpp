@@ -201,25 +201,40 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   // another), and recorded as the plan that ran.
   auto roofline = roofline_of(loaded.cluster.gpu);
   roofline.device = device->info().name;
-  const ComputeCostModel costs(roofline, profiles, scenario.micro_batching);
-  const auto micro_batching = plan_network(loaded.model, point.plan, costs, scenario.model.dtype);
-  result.micro_batching = to_json(micro_batching);
   // The program the simulator would play for this device: a GPU all-reduces beside compute, a
   // CPU rank holds its compute up for it (every bucket waited for where it is queued).
   const auto input_plan = plan_input(loaded, config.gpus());
   const bool overlaps = device->info().kind == "cuda";
-  auto programs = build_step_programs(loaded.model, point.plan, costs,
-                                      step_options_of(scenario, overlaps, input_plan.later_epochs),
-                                      micro_batching);
   Outcome outcome = Outcome::ok;
   std::string problem;
   std::unique_ptr<Trainer> trainer;
   std::unique_ptr<StepInputSource> source;
   std::optional<InputError> bad_input;
+  OffloadDecision offload;
   try {
-    trainer =
-        std::make_unique<Trainer>(loaded.model, point.plan, std::move(programs.at(0)), *device,
-                                  layout, TrainerOptions{.optimizer = scenario.model.optimizer});
+    // The offload policy: dyn tries no offloading, conv, all, then all with the memory-optimal
+    // algorithms, and keeps the first whose tensors this device holds (as vDNN decides, at run
+    // time: what the device holds is measured, not estimated).
+    const auto candidates = offload_candidates(scenario.memory.offload);
+    for (std::size_t c = 0; c < candidates.size() && !trainer; ++c) {
+      offload = candidates[c];
+      const ComputeCostModel costs(roofline, profiles, micro_batching_under(scenario, offload));
+      const auto micro_batching =
+          plan_network(loaded.model, point.plan, costs, scenario.model.dtype);
+      result.micro_batching = to_json(micro_batching);
+      auto programs = build_step_programs(
+          loaded.model, point.plan, costs,
+          step_options_of(scenario, overlaps, input_plan.later_epochs, offload), micro_batching);
+      try {
+        trainer = std::make_unique<Trainer>(
+            loaded.model, point.plan, std::move(programs.at(0)), *device, layout,
+            TrainerOptions{.optimizer = scenario.model.optimizer,
+                           .workspace_limit_bytes =
+                               micro_batching_under(scenario, offload).workspace_limit_bytes});
+      } catch (const OutOfDeviceMemory&) {
+        if (c + 1 == candidates.size()) throw;
+      }
+    }
     const InputPlacement placement{.replica = layout.replica,
                                    .mini_batch = config.mini_batch,
                                    .global_batch = config.global_batch(),
@@ -288,9 +303,16 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
       static_cast<int>(std::max_element(steps.begin(), steps.end()) - steps.begin());
   // The busiest rank's breakdown and layer times: its breakdown's six figures, then the layers'.
   const auto& b = measurement.typical.breakdown;
-  std::vector<double> figures{b.compute_seconds,   b.halo_seconds,
-                              b.allreduce_seconds, b.other_communication_seconds,
-                              b.io_seconds,        b.idle_seconds};
+  std::vector<double> figures{b.compute_seconds,
+                              b.halo_seconds,
+                              b.allreduce_seconds,
+                              b.other_communication_seconds,
+                              b.io_seconds,
+                              b.offload_seconds,
+                              b.idle_seconds,
+                              measurement.typical.memory.average_bytes(),
+                              measurement.typical.offloaded_bytes};
+  constexpr std::size_t kFigures = 9;
   for (const auto& time : measurement.typical.layer_compute) figures.push_back(time.seconds);
   figures.push_back(static_cast<double>(measurement.typical_step));
   figures = values_of_rank(ranks, busiest, std::move(figures));
@@ -311,12 +333,15 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                       .allreduce_seconds = figures[2],
                       .other_communication_seconds = figures[3],
                       .io_seconds = figures[4],
-                      .idle_seconds = figures[5]};
+                      .offload_seconds = figures[5],
+                      .idle_seconds = figures[6]};
+  result.average_memory_bytes = figures[7];
+  result.offloaded_bytes = figures[8];
   result.layer_compute = measurement.typical.layer_compute;
   for (std::size_t i = 0; i < result.layer_compute.size(); ++i) {
-    result.layer_compute[i].seconds = figures[6 + i];
+    result.layer_compute[i].seconds = figures[kFigures + i];
   }
-  const auto memory = gather_values(ranks, trainer->allocated_bytes());
+  const auto memory = gather_values(ranks, trainer->peak_bytes());
   result.peak_memory_bytes = *std::max_element(memory.begin(), memory.end());
   result.samples_per_second = result.step_seconds > 0
                                   ? static_cast<double>(config.global_batch()) / result.step_seconds
@@ -336,17 +361,25 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                           : "the cores shared by the point's ranks on this machine") +
                      ")"
                : std::string()) +
-      "; memory: tensors, parameters and optimizer state the trainer allocated";
+      "; memory: the most the trainer held at once (tensors, parameters, optimizer state; "
+      "outputs and gradients allocated and released layer by layer)";
   if (profiles == nullptr) {
     result.note +=
-        "; convolutions undivided as the library itself chooses them (oneDNN: its automatic "
-        "implementation on its preferred layouts; cuDNN: its first heuristic; no --profiles)";
+        "; convolutions undivided as the library itself chooses them within the workspace "
+        "limit (oneDNN: its automatic implementation on its preferred layouts; cuDNN: its "
+        "first heuristic; no --profiles)";
   } else if (point.config.spatial_parts() > 1) {
     result.note +=
         "; convolutions run as the micro-batching plan from the profiles (split layers on their "
         "haloed windows where the planned algorithms take them)";
   } else {
     result.note += "; convolutions run as the micro-batching plan from the profiles";
+  }
+  if (offload.policy != OffloadPolicy::none || scenario.memory.offload != OffloadPolicy::none) {
+    result.note += "; offload " + to_string(scenario.memory.offload) +
+                   " (applied: " + to_string(offload.policy) +
+                   (offload.memory_optimal_algorithms ? ", no workspace" : "") + "), " +
+                   format_bytes(result.offloaded_bytes) + " to host and back per step";
   }
   if (loaded.scenario.model.dtype != DType::float32) {
     result.note += "; computed in float32 (model.dtype " + to_string(loaded.scenario.model.dtype) +

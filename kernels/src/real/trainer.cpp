@@ -24,6 +24,10 @@ struct Trainer::State {
                options.learning_rate > 0 ? options.learning_rate
                                          : default_learning_rate(options.optimizer)) {
     context.seed = options.seed;  // dropout masks
+    if (options.workspace_limit_bytes) {
+      context.convolution_workspace->limit_to(*options.workspace_limit_bytes);
+    }
+    tensors.rehearse(program);
   }
 
   StepProgram program;
@@ -44,8 +48,8 @@ std::vector<std::int64_t> Trainer::input_first() const {
 std::vector<std::int64_t> Trainer::input_count() const {
   return state_->tensors.input_box().count;
 }
-double Trainer::allocated_bytes() const {
-  return state_->tensors.allocated_bytes();
+double Trainer::peak_bytes() const {
+  return state_->context.device.peak_bytes_in_use();
 }
 std::vector<float> Trainer::parameters() const {
   return state_->tensors.parameters().host_weights();

@@ -109,11 +109,27 @@ AllreduceAlgorithm StepPlayer::algorithm_for(const CollectiveContext& context,
   return chosen_[key] = choose_allreduce(context, members, bytes);
 }
 
+std::vector<MemorySample> StepPlayer::memory_samples() const {
+  std::vector<MemorySample> samples;
+  for (int gpu : settings_.traced_gpus) {
+    if (gpu >= static_cast<int>(times_.size())) continue;
+    const auto mine = times_[static_cast<std::size_t>(gpu)].memory.samples(gpu);
+    samples.insert(samples.end(), mine.begin(), mine.end());
+  }
+  return samples;
+}
+
 void StepPlayer::play_gpu(int rank) {
   const auto& program = programs_[static_cast<std::size_t>(layout_.stage_of(rank))];
   auto& streams = *streams_[static_cast<std::size_t>(rank)];
   std::map<int, std::vector<simgrid::s4u::CommPtr>> halos;
   simgrid::s4u::CommPtr input_read;
+  // vDNN's memory stream: copies over the GPU's PCIe link to and from its node's host memory
+  // (the link the input pipeline's copies take too), waited for at the layer's end.
+  std::vector<std::pair<simgrid::s4u::CommPtr, std::string>> copies;
+  auto* host_memory = host_copies_played()
+                          ? platform_.node_hosts[static_cast<std::size_t>(platform_.node_of(rank))]
+                          : nullptr;
   int queued_buckets = 0;
   const CollectiveContext group_context{fabric_, platform_.gpus_per_node, kGroupChannel,
                                         settings_.granularity};
@@ -128,6 +144,12 @@ void StepPlayer::play_gpu(int rank) {
   auto& times = times_[static_cast<std::size_t>(rank)];
   const bool traced = settings_.traced_gpus.count(rank) > 0;
   for (const auto& op : program.ops) {
+    if (op.kind == StepOpKind::allocate || op.kind == StepOpKind::release) {
+      // In program order: after the compute queued so far.
+      times.memory.change(now() + queued_compute,
+                          op.kind == StepOpKind::allocate ? op.bytes : -op.bytes);
+      continue;
+    }
     if (op.kind == StepOpKind::compute || op.kind == StepOpKind::update) {
       const double start = now() + queued_compute;
       queued_compute += op.seconds;
@@ -143,6 +165,30 @@ void StepPlayer::play_gpu(int rank) {
     switch (op.kind) {
       case StepOpKind::compute:
       case StepOpKind::update:
+      case StepOpKind::allocate:
+      case StepOpKind::release:
+        break;
+      case StepOpKind::offload_start:
+      case StepOpKind::prefetch_start: {
+        if (!host_memory) break;
+        auto* gpu = fabric_.host(rank);
+        const auto bytes = static_cast<std::uint64_t>(op.bytes);
+        copies.emplace_back(op.kind == StepOpKind::offload_start
+                                ? simgrid::s4u::Comm::sendto_async(gpu, host_memory, bytes)
+                                : simgrid::s4u::Comm::sendto_async(host_memory, gpu, bytes),
+                            op.label);
+        break;
+      }
+      case StepOpKind::offload_wait:
+      case StepOpKind::prefetch_wait:
+        for (auto& [copy, label] : copies) {
+          copy->wait();
+          if (traced) {
+            events_.push_back({rank, TimelineTrack::memory_copies, label, OpCategory::offload,
+                               copy->get_start_time(), copy->get_finish_time()});
+          }
+        }
+        copies.clear();
         break;
       case StepOpKind::halo_start: {
         // Every rank plays the same op, so a neighbour sends me what I send to my other side.
@@ -213,6 +259,7 @@ void StepPlayer::play_gpu(int rank) {
   }
   flush_compute();
   times.end_seconds = now();
+  times.memory.finish(times.end_seconds);
 }
 
 void StepPlayer::play_communication_stream(int rank, int buckets) {

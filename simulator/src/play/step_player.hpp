@@ -19,10 +19,11 @@
 
 namespace tessera::sim {
 
-// Where one GPU's step time went.
+// Where one GPU's step time went, and its device memory over the step.
 struct GpuTimes {
   double seconds[6] = {0, 0, 0, 0, 0, 0};  // by OpCategory
   double end_seconds = 0;
+  MemoryTimeline memory;
 };
 
 struct PlaySettings {
@@ -48,6 +49,10 @@ class StepPlayer {
   const std::vector<TimelineEvent>& events() const { return events_; }
   // Whether the platform could play the programs' reads (see InputPipeline::can_play).
   bool reads_played() const { return inputs_->can_play(); }
+  // Whether it could play copies between GPUs and host memory (vDNN): it needs node CPU hosts.
+  bool host_copies_played() const { return !platform_.node_hosts.empty(); }
+  // The device memory in use over the step of the traced GPUs.
+  std::vector<MemorySample> memory_samples() const;
 
  private:
   struct Streams;

@@ -1,12 +1,11 @@
 #pragma once
-// Per-GPU memory of one training step under a strategy: weights, their gradients and optimizer
-// state for the GPU's stage; the activations kept for backward (with halo planes); the largest
-// transient gradient pair; kernel workspace; the input sample buffers. Offloading (vDNN) moves kept
-// activations to host memory and leaves two staging buffers behind.
-#include <cstdint>
+// Per-GPU device memory of one training step under a strategy: the peak of the memory plan
+// (memory_plan.hpp: layer-by-layer allocation, vDNN offloading) on the busiest stage, and what it
+// was made of at that moment.
 #include <string>
+#include <vector>
 
-#include "tessera/core/dtype.hpp"
+#include "tessera/core/memory_plan.hpp"
 #include "tessera/core/parallel_strategy.hpp"
 #include "tessera/core/scenario.hpp"
 
@@ -16,25 +15,18 @@ struct MemoryEstimate {
   double weights_bytes = 0;
   double weight_gradients_bytes = 0;
   double optimizer_state_bytes = 0;
-  double kept_activations_bytes = 0;  // resident between forward and backward
-  double offload_staging_bytes = 0;
-  double transient_bytes = 0;  // largest gradient pair of one layer in backward
   double workspace_bytes = 0;
   double input_buffers_bytes = 0;  // current sample shard, and the prefetched one
-  double total_bytes = 0;
+  double activations_bytes = 0;    // at the peak: feature maps and what layers keep for backward
+  double activation_gradients_bytes = 0;  // at the peak
+  double total_bytes = 0;                 // the peak
   double capacity_bytes = 0;
   bool fits = false;
   int worst_stage = 0;
-  OffloadPolicy offload_applied = OffloadPolicy::none;  // dyn resolves to one of the others
-};
-
-struct MemoryInputs {
-  DType dtype = DType::float32;
-  Optimizer optimizer = Optimizer::adam;
-  OffloadPolicy offload = OffloadPolicy::none;
-  double workspace_bytes = 0;
-  bool prefetch = true;
-  double capacity_bytes = 0;
+  OffloadDecision offload;     // the policy applied (dyn resolved)
+  double offloaded_bytes = 0;  // copied to host and back per step (each way), worst stage
+  std::vector<std::string> offloaded_layers;  // whose outputs are offloaded, worst stage
+  double host_bytes = 0;                      // the most held in pinned host memory at once
 };
 
 // What a scenario says about memory: its dtype, optimizer, offload policy, workspace and prefetch.
@@ -42,10 +34,5 @@ MemoryInputs memory_inputs_of(const Scenario& scenario, double capacity_bytes);
 
 MemoryEstimate estimate_memory(const ModelGraph& model, const ShardPlan& plan,
                                const MemoryInputs& inputs);
-
-// Bytes of the activation a layer's consumers keep for backward, on one GPU (halo planes included
-// when a consumer reads it with halos).
-double kept_activation_bytes(const ModelGraph& model, const ShardPlan& plan, std::size_t layer,
-                             DType dtype);
 
 }  // namespace tessera

@@ -70,7 +70,9 @@ struct PointResult {
   double first_epoch_step_seconds = 0;
   std::string input_source = "none";  // where steady-state steps read their samples
   StepBreakdown breakdown;
-  double peak_memory_bytes = 0;  // per GPU, the busiest one
+  double peak_memory_bytes = 0;     // per GPU, the busiest one
+  double average_memory_bytes = 0;  // its time average over the step
+  double offloaded_bytes = 0;       // copied to host memory and back per step, each way (vDNN)
   double device_capacity_bytes = 0;
   bool fits = true;
   // To the target quality (time_to_train.hpp), 0 where the scenario has no training target:

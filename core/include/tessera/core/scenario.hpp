@@ -18,6 +18,9 @@ enum class Optimizer { sgd, momentum, adam };
 enum class MicroBatchPolicy { undivided, power_of_two, all };
 enum class MicroBatchMode { per_layer, whole_network };
 enum class OffloadPolicy { none, all, conv, dyn };
+// How device memory is handed out over a step (memory_plan.hpp): layer by layer from a pool
+// (vDNN's), or every tensor for the whole step (the frameworks vDNN compares with).
+enum class MemoryAllocation { layer_wise, network_wide };
 enum class DatasetFormat { synthetic, hdf5 };
 // Where samples come from after the first epoch (see input_source.hpp).
 enum class DataStore { none, memory, node_local };
@@ -36,6 +39,7 @@ std::string to_string(Optimizer value);
 std::string to_string(MicroBatchPolicy value);
 std::string to_string(MicroBatchMode value);
 std::string to_string(OffloadPolicy value);
+std::string to_string(MemoryAllocation value);
 std::string to_string(DatasetFormat value);
 std::string to_string(DataStore value);
 std::string to_string(Scaling value);
@@ -73,6 +77,7 @@ struct MicroBatchingSection {
 struct MemorySection {
   std::optional<double> device_capacity_bytes;  // default: the platform GPU's memory
   OffloadPolicy offload = OffloadPolicy::none;
+  MemoryAllocation allocation = MemoryAllocation::layer_wise;
 };
 
 struct IoSection {

@@ -13,6 +13,7 @@
 
 #include "tessera/core/cost_model.hpp"
 #include "tessera/core/input_source.hpp"
+#include "tessera/core/memory_plan.hpp"
 #include "tessera/core/micro_batch_plan.hpp"
 #include "tessera/core/model_graph.hpp"
 #include "tessera/core/network_micro_batch_plan.hpp"
@@ -40,6 +41,16 @@ enum class StepOpKind {
   read_start,  // start reading the next sample's shard, `bytes` from `source` (asynchronous)
   read_wait,   // wait for that read
   update,      // the optimizer step over the stage's parameters (compute stream)
+  // Device memory (memory_plan.hpp), taking no time: `bytes` of `memory` come into use or are
+  // released; for activations and their gradients, layer `layer`'s output.
+  allocate,
+  release,
+  // vDNN's memory stream: copy layer `layer`'s output (`bytes`) device to host or host to device
+  // (asynchronous), and, at a layer's end, wait for the memory stream.
+  offload_start,
+  offload_wait,
+  prefetch_start,
+  prefetch_wait,
 };
 std::string to_string(StepOpKind kind);
 
@@ -71,6 +82,7 @@ struct StepOp {
   int bucket = -1;            // gradient_allreduce: index into StepProgram::buckets
   CollectiveGroup group = CollectiveGroup::spatial;  // group_allreduce: over whom
   InputSource source = InputSource::none;            // read_start: where the samples come from
+  MemoryUse memory = MemoryUse::activations;         // allocate / release: what the bytes hold
   // Convolution kernels: the micro-batches and algorithms the kernel runs as (the network plan
   // of network_micro_batch_plan.hpp; `seconds` is their time, times the fraction for interior or
   // boundary parts). Empty for other ops.
@@ -97,6 +109,11 @@ struct StepOptions {
   bool overlap_gradient_allreduce = true;
   // Batch-norm statistics summed over every GPU of the stage instead of the spatial group.
   bool batch_norm_over_replicas = false;
+  // Device memory: the offload policy applied (dyn resolved by decide_offload) and the kernel
+  // workspace pool (memory_plan.hpp).
+  OffloadDecision offload;
+  MemoryAllocation allocation = MemoryAllocation::layer_wise;
+  double workspace_bytes = 0;
 };
 
 struct StepProgram {
@@ -108,10 +125,15 @@ struct StepProgram {
 };
 
 // The options a scenario gives its step programs, on devices that can or cannot all-reduce
-// beside compute, with samples from `input_source` (input_source.hpp): the simulator and the real
-// backend build their programs with it, so that both play the same one.
+// beside compute, with samples from `input_source` (input_source.hpp), under the offload decision
+// made for the point (decide_offload): the simulator and the real backend build their programs
+// with it, so that both play the same one.
 StepOptions step_options_of(const Scenario& scenario, bool overlaps_communication,
-                            InputSource input_source);
+                            InputSource input_source, const OffloadDecision& offload);
+
+// The micro-batching settings the kernels run under: the scenario's, with no workspace where the
+// dynamic offload policy fell back to the memory-optimal algorithms.
+MicroBatchingSection micro_batching_under(const Scenario& scenario, const OffloadDecision& offload);
 
 // One program per model-parallel stage; every GPU of a stage plays the same one (ranks without a
 // neighbour along an axis skip that side of a halo exchange). Convolution kernels are timed by

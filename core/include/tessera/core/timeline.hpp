@@ -1,9 +1,10 @@
 #pragma once
-// A step's timeline, as either backend records it: per GPU (or rank) three tracks (its compute
-// stream, its communication stream, its input reads), each event a named span with the category
-// of the step program's op and where its duration came from. chrome_trace() writes the Chrome
-// trace-event JSON that ui.perfetto.dev and chrome://tracing open, so that a measured step and a
-// simulated one can be looked at side by side.
+// A step's timeline, as either backend records it: per GPU (or rank) four tracks (its compute
+// stream, its communication stream, its input reads, its memory stream's copies to and from host
+// memory), each event a named span with the category of the step program's op and where its
+// duration came from, and the device memory in use over the step. chrome_trace() writes the
+// Chrome trace-event JSON that ui.perfetto.dev and chrome://tracing open (memory as a counter
+// track), so that a measured step and a simulated one can be looked at side by side.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -15,7 +16,7 @@
 
 namespace tessera {
 
-enum class TimelineTrack { compute = 0, communication = 1, input_reads = 2 };
+enum class TimelineTrack { compute = 0, communication = 1, input_reads = 2, memory_copies = 3 };
 
 struct TimelineEvent {
   int gpu = 0;
@@ -28,8 +29,40 @@ struct TimelineEvent {
   Provenance source = Provenance::simulated;
 };
 
+// Device memory in use on a GPU from `seconds` on (a step's timeline holds one per change).
+struct MemorySample {
+  int gpu = 0;
+  double seconds = 0;
+  double bytes = 0;
+  bool operator==(const MemorySample&) const = default;
+};
+
+// Device memory in use over one GPU's step, from its allocations and releases in time order:
+// the peak and the time average.
+class MemoryTimeline {
+ public:
+  void change(double seconds, double bytes_delta);
+  // Closes the step at `end_seconds` (the average's denominator).
+  void finish(double end_seconds);
+  double in_use_bytes() const { return in_use_; }
+  double peak_bytes() const { return peak_; }
+  double average_bytes() const;
+  // The samples of `gpu`, one per change.
+  std::vector<MemorySample> samples(int gpu) const;
+
+ private:
+  double in_use_ = 0, peak_ = 0, integral_ = 0, last_seconds_ = 0, end_seconds_ = 0;
+  std::vector<std::pair<double, double>> changes_;  // (seconds, bytes in use from then)
+};
+
+// Device memory over a step program played one op after another, each taking its compute time
+// and nothing else (no communication, no copies): an estimate without a simulation.
+MemoryTimeline serial_memory_timeline(const StepProgram& program);
+
 // One process per GPU, one thread per track, times in microseconds; `backend` is "sim" or "real".
+// `memory` becomes a counter track per GPU.
 nlohmann::json chrome_trace(const std::vector<TimelineEvent>& events, const std::string& scenario,
-                            std::size_t point, const std::string& backend);
+                            std::size_t point, const std::string& backend,
+                            const std::vector<MemorySample>& memory = {});
 
 }  // namespace tessera

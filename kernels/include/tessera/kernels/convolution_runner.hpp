@@ -2,15 +2,18 @@
 // Runs convolutions of any shape with one workspace grown to the largest need. By default each
 // problem runs undivided with the first algorithm the device's library offers, which is what the
 // library itself would pick (oneDNN's automatic implementation on its preferred layouts, cuDNN's
-// first heuristic). follow() gives a direction a plan made from profiles (micro-batches and
-// algorithms, named as the profile database names them); the runner then executes that plan
-// wherever the device offers its algorithms for the problem at hand, so a partitioned layer's
-// window kernels run the algorithms its shard was planned and simulated with, and falls back to the
-// first choice elsewhere (a boundary slab too thin for the planned algorithm, say).
+// first heuristic), or, under a workspace limit, the first that needs no more than the limit
+// (the least needing one where none does). follow() gives a direction a plan made from profiles
+// (micro-batches and algorithms, named as the profile database names them); the runner then
+// executes that plan wherever the device offers its algorithms for the problem at hand, so a
+// partitioned layer's window kernels run the algorithms its shard was planned and simulated with,
+// and falls back to the first choice elsewhere (a boundary slab too thin for the planned algorithm,
+// say).
 #include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "tessera/core/micro_batch_plan.hpp"
@@ -28,10 +31,16 @@ class ConvolutionWorkspace {
   ~ConvolutionWorkspace();
   // A buffer of at least `bytes` (nullptr for none), valid until the next larger request.
   DeviceMemory* at_least(double bytes);
+  // The scenario's limit on a kernel's workspace (kernels.micro_batching.workspace_limit): the
+  // buffer is allocated at that size now, as a pool the kernels share (what core's memory plan
+  // counts), and the runners choose algorithms within it.
+  void limit_to(double bytes);
+  std::optional<double> limit_bytes() const { return limit_bytes_; }
 
  private:
   Device& device_;
   std::unique_ptr<DeviceMemory> memory_;
+  std::optional<double> limit_bytes_;
 };
 
 class ConvolutionRunner {

@@ -32,12 +32,25 @@ class Device {
 
   // Throws OutOfDeviceMemory when the device cannot hold `bytes` more.
   virtual std::unique_ptr<DeviceMemory> allocate(std::size_t bytes) = 0;
-  // Pinned host memory for the copy stream (plain host memory on a CPU device).
+  // Pinned host memory for the copy stream (plain host memory on a CPU device, not counted
+  // against its capacity).
   virtual std::unique_ptr<DeviceMemory> allocate_pinned_host(std::size_t bytes) = 0;
   virtual void copy_to_device(const float* host, float* device, std::size_t floats) = 0;
   virtual void copy_to_host(const float* device, float* host, std::size_t floats) = 0;
   virtual void copy_on_device(const float* from, float* to, std::size_t floats) = 0;
+  // The memory stream (vDNN's offload and prefetch): a copy between device memory and pinned host
+  // memory that starts after every kernel issued so far and may overlap those issued after it;
+  // wait_for_copies() returns when every such copy has finished. A CPU copies at once.
+  virtual void copy_to_host_async(const float* device, float* host, std::size_t floats) = 0;
+  virtual void copy_to_device_async(const float* host, float* device, std::size_t floats) = 0;
+  virtual void wait_for_copies() = 0;
   virtual void fill(float* device, std::size_t floats, float value) = 0;
+  // Device memory in use now, and the most in use since the last reset: on a CPU what this device
+  // handed out (exact, tracked at every allocation); on a GPU the device's used bytes as CUDA
+  // reports them (every allocation on it, sampled whenever these are asked).
+  virtual double bytes_in_use() = 0;
+  virtual double peak_bytes_in_use() = 0;
+  virtual void reset_peak_bytes_in_use() = 0;
   // Blocks until every kernel issued so far has finished.
   virtual void synchronize() = 0;
   // Wall time of `work` measured the device's way (CUDA events on a GPU, a steady clock on a

@@ -15,6 +15,7 @@
 // float32 rounding (tests/kernels_mpi/real_trainer_mpi_test.cpp).
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "tessera/core/model_graph.hpp"
@@ -36,6 +37,9 @@ struct TrainerOptions {
   Optimizer optimizer = Optimizer::adam;
   float learning_rate = 0;  // 0: the optimizer's usual default (sgd 0.01, momentum 0.01, adam 1e-3)
   std::uint64_t seed = 1;   // initial weights and dropout masks
+  // Kernel workspace (kernels.micro_batching.workspace_limit, none: no limit): one pool of this
+  // size shared by every convolution, and algorithms chosen within it.
+  std::optional<double> workspace_limit_bytes;
 };
 
 // One op as the rank executed it, recorded where the work happened (the layer's kernels, the
@@ -63,6 +67,8 @@ struct StepReport {
   InputSource read_source = InputSource::none;
   std::vector<ExecutedOp> executed;     // in order
   std::vector<TimelineEvent> timeline;  // from the step's start; gpu = the rank in the world
+  MemoryTimeline memory;                // device bytes held over the step
+  double offloaded_bytes = 0;           // copied to host memory (vDNN's offloads)
 };
 
 class Trainer {
@@ -70,7 +76,7 @@ class Trainer {
   // `plan` must be the plan of `model` for the layout's configuration and `program` the step
   // program of the layout's stage for it. Throws std::invalid_argument naming the layer for
   // layers the real backend cannot run yet, and OutOfDeviceMemory when the device cannot hold
-  // the rank's tensors.
+  // the rank's tensors at the program's peak (its allocations are walked through once here).
   Trainer(const ModelGraph& model, const ShardPlan& plan, StepProgram program, Device& device,
           RankLayout& layout, const TrainerOptions& options);
   ~Trainer();
@@ -89,8 +95,8 @@ class Trainer {
 
   // Every parameter, in layer order, copied to the host.
   std::vector<float> parameters() const;
-  // Bytes this rank allocated on its device (tensors, parameters, optimizer state).
-  double allocated_bytes() const;
+  // The most device memory this rank has held at once (tensors, parameters, optimizer state).
+  double peak_bytes() const;
   const StepProgram& program() const;
 
  private:

@@ -1,0 +1,125 @@
+// vDNN in the step program: the memory plan's copies and allocations as ops, in an order that
+// keeps every tensor a kernel touches on the device, and a peak equal to the memory estimate's.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "tessera/core/layer_cost.hpp"
+#include "tessera/core/memory_estimate.hpp"
+#include "tessera/core/model_zoo.hpp"
+#include "tessera/core/step_program.hpp"
+#include "tessera/core/timeline.hpp"
+
+namespace tessera {
+namespace {
+
+DeviceRoofline test_device() {
+  DeviceRoofline device;
+  device.device = "test-gpu";
+  device.fp32_flops_per_second = 10e12;
+  device.memory_bandwidth_bytes_per_second = 1e12;
+  device.compute_efficiency = 0.5;
+  device.memory_efficiency = 0.5;
+  return device;
+}
+
+struct Vgg {
+  ModelGraph model = build_zoo_model("vgg16", {});
+  ShardPlan plan;
+  MemoryInputs inputs;
+
+  explicit Vgg(OffloadPolicy policy) {
+    ParallelConfig config;
+    config.mini_batch = 32;
+    plan = plan_shards(model, config, "", {});
+    inputs.offload = policy;
+    inputs.workspace_bytes = 64.0 * 1024 * 1024;
+    inputs.capacity_bytes = 12e9;
+  }
+
+  StepProgram program(const OffloadDecision& decision) const {
+    const ComputeCostModel costs(test_device(), nullptr, inputs.workspace_bytes);
+    StepOptions options;
+    options.input_source = InputSource::none;
+    options.offload = decision;
+    options.workspace_bytes = inputs.workspace_bytes;
+    return build_step_programs(model, plan, costs, options).at(0);
+  }
+};
+
+TEST(OffloadProgram, ThePlayedPeakIsTheEstimatesPeak) {
+  for (auto policy : {OffloadPolicy::none, OffloadPolicy::conv, OffloadPolicy::all}) {
+    const Vgg vgg(policy);
+    const auto estimate = estimate_memory(vgg.model, vgg.plan, vgg.inputs);
+    const auto program = vgg.program(estimate.offload);
+    EXPECT_DOUBLE_EQ(serial_memory_timeline(program).peak_bytes(), estimate.total_bytes)
+        << to_string(policy);
+  }
+}
+
+// The feature maps at the peak shrink to a fraction (what vDNN is for); the weights, their
+// gradients and Adam's state (2.2 GB for VGG-16) stay.
+TEST(OffloadProgram, OffloadingLowersThePeakAndTheAverage) {
+  const Vgg none(OffloadPolicy::none), all(OffloadPolicy::all);
+  const auto kept_estimate = estimate_memory(none.model, none.plan, none.inputs);
+  const auto moved_estimate = estimate_memory(all.model, all.plan, all.inputs);
+  EXPECT_LT(moved_estimate.activations_bytes, 0.5 * kept_estimate.activations_bytes);
+  const auto kept = serial_memory_timeline(none.program({OffloadPolicy::none, false}));
+  const auto moved = serial_memory_timeline(all.program({OffloadPolicy::all, false}));
+  EXPECT_LT(moved.peak_bytes(), kept.peak_bytes());
+  EXPECT_LT(moved.average_bytes(), kept.average_bytes());
+}
+
+// Every kernel finds the maps it reads on the device: a map offloaded in forward is brought back
+// (and waited for) before any backward kernel of a layer that reads it.
+TEST(OffloadProgram, EveryKernelFindsItsTensorsOnTheDevice) {
+  const Vgg vgg(OffloadPolicy::all);
+  const auto program = vgg.program({OffloadPolicy::all, false});
+  const auto& layers = vgg.model.layers();
+  std::set<std::size_t> on_device, in_flight, offloaded;
+  std::size_t offloads = 0, prefetches = 0;
+  for (const auto& op : program.ops) {
+    switch (op.kind) {
+      case StepOpKind::allocate:
+        if (op.memory == MemoryUse::activations) on_device.insert(op.layer);
+        break;
+      case StepOpKind::release:
+        if (op.memory == MemoryUse::activations) on_device.erase(op.layer);
+        break;
+      case StepOpKind::offload_start:
+        ++offloads;
+        EXPECT_TRUE(on_device.count(op.layer)) << op.label;
+        offloaded.insert(op.layer);
+        break;
+      case StepOpKind::prefetch_start:
+        ++prefetches;
+        EXPECT_TRUE(offloaded.count(op.layer)) << op.label;
+        in_flight.insert(op.layer);
+        break;
+      case StepOpKind::prefetch_wait:
+        in_flight.erase(op.layer);
+        break;
+      case StepOpKind::compute: {
+        const auto needs = backward_needs(layers[op.layer].layer);
+        std::vector<std::size_t> reads;
+        if (op.direction == Direction::forward || needs.input) {
+          reads = layers[op.layer].input_indices;
+        }
+        if (op.direction != Direction::forward && needs.output) reads.push_back(op.layer);
+        for (auto tensor : reads) {
+          EXPECT_TRUE(on_device.count(tensor) && !in_flight.count(tensor))
+              << op.label << " reads " << layers[tensor].layer.name;
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  EXPECT_GT(offloads, 5u);
+  EXPECT_EQ(prefetches, offloads);
+}
+
+}  // namespace
+}  // namespace tessera

@@ -1,0 +1,81 @@
+// vDNN executed: feature maps copied to host memory in forward and back in backward, layer by
+// layer, with real copies. Training with any policy gives the very losses and weights of training
+// without it (same kernels, same order), the memory the trainer holds drops, and a device too
+// small for the run without offloading holds it with offloading.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cpu/cpu_device.hpp"
+#include "real_training_support.hpp"
+#include "tessera/core/memory_plan.hpp"
+#include "tessera/core/model_file.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+Communicator& world() {
+  static auto communicator = mpi_world();
+  return *communicator;
+}
+
+ModelGraph deep_blocks() {
+  return load_model_file(std::string(TESSERA_TEST_DATA_DIR) + "/models/vdnn_blocks.yaml");
+}
+
+testing::TrainingCase blocks_case(OffloadPolicy policy) {
+  testing::TrainingCase c;
+  c.config.mini_batch = 8;
+  c.steps = 2;
+  c.optimizer = Optimizer::momentum;
+  c.offload = {policy, false};
+  return c;
+}
+
+TEST(RealOffload, EveryPolicyTrainsBitIdenticallyToNoOffloading) {
+  const auto model = deep_blocks();
+  const auto kept = testing::train_model(world(), model, blocks_case(OffloadPolicy::none));
+  EXPECT_EQ(kept.last_step.offloaded_bytes, 0);
+  for (auto policy : {OffloadPolicy::conv, OffloadPolicy::all}) {
+    const auto moved = testing::train_model(world(), model, blocks_case(policy));
+    EXPECT_EQ(moved.losses, kept.losses) << to_string(policy);
+    EXPECT_EQ(moved.parameters, kept.parameters) << to_string(policy);
+    EXPECT_GT(moved.last_step.offloaded_bytes, 0) << to_string(policy);
+    // The copies are the program's: executed in its order, waited for as it says.
+    EXPECT_EQ(moved.last_step.executed, testing::expected_executions(moved.program));
+  }
+}
+
+TEST(RealOffload, TheTrainerHoldsLessWhenItOffloads) {
+  const auto model = deep_blocks();
+  const auto kept = testing::train_model(world(), model, blocks_case(OffloadPolicy::none));
+  const auto moved = testing::train_model(world(), model, blocks_case(OffloadPolicy::all));
+  EXPECT_LT(moved.peak_bytes, kept.peak_bytes);
+  EXPECT_LT(moved.last_step.memory.average_bytes(), kept.last_step.memory.average_bytes());
+  // The copies took time on the memory stream's track.
+  bool copies = false;
+  for (const auto& event : moved.last_step.timeline) {
+    copies |= event.track == TimelineTrack::memory_copies;
+  }
+  EXPECT_TRUE(copies);
+}
+
+TEST(RealOffload, ADeviceTooSmallWithoutOffloadingTrainsWithIt) {
+  const auto model = deep_blocks();
+  const auto kept = testing::train_model(world(), model, blocks_case(OffloadPolicy::none));
+  const auto moved = testing::train_model(world(), model, blocks_case(OffloadPolicy::all));
+  ASSERT_LT(moved.peak_bytes, kept.peak_bytes);
+  // A device that holds the offloading run's peak but not the other's.
+  CpuDevice capped((moved.peak_bytes + kept.peak_bytes) / 2);
+  auto without = blocks_case(OffloadPolicy::none);
+  without.device = &capped;
+  EXPECT_THROW(testing::train_model(world(), model, without), OutOfDeviceMemory);
+  auto with = blocks_case(OffloadPolicy::all);
+  with.device = &capped;
+  const auto fitted = testing::train_model(world(), model, with);
+  EXPECT_EQ(fitted.parameters, kept.parameters);
+  EXPECT_LE(fitted.peak_bytes, (moved.peak_bytes + kept.peak_bytes) / 2);
+}
+
+}  // namespace
+}  // namespace tessera::kernels
