@@ -38,6 +38,8 @@ import os
 import re
 import sys
 
+import time_to_train_plot
+
 EXIT_RUNTIME = 1
 EXIT_BAD_INPUT = 2
 
@@ -441,39 +443,6 @@ def plot_series(series, scenario, backend, scaling, out_dir, written):
     finish(fig, ax, out_dir, f"{stem}_throughput", written)
 
 
-def plot_time_to_train(series, scenario, backend, out_dir, written):
-    """Time to train (h, log) and epochs to the target (right axis) against GPUs."""
-    import matplotlib.pyplot as plt
-
-    color, marker, name = BACKEND_STYLE.get(backend, ("tab:green", "D", backend))
-    stem = f"{safe_name(scenario)}_{safe_name(backend)}"
-    trained = series[series["time_to_train_s"] > 0]
-    hours = trained["time_to_train_s"] / 3600.0
-    fig, ax = plt.subplots(figsize=(7.5, 4.6))
-    ax.plot(trained["gpus"], hours, color=color, marker=marker, markersize=6, linewidth=1.8,
-            label=f"time to train, {name}", zorder=3)
-    outside = trained[trained["extrapolated"]]
-    if not outside.empty:
-        ax.plot(outside["gpus"], outside["time_to_train_s"] / 3600.0, linestyle="none",
-                marker=marker, markersize=10, markerfacecolor="white", markeredgecolor=color,
-                zorder=4, label="batch outside the steps-to-target table (extrapolated)")
-    gpu_axis(ax, series["gpus"])
-    maybe_log_y(ax, hours.tolist(), always=True)
-    ax.set_ylabel("time to train (h)")
-    epochs_axis = ax.twinx()
-    with_epochs = series[series["epochs"] > 0]
-    epochs_axis.plot(with_epochs["gpus"], with_epochs["epochs"], color="0.45", linestyle="--",
-                     marker=".", linewidth=1.2, label="epochs to the target (right axis)")
-    epochs_axis.set_ylabel("epochs to the target")
-    # Headroom above the epochs line for the legend.
-    epochs_axis.set_ylim(0, max([1.0] + with_epochs["epochs"].tolist()) * 1.6)
-    ax.set_title(f"{scenario}: time to train\n{name}, steps to the target x step time")
-    grid(ax)
-    handles = list(zip(*ax.get_legend_handles_labels()))
-    handles += list(zip(*epochs_axis.get_legend_handles_labels()))
-    finish(fig, ax, out_dir, f"{stem}_time_to_train", written, handles=handles)
-
-
 def plot_overlay(real, sim, scenario, scaling, out_dir, written):
     """Measured and simulated step time of one scenario on one axis."""
     import matplotlib.pyplot as plt
@@ -604,7 +573,9 @@ def run(arguments):
             print_table(series, scenario, backend, scaling, arguments.scaling)
             plot_series(series, scenario, backend, scaling, out_dir, written)
             if has_time_to_train(series):
-                plot_time_to_train(series, scenario, backend, out_dir, written)
+                # Its axis and legend helpers are this module's.
+                time_to_train_plot.plot(series, scenario, backend, out_dir, written,
+                                        sys.modules[__name__])
         if "real" in scalings and "sim" in scalings:
             real = of_scenario[of_scenario["backend"] == "real"].reset_index(drop=True)
             sim = of_scenario[of_scenario["backend"] == "sim"].reset_index(drop=True)

@@ -266,33 +266,6 @@ TEST(ResultsCsvErrors, WrongFieldCount) {
   EXPECT_TRUE(contains(message, "expected 33 fields, got 3")) << message;
 }
 
-// Files written before the time-to-train columns existed still read, those fields 0.
-TEST(ResultsCsv, ReadsFilesWithoutTimeToTrain) {
-  auto p = sample_point();
-  const auto csv = results_to_csv({p});
-  std::string old_csv;
-  std::istringstream lines(csv);
-  for (std::string line; std::getline(lines, line);) {
-    for (const char* column :
-         {",epochs,steps_to_target,time_to_train_s", ",90.25,14414.0625,1441.40625"}) {
-      const auto at = line.find(column);
-      if (at != std::string::npos) line.erase(at, std::strlen(column));
-    }
-    old_csv += line + "\n";
-  }
-  const auto back = results_from_csv(old_csv, "old.csv");
-  ASSERT_EQ(back.size(), 1u);
-  p.epochs = p.steps_to_target = p.time_to_train_seconds = 0;
-  EXPECT_EQ(back[0], p);
-  // A header with only some of them is not a results file.
-  const auto mangled = runtime_error_of([&] {
-    std::string text = csv;
-    text.erase(text.find(",epochs"), std::strlen(",epochs"));
-    results_from_csv(text, "mangled.csv");
-  });
-  EXPECT_TRUE(contains(mangled, "mangled.csv:1: not a Tessera results file")) << mangled;
-}
-
 TEST(ResultsCsvErrors, WrongHeader) {
   auto message = runtime_error_of([&] { results_from_csv("a,b\n1,2\n", "other.csv"); });
   EXPECT_TRUE(contains(message, "other.csv:1")) << message;
@@ -390,19 +363,6 @@ TEST(ResultsJson, PointHasTheDocumentedFields) {
   EXPECT_EQ(provenance.at("breakdown_s"), "none");
   EXPECT_EQ(provenance.at("compute"), "profile");
   EXPECT_EQ(provenance.at("peak_memory_bytes"), "measured");
-}
-
-// Run documents written before time to train existed (resume reads them) give 0 for it.
-TEST(ResultsJson, PointsWithoutTimeToTrainReadAsZero) {
-  auto p = sample_point();
-  auto j = to_json(p);
-  for (const char* key : {"epochs", "steps_to_target", "time_to_train_s"}) j.erase(key);
-  const auto back = point_result_from_json(j);
-  EXPECT_EQ(back.epochs, 0);
-  EXPECT_EQ(back.steps_to_target, 0);
-  EXPECT_EQ(back.time_to_train_seconds, 0);
-  j["epochs"] = "ninety";
-  EXPECT_THROW(point_result_from_json(j), std::invalid_argument);
 }
 
 TEST(ResultsJson, LayerComputeTimesRoundTripAndAreOmittedWhenEmpty) {

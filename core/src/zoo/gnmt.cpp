@@ -12,8 +12,8 @@
 //
 // At the reference's 4 layers, hidden 1024 and vocabulary 32,320 (its 32,317 BPE tokens padded to
 // a multiple of 8) this gives 160,671,297 parameters, the count NVIDIA's apex tests quote for
-// MLPerf GNMT with the tensor shapes of every parameter (tests/model_zoo_test.cpp pins it). The
-// default of 8 layers is the GNMT paper's depth with the same structure.
+// MLPerf GNMT with the tensor shapes of every parameter (tests/core/recurrent_zoo_test.cpp pins
+// it). The default of 8 layers is the GNMT paper's depth with the same structure.
 //
 // A sample is a pair of token sequences of `sequence_length` steps each, the input's two channels
 // (source, target); the decoder reads the target (teacher forcing), its loss is a softmax cross
