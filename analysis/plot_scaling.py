@@ -9,6 +9,10 @@ For every (scenario, backend) in the inputs it writes, as PNG and SVG, into DIR:
     <scenario>_<backend>_efficiency    parallel efficiency vs GPUs
     <scenario>_<backend>_breakdown     stacked per-point breakdown of the step time (s)
     <scenario>_<backend>_throughput    samples/s vs GPUs with the ideal (linear) line
+    <scenario>_<backend>_time_to_train time to train (h) and epochs to the target vs GPUs, when
+                                       the results carry it (a scenario with a training target);
+                                       points whose batch lies outside the steps-to-target table
+                                       (note: "time to train extrapolated") hollow
 
 and, for a scenario present with both backends `real` and `sim`,
 
@@ -34,6 +38,8 @@ import os
 import re
 import sys
 
+import time_to_train_plot
+
 EXIT_RUNTIME = 1
 EXIT_BAD_INPUT = 2
 
@@ -42,9 +48,14 @@ SCHEMA_COLUMNS = [
     "mini_batch", "global_batch", "status", "step_s", "samples_per_s", "first_epoch_step_s",
     "input_source", "compute_s", "halo_s",
     "allreduce_s", "other_comm_s", "io_s", "offload_s", "idle_s", "peak_memory_bytes",
-    "average_memory_bytes", "offloaded_bytes", "device_capacity_bytes", "fits", "time_provenance", "compute_provenance",
-    "memory_provenance", "note",
+    "average_memory_bytes", "offloaded_bytes", "device_capacity_bytes", "fits", "time_provenance",
+    "compute_provenance", "memory_provenance", "epochs", "steps_to_target", "time_to_train_s",
+    "note",
 ]
+
+# Optional (results written before time to train existed lack them): 0 = no target.
+TIME_TO_TRAIN_COLUMNS = ["epochs", "steps_to_target", "time_to_train_s"]
+EXTRAPOLATED = "time to train extrapolated"
 
 # (column, legend label) in stacking order, bottom first.
 BREAKDOWN = [
@@ -153,6 +164,12 @@ def read_results(path):
         except ValueError:
             raise BadInput(f"{where}: first_epoch_step_s: expected a number (seconds), "
                            f"got '{raw['first_epoch_step_s']}'") from None
+        for column in TIME_TO_TRAIN_COLUMNS:
+            try:
+                row[column] = float(raw.get(column, "0"))
+            except ValueError:
+                raise BadInput(f"{where}: {column}: expected a number, "
+                               f"got '{raw[column]}'") from None
         row["status"] = raw["status"]
         if row["status"] not in STATUSES:
             raise BadInput(f"{where}: status: expected one of {', '.join(STATUSES)}, "
@@ -161,12 +178,17 @@ def read_results(path):
             raise BadInput(f"{where}: fits: expected true or false, got '{raw['fits']}'")
         row["fits"] = raw["fits"]
         row["note"] = raw.get("note", "")
+        row["extrapolated"] = EXTRAPOLATED in row["note"]
         rows.append(row)
     return rows
 
 
 def has_time(row):
     return math.isfinite(row["step_s"]) and row["step_s"] > 0
+
+
+def has_time_to_train(series):
+    return bool((series["time_to_train_s"] > 0).any())
 
 
 def load(paths):
@@ -476,17 +498,25 @@ def print_table(series, scenario, backend, scaling, requested):
         first_epoch = False
     print(f"== {scenario} / {backend}: {scaling} scaling ({how}), {basis}")
     eff = efficiency(series, scaling) * 100.0
+    trains = has_time_to_train(series)
     header = f"{'point':>5}  {'GPUs':>6}  {'step s':>12}  " + \
         (f"{'1st epoch s':>12}  " if first_epoch else "") + \
+        (f"{'epochs':>8}  {'train h':>10}  " if trains else "") + \
         f"{'samples/s':>12}  {'efficiency %':>12}  {'fits':>5}  status"
     print(header)
     for (_, row), value in zip(series.iterrows(), eff):
         step = fmt(row["step_s"], ".6g") if row["has_time"] else "-"
         first = fmt(row["first_epoch_step_s"], ".6g") if row["has_time"] else "-"
         rate = fmt(row["samples_per_s"], ".6g") if row["has_time"] else "-"
+        train = fmt(row["time_to_train_s"] / 3600.0, ".4g") if row["time_to_train_s"] > 0 else "-"
+        if row["extrapolated"]:
+            train += "*"
         print(f"{row['point']:>5}  {row['gpus']:>6}  {step:>12}  "
               + (f"{first:>12}  " if first_epoch else "")
+              + (f"{fmt(row['epochs'], '.4g'):>8}  {train:>10}  " if trains else "")
               + f"{rate:>12}  {fmt(value, '.1f'):>12}  {row['fits']:>5}  {row['status']}")
+    if trains and series["extrapolated"].any():
+        print("* batch outside the steps-to-target table: extrapolated")
     print()
 
 
@@ -542,6 +572,10 @@ def run(arguments):
             scalings[backend] = scaling
             print_table(series, scenario, backend, scaling, arguments.scaling)
             plot_series(series, scenario, backend, scaling, out_dir, written)
+            if has_time_to_train(series):
+                # Its axis and legend helpers are this module's.
+                time_to_train_plot.plot(series, scenario, backend, out_dir, written,
+                                        sys.modules[__name__])
         if "real" in scalings and "sim" in scalings:
             real = of_scenario[of_scenario["backend"] == "real"].reset_index(drop=True)
             sim = of_scenario[of_scenario["backend"] == "sim"].reset_index(drop=True)

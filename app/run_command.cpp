@@ -13,6 +13,7 @@
 #include "tessera/core/scenario_loader.hpp"
 #include "tessera/core/sweep_runner.hpp"
 #include "tessera/core/text_table.hpp"
+#include "tessera/core/time_to_train.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 #include "tessera/simulator/xml_platform_check.hpp"
 #include "trace_files.hpp"
@@ -65,6 +66,11 @@ std::string summary(const LoadedScenario& loaded, const std::vector<PointResult>
   for (const auto& p : points) epochs_differ |= p.first_epoch_step_seconds != p.step_seconds;
   std::vector<std::string> columns{"point", "GPUs", "grid", "global batch", "step"};
   if (epochs_differ) columns.push_back("1st-epoch step");
+  const bool with_target = loaded.statistical_efficiency.target != TrainingTarget::none;
+  if (with_target) {
+    columns.push_back("epochs");
+    columns.push_back("time to train");
+  }
   for (const char* column : {"samples/s", "efficiency", "compute", "halo", "allreduce",
                              "other comm", "I/O", "offload", "idle", "memory/GPU"}) {
     columns.push_back(column);
@@ -83,6 +89,12 @@ std::string summary(const LoadedScenario& loaded, const std::vector<PointResult>
     std::vector<std::string> row{std::to_string(p.point), std::to_string(p.gpus), p.spatial_grid,
                                  std::to_string(p.global_batch), format_seconds(p.step_seconds)};
     if (epochs_differ) row.push_back(format_seconds(p.first_epoch_step_seconds));
+    if (with_target) {
+      char epochs[32];
+      std::snprintf(epochs, sizeof epochs, "%.2f", p.epochs);
+      row.push_back(epochs);
+      row.push_back(format_time_to_train(p.time_to_train_seconds));
+    }
     for (auto cell : {std::string(rate), std::string(eff), format_seconds(b.compute_seconds),
                       format_seconds(b.halo_seconds), format_seconds(b.allreduce_seconds),
                       format_seconds(b.other_communication_seconds), format_seconds(b.io_seconds),
@@ -97,6 +109,16 @@ std::string summary(const LoadedScenario& loaded, const std::vector<PointResult>
   std::string text = table.render();
   if (!loaded.points.empty()) {
     text += "input: " + plan_input(loaded, loaded.points.back().config.gpus()).description() + "\n";
+  }
+  if (with_target) {
+    text +=
+        "time to train: " + describe_statistical_efficiency(loaded.statistical_efficiency) + "\n";
+    for (const auto& p : points) {
+      const auto at = p.note.find("time to train extrapolated");
+      if (at != std::string::npos) {
+        text += "point " + std::to_string(p.point) + ": " + p.note.substr(at) + "\n";
+      }
+    }
   }
   return text;
 }

@@ -11,6 +11,7 @@
 #include "tessera/core/scenario_loader.hpp"
 #include "tessera/core/sweep_runner.hpp"
 #include "tessera/core/text_table.hpp"
+#include "tessera/core/time_to_train.hpp"
 #include "tessera/core/timeline.hpp"
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/real/real_point.hpp"
@@ -41,21 +42,30 @@ void show_point(std::size_t done, std::size_t total, const SweepPoint& point,
   std::cerr << "\n";
 }
 
-std::string summary(const std::vector<PointResult>& points) {
-  TextTable table({"point", "ranks", "grid", "global batch", "status", "step", "samples/s",
-                   "compute", "halo", "allreduce", "other comm", "I/O", "offload", "idle",
-                   "memory/rank"});
+std::string summary(const std::vector<PointResult>& points, bool with_target) {
+  std::vector<std::string> columns{"point", "ranks", "grid", "global batch", "status", "step"};
+  if (with_target) columns.push_back("time to train");
+  for (const char* column : {"samples/s", "compute", "halo", "allreduce", "other comm", "I/O",
+                             "offload", "idle", "memory/rank"}) {
+    columns.push_back(column);
+  }
+  TextTable table(columns);
   for (const auto& p : points) {
     const auto& b = p.breakdown;
     char rate[32];
     std::snprintf(rate, sizeof rate, "%.2f", p.samples_per_second);
-    table.add_row({std::to_string(p.point), std::to_string(p.gpus), p.spatial_grid,
-                   std::to_string(p.global_batch), to_string(p.status),
-                   format_seconds(p.step_seconds), rate, format_seconds(b.compute_seconds),
-                   format_seconds(b.halo_seconds), format_seconds(b.allreduce_seconds),
-                   format_seconds(b.other_communication_seconds), format_seconds(b.io_seconds),
-                   format_seconds(b.offload_seconds), format_seconds(b.idle_seconds),
-                   format_bytes(p.peak_memory_bytes)});
+    std::vector<std::string> row{std::to_string(p.point), std::to_string(p.gpus),
+                                 p.spatial_grid,          std::to_string(p.global_batch),
+                                 to_string(p.status),     format_seconds(p.step_seconds)};
+    if (with_target) row.push_back(format_time_to_train(p.time_to_train_seconds));
+    for (auto cell :
+         {std::string(rate), format_seconds(b.compute_seconds), format_seconds(b.halo_seconds),
+          format_seconds(b.allreduce_seconds), format_seconds(b.other_communication_seconds),
+          format_seconds(b.io_seconds), format_seconds(b.offload_seconds),
+          format_seconds(b.idle_seconds), format_bytes(p.peak_memory_bytes)}) {
+      row.push_back(std::move(cell));
+    }
+    table.add_row(std::move(row));
   }
   std::string text = table.render();
   for (const auto& p : points) text += "point " + std::to_string(p.point) + ": " + p.note + "\n";
@@ -135,7 +145,8 @@ int run_real_backend(const RealRunSettings& settings) {
     throw;
   }
   next_point(*world, -1);
-  std::cout << summary(result.points) << "results: " << result.csv_path << ", " << result.json_path;
+  std::cout << summary(result.points, loaded.statistical_efficiency.target != TrainingTarget::none)
+            << "results: " << result.csv_path << ", " << result.json_path;
   if (const auto resumed = resume_summary(result); !resumed.empty()) {
     std::cout << " (" << resumed << ")";
   }

@@ -152,6 +152,38 @@ class PlotScalingTest(unittest.TestCase):
         line = [l for l in result.stdout.splitlines() if l.split()[:2] == ["1", "8"]][0]
         self.assertEqual(line.split()[2:4], ["1", "2.5"])
 
+    def test_time_to_train_plot_when_the_columns_carry_it(self):
+        # The time-to-train columns (before note); the last point's batch is outside the table.
+        header = HEADER[:-1] + ["epochs", "steps_to_target", "time_to_train_s", "note"]
+        rows = []
+        for point, (gpus, step, epochs, note) in enumerate(
+                [(8, 0.1, 90.0, ""), (64, 0.11, 90.0, ""),
+                 (512, 0.12, 90.0, "network CM02; time to train extrapolated: global batch ...")]):
+            values = row("ttt-demo", point, "sim", gpus, 32 * gpus, step)
+            steps = epochs * 1.28e6 / (32 * gpus)
+            rows.append(values[:-1] + [epochs, steps, steps * step, note])
+        path = write_csv(os.path.join(self.dir, "ttt.csv"), rows, header)
+        result = self.run_script(path, "--out", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assert_plots("ttt-demo_sim")
+        self.assert_figure("ttt-demo_sim_time_to_train")
+        self.assertIn("train h", result.stdout)
+        self.assertIn("* batch outside the steps-to-target table", result.stdout)
+        line = [l for l in result.stdout.splitlines() if l.split()[:2] == ["1", "64"]][0]
+        # 90 epochs of 1.28e6 samples at 2048 per step (56,250 steps), 0.11 s each: 1.719 h.
+        self.assertEqual(line.split()[3:5], ["90", "1.719"])
+        last = [l for l in result.stdout.splitlines() if l.split()[:2] == ["2", "512"]][0]
+        self.assertTrue(last.split()[4].endswith("*"), last)
+
+    def test_no_time_to_train_plot_without_a_target(self):
+        header = HEADER[:-1] + ["epochs", "steps_to_target", "time_to_train_s", "note"]
+        rows = [row("none-demo", 0, "sim", 1, 1, 1.0)[:-1] + [0, 0, 0, ""]]
+        path = write_csv(os.path.join(self.dir, "none.csv"), rows, header)
+        result = self.run_script(path, "--out", self.out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "none-demo_sim_time_to_train.png")))
+        self.assertNotIn("train h", result.stdout)
+
     def test_strong_scaling_auto_and_forced_weak(self):
         # Fixed global_batch: auto picks strong, efficiency t(2)*2 / (t(g)*g).
         path = write_csv(os.path.join(self.dir, "strong.csv"), [

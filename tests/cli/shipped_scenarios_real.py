@@ -31,6 +31,9 @@ TINY_OPTIONS = {
     "resnet18": [{"image_size": 32, "classes": 10}],
     "resnet50": [{"image_size": 32, "classes": 10}],
     "inception_v3": [{"image_size": 75, "classes": 10, "aux_logits": False}],
+    "gnmt": [{"vocabulary": 64, "hidden": 16, "layers": 2, "sequence_length": 4}],
+    "biglstm": [{"vocabulary": 64, "hidden": 16, "projection": 8, "sequence_length": 4,
+                 "sampled": 0}],
 }
 
 
@@ -83,6 +86,8 @@ def check(rows, name):
                 problems.append(f"point {row['point']} ({gpus} GPUs) not skipped: {status} {note}")
         elif status == "skipped" and "model-parallel" in note:
             pass  # model-parallel stages: not yet run by the real backend, and it says so
+        elif status == "skipped" and "is not supported by the real backend yet" in note:
+            pass  # recurrent models' layers (lstm, embedding, ...): no real kernels yet
         elif status not in ("ok", "does_not_fit"):
             problems.append(f"point {row['point']} ({gpus} GPUs): {status}: {note}")
         elif status == "ok" and not float(row["step_s"]) > 0:

@@ -134,6 +134,28 @@ TEST(ClusterSpec, LassenPreset) {
   EXPECT_DOUBLE_EQ(c.node.host_memory_bytes, 256e9);
 }
 
+// The hybrid cube mesh approximated by a full mesh that keeps the node's NVLink total: 24 links
+// of 25 GB/s shared by 28 pairs (each GPU's 6 links over its 7 peers).
+TEST(ClusterSpec, Dgx1V100Preset) {
+  const auto c = load_cluster_preset("dgx1_v100", {}, "platform.preset");
+  EXPECT_EQ(c.gpus_per_node, 8);
+  EXPECT_EQ(c.gpu.model, "V100-SXM2-16GB");
+  EXPECT_DOUBLE_EQ(c.gpu.memory_bytes, 16e9);
+  EXPECT_DOUBLE_EQ(c.gpu.fp32_flops_per_second, 15.7e12);
+  EXPECT_EQ(c.node.gpu_interconnect, GpuInterconnect::nvlink_mesh);
+  const double pairs = 8 * 7 / 2;
+  // 21.43 GB/s: the total within the rounding to 4 digits.
+  EXPECT_NEAR(c.node.gpu_link_bandwidth_bytes_per_second * pairs, 24 * 25e9, 0.1e9);
+  EXPECT_NEAR(c.node.gpu_link_bandwidth_bytes_per_second, 6 * 25e9 / 7, 0.01e9);
+  EXPECT_EQ(c.node.nics, 4);
+  EXPECT_DOUBLE_EQ(c.node.node_nic_bandwidth_bytes_per_second(), 50e9);
+  EXPECT_DOUBLE_EQ(c.node.host_memory_bytes, 512e9);
+  bool says_approximation = false;
+  for (const auto& source : c.sources)
+    says_approximation |= contains(source, "hybrid cube mesh as");
+  EXPECT_TRUE(says_approximation);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 

@@ -374,8 +374,8 @@ TEST(ModelZooFlops, BiasedConvAndFullyConnectedByHand) {
 
 TEST(ModelZoo, EveryModelBuildsWithDefaultOptions) {
   const std::vector<std::string> expected = {
-      "cosmoflow", "unet3d",   "alexnet",  "overfeat",     "vgg16",
-      "googlenet", "resnet18", "resnet50", "inception_v3", "deepbench_conv"};
+      "cosmoflow", "unet3d",   "alexnet",      "overfeat",       "vgg16", "googlenet",
+      "resnet18",  "resnet50", "inception_v3", "deepbench_conv", "gnmt",  "biglstm"};
   std::vector<std::string> names;
   for (const auto& model : model_zoo()) names.push_back(model.name);
   EXPECT_EQ(names, expected);
@@ -433,6 +433,8 @@ TEST(ModelZoo, RejectsUnknownModelsAndBadOptions) {
   EXPECT_THROW(build_zoo_model("unet3d", {{"width", "4"}}), std::invalid_argument);
   EXPECT_THROW(build_zoo_model("unet3d", {{"width", "100"}}), ModelError);  // not a multiple of 8
   EXPECT_THROW(build_zoo_model("deepbench_conv", {{"problem", "-1"}}), std::invalid_argument);
+  EXPECT_THROW(build_zoo_model("gnmt", {{"layers", "1"}}), std::invalid_argument);
+  EXPECT_THROW(build_zoo_model("biglstm", {{"sequence_length", "0"}}), std::invalid_argument);
 }
 
 }  // namespace

@@ -50,6 +50,9 @@ PointResult sample_point() {
   p.time_provenance = Provenance::simulated;
   p.compute_provenance = Provenance::mixed;
   p.memory_provenance = Provenance::estimated;
+  p.epochs = 90.25;
+  p.steps_to_target = 14414.0625;
+  p.time_to_train_seconds = 1441.40625;
   p.note = "network CM02";
   return p;
 }
@@ -163,7 +166,7 @@ TEST(ResultsCsv, HeaderIsTheColumnList) {
   std::string header;
   for (const auto& column : results_csv_columns()) header += (header.empty() ? "" : ",") + column;
   EXPECT_EQ(first_line(csv), header);
-  EXPECT_EQ(results_csv_columns().size(), 30u);
+  EXPECT_EQ(results_csv_columns().size(), 33u);
   EXPECT_EQ(results_csv_columns().front(), "scenario");
   EXPECT_EQ(results_csv_columns().back(), "note");
   EXPECT_EQ(first_line(results_to_csv({})), header);
@@ -176,7 +179,9 @@ TEST(ResultsCsv, FieldsAreQuotedOnlyWhenNeeded) {
   const auto csv = results_to_csv({p});
   const auto row = csv.substr(csv.find('\n') + 1);
   EXPECT_TRUE(row.starts_with("cosmoflow_strong,3,sim,16,2,4x2x1,1,4,8,ok,0.1,")) << row;
-  EXPECT_TRUE(row.ends_with(",true,simulated,mixed,estimated,\"a, \"\"b\"\"\"\n")) << row;
+  EXPECT_TRUE(row.ends_with(
+      ",true,simulated,mixed,estimated,90.25,14414.0625,1441.40625,\"a, \"\"b\"\"\"\n"))
+      << row;
 }
 
 TEST(ResultsCsv, AcceptsCrLfLineEnds) {
@@ -258,7 +263,7 @@ TEST(ResultsCsvErrors, WrongFieldCount) {
   const auto csv = results_to_csv({sample_point(), sample_point()});
   const auto message = runtime_error_of([&] { results_from_csv(csv + "a,b,c\n", "short.csv"); });
   EXPECT_TRUE(contains(message, "short.csv:4")) << message;
-  EXPECT_TRUE(contains(message, "expected 30 fields, got 3")) << message;
+  EXPECT_TRUE(contains(message, "expected 33 fields, got 3")) << message;
 }
 
 TEST(ResultsCsvErrors, WrongHeader) {
@@ -349,6 +354,9 @@ TEST(ResultsJson, PointHasTheDocumentedFields) {
   EXPECT_EQ(j.at("peak_memory_bytes").get<double>(), p.peak_memory_bytes);
   EXPECT_EQ(j.at("device_capacity_bytes").get<double>(), p.device_capacity_bytes);
   EXPECT_EQ(j.at("fits"), false);
+  EXPECT_EQ(j.at("epochs").get<double>(), 90.25);
+  EXPECT_EQ(j.at("steps_to_target").get<double>(), 14414.0625);
+  EXPECT_EQ(j.at("time_to_train_s").get<double>(), 1441.40625);
   EXPECT_EQ(j.at("note"), p.note);
   const auto& provenance = j.at("provenance");
   EXPECT_EQ(provenance.at("step_s"), "none");
@@ -413,7 +421,7 @@ TEST(ResultsJson, EveryCsvColumnHasAJsonCounterpart) {
   for (const std::string column :
        {"scenario", "point", "backend", "gpus", "mini_batch", "global_batch", "status", "step_s",
         "samples_per_s", "first_epoch_step_s", "input_source", "peak_memory_bytes",
-        "device_capacity_bytes", "fits", "note"}) {
+        "device_capacity_bytes", "fits", "epochs", "steps_to_target", "time_to_train_s", "note"}) {
     EXPECT_TRUE(j.contains(column)) << column;
   }
   for (const std::string column : {"data", "spatial_grid", "model_degree"}) {

@@ -13,9 +13,10 @@ double bytes_of(const TensorShape& shape, std::int64_t batch, DType dtype) {
 }
 
 bool uses_tensor_cores(const Layer& layer, DType dtype) {
-  const bool matrix_op = layer.kind == LayerKind::convolution ||
-                         layer.kind == LayerKind::transposed_convolution ||
-                         layer.kind == LayerKind::fully_connected;
+  const bool matrix_op =
+      layer.kind == LayerKind::convolution || layer.kind == LayerKind::transposed_convolution ||
+      layer.kind == LayerKind::fully_connected || layer.kind == LayerKind::lstm ||
+      layer.kind == LayerKind::attention || layer.kind == LayerKind::projection;
   return matrix_op && dtype != DType::float32;
 }
 
@@ -74,7 +75,7 @@ CostEstimate ComputeCostModel::layer_time(const Layer& layer,
   double in_bytes = 0;
   for (const auto& input : inputs) in_bytes += bytes_of(input, batch, dtype);
   const double out_bytes = bytes_of(output, batch, dtype);
-  const double weight_bytes = static_cast<double>(cost.weight_bytes);
+  const double weight_bytes = static_cast<double>(cost.weight_bytes_read);
   double bytes = in_bytes + out_bytes + weight_bytes;
   if (direction == Direction::backward_data) {
     bytes = out_bytes + in_bytes + weight_bytes + (cost.backward_needs.input ? in_bytes : 0) +

@@ -48,6 +48,18 @@ std::string kernel_shape_key(const Layer& layer, const std::vector<TensorShape>&
            " s" + axes(pool->stride) + " p" + axes(pool->padding);
   } else if (const auto* fc = std::get_if<FullyConnectedParams>(&layer.params)) {
     key += fc->bias ? " bias" : "";
+  } else if (const auto* lstm = std::get_if<LstmParams>(&layer.params)) {
+    key += " h" + std::to_string(lstm->hidden) + " p" + std::to_string(lstm->projection) +
+           (lstm->bidirectional ? " bidirectional" : "") + " bias " + to_string(lstm->bias);
+  } else if (const auto* embedding = std::get_if<EmbeddingParams>(&layer.params)) {
+    key += " v" + std::to_string(embedding->vocabulary) + " c" +
+           std::to_string(embedding->channel) + (embedding->shared_with.empty() ? "" : " shared");
+  } else if (const auto* attention = std::get_if<AttentionParams>(&layer.params)) {
+    key += " u" + std::to_string(attention->units) + (attention->normalize ? " normalize" : "");
+  } else if (const auto* projection = std::get_if<ProjectionParams>(&layer.params)) {
+    key += " o" + std::to_string(projection->out_features) +
+           (projection->sampled > 0 ? " sampled" + std::to_string(projection->sampled) : "") +
+           (projection->bias ? " bias" : "");
   }
   for (const auto& input : inputs) key += " in " + per_sample(input);
   return key + " out " + per_sample(output);

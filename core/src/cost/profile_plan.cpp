@@ -33,6 +33,9 @@ std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario) 
   const auto& layers = scenario.model.layers();
   for (const SweepPoint& point : scenario.points) {
     for (std::size_t i = 0; i < layers.size(); ++i) {
+      // Recurrent models' layers have no device kernel to time yet; the cost model gives them
+      // their roofline time.
+      if (is_sequence_kind(layers[i].layer.kind)) continue;
       const LayerShard& shard = point.plan.layers[i];
       KernelToProfile kernel;
       kernel.layer = layers[i].layer;

@@ -68,6 +68,26 @@ std::string GraphBuilder::mse_loss(const std::string& name, const std::string& f
   return append({name, LayerKind::mse_loss, NoParams{}, {from}});
 }
 
+std::string GraphBuilder::lstm(const std::string& name, const std::string& from,
+                               LstmParams params) {
+  return append({name, LayerKind::lstm, params, {from}});
+}
+
+std::string GraphBuilder::embedding(const std::string& name, const std::string& from,
+                                    EmbeddingParams params) {
+  return append({name, LayerKind::embedding, std::move(params), {from}});
+}
+
+std::string GraphBuilder::attention(const std::string& name, const std::string& query,
+                                    const std::string& memory, AttentionParams params) {
+  return append({name, LayerKind::attention, params, {query, memory}});
+}
+
+std::string GraphBuilder::projection(const std::string& name, const std::string& from,
+                                     ProjectionParams params) {
+  return append({name, LayerKind::projection, params, {from}});
+}
+
 std::string GraphBuilder::conv_bn_relu(const std::string& name, const std::string& from,
                                        ConvolutionParams params, bool with_batch_norm) {
   auto x = conv(name, from, std::move(params));

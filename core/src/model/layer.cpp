@@ -8,7 +8,7 @@ namespace tessera {
 namespace {
 
 // The names used in model files, in LayerKind order.
-const std::array<std::pair<LayerKind, const char*>, 13> kKindNames{{
+const std::array<std::pair<LayerKind, const char*>, 17> kKindNames{{
     {LayerKind::input, "input"},
     {LayerKind::convolution, "conv"},
     {LayerKind::transposed_convolution, "transposed_conv"},
@@ -22,6 +22,10 @@ const std::array<std::pair<LayerKind, const char*>, 13> kKindNames{{
     {LayerKind::add, "add"},
     {LayerKind::softmax_cross_entropy, "softmax_cross_entropy"},
     {LayerKind::mse_loss, "mse_loss"},
+    {LayerKind::lstm, "lstm"},
+    {LayerKind::embedding, "embedding"},
+    {LayerKind::attention, "attention"},
+    {LayerKind::projection, "projection"},
 }};
 
 }  // namespace
@@ -40,6 +44,27 @@ const std::vector<std::string>& layer_kind_names() {
     return list;
   }();
   return names;
+}
+
+std::string to_string(LstmBias bias) {
+  switch (bias) {
+    case LstmBias::none:
+      return "none";
+    case LstmBias::single:
+      return "single";
+    case LstmBias::double_:
+      return "double";
+  }
+  return "double";
+}
+
+bool is_sequence_kind(LayerKind kind) {
+  return kind == LayerKind::lstm || kind == LayerKind::embedding || kind == LayerKind::attention ||
+         kind == LayerKind::projection;
+}
+
+bool depends_across_time(LayerKind kind) {
+  return kind == LayerKind::lstm || kind == LayerKind::attention;
 }
 
 LayerKind layer_kind_from_name(const std::string& name) {

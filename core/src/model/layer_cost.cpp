@@ -2,6 +2,8 @@
 
 #include <numeric>
 
+#include "sequence_layer_cost.hpp"
+
 namespace tessera {
 namespace {
 
@@ -34,6 +36,11 @@ std::int64_t weight_parameters(const Layer& layer, const std::vector<TensorShape
     }
     case LayerKind::batch_norm:
       return std::get<BatchNormParams>(layer.params).affine ? 2 * output.c : 0;
+    case LayerKind::lstm:
+    case LayerKind::embedding:
+    case LayerKind::attention:
+    case LayerKind::projection:
+      return sequence_layer_parameters(layer, inputs);
     default:
       return 0;
   }
@@ -49,7 +56,12 @@ BackwardNeeds backward_needs(const Layer& layer) {
     case LayerKind::batch_norm:
     case LayerKind::leaky_relu:
     case LayerKind::mse_loss:
+    case LayerKind::embedding:   // the token ids, to scatter the gradient into the table
+    case LayerKind::attention:   // query and memory
+    case LayerKind::projection:  // for the weight gradient
       return {.input = true};
+    case LayerKind::lstm:  // the input for the input weights, the output for the recurrent ones
+      return {.input = true, .output = true};
     case LayerKind::relu:
     case LayerKind::softmax_cross_entropy:
       return {.output = true};
@@ -76,6 +88,7 @@ LayerCost layer_cost(const Layer& layer, const std::vector<TensorShape>& input_s
       input_shapes.empty() ? 0.0 : n * static_cast<double>(input_shapes[0].elements_per_sample());
   cost.parameters = weight_parameters(layer, input_shapes, output_shape);
   cost.weight_bytes = cost.parameters * dtype_bytes(dtype);
+  cost.weight_bytes_read = cost.weight_bytes;
   cost.output_bytes = batch * output_shape.elements_per_sample() * dtype_bytes(dtype);
   cost.backward_needs = backward_needs(layer);
   auto& f = cost.flops;
@@ -137,6 +150,12 @@ LayerCost layer_cost(const Layer& layer, const std::vector<TensorShape>& input_s
     case LayerKind::mse_loss:
       f.forward = kMseForwardOpsPerElement * in_elements;
       f.backward_data = 2 * in_elements;
+      break;
+    case LayerKind::lstm:
+    case LayerKind::embedding:
+    case LayerKind::attention:
+    case LayerKind::projection:
+      add_sequence_layer_cost(layer, input_shapes, batch, dtype, cost);
       break;
     case LayerKind::input:
     case LayerKind::concat:

@@ -33,6 +33,18 @@ std::vector<std::string> keys_for(LayerKind kind) {
     case LayerKind::fully_connected:
       extra = {"out_features", "bias"};
       break;
+    case LayerKind::lstm:
+      extra = {"hidden", "projection", "bidirectional", "bias"};
+      break;
+    case LayerKind::embedding:
+      extra = {"vocabulary", "dimension", "channel", "shared_with"};
+      break;
+    case LayerKind::attention:
+      extra = {"units", "normalize"};
+      break;
+    case LayerKind::projection:
+      extra = {"out_features", "bias", "sampled"};
+      break;
     default:
       break;
   }
@@ -48,6 +60,57 @@ AxisValues axis_values(const YamlMap& map, const std::string& key, AxisValues fa
   constexpr std::int64_t kMaxWindow = 4096;  // kernels, strides, paddings, dilations
   if (value->is_sequence()) return value->as_integer_list(1, 3, minimum, kMaxWindow);
   return {value->as_integer(minimum, kMaxWindow)};
+}
+
+// Widths of recurrent layers and vocabularies: 2^20 units, 2^24 tokens (LM1B has 793,471).
+constexpr std::int64_t kMaxUnits = 1 << 20;
+constexpr std::int64_t kMaxVocabulary = 1 << 24;
+
+LayerParams parse_sequence_params(LayerKind kind, const YamlMap& map) {
+  switch (kind) {
+    case LayerKind::lstm: {
+      LstmParams p;
+      p.hidden = map.required("hidden", "the LSTM's cell units").as_integer(1, kMaxUnits);
+      if (auto projection = map.optional("projection")) {
+        p.projection = projection->as_integer(0, kMaxUnits);
+      }
+      if (auto bidirectional = map.optional("bidirectional")) {
+        p.bidirectional = bidirectional->as_bool();
+      }
+      if (auto bias = map.optional("bias")) {
+        const auto choice = bias->as_choice({"none", "single", "double"});
+        p.bias = choice == "none"     ? LstmBias::none
+                 : choice == "single" ? LstmBias::single
+                                      : LstmBias::double_;
+      }
+      return p;
+    }
+    case LayerKind::embedding: {
+      EmbeddingParams p;
+      p.vocabulary =
+          map.required("vocabulary", "the number of tokens").as_integer(1, kMaxVocabulary);
+      p.dimension = map.required("dimension", "the embedding's width").as_integer(1, kMaxUnits);
+      if (auto channel = map.optional("channel")) p.channel = channel->as_integer(0, 1 << 20);
+      if (auto shared = map.optional("shared_with")) p.shared_with = shared->as_string();
+      return p;
+    }
+    case LayerKind::attention: {
+      AttentionParams p;
+      p.units = map.required("units", "a positive integer").as_integer(1, kMaxUnits);
+      if (auto normalize = map.optional("normalize")) p.normalize = normalize->as_bool();
+      return p;
+    }
+    default: {
+      ProjectionParams p;
+      p.out_features =
+          map.required("out_features", "a positive integer").as_integer(1, kMaxVocabulary);
+      if (auto bias = map.optional("bias")) p.bias = bias->as_bool();
+      if (auto sampled = map.optional("sampled")) {
+        p.sampled = sampled->as_integer(0, kMaxVocabulary);
+      }
+      return p;
+    }
+  }
 }
 
 LayerParams parse_params(LayerKind kind, const YamlMap& map) {
@@ -102,6 +165,11 @@ LayerParams parse_params(LayerKind kind, const YamlMap& map) {
       if (auto bias = map.optional("bias")) p.bias = bias->as_bool();
       return p;
     }
+    case LayerKind::lstm:
+    case LayerKind::embedding:
+    case LayerKind::attention:
+    case LayerKind::projection:
+      return parse_sequence_params(kind, map);
     default:
       return NoParams{};
   }
@@ -140,7 +208,17 @@ ModelGraph parse_model_file(const YamlValue& root) {
                          "global_statistics",
                          "negative_slope",
                          "drop_probability",
-                         "out_features"});
+                         "out_features",
+                         "hidden",
+                         "projection",
+                         "bidirectional",
+                         "vocabulary",
+                         "dimension",
+                         "channel",
+                         "shared_with",
+                         "units",
+                         "normalize",
+                         "sampled"});
     auto op_value = probe.required("op", "one of the layer kinds");
     const auto kind = layer_kind_from_name(op_value.as_choice(layer_kind_names()));
     YamlMap map(item, keys_for(kind));

@@ -52,6 +52,36 @@ ModelError::ModelError(std::string layer, std::string problem)
       layer_(std::move(layer)),
       problem_(std::move(problem)) {}
 
+// An embedding that reads another's table (tied weights) needs an owner of the same size that
+// owns its table itself, so that the parameters are counted exactly once.
+void ModelGraph::check_shared_embeddings(const ModelGraph& graph) {
+  for (const auto& resolved : graph.layers_) {
+    const auto* embedding = std::get_if<EmbeddingParams>(&resolved.layer.params);
+    if (embedding == nullptr || embedding->shared_with.empty()) continue;
+    const auto& name = resolved.layer.name;
+    auto owner_index = graph.index_of(embedding->shared_with);
+    if (!owner_index) {
+      throw ModelError(name,
+                       "shared_with '" + embedding->shared_with + "' is not a layer of this model");
+    }
+    const auto* owner = std::get_if<EmbeddingParams>(&graph.layers_[*owner_index].layer.params);
+    if (owner == nullptr) {
+      throw ModelError(name, "shared_with '" + embedding->shared_with + "' is not an embedding");
+    }
+    if (!owner->shared_with.empty()) {
+      throw ModelError(name, "shared_with '" + embedding->shared_with +
+                                 "' shares another table itself; name the table's owner");
+    }
+    if (owner->vocabulary != embedding->vocabulary || owner->dimension != embedding->dimension) {
+      throw ModelError(name, "shared_with '" + embedding->shared_with + "' has a " +
+                                 std::to_string(owner->vocabulary) + " x " +
+                                 std::to_string(owner->dimension) + " table, this one " +
+                                 std::to_string(embedding->vocabulary) + " x " +
+                                 std::to_string(embedding->dimension));
+    }
+  }
+}
+
 ModelGraph ModelGraph::from_layers(std::string name, std::vector<Layer> layers) {
   if (layers.empty()) throw ModelError("", "a model needs at least one layer");
   std::unordered_map<std::string, std::size_t> index_by_name;
@@ -98,6 +128,7 @@ ModelGraph ModelGraph::from_layers(std::string name, std::vector<Layer> layers) 
     graph.index_by_name_.emplace(resolved.layer.name, graph.layers_.size());
     graph.layers_.push_back(std::move(resolved));
   }
+  check_shared_embeddings(graph);
   return graph;
 }
 

@@ -38,6 +38,20 @@ nlohmann::json params_json(const LayerParams& params) {
           return {{"drop_probability", p.drop_probability}};
         } else if constexpr (std::is_same_v<T, FullyConnectedParams>) {
           return {{"out_features", p.out_features}, {"bias", p.bias}};
+        } else if constexpr (std::is_same_v<T, LstmParams>) {
+          return {{"hidden", p.hidden},
+                  {"projection", p.projection},
+                  {"bidirectional", p.bidirectional},
+                  {"bias", to_string(p.bias)}};
+        } else if constexpr (std::is_same_v<T, EmbeddingParams>) {
+          return {{"vocabulary", p.vocabulary},
+                  {"dimension", p.dimension},
+                  {"channel", p.channel},
+                  {"shared_with", p.shared_with}};
+        } else if constexpr (std::is_same_v<T, AttentionParams>) {
+          return {{"units", p.units}, {"normalize", p.normalize}};
+        } else if constexpr (std::is_same_v<T, ProjectionParams>) {
+          return {{"out_features", p.out_features}, {"bias", p.bias}, {"sampled", p.sampled}};
         } else {
           return nlohmann::json::object();
         }

@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "sequence_shapes.hpp"
 #include "tessera/core/model_graph.hpp"
 #include "tessera/core/quantity.hpp"
 
@@ -147,6 +148,8 @@ void require_bounded(const Layer& layer, const std::vector<TensorShape>& inputs,
     weights.insert(weights.end(), conv->kernel.begin(), conv->kernel.end());
   } else if (const auto* fc = std::get_if<FullyConnectedParams>(&layer.params)) {
     weights = {inputs.at(0).elements_per_sample(), fc->out_features};
+  } else if (is_sequence_kind(layer.kind)) {
+    weights = sequence_weight_extents(layer, inputs);
   }
   require(bounded_product(weights, kMaxLayerParameters).has_value(), layer,
           "it has more than " + format_count(kMaxLayerParameters) + " weights");
@@ -244,6 +247,12 @@ InferredLayer infer_unchecked(const Layer& layer, const std::vector<TensorShape>
     case LayerKind::softmax_cross_entropy:
       require_input_count(l, inputs, 1, 1);
       result.output = inputs[0];
+      return result;
+    case LayerKind::lstm:
+    case LayerKind::embedding:
+    case LayerKind::attention:
+    case LayerKind::projection:
+      result.output = infer_sequence_layer(l, inputs);
       return result;
   }
   throw ModelError(layer.name, "unsupported layer kind");

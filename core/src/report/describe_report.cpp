@@ -1,5 +1,6 @@
 #include "tessera/core/describe_report.hpp"
 
+#include <cstdio>
 #include <sstream>
 
 #include "micro_batching_table.hpp"
@@ -9,6 +10,7 @@
 #include "tessera/core/memory_estimate.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/text_table.hpp"
+#include "tessera/core/time_to_train.hpp"
 
 namespace tessera {
 namespace {
@@ -68,6 +70,8 @@ std::string header(const LoadedScenario& loaded) {
     }
     out << "\n";
   }
+  out << "Training  time to train from "
+      << describe_statistical_efficiency(loaded.statistical_efficiency) << "\n";
   if (s.sweep) {
     out << "Sweep     " << to_string(s.sweep->scaling) << " scaling, growing "
         << to_string(s.sweep->grow) << ", " << loaded.points.size() << " points\n";
@@ -137,6 +141,27 @@ std::string memory_table(const LoadedScenario& loaded) {
          table.render();
 }
 
+// Steps and epochs to the target per point: a property of the global batch, known before any
+// run; `tessera run` multiplies the steps by each point's step time.
+std::string time_to_train_table(const LoadedScenario& loaded) {
+  const auto& efficiency = loaded.statistical_efficiency;
+  if (efficiency.target == TrainingTarget::none) return {};
+  TextTable table({"point", "GPUs", "global batch", "steps to target", "epochs", "from"});
+  for (const auto& point : loaded.points) {
+    const auto target = steps_to_target(efficiency, point.config.global_batch());
+    char steps[32], epochs[32];
+    std::snprintf(steps, sizeof steps, "%.0f", target.steps);
+    std::snprintf(epochs, sizeof epochs, "%.2f", target.epochs);
+    table.add_row(
+        {std::to_string(point.index), std::to_string(point.config.gpus()),
+         std::to_string(point.config.global_batch()), steps, epochs,
+         target.extrapolated ? "extrapolated beyond the table" : to_string(efficiency.target)});
+  }
+  return "\nSteps to the target (time to train = steps x each point's step time, from tessera "
+         "run)\n" +
+         table.render();
+}
+
 }  // namespace
 
 std::string describe_scenario(const LoadedScenario& loaded, const DescribeOptions& options) {
@@ -153,7 +178,7 @@ std::string describe_scenario(const LoadedScenario& loaded, const DescribeOption
   const std::size_t index = std::min(options.point, loaded.points.size() - 1);
   if (shows_offloading(loaded))
     text += offload_table(loaded, loaded.points[index], options.profiles);
-  return text;
+  return text + time_to_train_table(loaded);
 }
 
 }  // namespace tessera

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "csv_records.hpp"
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/csv_field.hpp"
 
@@ -67,63 +68,10 @@ std::vector<std::string> row_of(const PointResult& p) {
           to_string(p.time_provenance),
           to_string(p.compute_provenance),
           to_string(p.memory_provenance),
+          number(p.epochs),
+          number(p.steps_to_target),
+          number(p.time_to_train_seconds),
           p.note};
-}
-
-// RFC 4180 records: fields separated by commas, optionally quoted with "" as an escaped quote.
-struct CsvRecord {
-  int line = 0;  // where the record starts, 1-based
-  std::vector<std::string> fields;
-};
-
-std::vector<CsvRecord> parse_csv(const std::string& text, const std::string& file) {
-  std::vector<CsvRecord> records;
-  int record_line = 1;
-  std::vector<std::string> record;
-  std::string field;
-  bool in_quotes = false, field_started = false;
-  int line = 1;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_quotes) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field += '"';
-        ++i;
-      } else if (c == '"') {
-        in_quotes = false;
-      } else {
-        if (c == '\n') ++line;
-        field += c;
-      }
-      continue;
-    }
-    if (c == '"' && !field_started) {
-      in_quotes = field_started = true;
-    } else if (c == ',') {
-      record.push_back(std::move(field));
-      field.clear();
-      field_started = false;
-    } else if (c == '\n' || c == '\r') {
-      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
-      record.push_back(std::move(field));
-      const bool blank = record.size() == 1 && record.front().empty();
-      if (!blank) records.push_back({record_line, std::move(record)});
-      record.clear();
-      field.clear();
-      field_started = false;
-      record_line = ++line;
-    } else {
-      field += c;
-      field_started = true;
-    }
-  }
-  if (in_quotes)
-    throw std::runtime_error(file + ":" + std::to_string(line) + ": unterminated quote");
-  if (field_started || !record.empty()) {
-    record.push_back(std::move(field));
-    records.push_back({record_line, std::move(record)});
-  }
-  return records;
 }
 
 std::int64_t to_integer(const std::string& text, const std::string& where) {
@@ -209,9 +157,31 @@ const std::vector<std::string>& results_csv_columns() {
                                                 "time_provenance",
                                                 "compute_provenance",
                                                 "memory_provenance",
+                                                "epochs",
+                                                "steps_to_target",
+                                                "time_to_train_s",
                                                 "note"};
   return columns;
 }
+
+namespace {
+
+// The columns before time to train was added (2026-11): such files still read, with its three
+// fields 0.
+const std::vector<std::string>& columns_without_time_to_train() {
+  static const std::vector<std::string> columns = [] {
+    std::vector<std::string> list;
+    for (const auto& column : results_csv_columns()) {
+      if (column != "epochs" && column != "steps_to_target" && column != "time_to_train_s") {
+        list.push_back(column);
+      }
+    }
+    return list;
+  }();
+  return columns;
+}
+
+}  // namespace
 
 std::string results_to_csv(const std::vector<PointResult>& points) {
   std::string text;
@@ -231,16 +201,17 @@ std::string results_to_csv(const std::vector<PointResult>& points) {
 
 std::vector<PointResult> results_from_csv(const std::string& text, const std::string& file) {
   const auto records = parse_csv(text, file);
-  if (records.empty() || records.front().fields != results_csv_columns()) {
+  const bool current = !records.empty() && records.front().fields == results_csv_columns();
+  if (!current && (records.empty() || records.front().fields != columns_without_time_to_train())) {
     throw std::runtime_error(file + ":1: not a Tessera results file (unexpected header)");
   }
+  const std::size_t columns = records.front().fields.size();
   std::vector<PointResult> points;
   for (std::size_t r = 1; r < records.size(); ++r) {
     const auto& f = records[r].fields;
     const std::string where = file + ":" + std::to_string(records[r].line);
-    if (f.size() != results_csv_columns().size()) {
-      throw std::runtime_error(where + ": expected " +
-                               std::to_string(results_csv_columns().size()) + " fields, got " +
+    if (f.size() != columns) {
+      throw std::runtime_error(where + ": expected " + std::to_string(columns) + " fields, got " +
                                std::to_string(f.size()));
     }
     try {
@@ -275,6 +246,11 @@ std::vector<PointResult> results_from_csv(const std::string& text, const std::st
       p.time_provenance = provenance_from_string(f[i++]);
       p.compute_provenance = provenance_from_string(f[i++]);
       p.memory_provenance = provenance_from_string(f[i++]);
+      if (current) {
+        p.epochs = to_number(f[i++], where);
+        p.steps_to_target = to_number(f[i++], where);
+        p.time_to_train_seconds = to_number(f[i++], where);
+      }
       p.note = f[i++];
       points.push_back(std::move(p));
     } catch (const std::invalid_argument& error) {
@@ -318,6 +294,9 @@ nlohmann::json to_json(const PointResult& p) {
         {"breakdown_s", to_string(p.time_provenance)},
         {"compute", to_string(p.compute_provenance)},
         {"peak_memory_bytes", to_string(p.memory_provenance)}}},
+      {"epochs", p.epochs},
+      {"steps_to_target", p.steps_to_target},
+      {"time_to_train_s", p.time_to_train_seconds},
       {"note", p.note}};
   if (!p.micro_batching.is_null()) json["micro_batching"] = p.micro_batching;
   if (!p.layer_compute.empty()) json["layer_compute_s"] = to_json(p.layer_compute);
@@ -388,6 +367,12 @@ PointResult point_result_from_json(const nlohmann::json& entry) {
   p.compute_provenance = provenance_from_string(text(provenance, "compute"));
   p.memory_provenance = provenance_from_string(text(provenance, "peak_memory_bytes"));
   p.note = text(entry, "note");
+  // Absent from documents written before time to train existed: 0, as for no target.
+  for (const auto& [key, field] :
+       {std::pair{"epochs", &p.epochs}, std::pair{"steps_to_target", &p.steps_to_target},
+        std::pair{"time_to_train_s", &p.time_to_train_seconds}}) {
+    if (entry.contains(key)) *field = number(entry, key);
+  }
   if (entry.contains("micro_batching")) p.micro_batching = entry["micro_batching"];
   if (entry.contains("layer_compute_s")) {
     p.layer_compute = layer_compute_from_json(entry["layer_compute_s"]);
@@ -475,6 +460,9 @@ nlohmann::json to_json(const RunResult& run) {
                          {"model", run.model},
                          {"settings", run.settings}};
   if (!run.resolved_scenario.is_null()) json["resolved_scenario"] = run.resolved_scenario;
+  if (!run.statistical_efficiency.is_null()) {
+    json["statistical_efficiency"] = run.statistical_efficiency;
+  }
   json["points"] = points;
   return json;
 }

@@ -27,10 +27,11 @@ const std::array<std::pair<const char*, const char*>, 9> kChangeDescriptions{{
 
 // The scenario's keys that decide a point's numbers: not its name (a row must match it anyway),
 // description or outputs, nor the sweep, whose points are matched one by one by their
-// configuration so that a sweep extended by a point keeps the others.
+// configuration so that a sweep extended by a point keeps the others, nor the training key,
+// whose time to train the sweep runner computes again for kept points.
 std::string scenario_digest(const Scenario& scenario) {
   auto json = to_json(scenario);
-  for (const char* key : {"name", "description", "outputs", "sweep"}) json.erase(key);
+  for (const char* key : {"name", "description", "outputs", "sweep", "training"}) json.erase(key);
   return content_digest(json.dump());
 }
 

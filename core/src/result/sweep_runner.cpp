@@ -8,6 +8,7 @@
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/run_inputs.hpp"
 #include "tessera/core/scenario_json.hpp"
+#include "tessera/core/time_to_train.hpp"
 #include "tessera/core/utc_time.hpp"
 
 namespace tessera {
@@ -84,6 +85,7 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
   document.model = scenario.model.name();
   document.settings = options.settings;
   document.resolved_scenario = to_json(s);
+  document.statistical_efficiency = to_json(scenario.statistical_efficiency);
   const auto inputs = digest_run_inputs(scenario, {.backend = options.backend,
                                                    .settings = options.settings,
                                                    .tessera_version = options.tessera_version,
@@ -93,7 +95,9 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
       options.resume ? read_previous(run.json_path, unreadable) : std::vector<PointResult>{};
 
   // The plan is a function of the scenario, the point and the profiles: recorded here for
-  // points whose backend did not record the one it ran (the simulator's is this one).
+  // points whose backend did not record the one it ran (the simulator's is this one). Time to
+  // train is filled here too, for both backends and for kept points alike: it depends on the
+  // step time and the training key only, which the input digests leave out.
   const ComputeCostModel costs(roofline_of(scenario.cluster.gpu), options.profiles,
                                s.micro_batching);
   auto with_plan = [&](PointResult result, const SweepPoint& point) {
@@ -102,6 +106,7 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
       result.micro_batching =
           to_json(plan_network(scenario.model, point.plan, costs, s.model.dtype));
     }
+    fill_time_to_train(result, scenario.statistical_efficiency);
     return result;
   };
 

@@ -87,6 +87,14 @@ const EnumTable<CollectiveAlgorithm>& enum_table() {
   return table;
 }
 
+template <>
+const EnumTable<TrainingTarget>& enum_table() {
+  static const EnumTable<TrainingTarget> table{{"none", TrainingTarget::none},
+                                               {"table", TrainingTarget::table},
+                                               {"critical_batch", TrainingTarget::critical_batch}};
+  return table;
+}
+
 std::string to_string(Optimizer value) {
   return enum_name(value);
 }
@@ -118,6 +126,10 @@ std::string to_string(GrowAxis value) {
   return enum_name(value);
 }
 std::string to_string(CollectiveAlgorithm value) {
+  return enum_name(value);
+}
+
+std::string to_string(TrainingTarget value) {
   return enum_name(value);
 }
 

@@ -62,6 +62,22 @@ nlohmann::json to_json(const Scenario& s) {
         {"gradient_bucket_bytes", s.sim.gradient_bucket_bytes},
         {"mode", s.sim.mode}}},
       {"real", {{"warmup_steps", s.real.warmup_steps}, {"measured_steps", s.real.measured_steps}}}};
+  if (s.training) {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& row : s.training->steps_to_target) {
+      rows.push_back({{"global_batch", row.global_batch},
+                      {"steps", optional_value(row.steps)},
+                      {"epochs", optional_value(row.epochs)}});
+    }
+    json["training"] = {{"target", to_string(s.training->target)},
+                        {"source", s.training->source},
+                        {"steps_to_target", rows},
+                        {"critical_batch", optional_value(s.training->critical_batch)},
+                        {"min_steps", optional_value(s.training->min_steps)},
+                        {"min_epochs", optional_value(s.training->min_epochs)}};
+  } else {
+    json["training"] = nullptr;
+  }
   if (s.sweep) {
     json["sweep"] = {{"scaling", to_string(s.sweep->scaling)},
                      {"grow", to_string(s.sweep->grow)},

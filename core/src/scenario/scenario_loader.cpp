@@ -214,6 +214,7 @@ LoadedScenario check(Scenario scenario, const std::string& base_directory) {
   }
   loaded.device_capacity_bytes =
       sc.memory.device_capacity_bytes.value_or(loaded.cluster.gpu.memory_bytes);
+  loaded.statistical_efficiency = resolve_statistical_efficiency(sc);
   return loaded;
 }
 

@@ -7,6 +7,7 @@
 
 #include "scenario_enums.hpp"
 #include "tessera/core/dtype.hpp"
+#include "training_parser.hpp"
 
 namespace tessera {
 namespace {
@@ -264,7 +265,7 @@ void parse_real(Scenario& s, const YamlValue& value) {
 
 Scenario parse_scenario(const YamlValue& root) {
   YamlMap map(root, {"name", "description", "model", "parallelism", "kernels", "memory", "io",
-                     "platform", "sweep", "outputs", "sim", "real"});
+                     "platform", "sweep", "outputs", "sim", "real", "training"});
   Scenario s;
   s.file = root.location().file;
   s.name = map.required("name", "a short name for the scenario").as_string();
@@ -291,6 +292,7 @@ Scenario parse_scenario(const YamlValue& root) {
   if (auto v = map.optional("outputs")) parse_outputs(s, *v);
   if (auto v = map.optional("sim")) parse_sim(s, *v);
   if (auto v = map.optional("real")) parse_real(s, *v);
+  if (auto v = map.optional("training")) parse_training(s, *v);
   if (s.outputs.directory.empty()) s.outputs.directory = "results/" + s.name;
   remember(s, root);
   return s;

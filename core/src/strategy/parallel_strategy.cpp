@@ -34,11 +34,14 @@ WindowParams window_params(const Layer& layer, int rank) {
   return {p.kernel, p.stride, p.padding, p.dilation};
 }
 
+// The first layer that cannot be split: one without spatial axes, or a sequence layer whose steps
+// read other steps (an LSTM's recurrence, attention over the whole memory).
 std::size_t find_spatial_end(const ModelGraph& model, const std::string& until, int rank) {
   const auto& layers = model.layers();
   std::size_t first_dense = layers.size();
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    if (layers[i].output_shape.spatial_rank() != rank) {
+    if (layers[i].output_shape.spatial_rank() != rank ||
+        depends_across_time(layers[i].layer.kind)) {
       first_dense = i;
       break;
     }
@@ -54,10 +57,14 @@ std::size_t find_spatial_end(const ModelGraph& model, const std::string& until, 
                         "the input layer cannot end spatial parallelism: nothing would be split");
   }
   if (*index > first_dense) {
+    const auto& stop = layers[first_dense];
+    const std::string why =
+        depends_across_time(stop.layer.kind)
+            ? "the first whose time steps read other steps (" + to_string(stop.layer.kind) + ")"
+            : "the first without spatial axes";
     throw StrategyError("parallelism.spatial.until",
-                        "spatial parallelism must stop at or before layer '" +
-                            layers[first_dense].layer.name +
-                            "', the first without spatial axes; got '" + until + "'");
+                        "spatial parallelism must stop at or before layer '" + stop.layer.name +
+                            "', " + why + "; got '" + until + "'");
   }
   return *index;
 }

@@ -73,9 +73,9 @@ const std::string& ModelOptions::text(const std::string& name) const {
 
 const std::vector<ZooModel>& model_zoo() {
   static const std::vector<ZooModel> models{
-      zoo::cosmoflow(),    zoo::unet3d(),        zoo::alexnet(),  zoo::overfeat(),
-      zoo::vgg16(),        zoo::googlenet(),     zoo::resnet18(), zoo::resnet50(),
-      zoo::inception_v3(), zoo::deepbench_conv()};
+      zoo::cosmoflow(),    zoo::unet3d(),         zoo::alexnet(),  zoo::overfeat(),
+      zoo::vgg16(),        zoo::googlenet(),      zoo::resnet18(), zoo::resnet50(),
+      zoo::inception_v3(), zoo::deepbench_conv(), zoo::gnmt(),     zoo::biglstm()};
   return models;
 }
 

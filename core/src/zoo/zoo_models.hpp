@@ -14,6 +14,8 @@ ZooModel resnet18();
 ZooModel resnet50();
 ZooModel inception_v3();
 ZooModel deepbench_conv();
+ZooModel gnmt();
+ZooModel biglstm();
 
 // Options most image classifiers share.
 ModelOptionSpec image_size_option(std::int64_t default_size);

@@ -388,6 +388,14 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   return result;
 }
 
+// The first layer of a kind the real backend has no executor for, if any.
+const ResolvedLayer* first_sequence_layer(const ModelGraph& model) {
+  for (const auto& layer : model.layers()) {
+    if (is_sequence_kind(layer.layer.kind)) return &layer;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point,
@@ -406,6 +414,13 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
     result.status = PointStatus::skipped;
     result.note = "model-parallel stages (model degree " + std::to_string(config.model_degree) +
                   ") are not yet supported by the real backend";
+    return result;
+  }
+  if (auto unsupported = first_sequence_layer(loaded.model)) {
+    result.status = PointStatus::skipped;
+    result.note = "layer '" + unsupported->layer.name + "' (" + to_string(unsupported->layer.kind) +
+                  ") is not supported by the real backend yet: no oneDNN or cuDNN kernels for "
+                  "recurrent models' layers (lstm, embedding, attention, projection) are wired";
     return result;
   }
   const bool participant = world.rank() < config.gpus();

@@ -22,7 +22,8 @@ struct CostEstimate {
 struct DeviceRoofline {
   std::string device;  // matched against the profile database's device names
   double fp32_flops_per_second = 0;
-  double tensor_flops_per_second = 0;  // used for float16/bfloat16 convolutions and dense layers
+  double tensor_flops_per_second =
+      0;  // float16/bfloat16 matrix products (convolutions, dense, LSTM)
   double memory_bandwidth_bytes_per_second = 0;
   double compute_efficiency = 0.7;  // achieved fraction of peak
   double memory_efficiency = 0.8;

@@ -29,6 +29,12 @@ class GraphBuilder {
   std::string add(const std::string& name, const std::vector<std::string>& from);
   std::string softmax_cross_entropy(const std::string& name, const std::string& from);
   std::string mse_loss(const std::string& name, const std::string& from);
+  std::string lstm(const std::string& name, const std::string& from, LstmParams params);
+  std::string embedding(const std::string& name, const std::string& from, EmbeddingParams params);
+  // Inputs: the query sequence, then the memory it attends over.
+  std::string attention(const std::string& name, const std::string& query,
+                        const std::string& memory, AttentionParams params);
+  std::string projection(const std::string& name, const std::string& from, ProjectionParams params);
 
   // Convolution, batch-norm (if requested) and ReLU: the block most CNNs repeat.
   std::string conv_bn_relu(const std::string& name, const std::string& from,

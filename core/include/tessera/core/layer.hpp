@@ -2,6 +2,10 @@
 // One node of a model's dataflow graph: what operation it is, its hyper-parameters as the user
 // gave them, and which layers feed it. Shapes are inferred later (shape_inference.hpp), so a
 // kernel given as one number applies to every spatial axis.
+//
+// Sequences (recurrent models) are tensors with one spatial axis, time: N x C x T. Token ids are
+// an input of one channel per token stream (a translation model reads two: source and target),
+// stored as numbers in the model's dtype.
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -23,6 +27,10 @@ enum class LayerKind {
   add,
   softmax_cross_entropy,
   mse_loss,
+  lstm,        // a recurrent layer over the time axis of N x C x T
+  embedding,   // token ids N x 1 x T (one channel of the input) to N x dim x T
+  attention,   // additive (Bahdanau) attention of a query sequence over a memory sequence
+  projection,  // a linear map at every time step (the softmax layer over a vocabulary)
 };
 
 std::string to_string(LayerKind kind);
@@ -80,11 +88,58 @@ struct FullyConnectedParams {
   bool bias = true;
 };
 
+// LSTM bias vectors: TensorFlow's LSTMCell keeps one per gate, cuDNN and PyTorch two (b_ih and
+// b_hh). Published parameter counts differ by exactly this.
+enum class LstmBias { none, single, double_ };
+
+struct LstmParams {
+  std::int64_t hidden = 0;      // cell units H
+  std::int64_t projection = 0;  // P: output and recurrent state projected to P (0: none)
+  bool bidirectional = false;   // a forward and a backward pass, outputs concatenated
+  LstmBias bias = LstmBias::double_;
+};
+
+struct EmbeddingParams {
+  std::int64_t vocabulary = 0;
+  std::int64_t dimension = 0;
+  std::int64_t channel = 0;  // which token stream (input channel) it looks up
+  // Another embedding layer whose table this one reads (tied weights, e.g. GNMT's shared source
+  // and target embedding): no parameters of its own.
+  std::string shared_with;
+};
+
+// Bahdanau et al. (2015) additive attention, normalised as in Luong/TensorFlow's
+// BahdanauAttention(normalize=True) and MLPerf GNMT: inputs are the query sequence and the
+// memory (keys = values); the output is the memory's context vector at every query step.
+struct AttentionParams {
+  std::int64_t units = 0;  // width of the projected query and keys
+  bool normalize = true;   // weight-normalised score vector with a scalar gain and a bias
+};
+
+struct ProjectionParams {
+  std::int64_t out_features = 0;  // e.g. the vocabulary
+  bool bias = true;
+  // > 0: training scores only this many sampled classes besides each position's target (a
+  // sampled softmax, Jean et al. 2015, as TensorFlow's sampled_softmax_loss), so the output has
+  // sampled + 1 channels; the weights are still the full out_features rows.
+  std::int64_t sampled = 0;
+};
+
 struct NoParams {};
 
 using LayerParams =
     std::variant<NoParams, InputParams, ConvolutionParams, PoolingParams, BatchNormParams,
-                 LeakyReluParams, DropoutParams, FullyConnectedParams>;
+                 LeakyReluParams, DropoutParams, FullyConnectedParams, LstmParams, EmbeddingParams,
+                 AttentionParams, ProjectionParams>;
+
+std::string to_string(LstmBias bias);  // "none", "single", "double" as in model files
+
+// The kinds recurrent models add (lstm, embedding, attention, projection). The real backend has no
+// executor for them yet (oneDNN/cuDNN RNN kernels are not written) and skips their points.
+bool is_sequence_kind(LayerKind kind);
+// Kinds whose output at one time step reads other steps (an LSTM's recurrence, attention over the
+// whole memory): spatial parallelism cannot split them along time.
+bool depends_across_time(LayerKind kind);
 
 struct Layer {
   std::string name;

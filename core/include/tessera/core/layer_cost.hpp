@@ -2,8 +2,9 @@
 // What one layer costs for a given batch: floating-point operations per training direction,
 // parameters, and the bytes of the tensors it produces and keeps for backward.
 //
-// FLOPs count a multiply-add as 2. Convolutions and fully connected layers are exact; element-wise
-// layers use the per-element constants documented in layer_cost.cpp.
+// FLOPs count a multiply-add as 2. Convolutions, fully connected layers and the matrix products of
+// the sequence layers are exact; element-wise work uses the per-element constants documented in
+// layer_cost.cpp and sequence_layer_cost.cpp.
 #include <cstdint>
 
 #include "tessera/core/dtype.hpp"
@@ -31,8 +32,13 @@ struct LayerCost {
   std::int64_t parameters = 0;
   std::int64_t output_bytes = 0;  // the activation this layer produces
   std::int64_t weight_bytes = 0;  // parameters in the model's dtype
+  // The weights one pass reads: all of them, except where a layer touches only some rows (an
+  // embedding's looked-up tokens, a sampled softmax's classes). The roofline streams these.
+  std::int64_t weight_bytes_read = 0;
   BackwardNeeds backward_needs;
-  std::int64_t saved_for_backward_bytes = 0;  // mask bytes only; input/output are other layers'
+  // Tensors of the layer's own that backward reads (dropout's mask, an LSTM's gates and cell
+  // states, attention's scores); its input and output are other layers' and not counted here.
+  std::int64_t saved_for_backward_bytes = 0;
 };
 
 // Costs for `batch` samples with the layer's shapes (which may be a GPU's local shard).

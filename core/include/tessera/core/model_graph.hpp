@@ -52,6 +52,8 @@ class ModelGraph {
   void set_default_mini_batch(std::int64_t batch) { default_mini_batch_ = batch; }
 
  private:
+  static void check_shared_embeddings(const ModelGraph& graph);
+
   std::string name_;
   std::vector<ResolvedLayer> layers_;
   std::unordered_map<std::string, std::size_t> index_by_name_;

@@ -75,6 +75,12 @@ struct PointResult {
   double offloaded_bytes = 0;       // copied to host memory and back per step, each way (vDNN)
   double device_capacity_bytes = 0;
   bool fits = true;
+  // To the target quality (time_to_train.hpp), 0 where the scenario has no training target:
+  // epochs and steps at this point's global batch, and the time those steps take at this point's
+  // step time (0 for points that did not run).
+  double epochs = 0;
+  double steps_to_target = 0;
+  double time_to_train_seconds = 0;
   Provenance time_provenance = Provenance::none;
   Provenance compute_provenance = Provenance::none;
   Provenance memory_provenance = Provenance::none;
@@ -102,12 +108,15 @@ struct RunResult {
   std::string model;
   nlohmann::json settings;  // backend settings that shaped the numbers (network model, ...)
   nlohmann::json resolved_scenario;  // every key after defaults (scenario_json.hpp); may be null
+  // Where epochs and steps to the target come from (time_to_train.hpp); null without a target.
+  nlohmann::json statistical_efficiency;
   std::vector<PointResult> points;
 };
 
 const std::vector<std::string>& results_csv_columns();
 std::string results_to_csv(const std::vector<PointResult>& points);
 // Throws std::runtime_error naming the file and line on malformed input. Blank lines are skipped.
+// Files written before the time-to-train columns existed read with those fields 0.
 std::vector<PointResult> results_from_csv(const std::string& text, const std::string& file_name);
 
 nlohmann::json to_json(const PointResult& point);

@@ -31,6 +31,9 @@ enum class CollectiveAlgorithm { automatic, ring, tree, hierarchical };
 // replica's samples (its spatial group, as the reference 3D-CNN runs do), or every GPU (a
 // synchronised batch-norm across the data-parallel replicas too).
 enum class BatchNormStatistics { sample_group, global };
+// How the steps to a target quality depend on the global batch (time_to_train.hpp): a table of
+// measurements, McCandlish et al.'s critical-batch form, or no statistical-efficiency model.
+enum class TrainingTarget { none, table, critical_batch };
 
 std::string to_string(Optimizer value);
 std::string to_string(MicroBatchPolicy value);
@@ -43,6 +46,7 @@ std::string to_string(Scaling value);
 std::string to_string(GrowAxis value);
 std::string to_string(CollectiveAlgorithm value);
 std::string to_string(BatchNormStatistics value);
+std::string to_string(TrainingTarget value);
 
 struct ModelSection {
   std::string zoo_name;                        // set when the model comes from the zoo
@@ -118,6 +122,26 @@ struct SimSection {
   std::string mode = "symmetric";
 };
 
+// One row of a steps-to-target table: at this global batch (samples per step, over all
+// replicas) the target took this many steps, or this many epochs; exactly one is given.
+struct StepsToTargetRow {
+  std::int64_t global_batch = 0;
+  std::optional<double> steps;
+  std::optional<double> epochs;
+};
+
+// The scenario's `training` key: what time to train is computed from (time_to_train.hpp). The
+// size of an epoch is io.samples, or the data set of the zoo model's published figures.
+struct TrainingSection {
+  TrainingTarget target = TrainingTarget::none;
+  std::vector<StepsToTargetRow> steps_to_target;  // target table
+  std::optional<double> critical_batch;           // target critical_batch: B_noise, samples
+  std::optional<double> min_steps;                // S_min ...
+  std::optional<double> min_epochs;               // ... or E_min in epochs
+  std::string source;                             // where the numbers come from, in words
+  SourceLocation where;
+};
+
 struct RealSection {
   std::int64_t warmup_steps = 2;
   std::int64_t measured_steps = 10;
@@ -137,6 +161,8 @@ struct Scenario {
   OutputsSection outputs;
   SimSection sim;
   RealSection real;
+  // Absent: the zoo model's published statistical efficiency, if it has one.
+  std::optional<TrainingSection> training;
   std::map<std::string, SourceLocation> where;  // location of every key path, for later checks
 };
 

@@ -8,6 +8,7 @@
 #include "tessera/core/model_graph.hpp"
 #include "tessera/core/parallel_strategy.hpp"
 #include "tessera/core/scenario.hpp"
+#include "tessera/core/time_to_train.hpp"
 
 namespace tessera {
 
@@ -24,6 +25,8 @@ struct LoadedScenario {
   std::vector<SweepPoint> points;  // one when the scenario has no sweep
   double device_capacity_bytes = 0;
   std::string simgrid_xml_path;  // resolved platform.simgrid_xml.file, if any
+  // Steps to the target quality per global batch (the training key or the zoo's figures).
+  StatisticalEfficiency statistical_efficiency;
 };
 
 // Replaces the scenario's platform section from the command line, e.g. with the cluster file

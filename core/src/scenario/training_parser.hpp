@@ -1,0 +1,11 @@
+#pragma once
+// The scenario's `training` key (time to train): structure and ranges. The size of an epoch and
+// the zoo defaults are resolved later (time_to_train.hpp).
+#include "tessera/core/scenario.hpp"
+#include "tessera/core/yaml_reader.hpp"
+
+namespace tessera {
+
+void parse_training(Scenario& scenario, const YamlValue& value);
+
+}  // namespace tessera
