@@ -24,6 +24,8 @@ struct GpuSpec {
   // Whether gradient all-reduces run beside compute (a GPU: NCCL on its own stream) or hold it
   // up (a CPU rank: its cores compute, and MPI progresses a collective only inside its calls).
   bool overlaps_communication = true;
+  // Board power (TDP) in watts from the spec sheet, for energy per sample; 0 when not given.
+  double power_watts = 0;
 };
 
 enum class GpuInterconnect {

@@ -1,0 +1,188 @@
+#include "tessera/core/plan_screen.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <map>
+
+#include "tessera/core/content_digest.hpp"
+#include "tessera/core/input_source.hpp"
+#include "tessera/core/memory_estimate.hpp"
+
+namespace tessera {
+
+Scenario candidate_scenario_section(const Scenario& base, const PlanStrategy& strategy) {
+  Scenario s = base;
+  s.parallelism.data = strategy.data;
+  s.parallelism.spatial_grid = strategy.spatial_grid;
+  s.parallelism.spatial_until = strategy.spatial_until;
+  s.parallelism.model_degree = strategy.model_degree;
+  s.parallelism.stage_starts = strategy.stage_starts;
+  s.parallelism.gpus.reset();
+  s.model.mini_batch = strategy.mini_batch;
+  s.memory.offload = strategy.offload;
+  s.micro_batching.workspace_limit_bytes = strategy.workspace_limit_bytes;
+  s.sweep.reset();
+  // The traced GPUs must exist at this GPU count.
+  s.outputs.trace_gpus = {0};
+  return s;
+}
+
+LoadedScenario candidate_scenario(const LoadedScenario& base, const PlanStrategy& strategy) {
+  LoadedScenario loaded = base;
+  loaded.scenario = candidate_scenario_section(base.scenario, strategy);
+  const auto config = strategy.config();
+  loaded.points = {
+      {0, config,
+       plan_shards(loaded.model, config, strategy.spatial_until, strategy.stage_starts)}};
+  return loaded;
+}
+
+void apply_memory_limit(LoadedScenario& scenario, double limit_bytes) {
+  scenario.scenario.memory.device_capacity_bytes = limit_bytes;
+  scenario.device_capacity_bytes = limit_bytes;
+}
+
+namespace {
+
+bool is_compute(const StepOp& op) {
+  return op.kind == StepOpKind::compute || op.kind == StepOpKind::update;
+}
+
+}  // namespace
+
+double step_lower_bound(const std::vector<StepProgram>& programs) {
+  // Every program's compute ops in order, a receive waiting for the matching send (the n-th
+  // send from one stage to another pairs with the n-th receive there); transfers take no time.
+  const std::size_t n = programs.size();
+  std::map<int, std::size_t> by_stage;
+  for (std::size_t k = 0; k < n; ++k) by_stage[programs[k].stage] = k;
+  std::vector<double> clock(n, 0.0);
+  std::vector<std::size_t> position(n, 0);
+  std::map<std::pair<int, int>, std::deque<double>> in_flight;  // (from, to) -> send times
+  for (bool progress = true; progress;) {
+    progress = false;
+    for (std::size_t k = 0; k < n; ++k) {
+      const auto& program = programs[k];
+      for (; position[k] < program.ops.size(); ++position[k]) {
+        const auto& op = program.ops[position[k]];
+        if (is_compute(op)) {
+          clock[k] += op.seconds;
+        } else if (op.kind == StepOpKind::stage_send) {
+          in_flight[{program.stage, op.peer_stage}].push_back(clock[k]);
+        } else if (op.kind == StepOpKind::stage_recv && by_stage.count(op.peer_stage)) {
+          auto& sent = in_flight[{op.peer_stage, program.stage}];
+          if (sent.empty()) break;  // wait for the sender to get there
+          clock[k] = std::max(clock[k], sent.front());
+          sent.pop_front();
+        }
+        progress = true;
+      }
+    }
+  }
+  double bound = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    // A program left waiting (unmatched receives) still computes everything it holds.
+    double total = 0;
+    for (const auto& op : programs[k].ops) total += is_compute(op) ? op.seconds : 0;
+    bound = std::max({bound, clock[k], total});
+  }
+  return bound;
+}
+
+std::string simulation_signature(const ParallelConfig& config,
+                                 const std::vector<StepProgram>& programs) {
+  // The split axes in order, not which axes they are: their parts and order decide the ranks'
+  // neighbours (rank_layout.hpp numbers spatial indices row-major over the grid).
+  std::string text = "data " + std::to_string(config.data) + " batch " +
+                     std::to_string(config.mini_batch) + " model " +
+                     std::to_string(config.model_degree) + " split";
+  std::map<int, int> axis_order;
+  for (std::size_t axis = 0; axis < config.spatial_grid.size(); ++axis) {
+    if (config.spatial_grid[axis] == 1) continue;
+    axis_order[static_cast<int>(axis)] = static_cast<int>(axis_order.size());
+    text += " " + std::to_string(config.spatial_grid[axis]);
+  }
+  auto exact = [](double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%a", value);
+    return std::string(buffer);
+  };
+  for (const auto& program : programs) {
+    text += "\nstage " + std::to_string(program.stage) + " parameters " +
+            exact(program.parameters) + " group " + std::to_string(program.allreduce_group_size);
+    for (const auto& bucket : program.buckets) text += " bucket " + exact(bucket.bytes);
+    for (const auto& op : program.ops) {
+      const int axis = op.axis < 0 ? -1 : axis_order.count(op.axis) ? axis_order[op.axis] : 99;
+      text += "\n" + std::to_string(static_cast<int>(op.kind)) + " " +
+              std::to_string(static_cast<int>(op.category)) + " " +
+              std::to_string(static_cast<long long>(
+                  op.layer == SIZE_MAX ? -1 : static_cast<long long>(op.layer))) +
+              " " + std::to_string(static_cast<int>(op.direction)) + " " +
+              std::to_string(static_cast<int>(op.part)) + " " + exact(op.seconds) + " " +
+              std::to_string(static_cast<int>(op.provenance)) + " " + exact(op.bytes) + " " +
+              std::to_string(axis) + " " + exact(op.bytes_to_lower) + " " +
+              exact(op.bytes_to_upper) + " " + std::to_string(op.exchange) + " " +
+              std::to_string(op.peer_stage) + " " + std::to_string(op.bucket) + " " +
+              std::to_string(static_cast<int>(op.group)) + " " +
+              std::to_string(static_cast<int>(op.source)) + " " +
+              std::to_string(static_cast<int>(op.memory)) + " " + describe(op.micro_batches);
+    }
+  }
+  return content_digest(text);
+}
+
+ScreenedCandidate screen_candidate(const LoadedScenario& base, const PlanCandidate& candidate,
+                                   const ProfileDatabase* profiles) {
+  ScreenedCandidate screened;
+  screened.candidate = candidate;
+  const auto& strategy = candidate.strategy;
+  const auto config = strategy.config();
+  screened.capacity_bytes = base.device_capacity_bytes;
+  if (config.gpus() > base.cluster.total_gpus()) {
+    screened.invalid_reason = std::to_string(config.gpus()) + " GPUs exceed platform " +
+                              base.cluster.name + " (" + std::to_string(base.cluster.total_gpus()) +
+                              " GPUs)";
+    return screened;
+  }
+  ShardPlan plan;
+  try {
+    plan = plan_shards(base.model, config, strategy.spatial_until, strategy.stage_starts);
+  } catch (const StrategyError& error) {
+    screened.invalid_reason = error.key() + ": " + error.what();
+    return screened;
+  }
+  screened.valid = true;
+  const Scenario s = candidate_scenario_section(base.scenario, strategy);
+  const auto inputs = memory_inputs_of(s, base.device_capacity_bytes);
+  const auto memory = estimate_memory(base.model, plan, inputs);
+  screened.peak_memory_bytes = memory.total_bytes;
+  screened.fits = memory.fits;
+  if (!screened.fits) return screened;
+
+  // The program the simulator would play, under the policy the memory plan applies; only its
+  // compute ops count, so the epoch's input source does not matter beyond the ops it adds.
+  const ComputeCostModel costs(roofline_of(base.cluster.gpu), profiles,
+                               micro_batching_under(s, memory.offload));
+  const auto input = plan_input(base, config.gpus());
+  const auto options = step_options_of(s, base.cluster.gpu.overlaps_communication,
+                                       input.of(Epoch::later), memory.offload);
+  const auto programs = build_step_programs(base.model, plan, costs, options);
+  screened.step_lower_bound_seconds = step_lower_bound(programs);
+  screened.applied_offload = memory.offload;
+  screened.simulation_signature = simulation_signature(config, programs);
+  return screened;
+}
+
+std::vector<ScreenedCandidate> screen_candidates(const LoadedScenario& base,
+                                                 const std::vector<PlanCandidate>& candidates,
+                                                 const ProfileDatabase* profiles) {
+  std::vector<ScreenedCandidate> screened;
+  screened.reserve(candidates.size());
+  for (const auto& candidate : candidates) {
+    screened.push_back(screen_candidate(base, candidate, profiles));
+  }
+  return screened;
+}
+
+}  // namespace tessera

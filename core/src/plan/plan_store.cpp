@@ -1,0 +1,91 @@
+#include "tessera/core/plan_store.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tessera/core/atomic_file.hpp"
+#include "tessera/core/run_inputs.hpp"
+
+namespace tessera {
+
+PlanFiles plan_files(const std::string& directory) {
+  const std::filesystem::path dir(directory);
+  return {directory, (dir / "plan.json").string(), (dir / "plan.csv").string(),
+          (dir / "best.yaml").string(), (dir / "summary.json").string()};
+}
+
+StoredPlanResults::StoredPlanResults(const std::string& json_path, const nlohmann::json& inputs) {
+  std::ifstream in(json_path, std::ios::binary);
+  if (!in) return;
+  std::ostringstream text;
+  text << in.rdbuf();
+  *this = from_text(text.str(), json_path, inputs);
+}
+
+StoredPlanResults StoredPlanResults::from_text(const std::string& text,
+                                               const std::string& json_path,
+                                               const nlohmann::json& inputs) {
+  StoredPlanResults stored;
+  if (text.empty()) return stored;
+  const auto document = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  std::vector<PointResult> rows;
+  try {
+    rows = results_from_run_json(document, json_path);
+  } catch (const std::runtime_error&) {
+    stored.unreadable_ = true;
+    return stored;
+  }
+  for (auto& row : rows) {
+    if (row.status != PointStatus::ok || !row.inputs.is_object()) continue;
+    const auto strategy = row.inputs.find("strategy");
+    if (strategy == row.inputs.end() || !strategy->is_string()) continue;
+    if (!changed_inputs(row.inputs, inputs).empty()) continue;
+    stored.by_strategy_.emplace(strategy->get<std::string>(), std::move(row));
+  }
+  return stored;
+}
+
+const PointResult* StoredPlanResults::find(const PlanCandidate& candidate) const {
+  const auto it = by_strategy_.find(strategy_key(candidate.strategy));
+  return it == by_strategy_.end() ? nullptr : &it->second;
+}
+
+void write_plan_results(const PlanFiles& files, RunResult document,
+                        const PlanSearchResult& search) {
+  document.points.clear();
+  document.points.reserve(search.outcomes.size());
+  for (const auto& outcome : search.outcomes) {
+    // Candidates a running search has not reached yet are left out until it does.
+    if (!outcome.decided()) continue;
+    document.points.push_back(outcome.result);
+  }
+  write_run_json(files.json_path, document);
+  write_results_csv(files.csv_path, document.points);
+}
+
+nlohmann::json plan_summary_json(const PlanSearchResult& search, const PlanSearchOptions& options) {
+  nlohmann::json statuses = nlohmann::json::object();
+  for (const auto& outcome : search.outcomes) {
+    auto& count = statuses[to_string(outcome.status)];
+    count = count.is_null() ? 1 : count.get<int>() + 1;
+  }
+  auto indices = [&](const std::vector<std::size_t>& positions) {
+    nlohmann::json list = nlohmann::json::array();
+    for (auto i : positions) list.push_back(search.outcomes[i].screened.candidate.index);
+    return list;
+  };
+  return {{"objective", to_string(options.objective)},
+          {"top", options.top},
+          {"wave", options.wave},
+          {"exhaustive", options.exhaustive},
+          {"candidates", search.outcomes.size()},
+          {"simulated", search.simulated},
+          {"resumed", search.resumed},
+          {"statuses", statuses},
+          {"budget_ran_out", search.budget_ran_out},
+          {"ranking", indices(search.ranking)},
+          {"pareto_front", indices(search.pareto)}};
+}
+
+}  // namespace tessera

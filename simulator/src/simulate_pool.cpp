@@ -1,0 +1,93 @@
+#include "tessera/simulator/simulate_pool.hpp"
+
+#include "process/child_pool.hpp"
+
+namespace tessera::sim {
+namespace {
+
+// What a child sends back: the result row (CSV keeps every double exactly) and its cost.
+nlohmann::json outcome_message(const SimulationOutcome& outcome) {
+  return {{"csv", results_to_csv({outcome.result})},
+          {"layer_compute", to_json(outcome.result.layer_compute)},
+          {"wall_seconds", outcome.wall_seconds},
+          {"actors", outcome.simulated_actors}};
+}
+
+SimulationOutcome outcome_of(const ChildOutcome& child, const PointToSimulate& point) {
+  SimulationOutcome outcome;
+  std::string problem;
+  if (child.signal != 0) {
+    problem = "crashed (signal " + std::to_string(child.signal) + ")";
+  } else if (!child.message) {
+    problem = "returned no result";
+  } else if (child.message->contains("error")) {
+    problem = "failed: " + (*child.message)["error"].get<std::string>();
+  }
+  if (!problem.empty()) {
+    auto& r = outcome.result;
+    r.scenario = point.scenario->scenario.name;
+    r.point = static_cast<std::int64_t>(point.point->index);
+    r.backend = "sim";
+    r.status = PointStatus::failed;
+    r.note = "simulation " + problem;
+    return outcome;
+  }
+  const auto& message = *child.message;
+  outcome.result = results_from_csv(message["csv"].get<std::string>(), "simulation").at(0);
+  outcome.result.layer_compute = layer_compute_from_json(message["layer_compute"]);
+  outcome.wall_seconds = message["wall_seconds"].get<double>();
+  outcome.simulated_actors = message["actors"].get<double>();
+  return outcome;
+}
+
+}  // namespace
+
+std::vector<SimulationOutcome> simulate_points(const std::vector<PointToSimulate>& points,
+                                               const SimulationOptions& options, int jobs) {
+  // One task per point and epoch that differs: the steady state, then the first epoch where its
+  // samples come from elsewhere.
+  struct Task {
+    std::size_t point;
+    bool first_epoch;
+  };
+  std::vector<Task> tasks;
+  std::vector<std::function<nlohmann::json()>> work;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
+    auto steady = options;
+    steady.epoch = Epoch::later;
+    steady.trace = false;
+    tasks.push_back({i, false});
+    work.emplace_back(
+        [p, steady] { return outcome_message(simulate_point(*p.scenario, *p.point, steady)); });
+    if (plan_input(*p.scenario, p.point->config.gpus()).epochs_differ()) {
+      auto first = steady;
+      first.epoch = Epoch::first;
+      tasks.push_back({i, true});
+      work.emplace_back(
+          [p, first] { return outcome_message(simulate_point(*p.scenario, *p.point, first)); });
+    }
+  }
+  const auto children = run_in_children(work, jobs);
+  std::vector<SimulationOutcome> outcomes(points.size());
+  for (std::size_t t = 0; t < tasks.size(); ++t) {
+    const auto& task = tasks[t];
+    auto outcome = outcome_of(children[t], points[task.point]);
+    auto& into = outcomes[task.point];
+    if (!task.first_epoch) {
+      into = std::move(outcome);
+      continue;
+    }
+    // The steady state's task comes first, so `into` holds it already.
+    if (outcome.result.status == PointStatus::failed) {
+      into.result.status = PointStatus::failed;
+      into.result.note += "; first epoch: " + outcome.result.note;
+    } else {
+      into.result.first_epoch_step_seconds = outcome.result.step_seconds;
+      into.wall_seconds += outcome.wall_seconds;
+    }
+  }
+  return outcomes;
+}
+
+}  // namespace tessera::sim

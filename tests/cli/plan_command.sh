@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# `tessera plan` end to end on a small case (CosmoFlow-128 on 16 GPUs of Lassen): it prints the
+# ranking, the Pareto front and, with --explain, why; writes plan.csv, plan.json, summary.json and
+# best.yaml, which validates and runs to the predicted step; a second run keeps every simulated
+# candidate; under mpirun with 2 and 4 ranks it prints and writes the same as one process. Bad
+# input exits 2 naming the option.
+# Usage: plan_command.sh TESSERA MPIEXEC
+set -u
+tessera=$1
+mpiexec=$2
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+
+cat >"$scratch/small.yaml" <<'YAML'
+name: plan-small
+model: {zoo: cosmoflow, options: {width: 128}, mini_batch: 1}
+parallelism: {data: 8}
+platform: {preset: lassen}
+YAML
+
+# The output without the lines naming the output directory.
+report() { grep -v '^best scenario: \|^results: ' "$1"; }
+
+"$tessera" plan "$scratch/small.yaml" --gpus 16 --output "$scratch/one" --explain \
+  >"$scratch/one.out" 2>"$scratch/one.err" || fail "exit $?: $(cat "$scratch/one.err")"
+for text in 'candidates: .* invalid, .* bounded, .* evaluated' 'Best 5 by step' \
+  'Pareto front, step per sample against memory per GPU' 'beats candidate .* (the runner-up)' \
+  'breakdown, winner minus runner-up' 'Not simulated, invalid' 'Not simulated, bounded'; do
+  grep -q "$text" "$scratch/one.out" || fail "no '$text' in: $(cat "$scratch/one.out")"
+done
+for file in plan.csv plan.json summary.json best.yaml; do
+  [ -s "$scratch/one/$file" ] || fail "no $file"
+done
+cp "$scratch/one/summary.json" "$scratch/one-summary.json"  # the resumed run counts kept rows
+"$tessera" validate "$scratch/one/best.yaml" >/dev/null || fail "best.yaml does not validate"
+predicted=$(sed -n 's/^# predicted step \([0-9.]* [mu]*s\),.*/\1/p' "$scratch/one/best.yaml")
+"$tessera" run "$scratch/one/best.yaml" --output "$scratch/one/run" >"$scratch/run.out" 2>&1 ||
+  fail "best.yaml does not run: $(cat "$scratch/run.out")"
+grep -q "^ *0 .* $predicted " "$scratch/run.out" ||
+  fail "best.yaml runs to another step than $predicted: $(cat "$scratch/run.out")"
+
+# Resumed: nothing simulated again, the same report.
+"$tessera" plan "$scratch/small.yaml" --gpus 16 --output "$scratch/one" --explain \
+  >"$scratch/again.out" 2>/dev/null || fail "second run failed"
+grep -q '(0 simulated, .* kept from an earlier run)' "$scratch/again.out" ||
+  fail "not resumed: $(sed -n 2p "$scratch/again.out")"
+diff <(report "$scratch/one.out" | sed 2d) <(report "$scratch/again.out" | sed 2d) >/dev/null ||
+  fail "the resumed report differs"
+
+# MPI ranks share the waves; rank 0 writes the same files and prints the same report.
+for ranks in 2 4; do
+  "$mpiexec" -np "$ranks" --oversubscribe "$tessera" plan "$scratch/small.yaml" --gpus 16 \
+    --output "$scratch/mpi$ranks" --explain >"$scratch/mpi$ranks.out" 2>"$scratch/mpi$ranks.err" ||
+    fail "$ranks ranks: exit $?: $(cat "$scratch/mpi$ranks.err")"
+  diff <(report "$scratch/one.out") <(report "$scratch/mpi$ranks.out") ||
+    fail "$ranks ranks print another report"
+  cmp -s "$scratch/one/plan.csv" "$scratch/mpi$ranks/plan.csv" ||
+    fail "$ranks ranks write another plan.csv"
+  cmp -s "$scratch/one-summary.json" "$scratch/mpi$ranks/summary.json" ||
+    fail "$ranks ranks write another summary.json"
+  grep -q "($ranks ranks x 1 job)" "$scratch/mpi$ranks.err" || fail "$ranks ranks not used"
+done
+
+# Bad input: exit 2, naming the option.
+expect_bad() {
+  local needle=$1
+  shift
+  output=$("$tessera" plan "$scratch/small.yaml" --output "$scratch/bad" "$@" 2>&1)
+  code=$?
+  [ "$code" -eq 2 ] || fail "exit $code (expected 2) for $*: $output"
+  grep -q -- "$needle" <<<"$output" || fail "no '$needle' in: $output"
+}
+expect_bad "--pin: expected one of" --pin parallelism.bogus
+expect_bad "--memory-limit: expected a size" --memory-limit "12 parsecs"
+expect_bad "--objective: time-to-train needs" --objective time-to-train
+expect_bad "--global-batch: give --global-batch or --mini-batch" --global-batch 8 --mini-batch 1
+expect_bad "--global-batch: no strategy splits" --gpus 16 --global-batch 3 --pin parallelism.data
+
+[ "$failures" -eq 0 ] && echo "plan command: all checks passed"
+exit $((failures > 0))

@@ -1,0 +1,176 @@
+// The branch and bound of `tessera plan` (plan_search.hpp) on made-up candidates whose "true"
+// steps a fake evaluator knows: pruning never changes the best `top` or the Pareto front, waves
+// decide what is simulated, identical simulations run once, and the output is deterministic.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "tessera/core/plan_explain.hpp"
+#include "tessera/core/plan_search.hpp"
+#include "test_support.hpp"
+
+namespace tessera {
+namespace {
+
+struct Truth {
+  double step = 0;
+  double memory = 0;
+};
+
+// `count` valid candidates with random steps and memory, and lower bounds below their steps.
+std::vector<ScreenedCandidate> made_up(std::size_t count, unsigned seed,
+                                       std::vector<Truth>& truth) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<double> step(1.0, 3.0), memory(1e9, 8e9), slack(0.3, 1.0);
+  std::vector<ScreenedCandidate> candidates;
+  truth.clear();
+  for (std::size_t i = 0; i < count; ++i) {
+    ScreenedCandidate c;
+    c.candidate.index = i;
+    c.candidate.strategy.data = static_cast<std::int64_t>(i + 1);
+    c.candidate.strategy.spatial_grid = {1};
+    c.valid = true;
+    c.fits = true;
+    truth.push_back({step(random), memory(random)});
+    c.peak_memory_bytes = truth.back().memory;
+    c.capacity_bytes = 16e9;
+    c.step_lower_bound_seconds = truth.back().step * slack(random);
+    c.simulation_signature = std::to_string(i);
+    candidates.push_back(c);
+  }
+  return candidates;
+}
+
+WaveEvaluator evaluator(const std::vector<Truth>& truth, std::size_t& calls,
+                        std::size_t& simulated) {
+  return [&truth, &calls, &simulated](const std::vector<const ScreenedCandidate*>& wave) {
+    ++calls;
+    std::vector<PointResult> rows;
+    for (const auto* c : wave) {
+      PointResult row;
+      row.backend = "sim";
+      const auto& t = truth.at(c->candidate.index);
+      row.step_seconds = t.step;
+      row.peak_memory_bytes = t.memory;
+      row.note = "made up";
+      rows.push_back(row);
+      ++simulated;
+    }
+    return rows;
+  };
+}
+
+std::vector<std::size_t> indices(const PlanSearchResult& search, const std::vector<std::size_t>& at,
+                                 std::size_t most) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < std::min(most, at.size()); ++i) {
+    out.push_back(search.outcomes[at[i]].screened.candidate.index);
+  }
+  return out;
+}
+
+TEST(PlanSearch, PruningKeepsTheBestAndTheParetoFrontOfExhaustiveEvaluation) {
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    std::vector<Truth> truth;
+    const auto candidates = made_up(200, seed, truth);
+    PlanSearchOptions options;
+    options.top = 5;
+    std::size_t calls = 0, simulated = 0;
+    const auto pruned = search_plan(candidates, options, evaluator(truth, calls, simulated));
+    options.exhaustive = true;
+    std::size_t all_calls = 0, all_simulated = 0;
+    const auto exhaustive =
+        search_plan(candidates, options, evaluator(truth, all_calls, all_simulated));
+    EXPECT_EQ(all_simulated, 200u);
+    EXPECT_LT(simulated, 200u) << "seed " << seed << ": the bound pruned nothing";
+    EXPECT_EQ(indices(pruned, pruned.ranking, 5), indices(exhaustive, exhaustive.ranking, 5))
+        << "seed " << seed;
+    EXPECT_EQ(indices(pruned, pruned.pareto, 1000), indices(exhaustive, exhaustive.pareto, 1000))
+        << "seed " << seed;
+  }
+}
+
+TEST(PlanSearch, WavesDecideWhatIsSimulatedAndTheSameInputsGiveTheSameOutput) {
+  std::vector<Truth> truth;
+  const auto candidates = made_up(100, 7, truth);
+  PlanSearchOptions options;
+  options.wave = 4;
+  std::size_t calls = 0, simulated = 0;
+  const auto first = search_plan(candidates, options, evaluator(truth, calls, simulated));
+  EXPECT_LE(calls, (simulated + 3) / 4 + 1);
+  std::size_t again_calls = 0, again_simulated = 0;
+  const auto second =
+      search_plan(candidates, options, evaluator(truth, again_calls, again_simulated));
+  EXPECT_EQ(simulated, again_simulated);
+  ASSERT_EQ(first.outcomes.size(), second.outcomes.size());
+  for (std::size_t i = 0; i < first.outcomes.size(); ++i) {
+    EXPECT_EQ(first.outcomes[i].status, second.outcomes[i].status);
+    EXPECT_EQ(first.outcomes[i].result, second.outcomes[i].result);
+  }
+  EXPECT_EQ(first.ranking, second.ranking);
+}
+
+TEST(PlanSearch, InvalidAndOversizedCandidatesAreNeverSimulated) {
+  std::vector<Truth> truth;
+  auto candidates = made_up(6, 3, truth);
+  candidates[1].valid = false;
+  candidates[1].invalid_reason = "parallelism.spatial.grid: does not divide";
+  candidates[2].fits = false;
+  std::size_t calls = 0, simulated = 0;
+  PlanSearchOptions options;
+  options.exhaustive = true;
+  const auto search = search_plan(candidates, options, evaluator(truth, calls, simulated));
+  EXPECT_EQ(simulated, 4u);
+  EXPECT_EQ(search.outcomes[1].status, CandidateStatus::invalid);
+  EXPECT_EQ(search.outcomes[2].status, CandidateStatus::over_memory);
+  EXPECT_EQ(search.outcomes[1].result.status, PointStatus::skipped);
+  EXPECT_TRUE(test::contains(search.outcomes[1].result.note, "does not divide"));
+  const auto pruned = explain_pruned(search, 3);
+  EXPECT_TRUE(test::contains(pruned, "invalid (1)")) << pruned;
+  EXPECT_TRUE(test::contains(pruned, "over memory (1)")) << pruned;
+}
+
+TEST(PlanSearch, IdenticalSimulationsRunOnce) {
+  std::vector<Truth> truth;
+  auto candidates = made_up(6, 5, truth);
+  for (auto& c : candidates) c.simulation_signature = "same";
+  std::size_t calls = 0, simulated = 0;
+  PlanSearchOptions options;
+  options.exhaustive = true;
+  const auto search = search_plan(candidates, options, evaluator(truth, calls, simulated));
+  EXPECT_EQ(simulated, 1u);
+  EXPECT_EQ(search.shared, 5u);
+  for (const auto& outcome : search.outcomes) {
+    EXPECT_EQ(outcome.status, CandidateStatus::evaluated);
+    // Their own memory plans, one simulation's step.
+    EXPECT_EQ(outcome.result.peak_memory_bytes, outcome.screened.peak_memory_bytes);
+    EXPECT_EQ(outcome.result.step_seconds,
+              search.outcomes[search.ranking.front()].result.step_seconds);
+  }
+}
+
+TEST(PlanSearch, TheExplanationNamesTheBreakdownPartThatDiffers) {
+  std::vector<Truth> truth;
+  const auto candidates = made_up(2, 9, truth);
+  PlanSearchOptions options;
+  options.exhaustive = true;
+  const auto search =
+      search_plan(candidates, options, [](const std::vector<const ScreenedCandidate*>& wave) {
+        std::vector<PointResult> rows;
+        for (const auto* c : wave) {
+          PointResult row;
+          row.breakdown.compute_seconds = 1;
+          row.breakdown.halo_seconds = c->candidate.index == 0 ? 0.5 : 0.1;
+          row.step_seconds = row.breakdown.total();
+          rows.push_back(row);
+        }
+        return rows;
+      });
+  const auto text = explain_winner(search, options);
+  EXPECT_TRUE(test::contains(text, "Why candidate 1 beats candidate 0")) << text;
+  EXPECT_TRUE(test::contains(text, "halo -400.000 ms")) << text;
+  EXPECT_TRUE(test::contains(text, "the winner gains most in halo")) << text;
+}
+
+}  // namespace
+}  // namespace tessera

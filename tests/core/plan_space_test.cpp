@@ -1,0 +1,190 @@
+// The strategy space of `tessera plan` (plan_space.hpp) and what is known of a candidate before
+// simulating it (plan_screen.hpp): enumeration, pins, batch rules, validity, memory and the
+// step's lower bound.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "tessera/core/memory_estimate.hpp"
+#include "tessera/core/plan_screen.hpp"
+#include "tessera/core/plan_space.hpp"
+#include "test_support.hpp"
+
+namespace tessera {
+namespace {
+
+LoadedScenario cosmoflow(const std::string& extra = "") {
+  return load_scenario_text(R"(
+name: plan-space
+model: {zoo: cosmoflow, options: {width: 128}, mini_batch: 1}
+parallelism: {data: 4, spatial: {grid: [2, 1, 1], until: pool3}}
+platform: {preset: lassen}
+)" + extra,
+                            "plan.yaml", "");
+}
+
+PlanSpaceOptions at_gpus(const LoadedScenario& loaded, std::int64_t gpus) {
+  auto options = default_space_options(loaded);
+  options.gpus = {gpus};
+  return options;
+}
+
+TEST(PlanSpace, KeepsTheGlobalBatchAndEveryGpuCount) {
+  const auto loaded = cosmoflow();
+  const auto options = at_gpus(loaded, 8);
+  ASSERT_EQ(options.global_batch, 4);
+  const auto candidates = enumerate_candidates(loaded, options);
+  ASSERT_FALSE(candidates.empty());
+  std::set<std::string> keys;
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const auto& s = candidates[i].strategy;
+    EXPECT_EQ(candidates[i].index, i);
+    EXPECT_EQ(s.gpus(), 8);
+    EXPECT_EQ(s.global_batch(), 4);
+    EXPECT_EQ(s.offload, OffloadPolicy::dyn);
+    EXPECT_TRUE(keys.insert(strategy_key(s)).second) << "duplicate " << describe(s);
+  }
+  // data 1, 2 and 4 (8 replicas cannot share 4 samples), each with model degrees and grids.
+  std::set<std::int64_t> datas, degrees;
+  for (const auto& c : candidates) {
+    datas.insert(c.strategy.data);
+    degrees.insert(c.strategy.model_degree);
+  }
+  EXPECT_EQ(datas, (std::set<std::int64_t>{1, 2, 4}));
+  EXPECT_EQ(degrees, (std::set<std::int64_t>{1, 2, 4, 8}));
+}
+
+TEST(PlanSpace, AnUnsplitGridTriesOneSplitEndAndSplitGridsEveryPool) {
+  const auto loaded = cosmoflow();
+  const auto candidates = enumerate_candidates(loaded, at_gpus(loaded, 2));
+  std::set<std::string> unsplit_ends, split_ends;
+  for (const auto& c : candidates) {
+    const bool split = c.strategy.config().spatial_parts() > 1;
+    (split ? split_ends : unsplit_ends).insert(c.strategy.spatial_until);
+  }
+  EXPECT_EQ(unsplit_ends, (std::set<std::string>{"pool3"}));  // the scenario's own
+  EXPECT_EQ(split_ends.size(), split_end_candidates(loaded.model).size());
+  EXPECT_TRUE(split_ends.count(""));
+  EXPECT_TRUE(split_ends.count("pool1"));
+}
+
+TEST(PlanSpace, PinnedKeysKeepTheScenariosValues) {
+  const auto loaded = cosmoflow();
+  auto options = at_gpus(loaded, 8);
+  options.pinned = {"parallelism.data", "parallelism.spatial.until", "memory.offload",
+                    "parallelism.model.degree"};
+  for (const auto& c : enumerate_candidates(loaded, options)) {
+    EXPECT_EQ(c.strategy.data, 4);
+    EXPECT_EQ(c.strategy.model_degree, 1);
+    EXPECT_EQ(c.strategy.spatial_until, "pool3");
+    EXPECT_EQ(c.strategy.offload, OffloadPolicy::none);
+    EXPECT_EQ(c.strategy.config().spatial_parts(), 2);
+  }
+  options.pinned.insert("parallelism.spatial.grid");
+  const auto pinned = enumerate_candidates(loaded, options);
+  ASSERT_EQ(pinned.size(), 1u);
+  EXPECT_EQ(pinned.front().strategy, scenario_strategy(loaded, 0));
+}
+
+TEST(PlanSpace, WeakScalingKeepsTheBatchPerReplica) {
+  const auto loaded = cosmoflow("sweep: {scaling: weak, gpus: [8, 16]}\n");
+  const auto options = default_space_options(loaded);
+  EXPECT_EQ(options.mini_batch, 1);
+  EXPECT_EQ(options.gpus, (std::vector<std::int64_t>{16}));
+  for (const auto& c : enumerate_candidates(loaded, options)) EXPECT_EQ(c.strategy.mini_batch, 1);
+}
+
+TEST(PlanSpace, EveryOffloadPolicyAndTheSplitLimit) {
+  const auto loaded = cosmoflow();
+  auto options = at_gpus(loaded, 4);
+  options.every_offload_policy = true;
+  options.max_spatial_parts = 2;
+  std::set<OffloadPolicy> policies;
+  for (const auto& c : enumerate_candidates(loaded, options)) {
+    policies.insert(c.strategy.offload);
+    EXPECT_LE(c.strategy.config().spatial_parts(), 2);
+  }
+  EXPECT_EQ(policies, (std::set<OffloadPolicy>{OffloadPolicy::none, OffloadPolicy::conv,
+                                               OffloadPolicy::all}));
+}
+
+TEST(PlanSpace, ABatchNoReplicaCountSharesIsAnInputError) {
+  const auto loaded = cosmoflow();
+  auto options = at_gpus(loaded, 8);
+  options.pinned = {"parallelism.data"};
+  options.global_batch = 3;
+  const auto error = test::input_error([&] { enumerate_candidates(loaded, options); });
+  EXPECT_EQ(error.key(), "--global-batch");
+}
+
+TEST(PlanScreen, InvalidSplitsAndMemoryAreFoundBeforeSimulating) {
+  auto loaded = cosmoflow();
+  PlanStrategy strategy = scenario_strategy(loaded, 0);
+  strategy.data = 1;
+  strategy.mini_batch = 4;
+  strategy.spatial_grid = {256, 1, 1};  // 128 planes cannot be split 256 ways
+  const auto invalid = screen_candidate(loaded, {0, strategy}, nullptr);
+  EXPECT_FALSE(invalid.valid);
+  EXPECT_TRUE(test::contains(invalid.invalid_reason, "parallelism.spatial.grid"))
+      << invalid.invalid_reason;
+
+  strategy.spatial_grid = {2, 1, 1};
+  const auto fits = screen_candidate(loaded, {1, strategy}, nullptr);
+  ASSERT_TRUE(fits.valid);
+  EXPECT_TRUE(fits.fits);
+  EXPECT_GT(fits.step_lower_bound_seconds, 0);
+  apply_memory_limit(loaded, fits.peak_memory_bytes / 2);
+  const auto too_big = screen_candidate(loaded, {1, strategy}, nullptr);
+  EXPECT_FALSE(too_big.fits);
+  EXPECT_EQ(too_big.peak_memory_bytes, fits.peak_memory_bytes);
+}
+
+TEST(PlanScreen, TheCandidateScenarioHoldsTheStrategy) {
+  const auto loaded = cosmoflow("sweep: {scaling: strong, grow: data, gpus: [2, 4]}\n");
+  PlanStrategy strategy = scenario_strategy(loaded, 0);
+  strategy.data = 2;
+  strategy.mini_batch = 2;
+  strategy.spatial_grid = {1, 2, 2};
+  strategy.spatial_until = "pool2";
+  strategy.offload = OffloadPolicy::conv;
+  const auto candidate = candidate_scenario(loaded, strategy);
+  ASSERT_EQ(candidate.points.size(), 1u);
+  EXPECT_FALSE(candidate.scenario.sweep.has_value());
+  EXPECT_EQ(candidate.points.front().config.gpus(), 8);
+  EXPECT_EQ(scenario_strategy(candidate, 0), strategy);
+}
+
+StepOp compute(double seconds) {
+  StepOp op;
+  op.seconds = seconds;
+  return op;
+}
+
+StepOp transfer(StepOpKind kind, int peer) {
+  StepOp op;
+  op.kind = kind;
+  op.category = OpCategory::other_communication;
+  op.peer_stage = peer;
+  return op;
+}
+
+TEST(PlanScreen, TheLowerBoundFollowsComputeThroughTheStageChain) {
+  StepProgram alone;
+  alone.ops = {compute(1), transfer(StepOpKind::gradient_wait, -1), compute(2)};
+  EXPECT_DOUBLE_EQ(step_lower_bound({alone}), 3);
+
+  // Two stages one after another: 1 forward on stage 0, then 2 + 3 on stage 1, then 4
+  // backward on stage 0.
+  StepProgram first, second;
+  first.stage = 0;
+  first.ops = {compute(1), transfer(StepOpKind::stage_send, 1), transfer(StepOpKind::stage_recv, 1),
+               compute(4)};
+  second.stage = 1;
+  second.ops = {transfer(StepOpKind::stage_recv, 0), compute(2), compute(3),
+                transfer(StepOpKind::stage_send, 0)};
+  EXPECT_DOUBLE_EQ(step_lower_bound({first, second}), 10);
+  EXPECT_DOUBLE_EQ(step_lower_bound({second, first}), 10);  // in any order
+}
+
+}  // namespace
+}  // namespace tessera
