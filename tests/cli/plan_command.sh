@@ -63,6 +63,12 @@ for ranks in 2 4; do
   grep -q "($ranks ranks x 1 job)" "$scratch/mpi$ranks.err" || fail "$ranks ranks not used"
 done
 
+# Energy per sample, at the presets' GPU power (TDP), over several GPU counts.
+"$tessera" plan "$scratch/small.yaml" --gpus 4 8 --objective samples-per-joule --top 2 \
+  --output "$scratch/energy" >"$scratch/energy.out" 2>&1 || fail "samples-per-joule failed"
+grep -q 'Best 2 by samples-per-joule' "$scratch/energy.out" && grep -q 'samples/J' "$scratch/energy.out" ||
+  fail "no energy ranking: $(cat "$scratch/energy.out")"
+
 # Bad input: exit 2, naming the option.
 expect_bad() {
   local needle=$1
@@ -77,6 +83,12 @@ expect_bad "--memory-limit: expected a size" --memory-limit "12 parsecs"
 expect_bad "--objective: time-to-train needs" --objective time-to-train
 expect_bad "--global-batch: give --global-batch or --mini-batch" --global-batch 8 --mini-batch 1
 expect_bad "--global-batch: no strategy splits" --gpus 16 --global-batch 3 --pin parallelism.data
+sed 's/data: 8/data: 4/' "$scratch/small.yaml" >"$scratch/four.yaml"
+output=$("$tessera" plan "$scratch/four.yaml" --objective samples-per-joule \
+  --cluster "$(dirname "$0")/../data/clusters/two_pcie_nodes.yaml" 2>&1)
+code=$?
+[ "$code" -eq 2 ] && grep -q -- "--objective: samples-per-joule needs the GPU's power" <<<"$output" ||
+  fail "a cluster without gpu.power: exit $code: $output"
 
 [ "$failures" -eq 0 ] && echo "plan command: all checks passed"
 exit $((failures > 0))

@@ -92,6 +92,23 @@ TEST(ClusterSpec, GpuEfficienciesDefaultWhenAbsent) {
   EXPECT_DOUBLE_EQ(c.gpu.memory_efficiency, 0.8);
   EXPECT_DOUBLE_EQ(c.gpu.kernel_launch_latency_seconds, 5e-6);
   EXPECT_TRUE(c.gpu.overlaps_communication);
+  EXPECT_EQ(c.gpu.power_watts, 0);  // no power figure: no energy objective
+}
+
+TEST(ClusterSpec, EveryPresetGivesItsGpusPowerWithASource) {
+  for (const auto& name : cluster_preset_names()) {
+    SCOPED_TRACE(name);
+    const auto c = load_cluster_preset(name, {}, "platform.preset");
+    EXPECT_GE(c.gpu.power_watts, 250);
+    EXPECT_LE(c.gpu.power_watts, 700);
+    bool says_source = false;
+    for (const auto& source : c.sources) says_source |= contains(source, "GPU power: ");
+    EXPECT_TRUE(says_source);
+  }
+  EXPECT_EQ(load_cluster_preset("lassen", {}, "platform.preset").gpu.power_watts, 300);
+  EXPECT_EQ(
+      parse(cluster_text("  memory: 16 GB", "  memory: 16 GB\n  power: 0.7 kW")).gpu.power_watts,
+      700);
 }
 
 TEST(ClusterSpec, FileWithPcieNodesAndExplicitEfficiencies) {

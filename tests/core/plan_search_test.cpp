@@ -172,5 +172,34 @@ TEST(PlanSearch, TheExplanationNamesTheBreakdownPartThatDiffers) {
   EXPECT_TRUE(test::contains(text, "the winner gains most in halo")) << text;
 }
 
+TEST(PlanSearch, ObjectivesScoreTheStepTimeToTrainAndEnergyPerSample) {
+  PointResult row;
+  row.gpus = 8;
+  row.global_batch = 64;
+  row.step_seconds = 0.5;
+  row.time_to_train_seconds = 3600;
+  PlanSearchOptions options;
+  EXPECT_DOUBLE_EQ(objective_of(row, options), 0.5 / 64);
+  options.objective = PlanObjective::time_to_train;
+  EXPECT_DOUBLE_EQ(objective_of(row, options), 3600);
+  options.objective = PlanObjective::samples_per_joule;
+  options.gpu_power_watts = 300;
+  EXPECT_DOUBLE_EQ(objective_of(row, options), 8 * 300 * 0.5 / 64);  // joules per sample
+  EXPECT_EQ(format_objective(8 * 300 * 0.5 / 64, options.objective), "0.05333 samples/J");
+
+  // Time to train's bound: the steps to the target at the batch, each at least the step's bound.
+  options.objective = PlanObjective::time_to_train;
+  options.efficiency.target = TrainingTarget::critical_batch;
+  options.efficiency.critical_batch = 64;
+  options.efficiency.min_steps = 1000;
+  options.efficiency.epoch_samples = 1e6;
+  ScreenedCandidate candidate;
+  candidate.candidate.strategy.data = 8;
+  candidate.candidate.strategy.mini_batch = 8;
+  candidate.candidate.strategy.spatial_grid = {1};
+  candidate.step_lower_bound_seconds = 0.25;
+  EXPECT_DOUBLE_EQ(objective_bound(candidate, options), 0.25 * 1000 * (1 + 64.0 / 64));
+}
+
 }  // namespace
 }  // namespace tessera

@@ -53,6 +53,9 @@ std::optional<double> base_unit_scale(std::string_view unit, QuantityKind kind) 
       if (unit == "us") return 1e-6;
       if (unit == "ns") return 1e-9;
       return std::nullopt;
+    case QuantityKind::watts:
+      if (unit == "W") return 1.0;
+      return std::nullopt;
   }
   return std::nullopt;
 }
@@ -95,6 +98,8 @@ std::string quantity_syntax(QuantityKind kind) {
       return "a compute rate such as 15.7 TFLOP/s or 1e12 (FLOP per second)";
     case QuantityKind::seconds:
       return "a duration such as 2 us, 1.5 ms or 0.01 (seconds)";
+    case QuantityKind::watts:
+      return "a power such as 300 W or 0.7 kW (watts)";
   }
   return "a quantity";
 }

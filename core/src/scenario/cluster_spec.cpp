@@ -23,6 +23,8 @@ std::string figure_syntax(QuantityKind kind) {
       return "a compute rate with its unit, such as 15.7 TFLOP/s";
     case QuantityKind::seconds:
       return "a duration with its unit, such as 2 us or 1.5 ms";
+    case QuantityKind::watts:
+      return "a power with its unit, such as 300 W";
   }
   return "a quantity with its unit";
 }
@@ -54,6 +56,8 @@ FigureRange figure_range(QuantityKind kind) {
       return {1e6, 1e18, "from 1 MFLOP/s to 1 EFLOP/s"};
     case QuantityKind::seconds:
       return {0, 1, "from 0 s to 1 s"};
+    case QuantityKind::watts:
+      return {1, 1e5, "from 1 W to 100 kW"};
   }
   return {0, 0, ""};
 }
@@ -100,7 +104,7 @@ class Figures {
 GpuSpec parse_gpu(const YamlValue& value) {
   Figures f(value, {"model", "memory", "memory_bandwidth", "fp32_peak", "tensor_peak",
                     "compute_efficiency", "memory_efficiency", "kernel_launch_latency",
-                    "overlaps_communication"});
+                    "overlaps_communication", "power"});
   GpuSpec gpu;
   const auto model = f.map().required("model", "the GPU's name");
   gpu.model = model.as_string();
@@ -123,6 +127,7 @@ GpuSpec parse_gpu(const YamlValue& value) {
   if (auto overlaps = f.map().optional("overlaps_communication")) {
     gpu.overlaps_communication = overlaps->as_bool();
   }
+  if (f.map().has("power")) gpu.power_watts = f.positive("power", QuantityKind::watts);
   return gpu;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
-// Physical quantities in scenario and cluster files ("16 GiB", "900 GB/s", "15.7 TFLOP/s", "2 us").
-// Values are returned in SI base units: bytes, bytes per second, FLOP per second, seconds.
+// Physical quantities in scenario and cluster files ("16 GiB", "900 GB/s", "15.7 TFLOP/s", "2 us",
+// "300 W"). Values are returned in SI base units: bytes, bytes per second, FLOP per second,
+// seconds, watts.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -8,7 +9,7 @@
 
 namespace tessera {
 
-enum class QuantityKind { bytes, bandwidth_bytes_per_second, flops_per_second, seconds };
+enum class QuantityKind { bytes, bandwidth_bytes_per_second, flops_per_second, seconds, watts };
 
 // Human description of the accepted syntax, used in error messages.
 std::string quantity_syntax(QuantityKind kind);
