@@ -2,9 +2,11 @@
 
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "rank_spread.hpp"
 #include "run_real.hpp"
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/input_source.hpp"
@@ -165,16 +167,53 @@ int run(const RunSettings& settings) {
                           {"allreduce", to_string(loaded.scenario.sim.allreduce)},
                           {"granularity", settings.message_level ? "message" : "aggregated"},
                           {"profiles", settings.profiles}};
+  auto simulate = [&](const SweepPoint& point, nlohmann::json* trace) {
+    auto point_options = options;
+    point_options.trace = traces.traces(point.index);
+    auto outcome = sim::simulate_point_isolated(loaded, point, point_options);
+    if (point_options.trace && trace) *trace = std::move(outcome.trace);
+    return outcome.result;
+  };
+  // Under mpirun the points to run are shared out over the ranks (rank r takes every r-th),
+  // every rank's results go to rank 0, and rank 0 alone records them, as one process would.
+  RankSpread spread;
+  std::map<std::size_t, std::pair<PointResult, nlohmann::json>> simulated_elsewhere;
+  if (spread.size() > 1) {
+    nlohmann::json to_run = nlohmann::json::array();
+    if (spread.writer()) to_run = points_to_run(loaded, run_options);
+    const auto indices = nlohmann::json::parse(spread.broadcast(to_run.dump()));
+    nlohmann::json mine = nlohmann::json::array();
+    for (std::size_t k = 0; k < indices.size(); ++k) {
+      if (!spread.mine(k)) continue;
+      const auto& point = loaded.points.at(indices[k].get<std::size_t>());
+      nlohmann::json trace;
+      const auto row = simulate(point, &trace);
+      mine.push_back({{"index", indices[k]}, {"row", to_json(row)}, {"trace", trace}});
+    }
+    for (const auto& text : spread.gather_all(mine.dump())) {
+      for (const auto& entry : nlohmann::json::parse(text)) {
+        simulated_elsewhere[entry["index"].get<std::size_t>()] = {
+            point_result_from_json(entry["row"]), entry["trace"]};
+      }
+    }
+    if (!spread.writer()) return kExitOk;
+  }
   const auto result = run_sweep(
       loaded, run_options,
       [&](const SweepPoint& point) {
-        auto point_options = options;
-        point_options.trace = traces.traces(point.index);
-        auto outcome = sim::simulate_point_isolated(loaded, point, point_options);
-        if (point_options.trace) {
-          write_file_atomically(traces.path(point.index), outcome.trace.dump() + "\n");
+        nlohmann::json trace;
+        PointResult row;
+        const auto done = simulated_elsewhere.find(point.index);
+        if (done != simulated_elsewhere.end()) {
+          row = done->second.first;
+          trace = done->second.second;
+        } else {
+          row = simulate(point, &trace);
         }
-        return outcome.result;
+        if (traces.traces(point.index) && !trace.is_null()) {
+          write_file_atomically(traces.path(point.index), trace.dump() + "\n");
+        }
+        return row;
       },
       show_progress);
   std::cout << summary(loaded, result.points);

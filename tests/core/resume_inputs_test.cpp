@@ -197,6 +197,27 @@ TEST_F(ResumeInputs, AnExtendedSweepKeepsThePointsItHad) {
   EXPECT_EQ(again.recomputed, 0u);
 }
 
+// What MPI ranks share out before run_sweep records it: the points it would run.
+TEST_F(ResumeInputs, ThePointsToRunAreThoseNotKept) {
+  const auto options_for = [&](const std::string& version) {
+    SweepRunOptions options;
+    options.backend = "sim";
+    options.output_directory = (directory_ / "results").string();
+    options.tessera_version = version;
+    options.settings = settings_;
+    options.profile_files = {(directory_ / "profiles.csv").string()};
+    return options;
+  };
+  auto loaded = load_scenario((directory_ / "scenario.yaml").string());
+  EXPECT_EQ(points_to_run(loaded, options_for("1")), (std::vector<std::size_t>{0, 1}));
+  run();
+  EXPECT_TRUE(points_to_run(loaded, options_for("1")).empty());
+  EXPECT_EQ(points_to_run(loaded, options_for("2")), (std::vector<std::size_t>{0, 1}));
+  write_scenario("[1, 2, 4]", "float32");
+  loaded = load_scenario((directory_ / "scenario.yaml").string());
+  EXPECT_EQ(points_to_run(loaded, options_for("1")), (std::vector<std::size_t>{2}));
+}
+
 TEST_F(ResumeInputs, TheJsonIsTheRecordTheCsvFollows) {
   const auto first = run();
   // A kill between the two writes leaves the CSV behind; resume reads the JSON and rewrites it.

@@ -44,6 +44,37 @@ void write_results(const SweepRunResult& run, RunResult& document) {
   write_results_csv(run.csv_path, run.points);
 }
 
+// The stored result of `point` that may be kept (same configuration, inputs unchanged), or
+// null; counts and explains what must be recomputed in `run` when given.
+const PointResult* kept_result(const std::vector<PointResult>& previous, bool unreadable,
+                               const std::string& scenario, const std::string& backend,
+                               const SweepPoint& point, const nlohmann::json& inputs,
+                               SweepRunResult* run) {
+  const PointResult* kept = nullptr;
+  if (unreadable && run) {
+    ++run->recomputed;
+    add_reason(*run, "the previous results file could not be read");
+  }
+  for (const auto& row : previous) {
+    if (row.scenario == scenario && row.backend == backend &&
+        row.point == static_cast<std::int64_t>(point.index) && row.status == PointStatus::failed &&
+        run) {
+      ++run->recomputed;
+      add_reason(*run, "it failed before");
+    }
+    if (!result_matches_point(row, scenario, backend, point)) continue;
+    const auto changed = changed_inputs(row.inputs, inputs);
+    if (changed.empty()) {
+      kept = &row;
+      continue;
+    }
+    if (!run) continue;
+    ++run->recomputed;
+    for (const auto& kind : changed) add_reason(*run, describe_input_change(kind));
+  }
+  return kept;
+}
+
 }  // namespace
 
 std::string resume_summary(const SweepRunResult& run) {
@@ -113,27 +144,8 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
   const std::size_t total = scenario.points.size();
   for (std::size_t i = 0; i < total; ++i) {
     const auto& point = scenario.points[i];
-    const PointResult* kept = nullptr;
-    if (unreadable) {
-      ++run.recomputed;
-      add_reason(run, "the previous results file could not be read");
-    }
-    for (const auto& row : previous) {
-      if (row.scenario == s.name && row.backend == options.backend &&
-          row.point == static_cast<std::int64_t>(point.index) &&
-          row.status == PointStatus::failed) {
-        ++run.recomputed;
-        add_reason(run, "it failed before");
-      }
-      if (!result_matches_point(row, s.name, options.backend, point)) continue;
-      const auto changed = changed_inputs(row.inputs, inputs);
-      if (changed.empty()) {
-        kept = &row;
-        continue;
-      }
-      ++run.recomputed;
-      for (const auto& kind : changed) add_reason(run, describe_input_change(kind));
-    }
+    const PointResult* kept =
+        kept_result(previous, unreadable, s.name, options.backend, point, inputs, &run);
     if (kept) {
       run.points.push_back(with_plan(*kept, point));
       ++run.resumed;
@@ -148,6 +160,29 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
   }
   write_results(run, document);
   return run;
+}
+
+std::vector<std::size_t> points_to_run(const LoadedScenario& scenario,
+                                       const SweepRunOptions& options) {
+  const auto& s = scenario.scenario;
+  const std::filesystem::path directory =
+      options.output_directory.empty() ? s.outputs.directory : options.output_directory;
+  const auto inputs = digest_run_inputs(scenario, {.backend = options.backend,
+                                                   .settings = options.settings,
+                                                   .tessera_version = options.tessera_version,
+                                                   .profile_files = options.profile_files});
+  bool unreadable = false;
+  const auto previous =
+      options.resume ? read_previous((directory / (options.backend + ".json")).string(), unreadable)
+                     : std::vector<PointResult>{};
+  std::vector<std::size_t> indices;
+  for (std::size_t i = 0; i < scenario.points.size(); ++i) {
+    if (!kept_result(previous, unreadable, s.name, options.backend, scenario.points[i], inputs,
+                     nullptr)) {
+      indices.push_back(i);
+    }
+  }
+  return indices;
 }
 
 std::vector<double> parallel_efficiency(const std::vector<PointResult>& points, Scaling scaling) {

@@ -43,6 +43,11 @@ struct SweepRunResult {
 SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& options,
                          const PointRunner& run_point, const SweepProgress& progress = {});
 
+// The points (indices into scenario.points) run_sweep would run with these options: those not
+// kept from the previous results. Lets MPI ranks share them out before run_sweep records them.
+std::vector<std::size_t> points_to_run(const LoadedScenario& scenario,
+                                       const SweepRunOptions& options);
+
 // "kept 3 points; recomputed 7: cluster file changed" (empty when nothing was stored).
 std::string resume_summary(const SweepRunResult& run);
 

@@ -1,0 +1,86 @@
+// Wall time of `tessera plan`'s whole search for CosmoFlow-512 on 2,048 GPUs of the Lassen preset
+// (scenarios/cosmoflow_strong_scaling.yaml: global batch 64), in one process with one simulation
+// at a time: enumerate every strategy, screen each (validity, memory, the compute critical-path
+// bound), then simulate in waves of 8 in forked children. plan_search/1 is the search as
+// `tessera plan` runs it (branch and bound); plan_search/0 simulates every valid candidate that
+// fits (--exhaustive), the reference the bound saves against. The issue's target: at least 1,000
+// candidates in at most 60 s on one core (run under `taskset -c 0` to hold it to one).
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <chrono>
+
+#include "tessera/core/plan_screen.hpp"
+#include "tessera/core/plan_search.hpp"
+#include "tessera/simulator/plan_evaluation.hpp"
+
+namespace {
+
+// scenarios/cosmoflow_strong_scaling.yaml without its sweep: what `tessera plan ... --gpus 2048`
+// reads from it.
+const char* const kScenario = R"(
+name: bench-plan-cosmoflow-512
+model: {zoo: cosmoflow, options: {width: 512}, mini_batch: 1}
+parallelism: {data: 64, spatial: {grid: [1, 1, 1], until: pool3}}
+platform: {preset: lassen}
+)";
+
+double seconds(const timeval& time) {
+  return static_cast<double>(time.tv_sec) + 1e-6 * static_cast<double>(time.tv_usec);
+}
+
+double children_cpu_seconds() {
+  rusage usage{};
+  getrusage(RUSAGE_CHILDREN, &usage);
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+void plan_search(benchmark::State& state) {
+  using Clock = std::chrono::steady_clock;
+  const auto loaded = tessera::load_scenario_text(kScenario, "bench.yaml", "");
+  auto space = tessera::default_space_options(loaded);
+  space.gpus = {2048};
+  tessera::PlanSearchOptions options;
+  options.exhaustive = state.range(0) == 0;
+  tessera::PlanSearchResult search;
+  double screening = 0, searching = 0;
+  const double children_before = children_cpu_seconds();
+  for (auto _ : state) {
+    const auto start = Clock::now();
+    auto screened =
+        tessera::screen_candidates(loaded, tessera::enumerate_candidates(loaded, space), nullptr);
+    screening = std::chrono::duration<double>(Clock::now() - start).count();
+    search = tessera::search_plan(std::move(screened), options,
+                                  tessera::sim::local_wave_evaluator(loaded, {}, 1));
+    searching = search.wall_seconds;
+    state.SetIterationTime(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  std::size_t invalid = 0, over_memory = 0, bounded = 0;
+  for (const auto& outcome : search.outcomes) {
+    invalid += outcome.status == tessera::CandidateStatus::invalid;
+    over_memory += outcome.status == tessera::CandidateStatus::over_memory;
+    bounded += outcome.status == tessera::CandidateStatus::bounded;
+  }
+  const auto iterations = static_cast<double>(state.iterations());
+  state.counters["candidates"] = static_cast<double>(search.outcomes.size());
+  state.counters["invalid"] = static_cast<double>(invalid);
+  state.counters["over_memory"] = static_cast<double>(over_memory);
+  state.counters["bounded"] = static_cast<double>(bounded);
+  state.counters["simulated"] = static_cast<double>(search.simulated);
+  state.counters["shared"] = static_cast<double>(search.shared);
+  state.counters["screening_s"] = screening;
+  state.counters["search_s"] = searching;
+  state.counters["per_simulation_s"] =
+      search.simulated > 0 ? searching / static_cast<double>(search.simulated) : 0;
+  // The children's CPU time (user + system): the simulations' own cost, which a loaded machine's
+  // wall time inflates.
+  state.counters["children_cpu_s"] = (children_cpu_seconds() - children_before) / iterations;
+  state.counters["best_step_s"] =
+      search.ranking.empty() ? 0 : search.outcomes[search.ranking.front()].result.step_seconds;
+}
+
+BENCHMARK(plan_search)->Arg(1)->Arg(0)->UseManualTime()->Iterations(1)->Unit(benchmark::kSecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
