@@ -43,6 +43,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev python3-matplotlib python3-pandas python3-h5py
   python3-yaml python3-torch xz-utils  # xz: tools/gpu/bundle.sh's archive
   ccache  # rebuilds after a branch switch or in a second work tree take seconds
+  libprotobuf-dev protobuf-compiler  # Chakra execution traces (tessera export --chakra)
 )
 if [ "$install" -eq 1 ]; then
   missing=()

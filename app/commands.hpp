@@ -16,6 +16,7 @@ void add_devices_command(CLI::App& cli, Action& action);
 void add_data_command(CLI::App& cli, Action& action);
 void add_run_command(CLI::App& cli, Action& action);
 void add_plan_command(CLI::App& cli, Action& action);
+void add_export_command(CLI::App& cli, Action& action);
 void add_profile_command(CLI::App& cli, Action& action);
 void add_microbatch_study_command(CLI::App& cli, Action& action);
 void add_validate_sim_command(CLI::App& cli, Action& action);

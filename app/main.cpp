@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   add_describe_command(cli, action);
   add_run_command(cli, action);
   add_plan_command(cli, action);
+  add_export_command(cli, action);
   add_profile_command(cli, action);
   add_microbatch_study_command(cli, action);
   add_validate_sim_command(cli, action);

@@ -1,0 +1,79 @@
+// tessera export --chakra: one sweep point's step programs as MLCommons Chakra execution traces
+// (chakra/include/tessera/chakra/chakra_export.hpp), one file per GPU, for ASTRA-sim.
+#include <iostream>
+
+#include "command_guard.hpp"
+#include "commands.hpp"
+#include "tessera/chakra/chakra_export.hpp"
+#include "tessera/core/point_programs.hpp"
+#include "tessera/core/scenario_loader.hpp"
+
+namespace tessera::app {
+namespace {
+
+struct ExportSettings {
+  std::string file;
+  bool chakra = false;
+  std::int64_t point = 0;
+  std::string output;
+  std::vector<std::string> profiles;
+  std::string cluster;
+};
+
+int export_point(const ExportSettings& settings) {
+  if (!settings.chakra) {
+    throw InputError({"command line", 0, 0}, "--chakra",
+                     "expected a format to export to: --chakra (the only one so far)");
+  }
+  const auto loaded = settings.file == "default" ? load_default_scenario({settings.cluster})
+                                                 : load_scenario(settings.file, {settings.cluster});
+  if (settings.point < 0 || settings.point >= static_cast<std::int64_t>(loaded.points.size())) {
+    throw InputError({"command line", 0, 0}, "--point",
+                     "expected a sweep point from 0 to " +
+                         std::to_string(loaded.points.size() - 1) + ", got " +
+                         std::to_string(settings.point));
+  }
+  ProfileDatabase profiles;
+  for (const auto& path : settings.profiles) profiles.load_csv(path);
+  const auto& point = loaded.points[static_cast<std::size_t>(settings.point)];
+  const auto programs = point_programs(loaded, point, profiles.size() > 0 ? &profiles : nullptr);
+  const std::string directory =
+      settings.output.empty()
+          ? loaded.scenario.outputs.directory + "/chakra-point" + std::to_string(settings.point)
+          : settings.output;
+  const auto summary =
+      chakra::export_chakra(programs.programs, point.config, directory, loaded.scenario.name);
+  std::cout << "point " << settings.point << " (" << point.config.gpus() << " GPUs: data "
+            << point.config.data << " x grid " << grid_to_string(point.config.spatial_grid)
+            << " x model " << point.config.model_degree << "): " << summary.files
+            << " Chakra traces, " << summary.nodes << " nodes, in " << directory << "/"
+            << loaded.scenario.name << ".<rank>.et; collective groups in "
+            << summary.comm_groups_path << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_export_command(CLI::App& cli, Action& action) {
+  auto* command = cli.add_subcommand(
+      "export",
+      "Write a sweep point's step programs in another tool's format (--chakra: MLCommons "
+      "Chakra execution traces for ASTRA-sim, one file per GPU)");
+  auto settings = std::make_shared<ExportSettings>();
+  command
+      ->add_option("file", settings->file, "Scenario file (YAML); 'default' for the built-in one")
+      ->required();
+  command->add_flag("--chakra", settings->chakra, "Chakra execution traces (format 0.0.4)");
+  command->add_option("--point", settings->point, "Sweep point to export (default 0)");
+  command->add_option("--output", settings->output,
+                      "Directory for the traces (default: outputs.directory/chakra-point<N>)");
+  command->add_option("--profiles", settings->profiles,
+                      "Profile databases (tessera profile) with measured kernel times");
+  command->add_option("--cluster", settings->cluster,
+                      "Cluster file replacing the scenario's platform");
+  command->callback([&action, settings] {
+    action = [settings] { return run_guarded([&] { return export_point(*settings); }); };
+  });
+}
+
+}  // namespace tessera::app

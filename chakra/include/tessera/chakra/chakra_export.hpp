@@ -1,0 +1,63 @@
+#pragma once
+// Tessera's step programs as MLCommons Chakra execution traces, one file per GPU, so that a
+// strategy found here can be replayed in ASTRA-sim (chakra/proto/et_def.proto, format 0.0.4):
+//  - compute and optimizer ops: COMP_NODE with the cost model's duration (whole microseconds in
+//    duration_micros, the exact seconds in the attribute tessera_seconds) and its provenance;
+//  - halo exchanges: a COMM_SEND_NODE and a COMM_RECV_NODE per neighbour along the axis;
+//    stage transfers: one send or receive with the peer stage's GPU;
+//  - batch-norm sums and gradient buckets: COMM_COLL_NODE ALL_REDUCE; the redistribution:
+//    COMM_COLL_NODE ALL_TO_ALL (comm_size: the bytes to every peer together); each names its
+//    group (pg_name), whose GPUs comm_groups.json lists;
+//  - sample reads and vDNN's copies: MEM_LOAD_NODE (host to device) and MEM_STORE_NODE (device to
+//    host) with tensor_size in bytes;
+//  - allocations and releases take no time and have no node.
+// Dependencies follow the program: each node waits (ctrl_deps) for the compute-stream node
+// before it; asynchronous ops (halos, buckets, reads, copies) start there and the op that waits
+// for them takes them as data_deps; gradient buckets follow one another on the communication
+// stream. GPU ranks are laid out as the simulator lays them out: rank = (replica x stages +
+// stage) x spatial parts + spatial index, row-major over the grid.
+#include <string>
+#include <vector>
+
+#include "et_def.pb.h"
+#include "tessera/core/parallel_strategy.hpp"
+#include "tessera/core/step_program.hpp"
+
+namespace tessera::chakra {
+
+// The GPUs of a collective, named as the nodes' pg_name attribute names them.
+struct CommGroup {
+  std::string name;  // "spatial.<replica>.<stage>", "stage.<stage>"
+  std::vector<int> ranks;
+};
+
+// The nodes of one GPU's trace: `program` is the program of the GPU's stage. Adds the groups it
+// names to `groups` (once each).
+std::vector<ChakraProtoMsg::Node> trace_of_rank(const StepProgram& program,
+                                                const ParallelConfig& config, int rank,
+                                                std::vector<CommGroup>& groups);
+
+struct ExportSummary {
+  int files = 0;
+  std::size_t nodes = 0;
+  std::string comm_groups_path;
+};
+
+// Writes <directory>/<prefix>.<rank>.et for every GPU of the point and
+// <directory>/comm_groups.json ({"<pg_name>": [ranks]}). Throws std::runtime_error naming the
+// file that cannot be written.
+ExportSummary export_chakra(const std::vector<StepProgram>& programs, const ParallelConfig& config,
+                            const std::string& directory, const std::string& prefix);
+
+// Reads a trace file back: its metadata and nodes. Throws std::runtime_error on a malformed file.
+struct ChakraTrace {
+  ChakraProtoMsg::GlobalMetadata metadata;
+  std::vector<ChakraProtoMsg::Node> nodes;
+};
+ChakraTrace read_chakra_trace(const std::string& path);
+
+// The value of a node's attribute, if it has one of that name and type.
+const ChakraProtoMsg::AttributeProto* find_attribute(const ChakraProtoMsg::Node& node,
+                                                     const std::string& name);
+
+}  // namespace tessera::chakra

@@ -1,0 +1,343 @@
+#include "tessera/chakra/chakra_export.hpp"
+
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/util/delimited_message_util.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "tessera/core/atomic_file.hpp"
+
+namespace tessera::chakra {
+namespace {
+
+using ChakraProtoMsg::Node;
+
+constexpr const char* kFormatVersion = "0.0.4";
+// Send and receive nodes pair up by (source, destination, tag): halo messages by exchange and
+// direction, stage transfers above them by stage pair and sequence.
+constexpr std::int64_t kStageTagBase = std::int64_t{1} << 20;
+
+// Where a rank sits, as the simulator lays ranks out (simulator/src/play/rank_layout.cpp).
+class Layout {
+ public:
+  Layout(const ParallelConfig& config, int rank)
+      : config_(config),
+        rank_(rank),
+        parts_(static_cast<int>(config.spatial_parts())),
+        stages_(static_cast<int>(config.model_degree)) {}
+
+  int spatial_index() const { return rank_ % parts_; }
+  int stage() const { return (rank_ / parts_) % stages_; }
+  int replica() const { return rank_ / (parts_ * stages_); }
+  int parts() const { return parts_; }
+  int neighbour(int axis, int step) const {
+    const auto& grid = config_.spatial_grid;
+    int stride = 1;
+    for (std::size_t a = grid.size(); a-- > static_cast<std::size_t>(axis) + 1;) {
+      stride *= static_cast<int>(grid[a]);
+    }
+    const int extent = static_cast<int>(grid[static_cast<std::size_t>(axis)]);
+    const int moved = (spatial_index() / stride) % extent + step;
+    return moved < 0 || moved >= extent ? -1 : rank_ + step * stride;
+  }
+  int peer_in_stage(int stage) const {
+    return (replica() * stages_ + stage) * parts_ + spatial_index();
+  }
+  CommGroup spatial_group() const {
+    CommGroup group{"spatial." + std::to_string(replica()) + "." + std::to_string(stage()), {}};
+    for (int s = 0; s < parts_; ++s) group.ranks.push_back(rank_ - spatial_index() + s);
+    return group;
+  }
+  CommGroup stage_group(int stage) const {
+    CommGroup group{"stage." + std::to_string(stage), {}};
+    for (int replica = 0; replica < static_cast<int>(config_.data); ++replica) {
+      for (int s = 0; s < parts_; ++s)
+        group.ranks.push_back((replica * stages_ + stage) * parts_ + s);
+    }
+    return group;
+  }
+
+ private:
+  const ParallelConfig& config_;
+  int rank_;
+  int parts_;
+  int stages_;
+};
+
+void add_attribute(Node& node, const std::string& name, std::int64_t value) {
+  auto* attribute = node.add_attr();
+  attribute->set_name(name);
+  attribute->set_int64_val(value);
+}
+void add_attribute(Node& node, const std::string& name, const std::string& value) {
+  auto* attribute = node.add_attr();
+  attribute->set_name(name);
+  attribute->set_string_val(value);
+}
+void add_attribute(Node& node, const std::string& name, double value) {
+  auto* attribute = node.add_attr();
+  attribute->set_name(name);
+  attribute->set_double_val(value);
+}
+void add_flag(Node& node, const std::string& name, bool value) {
+  auto* attribute = node.add_attr();
+  attribute->set_name(name);
+  attribute->set_bool_val(value);
+}
+
+// Builds one GPU's nodes in program order, tracking what each new node must wait for.
+class TraceBuilder {
+ public:
+  TraceBuilder(const ParallelConfig& config, int rank, std::vector<CommGroup>& groups)
+      : layout_(config, rank), rank_(rank), groups_(groups) {}
+
+  void add(const StepOp& op, const StepProgram& program) {
+    switch (op.kind) {
+      case StepOpKind::allocate:
+      case StepOpKind::release:
+        return;  // bookkeeping, no time
+      case StepOpKind::compute:
+      case StepOpKind::update: {
+        auto& node = issue(op, ChakraProtoMsg::COMP_NODE, true);
+        node.set_duration_micros(static_cast<std::uint64_t>(std::llround(op.seconds * 1e6)));
+        add_attribute(node, "tessera_seconds", op.seconds);
+        add_attribute(node, "tessera_provenance", to_string(op.provenance));
+        return;
+      }
+      case StepOpKind::halo_start:
+        for (int step : {-1, +1}) {
+          const int peer = layout_.neighbour(op.axis, step);
+          if (peer < 0) continue;
+          // A message to the lower neighbour flows down (tag even), to the upper one up (odd);
+          // what arrives from the lower neighbour flowed up.
+          const double outgoing = step < 0 ? op.bytes_to_lower : op.bytes_to_upper;
+          const double incoming = step < 0 ? op.bytes_to_upper : op.bytes_to_lower;
+          if (outgoing > 0) {
+            halos_[op.exchange].push_back(
+                point_to_point(op, ChakraProtoMsg::COMM_SEND_NODE, rank_, peer, outgoing,
+                               2 * op.exchange + (step < 0 ? 0 : 1), false));
+          }
+          if (incoming > 0) {
+            halos_[op.exchange].push_back(
+                point_to_point(op, ChakraProtoMsg::COMM_RECV_NODE, peer, rank_, incoming,
+                               2 * op.exchange + (step < 0 ? 1 : 0), false));
+          }
+        }
+        return;
+      case StepOpKind::halo_wait:
+        wait_for(halos_[op.exchange]);
+        halos_.erase(op.exchange);
+        return;
+      case StepOpKind::group_allreduce: {
+        const auto group = op.group == CollectiveGroup::stage ? layout_.stage_group(program.stage)
+                                                              : layout_.spatial_group();
+        collective(op, ChakraProtoMsg::ALL_REDUCE, op.bytes, group, true);
+        return;
+      }
+      case StepOpKind::group_alltoall: {
+        auto& node = collective(op, ChakraProtoMsg::ALL_TO_ALL, op.bytes * (layout_.parts() - 1),
+                                layout_.spatial_group(), true);
+        add_attribute(node, "tessera_bytes_per_peer", op.bytes);
+        return;
+      }
+      case StepOpKind::stage_send:
+      case StepOpKind::stage_recv: {
+        const bool send = op.kind == StepOpKind::stage_send;
+        const int from = send ? program.stage : op.peer_stage;
+        const int to = send ? op.peer_stage : program.stage;
+        const int peer = layout_.peer_in_stage(op.peer_stage);
+        const auto tag = kStageTagBase + (static_cast<std::int64_t>(from) * 4096 + to) * 4096 +
+                         stage_messages_[{from, to}]++;
+        point_to_point(op, send ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE,
+                       send ? rank_ : peer, send ? peer : rank_, op.bytes, tag, true);
+        return;
+      }
+      case StepOpKind::gradient_allreduce: {
+        // Issued where backward reaches it, all-reduced after the bucket before it.
+        auto& node = collective(op, ChakraProtoMsg::ALL_REDUCE, op.bytes,
+                                layout_.stage_group(program.stage), false);
+        if (last_bucket_) node.add_ctrl_deps(*last_bucket_);
+        last_bucket_ = node.id();
+        buckets_.push_back(node.id());
+        return;
+      }
+      case StepOpKind::gradient_wait:
+        wait_for(buckets_);
+        buckets_.clear();
+        return;
+      case StepOpKind::read_start:
+      case StepOpKind::prefetch_start:
+      case StepOpKind::offload_start: {
+        const bool store = op.kind == StepOpKind::offload_start;
+        auto& node = issue(
+            op, store ? ChakraProtoMsg::MEM_STORE_NODE : ChakraProtoMsg::MEM_LOAD_NODE, false);
+        add_attribute(node, "tensor_size", static_cast<std::int64_t>(op.bytes));
+        if (op.kind == StepOpKind::read_start) {
+          add_attribute(node, "tessera_source", to_string(op.source));
+          reads_.push_back(node.id());
+        } else {
+          copies_.push_back(node.id());
+        }
+        return;
+      }
+      case StepOpKind::read_wait:
+        wait_for(reads_);
+        reads_.clear();
+        return;
+      case StepOpKind::offload_wait:
+      case StepOpKind::prefetch_wait:
+        wait_for(copies_);
+        copies_.clear();
+        return;
+    }
+  }
+
+  // A program ending in a wait gets a last, empty compute node holding what it waited for.
+  std::vector<Node> finish() {
+    if (!waited_.empty()) {
+      StepOp end;
+      end.label = "end of step";
+      issue(end, ChakraProtoMsg::COMP_NODE, true);
+    }
+    return std::move(nodes_);
+  }
+
+ private:
+  // A new node, after the compute stream's last node and whatever was waited for since; a
+  // blocking node becomes the compute stream's last.
+  Node& issue(const StepOp& op, ChakraProtoMsg::NodeType type, bool blocking) {
+    Node& node = nodes_.emplace_back();
+    node.set_id(nodes_.size() - 1);
+    node.set_name(op.label);
+    node.set_type(type);
+    if (stream_) node.add_ctrl_deps(*stream_);
+    for (auto id : waited_) node.add_data_deps(id);
+    add_flag(node, "is_cpu_op", false);
+    add_attribute(node, "tessera_op", to_string(op.kind));
+    if (blocking) {
+      stream_ = node.id();
+      waited_.clear();
+    }
+    return node;
+  }
+
+  std::uint64_t point_to_point(const StepOp& op, ChakraProtoMsg::NodeType type, int source,
+                               int destination, double bytes, std::int64_t tag, bool blocking) {
+    auto& node = issue(op, type, blocking);
+    add_attribute(node, "comm_src", static_cast<std::int64_t>(source));
+    add_attribute(node, "comm_dst", static_cast<std::int64_t>(destination));
+    add_attribute(node, "comm_tag", tag);
+    add_attribute(node, "comm_size", static_cast<std::int64_t>(bytes));
+    return node.id();
+  }
+
+  Node& collective(const StepOp& op, ChakraProtoMsg::CollectiveCommType kind, double bytes,
+                   const CommGroup& group, bool blocking) {
+    auto& node = issue(op, ChakraProtoMsg::COMM_COLL_NODE, blocking);
+    add_attribute(node, "comm_type", static_cast<std::int64_t>(kind));
+    add_attribute(node, "comm_size", static_cast<std::int64_t>(bytes));
+    add_attribute(node, "pg_name", group.name);
+    bool known = false;
+    for (const auto& g : groups_) known |= g.name == group.name;
+    if (!known) groups_.push_back(group);
+    return node;
+  }
+
+  void wait_for(const std::vector<std::uint64_t>& ids) {
+    waited_.insert(waited_.end(), ids.begin(), ids.end());
+  }
+
+  Layout layout_;
+  int rank_;
+  std::vector<CommGroup>& groups_;
+  std::vector<Node> nodes_;
+  std::optional<std::uint64_t> stream_;  // the compute stream's last node
+  std::vector<std::uint64_t> waited_;    // async nodes waited for since
+  std::map<int, std::vector<std::uint64_t>> halos_;
+  std::vector<std::uint64_t> buckets_, reads_, copies_;
+  std::optional<std::uint64_t> last_bucket_;
+  std::map<std::pair<int, int>, std::int64_t> stage_messages_;
+};
+
+}  // namespace
+
+std::vector<Node> trace_of_rank(const StepProgram& program, const ParallelConfig& config, int rank,
+                                std::vector<CommGroup>& groups) {
+  TraceBuilder builder(config, rank, groups);
+  for (const auto& op : program.ops) builder.add(op, program);
+  return builder.finish();
+}
+
+ExportSummary export_chakra(const std::vector<StepProgram>& programs, const ParallelConfig& config,
+                            const std::string& directory, const std::string& prefix) {
+  std::filesystem::create_directories(directory);
+  ExportSummary summary;
+  std::vector<CommGroup> groups;
+  std::map<int, const StepProgram*> by_stage;
+  for (const auto& program : programs) by_stage[program.stage] = &program;
+  const int parts = static_cast<int>(config.spatial_parts());
+  for (int rank = 0; rank < static_cast<int>(config.gpus()); ++rank) {
+    const int stage = (rank / parts) % static_cast<int>(config.model_degree);
+    const auto nodes = trace_of_rank(*by_stage.at(stage), config, rank, groups);
+    const auto path =
+        (std::filesystem::path(directory) / (prefix + "." + std::to_string(rank) + ".et")).string();
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    ChakraProtoMsg::GlobalMetadata metadata;
+    metadata.set_version(kFormatVersion);
+    auto* attribute = metadata.add_attr();
+    attribute->set_name("tessera_rank");
+    attribute->set_int64_val(rank);
+    bool ok = static_cast<bool>(out) &&
+              google::protobuf::util::SerializeDelimitedToOstream(metadata, &out);
+    for (const auto& node : nodes) {
+      ok = ok && google::protobuf::util::SerializeDelimitedToOstream(node, &out);
+    }
+    out.close();
+    if (!ok || !out) throw std::runtime_error("cannot write the Chakra trace " + path);
+    ++summary.files;
+    summary.nodes += nodes.size();
+  }
+  nlohmann::json json = nlohmann::json::object();
+  for (const auto& group : groups) json[group.name] = group.ranks;
+  summary.comm_groups_path = (std::filesystem::path(directory) / "comm_groups.json").string();
+  write_file_atomically(summary.comm_groups_path, json.dump(1) + "\n");
+  return summary;
+}
+
+ChakraTrace read_chakra_trace(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open the Chakra trace " + path);
+  google::protobuf::io::IstreamInputStream stream(&in);
+  ChakraTrace trace;
+  bool clean_end = false;
+  if (!google::protobuf::util::ParseDelimitedFromZeroCopyStream(&trace.metadata, &stream,
+                                                                &clean_end)) {
+    throw std::runtime_error(path + ": no Chakra metadata message");
+  }
+  for (;;) {
+    Node node;
+    if (!google::protobuf::util::ParseDelimitedFromZeroCopyStream(&node, &stream, &clean_end)) {
+      if (clean_end) break;
+      throw std::runtime_error(path + ": malformed node after " +
+                               std::to_string(trace.nodes.size()) + " nodes");
+    }
+    trace.nodes.push_back(std::move(node));
+  }
+  return trace;
+}
+
+const ChakraProtoMsg::AttributeProto* find_attribute(const Node& node, const std::string& name) {
+  for (const auto& attribute : node.attr()) {
+    if (attribute.name() == name) return &attribute;
+  }
+  return nullptr;
+}
+
+}  // namespace tessera::chakra
