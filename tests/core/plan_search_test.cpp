@@ -110,6 +110,28 @@ TEST(PlanSearch, WavesDecideWhatIsSimulatedAndTheSameInputsGiveTheSameOutput) {
   EXPECT_EQ(first.ranking, second.ranking);
 }
 
+TEST(PlanSearch, TheBudgetStopsTheSearchAfterTheFirstWave) {
+  std::vector<Truth> truth;
+  const auto candidates = made_up(50, 11, truth);
+  PlanSearchOptions options;
+  options.wave = 4;
+  options.budget_seconds = 1e-9;
+  std::size_t calls = 0, simulated = 0;
+  const auto search = search_plan(candidates, options, evaluator(truth, calls, simulated));
+  EXPECT_EQ(calls, 1u);
+  EXPECT_EQ(simulated, 4u);
+  EXPECT_TRUE(search.budget_ran_out);
+  EXPECT_EQ(search.ranking.size(), 4u);
+  std::size_t not_reached = 0;
+  for (const auto& outcome : search.outcomes) {
+    if (outcome.status != CandidateStatus::not_reached) continue;
+    ++not_reached;
+    EXPECT_TRUE(outcome.decided());
+    EXPECT_TRUE(test::contains(outcome.reason, "time budget")) << outcome.reason;
+  }
+  EXPECT_EQ(not_reached, 46u);
+}
+
 TEST(PlanSearch, InvalidAndOversizedCandidatesAreNeverSimulated) {
   std::vector<Truth> truth;
   auto candidates = made_up(6, 3, truth);

@@ -222,7 +222,8 @@ PlanSearchResult search_plan(std::vector<ScreenedCandidate> candidates,
   while (next < order.size()) {
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (options.budget_seconds > 0 && elapsed > options.budget_seconds) {
+    // The first wave always runs, so that a budget too small still gives an answer.
+    if (options.budget_seconds > 0 && elapsed > options.budget_seconds && !done.empty()) {
       result.budget_ran_out = true;
       for (; next < order.size(); ++next) {
         auto& outcome = result.outcomes[order[next]];

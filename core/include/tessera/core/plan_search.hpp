@@ -57,7 +57,7 @@ struct PlanSearchOptions {
   std::size_t top = 5;
   std::size_t wave = 8;              // candidates simulated between pruning decisions
   bool exhaustive = false;           // no bound pruning: simulate every valid candidate that fits
-  double budget_seconds = 0;         // > 0: start no wave after this much wall time
+  double budget_seconds = 0;         // > 0: start no wave after this much time (but the first)
   double gpu_power_watts = 0;        // samples_per_joule: every GPU draws this (its TDP)
   StatisticalEfficiency efficiency;  // time_to_train: steps to the target per global batch
   std::string scenario_name;         // the rows' scenario
