@@ -108,6 +108,24 @@ PlanSpaceOptions space_options(const LoadedScenario& loaded, const PlanSettings&
   return options;
 }
 
+// The scenario's own strategy at a GPU count planned for (its last such sweep point), as the
+// search spells it: with the least offloading that fits unless offload policies are searched
+// one by one or pinned.
+std::optional<PlanStrategy> own_strategy(const LoadedScenario& loaded,
+                                         const PlanSpaceOptions& space) {
+  for (std::size_t i = loaded.points.size(); i-- > 0;) {
+    const auto gpus = loaded.points[i].config.gpus();
+    if (std::find(space.gpus.begin(), space.gpus.end(), gpus) == space.gpus.end()) continue;
+    auto own = scenario_strategy(loaded, i);
+    if (!space.every_offload_policy && !space.pinned.count("memory.offload") &&
+        loaded.scenario.memory.allocation == MemoryAllocation::layer_wise) {
+      own.offload = OffloadPolicy::dyn;
+    }
+    return own;
+  }
+  return std::nullopt;
+}
+
 std::string scenario_text(const std::string& file) {
   if (file == "default") return std::string(*embedded_file("scenarios/default.yaml"));
   std::ifstream in(file, std::ios::binary);
@@ -320,8 +338,9 @@ int plan(const PlanSettings& settings) {
 
   if (settings.explain) {
     std::cout << "\n" << explain_winner(search, options);
-    const auto own_point = loaded.points.size() - 1;
-    std::cout << explain_own_strategy(search, scenario_strategy(loaded, own_point), options);
+    if (const auto own = own_strategy(loaded, space)) {
+      std::cout << explain_own_strategy(search, *own, options);
+    }
     std::cout << "\n" << explain_pruned(search, 5);
   }
   std::cout << "\nbest scenario: " << files.best_path << "\nresults: " << files.csv_path << ", "
