@@ -280,6 +280,7 @@ int plan(const PlanSettings& settings) {
   simulation.profiles = profile_db;
   const WaveSimulator simulate(loaded, spread, simulation, settings.jobs);
   auto last_write = Clock::now();
+  std::string write_error;
   const auto search = search_plan(
       std::move(screened), options, std::cref(simulate),
       [&](const PlanCandidate& candidate) { return stored.find(candidate); },
@@ -287,12 +288,18 @@ int plan(const PlanSettings& settings) {
         if (!spread.writer()) return;
         show_progress(so_far, candidates.size(), options);
         // Rewritten at most every two seconds: the files hold every candidate.
-        if (last || seconds_since(last_write) > 2) {
-          write_plan_results(files, document, so_far);
+        // A failed write is reported after the search: the other ranks wait for this one.
+        if ((last || seconds_since(last_write) > 2) && write_error.empty()) {
+          try {
+            write_plan_results(files, document, so_far);
+          } catch (const std::exception& error) {
+            write_error = error.what();
+          }
           last_write = Clock::now();
         }
       });
   if (!spread.writer()) return kExitOk;
+  if (!write_error.empty()) throw std::runtime_error(write_error);
   if (::isatty(STDERR_FILENO) != 0) std::cerr << "\n";
 
   std::cout << "Plan for " << loaded.scenario.name << ": " << loaded.model.name() << " on "

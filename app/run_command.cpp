@@ -186,12 +186,18 @@ int run(const RunSettings& settings) {
     for (std::size_t k = 0; k < indices.size(); ++k) {
       if (!spread.mine(k)) continue;
       const auto& point = loaded.points.at(indices[k].get<std::size_t>());
-      nlohmann::json trace;
-      const auto row = simulate(point, &trace);
-      mine.push_back({{"index", indices[k]}, {"row", to_json(row)}, {"trace", trace}});
+      // A failure travels to every rank, so that all stop with it rather than wait for this one.
+      try {
+        nlohmann::json trace;
+        const auto row = simulate(point, &trace);
+        mine.push_back({{"index", indices[k]}, {"row", to_json(row)}, {"trace", trace}});
+      } catch (const std::exception& error) {
+        mine.push_back({{"index", indices[k]}, {"error", error.what()}});
+      }
     }
     for (const auto& text : spread.gather_all(mine.dump())) {
       for (const auto& entry : nlohmann::json::parse(text)) {
+        if (entry.contains("error")) throw std::runtime_error(entry["error"].get<std::string>());
         simulated_elsewhere[entry["index"].get<std::size_t>()] = {
             point_result_from_json(entry["row"]), entry["trace"]};
       }

@@ -90,6 +90,13 @@ double step_lower_bound(const std::vector<StepProgram>& programs) {
   return bound;
 }
 
+// The signature lists every field of these structures: one added to them (pipelining's, say)
+// must be added to it too, or candidates that differ in it would share a simulation. These
+// sizes (x86-64, GCC 12) stop the build until it is.
+static_assert(sizeof(StepOp) == 152 && sizeof(StepProgram) == 72 && sizeof(ParallelConfig) == 48,
+              "a field was added to StepOp, StepProgram or ParallelConfig: add it to "
+              "simulation_signature, then update these sizes");
+
 std::string simulation_signature(const ParallelConfig& config,
                                  const std::vector<StepProgram>& programs) {
   // The split axes in order, not which axes they are: their parts and order decide the ranks'
