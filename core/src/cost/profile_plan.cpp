@@ -36,7 +36,8 @@ std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario) 
       // Recurrent models' layers have no device kernel to time yet; the cost model gives them
       // their roofline time.
       if (is_sequence_kind(layers[i].layer.kind)) continue;
-      const LayerShard& shard = point.plan.layers[i];
+      // A pipeline runs each layer at the micro-batch size.
+      const LayerShard& shard = point.plan.micro_batch_layers[i];
       KernelToProfile kernel;
       kernel.layer = layers[i].layer;
       for (const TensorShape& input : shard.local_inputs)

@@ -51,6 +51,18 @@ std::string header(const LoadedScenario& loaded) {
   out << "Platform  " << c.name << ": " << counted(c.nodes, "node") << " x " << c.gpus_per_node
       << " " << c.gpu.model << " (" << format_bytes(c.gpu.memory_bytes) << ")  [" << c.file
       << "]\n";
+  const auto& parallelism = s.parallelism;
+  if (parallelism.model_degree > 1) {
+    out << "Stages    " << parallelism.model_degree << " per worker, "
+        << (!parallelism.placement.empty()      ? "placed layer by layer"
+            : !parallelism.stage_starts.empty() ? "contiguous, as named"
+                                                : "contiguous, balanced by forward FLOPs")
+        << "; " << parallelism.micro_batches
+        << (parallelism.micro_batches == 1 ? " micro-batch" : " micro-batches")
+        << (parallelism.micro_batches > 1 ? ", schedule " + to_string(parallelism.schedule)
+                                          : std::string())
+        << "\n";
+  }
   out << "Kernels   micro-batching " << to_string(s.micro_batching.policy) << ", "
       << to_string(s.micro_batching.mode) << ", workspace limit "
       << format_bytes(s.micro_batching.workspace_limit_bytes) << "\n";

@@ -34,6 +34,13 @@ const EnumTable<OffloadPolicy>& enum_table() {
 }
 
 template <>
+const EnumTable<PipelineSchedule>& enum_table() {
+  static const EnumTable<PipelineSchedule> table{{"gpipe", PipelineSchedule::gpipe},
+                                                 {"1f1b", PipelineSchedule::one_f_one_b}};
+  return table;
+}
+
+template <>
 const EnumTable<MemoryAllocation>& enum_table() {
   static const EnumTable<MemoryAllocation> table{{"layer_wise", MemoryAllocation::layer_wise},
                                                  {"network_wide", MemoryAllocation::network_wide}};

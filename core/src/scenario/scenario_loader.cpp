@@ -88,6 +88,11 @@ ModelGraph build_model(const Scenario& s, const std::string& base_directory) {
   }
 }
 
+StagePlacement placement_of(const ParallelismSection& p) {
+  return p.placement.empty() ? StagePlacement(p.stage_starts)
+                             : StagePlacement::of_layers(p.placement);
+}
+
 ParallelConfig base_config(const Scenario& s, const ModelGraph& model) {
   ParallelConfig config;
   config.data = s.parallelism.data;
@@ -97,6 +102,8 @@ ParallelConfig base_config(const Scenario& s, const ModelGraph& model) {
         static_cast<std::size_t>(model.layers().front().output_shape.spatial_rank()), 1);
   }
   config.model_degree = s.parallelism.model_degree;
+  config.micro_batches = s.parallelism.micro_batches;
+  config.schedule = s.parallelism.schedule;
   if (s.model.mini_batch) {
     config.mini_batch = *s.model.mini_batch;
   } else if (model.default_mini_batch()) {
@@ -183,7 +190,7 @@ LoadedScenario check(Scenario scenario, const std::string& base_directory) {
     try {
       loaded.points.push_back({i, config,
                                plan_shards(loaded.model, config, sc.parallelism.spatial_until,
-                                           sc.parallelism.stage_starts)});
+                                           placement_of(sc.parallelism))});
     } catch (const StrategyError& error) {
       const std::string prefix = swept ? "at sweep point " + std::to_string(i) + " (" +
                                              std::to_string(config.gpus()) + " GPUs, grid " +

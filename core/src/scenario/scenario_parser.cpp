@@ -88,13 +88,33 @@ void parse_parallelism(Scenario& s, const YamlValue& value) {
     remember(s, *statistics);
   }
   if (auto model = map.optional("model")) {
-    YamlMap model_map(*model, {"degree", "stages"});
+    YamlMap model_map(*model, {"degree", "stages", "placement", "micro_batches", "schedule"});
     auto degree = model_map.required("degree", "the number of GPUs the model is split over");
     p.model_degree = degree.as_integer(1, 4096);
     remember(s, degree);
     if (auto stages = model_map.optional("stages")) {
       remember(s, *stages);
       for (const auto& stage : stages->as_sequence(1)) p.stage_starts.push_back(stage.as_string());
+    }
+    if (auto placement = model_map.optional("placement")) {
+      if (model_map.has("stages")) {
+        placement->fail_problem("give either stages (contiguous) or placement (layer by layer)");
+      }
+      if (!placement->is_map()) placement->fail("a mapping of layer names to stages (0-based)");
+      remember(s, *placement);
+      for (const auto& entry : placement->node()) {
+        const auto name = placement->derived(entry.first, placement->key_path()).as_string();
+        const auto stage = placement->derived(entry.second, placement->key_path() + "." + name);
+        p.placement.emplace_back(name, stage.as_integer(0, p.model_degree - 1));
+      }
+    }
+    if (auto micro = model_map.optional("micro_batches")) {
+      p.micro_batches = micro->as_integer(1, 1 << 20);
+      remember(s, *micro);
+    }
+    if (auto schedule = model_map.optional("schedule")) {
+      p.schedule = parse_enum<PipelineSchedule>(*schedule);
+      remember(s, *schedule);
     }
   }
 }

@@ -18,7 +18,7 @@ MemoryEstimate estimate_memory(const ModelGraph& model, const ShardPlan& plan,
   MemoryEstimate best;
   for (int stage = 0; stage < plan.stages; ++stage) {
     const auto memory = plan_stage_memory(model, plan, stage, inputs, decision);
-    const auto peak = peak_of(model, memory);
+    const auto peak = peak_of(model, plan, memory);
     if (stage > 0 && peak.total_bytes <= best.total_bytes) continue;
     auto use = [&](MemoryUse kind) { return peak.by_use[static_cast<std::size_t>(kind)]; };
     best = {.weights_bytes = use(MemoryUse::weights),

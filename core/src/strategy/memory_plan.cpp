@@ -45,6 +45,7 @@ class StagePlanner {
       : model_(model),
         plan_(plan),
         inputs_(inputs),
+        shards_(plan.micro_batch_layers),
         successor_(in_place_successors(model, plan)),
         predecessor_(model.layers().size()) {
     for (std::size_t t = 0; t < successor_.size(); ++t) {
@@ -131,14 +132,14 @@ class StagePlanner {
     TensorLife life;
     life.first_forward = on_stage(t) ? (predecessor_[t] ? *predecessor_[t] : t) : readers.front();
     life.last_forward = readers.empty() ? t : readers.back();
-    life.bytes = bytes_of(plan_.layers[t].local_output, inputs_.dtype);
+    life.bytes = bytes_of(shards_[t].local_output, inputs_.dtype);
     auto uses_in_backward = [&](std::size_t user) {
       life.first_backward = std::max(life.first_backward.value_or(user), user);
       life.last_backward = std::min(life.last_backward.value_or(user), user);
     };
     if (on_stage(t) && backward_needs(layers[t].layer).output) uses_in_backward(t);
     for (auto reader : readers) {
-      const auto& shard = plan_.layers[reader];
+      const auto& shard = shards_[reader];
       if (layers[reader].input_indices.front() == t && !shard.input_halo.empty()) {
         life.bytes = std::max(life.bytes, bytes_of(shard.local_input_with_halo, inputs_.dtype));
       }
@@ -175,7 +176,7 @@ class StagePlanner {
   // What a layer keeps of its own for backward (pooling indices, dropout masks, batch-norm
   // statistics), from its forward to the end of its backward.
   void place_own_state(std::size_t i) {
-    const auto& shard = plan_.layers[i];
+    const auto& shard = shards_[i];
     const auto cost = layer_cost(model_.layers()[i].layer, shard.local_inputs, shard.local_output,
                                  shard.local_batch, inputs_.dtype);
     const auto bytes = static_cast<double>(cost.saved_for_backward_bytes);
@@ -226,7 +227,7 @@ class StagePlanner {
       lives.push_back({.tensor = t,
                        .from = readers.empty() ? t : readers.back(),
                        .to = on_stage(t) ? end : readers.front(),
-                       .bytes = bytes_of(plan_.layers[t].local_output, inputs_.dtype)});
+                       .bytes = bytes_of(shards_[t].local_output, inputs_.dtype)});
     }
     return lives;
   }
@@ -245,7 +246,7 @@ class StagePlanner {
     for (std::size_t i = 0; i < lives.size(); ++i) {
       if (!on_stage(i)) continue;
       last = std::min(last, i);
-      const auto& shard = plan_.layers[i];
+      const auto& shard = shards_[i];
       const auto cost = layer_cost(model_.layers()[i].layer, shard.local_inputs, shard.local_output,
                                    shard.local_batch, inputs_.dtype);
       if (cost.saved_for_backward_bytes > 0) {
@@ -256,10 +257,14 @@ class StagePlanner {
       }
     }
     if (last == SIZE_MAX) return;
-    for (auto event : held) {
-      result_.at_start.push_back(event);
-      event.kind = MemoryEventKind::release;
-      at(last, MemoryMoment::after_backward).push_back(event);
+    // Every micro-batch of a pipeline holds its own.
+    for (std::int64_t k = 0; k < plan_.config.micro_batches; ++k) {
+      for (auto event : held) {
+        event.micro_batch = k;
+        result_.at_start.push_back(event);
+        event.kind = MemoryEventKind::release;
+        result_.at_end.push_back(event);
+      }
     }
   }
 
@@ -312,6 +317,8 @@ class StagePlanner {
   const ModelGraph& model_;
   const ShardPlan& plan_;
   const MemoryInputs& inputs_;
+  // One micro-batch's tensors: each micro-batch of a pipeline holds its own.
+  const std::vector<LayerShard>& shards_;
   const std::vector<std::optional<std::size_t>> successor_;  // in_place_successors
   std::vector<std::optional<std::size_t>> predecessor_;      // the layer whose buffer it took
   StageMemoryPlan result_;
@@ -322,7 +329,7 @@ bool every_stage_fits(const ModelGraph& model, const ShardPlan& plan, const Memo
                       const OffloadDecision& decision) {
   for (int stage = 0; stage < plan.stages; ++stage) {
     const auto memory = plan_stage_memory(model, plan, stage, inputs, decision);
-    if (peak_of(model, memory).total_bytes > inputs.capacity_bytes) return false;
+    if (peak_of(model, plan, memory).total_bytes > inputs.capacity_bytes) return false;
   }
   return true;
 }
@@ -341,7 +348,7 @@ StageMemoryPlan plan_stage_memory(const ModelGraph& model, const ShardPlan& plan
   return StagePlanner(model, plan, stage, inputs, decision).plan();
 }
 
-MemoryPeak peak_of(const ModelGraph& model, const StageMemoryPlan& plan) {
+MemoryPeak peak_of(const ModelGraph& model, const ShardPlan& plan, const StageMemoryPlan& memory) {
   MemoryPeak peak;
   std::array<double, kMemoryUses> in_use{};
   double total = 0, host = 0;
@@ -374,16 +381,24 @@ MemoryPeak peak_of(const ModelGraph& model, const StageMemoryPlan& plan) {
       }
     }
   };
-  apply(plan.at_start);
+  apply(memory.at_start);
   const std::size_t layers = model.layers().size();
-  for (std::size_t i = 0; i < layers; ++i) {
-    apply(plan.at(i, MemoryMoment::before_forward));
-    apply(plan.at(i, MemoryMoment::after_forward));
+  const auto& config = plan.config;
+  for (const auto& pass :
+       pipeline_passes(memory.stage, plan.stages, config.micro_batches, config.schedule)) {
+    if (pass.forward) {
+      for (std::size_t i = 0; i < layers; ++i) {
+        apply(memory.at(i, MemoryMoment::before_forward));
+        apply(memory.at(i, MemoryMoment::after_forward));
+      }
+    } else {
+      for (std::size_t i = layers; i-- > 0;) {
+        apply(memory.at(i, MemoryMoment::before_backward));
+        apply(memory.at(i, MemoryMoment::after_backward));
+      }
+    }
   }
-  for (std::size_t i = layers; i-- > 0;) {
-    apply(plan.at(i, MemoryMoment::before_backward));
-    apply(plan.at(i, MemoryMoment::after_backward));
-  }
+  apply(memory.at_end);
   return peak;
 }
 

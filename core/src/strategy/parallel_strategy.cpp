@@ -69,69 +69,6 @@ std::size_t find_spatial_end(const ModelGraph& model, const std::string& until, 
   return *index;
 }
 
-std::vector<int> assign_stages(const ModelGraph& model, std::int64_t degree,
-                               const std::vector<std::string>& stage_starts) {
-  const auto& layers = model.layers();
-  std::vector<int> stage(layers.size(), 0);
-  if (degree == 1) {
-    if (!stage_starts.empty()) {
-      throw StrategyError("parallelism.model.stages", "stages need a model degree above 1");
-    }
-    return stage;
-  }
-  if (static_cast<std::size_t>(degree) > layers.size() - 1) {
-    throw StrategyError("parallelism.model.degree",
-                        "expected at most " + std::to_string(layers.size() - 1) +
-                            " stages (one layer each) for model " + model.name() + ", got " +
-                            std::to_string(degree));
-  }
-  std::vector<std::size_t> starts;
-  if (!stage_starts.empty()) {
-    if (static_cast<std::int64_t>(stage_starts.size()) != degree - 1) {
-      throw StrategyError(
-          "parallelism.model.stages",
-          "expected " + std::to_string(degree - 1) + " layer names (the first layer of stages 2.." +
-              std::to_string(degree) + "), got " + std::to_string(stage_starts.size()));
-    }
-    for (const auto& name : stage_starts) {
-      auto index = model.index_of(name);
-      if (!index || *index == 0) {
-        throw StrategyError(
-            "parallelism.model.stages",
-            "expected names of non-input layers of model " + model.name() + ", got '" + name + "'");
-      }
-      if (!starts.empty() && *index <= starts.back()) {
-        throw StrategyError("parallelism.model.stages",
-                            "stage starts must follow the model's layer order; '" + name +
-                                "' comes before or at the previous one");
-      }
-      starts.push_back(*index);
-    }
-  } else {
-    // Contiguous stages with about equal forward work.
-    std::vector<double> work(layers.size());
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-      work[i] = layer_cost(layers[i], 1, DType::float32).flops.forward + 1.0;
-    }
-    const double total = std::accumulate(work.begin(), work.end(), 0.0);
-    double cumulative = 0;
-    for (std::size_t i = 0;
-         i < layers.size() && static_cast<std::int64_t>(starts.size()) < degree - 1; ++i) {
-      const double target =
-          total * static_cast<double>(starts.size() + 1) / static_cast<double>(degree);
-      const std::size_t remaining_layers = layers.size() - i;
-      const std::size_t stages_left = static_cast<std::size_t>(degree - 1) - starts.size();
-      if (i > 0 && (cumulative >= target || remaining_layers <= stages_left)) starts.push_back(i);
-      cumulative += work[i];
-    }
-  }
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    stage[i] = static_cast<int>(
-        std::count_if(starts.begin(), starts.end(), [&](std::size_t s) { return s <= i; }));
-  }
-  return stage;
-}
-
 void check_divisible(const ResolvedLayer& layer, const TensorShape& shape,
                      const std::vector<std::int64_t>& grid, const std::string& what) {
   const auto axes = spatial_axis_names(shape.spatial_rank());
@@ -232,38 +169,23 @@ Halo shard_window_halo(LayerKind kind, std::int64_t input, std::int64_t output, 
   return halo;
 }
 
-ShardPlan plan_shards(const ModelGraph& model, const ParallelConfig& config,
-                      const std::string& spatial_until,
-                      const std::vector<std::string>& stage_starts) {
+namespace {
+
+// Every layer's shard on the busiest GPU when a replica runs `batch` samples at once.
+std::vector<LayerShard> shards_of(const ModelGraph& model, const ShardPlan& plan,
+                                  std::int64_t batch, const std::vector<int>& stage) {
   const auto& layers = model.layers();
   const int rank = layers.front().output_shape.spatial_rank();
-  ShardPlan plan;
-  plan.config = config;
-  if (plan.config.spatial_grid.empty()) {
-    plan.config.spatial_grid.assign(static_cast<std::size_t>(rank), 1);
-  }
   const auto& grid = plan.config.spatial_grid;
-  if (static_cast<int>(grid.size()) != rank) {
-    throw StrategyError("parallelism.spatial.grid",
-                        "expected " + std::to_string(rank) + " entries (one per spatial axis " +
-                            grid_to_string(std::vector<std::int64_t>(rank, 1)) + " of model " +
-                            model.name() + "), got " + std::to_string(grid.size()));
-  }
   const std::int64_t parts = plan.config.spatial_parts();
-  // Checked even when nothing is split, so a misspelt layer name never goes unnoticed.
-  const std::size_t spatial_end = find_spatial_end(model, spatial_until, rank);
-  plan.spatial_end = parts > 1 ? spatial_end : 0;
-  const auto stage = assign_stages(model, config.model_degree, stage_starts);
-  plan.stages = static_cast<int>(config.model_degree);
-
-  const std::int64_t unsplit_batch =
-      parts > 1 ? (config.mini_batch + parts - 1) / parts : config.mini_batch;
+  const std::int64_t unsplit_batch = parts > 1 ? (batch + parts - 1) / parts : batch;
+  std::vector<LayerShard> shards;
   for (std::size_t i = 0; i < layers.size(); ++i) {
     const auto& layer = layers[i];
     LayerShard shard;
     shard.stage = stage[i];
     shard.spatially_split = parts > 1 && i < plan.spatial_end;
-    shard.local_batch = shard.spatially_split ? config.mini_batch : unsplit_batch;
+    shard.local_batch = shard.spatially_split ? batch : unsplit_batch;
     auto localize = [&](TensorShape shape) {
       shape.n = shard.local_batch;
       if (shard.spatially_split) {
@@ -298,9 +220,62 @@ ShardPlan plan_shards(const ModelGraph& model, const ParallelConfig& config,
         shard.local_input_with_halo.spatial[axis] += halo.lower + halo.upper;
       }
     }
-    plan.layers.push_back(std::move(shard));
+    shards.push_back(std::move(shard));
   }
+  return shards;
+}
+
+}  // namespace
+
+ShardPlan plan_shards(const ModelGraph& model, const ParallelConfig& config,
+                      const std::string& spatial_until, const StagePlacement& placement) {
+  const auto& layers = model.layers();
+  const int rank = layers.front().output_shape.spatial_rank();
+  ShardPlan plan;
+  plan.config = config;
+  if (plan.config.spatial_grid.empty()) {
+    plan.config.spatial_grid.assign(static_cast<std::size_t>(rank), 1);
+  }
+  const auto& grid = plan.config.spatial_grid;
+  if (static_cast<int>(grid.size()) != rank) {
+    throw StrategyError("parallelism.spatial.grid",
+                        "expected " + std::to_string(rank) + " entries (one per spatial axis " +
+                            grid_to_string(std::vector<std::int64_t>(rank, 1)) + " of model " +
+                            model.name() + "), got " + std::to_string(grid.size()));
+  }
+  const std::int64_t parts = plan.config.spatial_parts();
+  // Checked even when nothing is split, so a misspelt layer name never goes unnoticed.
+  const std::size_t spatial_end = find_spatial_end(model, spatial_until, rank);
+  plan.spatial_end = parts > 1 ? spatial_end : 0;
+  const auto stage = assign_stages(model, config.model_degree, placement);
+  plan.stages = static_cast<int>(config.model_degree);
+  const std::int64_t micro_batches = config.micro_batches;
+  if (micro_batches < 1 || config.mini_batch % micro_batches != 0) {
+    throw StrategyError("parallelism.model.micro_batches",
+                        "expected a number of micro-batches that divides the mini-batch of " +
+                            std::to_string(config.mini_batch) + ", got " +
+                            std::to_string(micro_batches));
+  }
+  if (config.schedule == PipelineSchedule::one_f_one_b && !stages_form_a_pipeline(model, stage)) {
+    throw StrategyError("parallelism.model.schedule",
+                        "one-forward-one-backward needs stages that pass activations one way "
+                        "(every layer's inputs on its stage or an earlier one); this placement "
+                        "sends some back: use gpipe");
+  }
+  plan.layers = shards_of(model, plan, config.mini_batch, stage);
+  plan.micro_batch_layers = micro_batches == 1
+                                ? plan.layers
+                                : shards_of(model, plan, config.mini_batch / micro_batches, stage);
   return plan;
+}
+
+ShardPlan micro_batch_plan(const ShardPlan& plan) {
+  ShardPlan micro = plan;
+  micro.layers = plan.micro_batch_layers;
+  micro.config.mini_batch =
+      plan.config.mini_batch / std::max<std::int64_t>(1, plan.config.micro_batches);
+  micro.config.micro_batches = 1;
+  return micro;
 }
 
 bool interior_overlaps_exchange(std::int64_t owned_planes, std::int64_t window_reach) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "memory_ops.hpp"
 #include "tessera/core/layer_cost.hpp"
 #include "tessera/core/network_micro_batch_plan.hpp"
 
@@ -54,7 +55,8 @@ class ProgramWriter {
   ProgramWriter(const ModelGraph& model, const ShardPlan& plan, const ComputeCostModel& costs,
                 const NetworkMicroBatchPlan& micro_batching, const StepOptions& options, int stage)
       : model_(model),
-        plan_(plan),
+        whole_plan_(plan),
+        plan_(micro_batch_plan(plan)),
         costs_(costs),
         micro_batching_(micro_batching),
         options_(options),
@@ -77,12 +79,30 @@ class ProgramWriter {
         plan_.layers.front().stage == program_.stage && options_.input_source != InputSource::none;
     memory_events(memory_.at_start);
     if (holds_input) read_next_sample();
-    for (std::size_t i = 0; i < layers.size(); ++i) {
-      if (plan_.layers[i].stage == program_.stage) forward(i);
+    // The micro-batches flow through the stages as the schedule says; gradients add up over
+    // them, and go to the all-reduce during the last backward pass.
+    const auto& config = whole_plan_.config;
+    const auto passes =
+        pipeline_passes(program_.stage, whole_plan_.stages, config.micro_batches, config.schedule);
+    std::size_t last_backward = 0;
+    for (std::size_t p = 0; p < passes.size(); ++p) {
+      if (!passes[p].forward) last_backward = p;
     }
-    for (std::size_t i = layers.size(); i-- > 0;) {
-      if (plan_.layers[i].stage == program_.stage) backward(i);
+    for (std::size_t p = 0; p < passes.size(); ++p) {
+      micro_batch_ = passes[p].micro_batch;
+      last_backward_pass_ = p == last_backward;
+      if (passes[p].forward) {
+        for (std::size_t i = 0; i < layers.size(); ++i) {
+          if (plan_.layers[i].stage == program_.stage) forward(i);
+        }
+      } else {
+        for (std::size_t i = layers.size(); i-- > 0;) {
+          if (plan_.layers[i].stage == program_.stage) backward(i);
+        }
+      }
     }
+    micro_batch_ = 0;
+    memory_events(memory_.at_end);
     flush_bucket();
     if (program_.allreduce_group_size > 1 && !program_.buckets.empty()) {
       add({.kind = StepOpKind::gradient_wait,
@@ -104,7 +124,14 @@ class ProgramWriter {
   }
 
  private:
-  void add(StepOp op) { program_.ops.push_back(std::move(op)); }
+  void add(StepOp op) {
+    op.micro_batch = micro_batch_;
+    if (whole_plan_.config.micro_batches > 1 && op.layer != SIZE_MAX &&
+        op.kind != StepOpKind::gradient_allreduce) {
+      op.label += " [micro-batch " + std::to_string(micro_batch_) + "]";
+    }
+    program_.ops.push_back(std::move(op));
+  }
 
   const Layer& layer_of(std::size_t i) const { return model_.layers()[i].layer; }
 
@@ -319,76 +346,78 @@ class ProgramWriter {
              tensor_bytes(producer.local_output, options_.dtype) * samples_kept / samples_held});
   }
 
-  // Tensors between this stage and another: activations forward, their gradients backward.
-  void stage_transfers(std::size_t i, bool forward_pass) {
-    const auto& layer = model_.layers()[i];
-    for (auto producer : layer.input_indices) {
-      const int from = plan_.layers[producer].stage;
-      if (from == program_.stage) continue;
-      const double bytes = tensor_bytes(plan_.layers[producer].local_output, options_.dtype);
-      add({.kind = forward_pass ? StepOpKind::stage_recv : StepOpKind::stage_send,
-           .category = OpCategory::other_communication,
-           .label = std::string(forward_pass ? "receive " : "send gradient of ") +
-                    layer_of(producer).name,
-           .layer = i,
-           .direction = forward_pass ? Direction::forward : Direction::backward_data,
-           .bytes = bytes,
-           .peer_stage = from});
+  // Tensors between this stage and another: a layer's output goes once to every other stage
+  // holding readers of it, and is received there by the first of them to run forward; its
+  // gradient comes back from each such stage once the last of them there has run backward.
+  std::vector<int> reader_stages(std::size_t tensor) const {
+    std::vector<int> stages;
+    for (auto consumer : model_.consumers_of(tensor)) {
+      const int stage = plan_.layers[consumer].stage;
+      if (stage != program_.stage &&
+          std::find(stages.begin(), stages.end(), stage) == stages.end()) {
+        stages.push_back(stage);
+      }
     }
+    return stages;
   }
 
-  void stage_outputs(std::size_t i, bool forward_pass) {
-    for (auto consumer : model_.consumers_of(i)) {
-      const int to = plan_.layers[consumer].stage;
-      if (to == program_.stage) continue;
-      const double bytes = tensor_bytes(plan_.layers[i].local_output, options_.dtype);
-      add({.kind = forward_pass ? StepOpKind::stage_send : StepOpKind::stage_recv,
-           .category = OpCategory::other_communication,
-           .label = std::string(forward_pass ? "send " : "receive gradient of ") + layer_of(i).name,
-           .layer = i,
-           .direction = forward_pass ? Direction::forward : Direction::backward_data,
-           .bytes = bytes,
-           .peer_stage = to});
+  // Whether layer i is the first reader of `tensor` on this stage (the lowest index: first in
+  // forward, last in backward).
+  bool first_reader_here(std::size_t tensor, std::size_t i) const {
+    for (auto consumer : model_.consumers_of(tensor)) {
+      if (plan_.layers[consumer].stage == program_.stage) return consumer == i;
+    }
+    return false;
+  }
+
+  void stage_message(StepOpKind kind, std::size_t tensor, Direction direction, int peer) {
+    const bool forward = direction == Direction::forward;
+    const bool sends = kind == StepOpKind::stage_send;
+    add({.kind = kind,
+         .category = OpCategory::other_communication,
+         .label = std::string(sends ? "send " : "receive ") + (forward ? "" : "gradient of ") +
+                  layer_of(tensor).name + (sends ? " to" : " from") + " stage " +
+                  std::to_string(peer),
+         .layer = tensor,
+         .direction = direction,
+         .bytes = tensor_bytes(plan_.layers[tensor].local_output, options_.dtype),
+         .peer_stage = peer});
+  }
+
+  // Before layer i's forward: the inputs other stages produce. After it: its output to the
+  // stages that read it.
+  void receive_inputs(std::size_t i) {
+    for (auto producer : model_.layers()[i].input_indices) {
+      const int from = plan_.layers[producer].stage;
+      if (from != program_.stage && first_reader_here(producer, i)) {
+        stage_message(StepOpKind::stage_recv, producer, Direction::forward, from);
+      }
+    }
+  }
+  void send_output(std::size_t i) {
+    for (int to : reader_stages(i))
+      stage_message(StepOpKind::stage_send, i, Direction::forward, to);
+  }
+  // Before layer i's backward: its output's gradient from the stages that read it. After it:
+  // the gradients of its inputs to the stages that produced them.
+  void receive_output_gradients(std::size_t i) {
+    for (int from : reader_stages(i)) {
+      stage_message(StepOpKind::stage_recv, i, Direction::backward_data, from);
+    }
+  }
+  void send_input_gradients(std::size_t i) {
+    for (auto producer : model_.layers()[i].input_indices) {
+      const int to = plan_.layers[producer].stage;
+      if (to != program_.stage && first_reader_here(producer, i) &&
+          layer_of(producer).kind != LayerKind::input) {
+        stage_message(StepOpKind::stage_send, producer, Direction::backward_data, to);
+      }
     }
   }
 
   // The memory plan's events at one moment of a layer's pass, as ops.
   void memory_events(const std::vector<MemoryEvent>& events) {
-    for (const auto& event : events) {
-      const auto& name = event.tensor < model_.layers().size() ? layer_of(event.tensor).name
-                                                               : std::string("the stage");
-      StepOp op{.category = OpCategory::offload,
-                .layer = event.tensor,
-                .bytes = event.bytes,
-                .memory = event.use};
-      switch (event.kind) {
-        case MemoryEventKind::allocate:
-          op.kind = StepOpKind::allocate;
-          op.label = "allocate " + to_string(event.use) + " (" + name + ")";
-          break;
-        case MemoryEventKind::release:
-          op.kind = StepOpKind::release;
-          op.label = "release " + to_string(event.use) + " (" + name + ")";
-          break;
-        case MemoryEventKind::offload_start:
-          op.kind = StepOpKind::offload_start;
-          op.label = "offload " + name + " to host";
-          break;
-        case MemoryEventKind::offload_wait:
-          op.kind = StepOpKind::offload_wait;
-          op.label = "wait for the offload of " + name;
-          break;
-        case MemoryEventKind::prefetch_start:
-          op.kind = StepOpKind::prefetch_start;
-          op.label = "prefetch " + name + " from host";
-          break;
-        case MemoryEventKind::prefetch_wait:
-          op.kind = StepOpKind::prefetch_wait;
-          op.label = "wait for the prefetch of " + name;
-          break;
-      }
-      add(std::move(op));
-    }
+    for (auto& op : memory_ops(model_, events, micro_batch_)) add(std::move(op));
   }
 
   void forward(std::size_t i) {
@@ -404,7 +433,7 @@ class ProgramWriter {
   }
 
   void forward_pass(std::size_t i) {
-    stage_transfers(i, true);
+    receive_inputs(i);
     redistribute(i, Direction::forward);
     if (layer_of(i).kind != LayerKind::input) {
       if (const auto axes = exchanged_axes(i); !axes.empty()) {
@@ -415,12 +444,12 @@ class ProgramWriter {
         compute(i, Direction::forward, StepPart::whole, 1.0);
       }
     }
-    stage_outputs(i, true);
+    send_output(i);
   }
 
   void backward_pass(std::size_t i) {
     const auto& layer = model_.layers()[i];
-    stage_outputs(i, false);
+    receive_output_gradients(i);
     // A layer reading only the samples computes no input gradient (nobody needs it).
     const bool input_gradient = std::any_of(
         layer.input_indices.begin(), layer.input_indices.end(),
@@ -438,13 +467,13 @@ class ProgramWriter {
         if (parameters > 0) compute(i, Direction::backward_filter, StepPart::whole, 1.0);
       }
     }
-    if (parameters > 0) {
+    if (parameters > 0 && last_backward_pass_) {
       bucket_.layers.push_back(i);
       bucket_.bytes += parameters * static_cast<double>(dtype_bytes(options_.dtype));
       if (bucket_.bytes >= options_.gradient_bucket_bytes) flush_bucket();
     }
     redistribute(i, Direction::backward_data);
-    stage_transfers(i, false);
+    send_input_gradients(i);
   }
 
   void flush_bucket() {
@@ -466,74 +495,22 @@ class ProgramWriter {
   }
 
   const ModelGraph& model_;
-  const ShardPlan& plan_;
+  const ShardPlan& whole_plan_;
+  const ShardPlan plan_;  // one micro-batch's shards: what each pass of the pipeline runs
   const ComputeCostModel& costs_;
   const NetworkMicroBatchPlan& micro_batching_;
   const StepOptions& options_;
   const StageMemoryPlan memory_;
   StepProgram program_;
   GradientBucket bucket_;
+  std::int64_t micro_batch_ = 0;    // of the pass being written
+  bool last_backward_pass_ = true;  // the pass whose gradients go to the all-reduce
   int next_exchange_ = 0;
   int open_exchange_ = -1;  // the exchange the next halo_wait completes
   Direction open_direction_ = Direction::forward;
 };
 
 }  // namespace
-
-std::string to_string(OpCategory category) {
-  switch (category) {
-    case OpCategory::compute:
-      return "compute";
-    case OpCategory::halo:
-      return "halo";
-    case OpCategory::allreduce:
-      return "allreduce";
-    case OpCategory::other_communication:
-      return "other_comm";
-    case OpCategory::io:
-      return "io";
-    case OpCategory::offload:
-      return "offload";
-  }
-  return "compute";
-}
-
-std::string to_string(StepOpKind kind) {
-  static const char* const names[] = {
-      "compute",      "halo_start",     "halo_wait",          "group_allreduce", "group_alltoall",
-      "stage_send",   "stage_recv",     "gradient_allreduce", "gradient_wait",   "read_start",
-      "read_wait",    "update",         "allocate",           "release",         "offload_start",
-      "offload_wait", "prefetch_start", "prefetch_wait"};
-  return names[static_cast<int>(kind)];
-}
-
-std::string to_string(StepPart part) {
-  static const char* const names[] = {"whole", "interior", "boundary", "statistics", "apply"};
-  return names[static_cast<int>(part)];
-}
-
-MicroBatchingSection micro_batching_under(const Scenario& scenario,
-                                          const OffloadDecision& offload) {
-  auto settings = scenario.micro_batching;
-  if (offload.memory_optimal_algorithms) settings.workspace_limit_bytes = 0;
-  return settings;
-}
-
-StepOptions step_options_of(const Scenario& scenario, bool overlaps_communication,
-                            InputSource input_source, const OffloadDecision& offload) {
-  return {.dtype = scenario.model.dtype,
-          .optimizer = scenario.model.optimizer,
-          .gradient_bucket_bytes = scenario.sim.gradient_bucket_bytes,
-          .input_source = input_source,
-          .prefetch = scenario.io.prefetch,
-          .read_sub_volume = scenario.io.read_sub_volume,
-          .overlap_gradient_allreduce = overlaps_communication,
-          .batch_norm_over_replicas =
-              scenario.parallelism.batch_norm_statistics == BatchNormStatistics::global,
-          .offload = offload,
-          .allocation = scenario.memory.allocation,
-          .workspace_bytes = micro_batching_under(scenario, offload).workspace_limit_bytes};
-}
 
 std::vector<StepProgram> build_step_programs(const ModelGraph& model, const ShardPlan& plan,
                                              const ComputeCostModel& costs,
@@ -550,43 +527,7 @@ std::vector<StepProgram> build_step_programs(const ModelGraph& model, const Shar
                                              const ComputeCostModel& costs,
                                              const StepOptions& options) {
   return build_step_programs(model, plan, costs, options,
-                             plan_network(model, plan, costs, options.dtype));
-}
-
-std::vector<double> stage_parameters(const ModelGraph& model, const ShardPlan& plan) {
-  std::vector<double> per_stage(static_cast<std::size_t>(std::max(1, plan.stages)), 0.0);
-  for (std::size_t i = 0; i < model.layers().size(); ++i) {
-    per_stage.at(static_cast<std::size_t>(plan.layers[i].stage)) +=
-        static_cast<double>(parameter_count(model.layers()[i]));
-  }
-  return per_stage;
-}
-
-std::vector<LayerComputeTime> layer_compute_times(const ModelGraph& model,
-                                                  const std::vector<StepProgram>& programs) {
-  const auto& layers = model.layers();
-  std::vector<double> forward(layers.size(), 0), backward(layers.size(), 0);
-  std::vector<bool> computed(layers.size(), false);
-  double update = 0;
-  for (const auto& program : programs) {
-    double program_update = 0;
-    for (const auto& op : program.ops) {
-      if (op.kind == StepOpKind::update) program_update += op.seconds;
-      if (op.kind != StepOpKind::compute) continue;
-      computed[op.layer] = true;
-      (op.direction == Direction::forward ? forward : backward)[op.layer] += op.seconds;
-    }
-    update = std::max(update, program_update);
-  }
-  std::vector<LayerComputeTime> times;
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    if (computed[i]) times.push_back({layers[i].layer.name, "forward", forward[i]});
-  }
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    if (computed[i]) times.push_back({layers[i].layer.name, "backward", backward[i]});
-  }
-  times.push_back({"optimizer", "update", update});
-  return times;
+                             plan_network(model, micro_batch_plan(plan), costs, options.dtype));
 }
 
 }  // namespace tessera

@@ -410,6 +410,12 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
                   ": launch with mpirun -np " + std::to_string(config.gpus());
     return result;
   }
+  if (config.model_degree == 1 && config.micro_batches > 1) {
+    result.status = PointStatus::skipped;
+    result.note = "micro-batches (" + std::to_string(config.micro_batches) +
+                  ") are not yet run by the real backend";
+    return result;
+  }
   if (config.model_degree > 1) {
     result.status = PointStatus::skipped;
     result.note = "model-parallel stages (model degree " + std::to_string(config.model_degree) +

@@ -21,6 +21,15 @@ double now() {
   return simgrid::s4u::Engine::get_clock();
 }
 
+// Messages between stages match by tensor, direction and micro-batch, so that stages may post them
+// in different orders (placements where branches cross stages).
+int stage_channel(const StepOp& op) {
+  constexpr int kMicroBatches = 1 << 16;
+  const int direction = op.direction == Direction::forward ? 0 : 1;
+  return kStageChannel + 1 + (static_cast<int>(op.layer) * 2 + direction) * kMicroBatches +
+         static_cast<int>(op.micro_batch % kMicroBatches);
+}
+
 int count_ops(const StepProgram& program, StepOpKind kind) {
   int count = 0;
   for (const auto& op : program.ops) count += op.kind == kind ? 1 : 0;
@@ -124,6 +133,7 @@ void StepPlayer::play_gpu(int rank) {
   auto& streams = *streams_[static_cast<std::size_t>(rank)];
   std::map<int, std::vector<simgrid::s4u::CommPtr>> halos;
   simgrid::s4u::CommPtr input_read;
+  std::vector<simgrid::s4u::CommPtr> stage_sends;  // waited for at the step's end
   // vDNN's memory stream: copies over the GPU's PCIe link to and from its node's host memory
   // (the link the input pipeline's copies take too), waited for at the layer's end.
   std::vector<std::pair<simgrid::s4u::CommPtr, std::string>> copies;
@@ -234,11 +244,22 @@ void StepPlayer::play_gpu(int rank) {
         break;
       }
       case StepOpKind::stage_send:
-        fabric_.send(rank, layout_.peer_in_stage(rank, op.peer_stage), op.bytes, kStageChannel);
+        stage_sends.push_back(fabric_.send_async(rank, layout_.peer_in_stage(rank, op.peer_stage),
+                                                 op.bytes, stage_channel(op)));
         break;
-      case StepOpKind::stage_recv:
-        fabric_.recv(rank, layout_.peer_in_stage(rank, op.peer_stage), kStageChannel);
-        break;
+      case StepOpKind::stage_recv: {
+        // Waiting for the other stage to produce it is a pipeline bubble (idle); only the
+        // transfer itself is communication.
+        auto message =
+            fabric_.recv_async(rank, layout_.peer_in_stage(rank, op.peer_stage), stage_channel(op));
+        message->wait();
+        const double moving_since = std::max(start, message->get_start_time());
+        times.seconds[static_cast<int>(OpCategory::other_communication)] += now() - moving_since;
+        if (traced && now() > start) {
+          events_.push_back({rank, TimelineTrack::compute, op.label, op.category, start, now()});
+        }
+        continue;
+      }
       case StepOpKind::gradient_allreduce:
         streams.gradient_buckets.push_back(op.bytes);
         streams.gradient_requests->release();
@@ -258,6 +279,7 @@ void StepPlayer::play_gpu(int rank) {
     record(rank, 0, op.label, op.category, start);
   }
   flush_compute();
+  for (auto& send : stage_sends) send->wait();
   times.end_seconds = now();
   times.memory.finish(times.end_seconds);
 }

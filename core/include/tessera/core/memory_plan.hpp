@@ -62,6 +62,9 @@ struct MemoryEvent {
   MemoryUse use = MemoryUse::activations;
   std::size_t tensor = SIZE_MAX;  // the layer whose output (or its gradient) it is
   double bytes = 0;
+  // Of at_start and at_end events: the micro-batch whose tensor it is (every micro-batch of a
+  // pipeline holds its own); the per-layer events are the same for every micro-batch.
+  std::int64_t micro_batch = 0;
 };
 
 // Where in a layer's pass an event sits.
@@ -89,6 +92,7 @@ struct StageMemoryPlan {
   int stage = 0;
   OffloadDecision decision;
   std::vector<MemoryEvent> at_start;  // what stays for the whole step
+  std::vector<MemoryEvent> at_end;    // after the last pass (network-wide allocation's releases)
   // Per layer of the model (empty for layers of other stages), per MemoryMoment.
   std::vector<std::array<std::vector<MemoryEvent>, 4>> at_layer;
   std::vector<std::size_t> offloaded;  // tensors (producing layers) copied to host and back
@@ -103,14 +107,14 @@ struct StageMemoryPlan {
 StageMemoryPlan plan_stage_memory(const ModelGraph& model, const ShardPlan& plan, int stage,
                                   const MemoryInputs& inputs, const OffloadDecision& decision);
 
-// Device memory in use over a stage's events in program order, without times: the peak and what
-// it was made of at that moment.
+// Device memory in use over a stage's events in program order (its pipeline passes, in the
+// order the plan's schedule gives them), without times: the peak and what it was made of then.
 struct MemoryPeak {
   double total_bytes = 0;
   std::array<double, kMemoryUses> by_use{};  // at the peak
   double host_bytes = 0;                     // the most held in host memory at once
 };
-MemoryPeak peak_of(const ModelGraph& model, const StageMemoryPlan& plan);
+MemoryPeak peak_of(const ModelGraph& model, const ShardPlan& plan, const StageMemoryPlan& memory);
 
 // The decisions a policy stands for, in the order dyn tries them: none, conv, all, then all with
 // the memory-optimal algorithms; any other policy, itself alone.

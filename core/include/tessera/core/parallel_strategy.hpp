@@ -1,13 +1,17 @@
 #pragma once
 // How one sweep point splits the model over GPUs: data-parallel replicas, a spatial grid over
-// (D,) H, W for the layers before `until`, and pipeline-free model-parallel stages. For every
-// layer it gives the shard the busiest GPU runs and the halo planes it needs from neighbours.
+// (D,) H, W for the layers before `until`, and model-parallel stages (stage_placement.hpp) through
+// which micro-batches of the mini-batch flow as a pipeline. For every layer it gives the shard the
+// busiest GPU runs, for the whole mini-batch and for one micro-batch, and the halo planes it
+// needs from neighbours.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "tessera/core/model_graph.hpp"
+#include "tessera/core/pipeline_schedule.hpp"
+#include "tessera/core/stage_placement.hpp"
 
 namespace tessera {
 
@@ -15,7 +19,9 @@ struct ParallelConfig {
   std::int64_t data = 1;
   std::vector<std::int64_t> spatial_grid;  // one entry per spatial axis of the model
   std::int64_t model_degree = 1;
-  std::int64_t mini_batch = 1;  // samples per data-parallel replica
+  std::int64_t mini_batch = 1;     // samples per data-parallel replica
+  std::int64_t micro_batches = 1;  // the mini-batch split for the pipeline of model stages
+  PipelineSchedule schedule = PipelineSchedule::gpipe;
 
   std::int64_t spatial_parts() const;
   std::int64_t gpus() const { return data * spatial_parts() * model_degree; }
@@ -45,6 +51,7 @@ struct ShardPlan {
   ParallelConfig config;
   std::size_t spatial_end = 0;  // index of the first layer that runs unsplit
   std::vector<LayerShard> layers;
+  std::vector<LayerShard> micro_batch_layers;  // the same for one micro-batch
   int stages = 1;
 };
 
@@ -60,10 +67,15 @@ class StrategyError : public std::runtime_error {
 };
 
 // spatial_until: first unsplit layer ("" = the first layer without spatial axes, or none).
-// stage_starts: first layer of stages 2..model_degree ("" = balanced by forward FLOPs).
+// placement: the stages (stage_placement.hpp; empty: contiguous, balanced by forward FLOPs).
+// Throws StrategyError for micro-batches that do not divide the mini-batch, and for a
+// one-forward-one-backward schedule over stages that pass activations back.
 ShardPlan plan_shards(const ModelGraph& model, const ParallelConfig& config,
-                      const std::string& spatial_until,
-                      const std::vector<std::string>& stage_starts);
+                      const std::string& spatial_until, const StagePlacement& placement);
+
+// The plan of one micro-batch of the pipeline: its layers are `plan`'s micro_batch_layers and its
+// mini-batch the micro-batch (the plan itself when there is one micro-batch).
+ShardPlan micro_batch_plan(const ShardPlan& plan);
 
 // Halo one shard of `parts` along an axis needs for a sliding window (conv, pool, transposed
 // conv) whose input extent is `input` and output extent `output`.

@@ -11,6 +11,7 @@
 
 #include "tessera/core/dtype.hpp"
 #include "tessera/core/input_error.hpp"
+#include "tessera/core/pipeline_schedule.hpp"
 
 namespace tessera {
 
@@ -64,7 +65,11 @@ struct ParallelismSection {
   std::string spatial_until;               // first layer that runs unsplit; "" = first dense layer
   std::int64_t model_degree = 1;
   std::vector<std::string> stage_starts;  // first layer of stages 2..degree; "" = balanced
-  std::optional<std::int64_t> gpus;       // if given, must equal data x spatial x model
+  // An explicit placement (layer -> stage, 0-based); layers not named follow their first input.
+  std::vector<std::pair<std::string, std::int64_t>> placement;
+  std::int64_t micro_batches = 1;  // the mini-batch split to flow through the stages
+  PipelineSchedule schedule = PipelineSchedule::gpipe;
+  std::optional<std::int64_t> gpus;  // if given, must equal data x spatial x model
   BatchNormStatistics batch_norm_statistics = BatchNormStatistics::sample_group;
 };
 

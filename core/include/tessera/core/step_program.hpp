@@ -34,8 +34,10 @@ enum class StepOpKind {
   group_allreduce,  // blocking all-reduce of `bytes` in the spatial group (batch-norm sums)
   group_alltoall,   // blocking all-to-all, `bytes` to each peer of the spatial group: forward
                     // the activations, backward_data their gradients (the redistribution)
-  stage_send,       // activations (forward) or gradients (backward) to stage `peer_stage`
-  stage_recv,       // from stage `peer_stage`
+  stage_send,  // layer `layer`'s output (forward) or its gradient (backward) to stage `peer_stage`
+               // (asynchronous: the step ends when it has arrived)
+  stage_recv,  // the same from stage `peer_stage`: waiting for it is a pipeline bubble, moving
+               // it communication
   gradient_allreduce,  // queue bucket `bucket` (`bytes`) on the communication stream (asynchronous)
   gradient_wait,       // wait for every queued bucket
   read_start,  // start reading the next sample's shard, `bytes` from `source` (asynchronous)
@@ -83,6 +85,9 @@ struct StepOp {
   CollectiveGroup group = CollectiveGroup::spatial;  // group_allreduce: over whom
   InputSource source = InputSource::none;            // read_start: where the samples come from
   MemoryUse memory = MemoryUse::activations;         // allocate / release: what the bytes hold
+  // The pipeline's micro-batch the op works on (parallel_strategy.hpp; 0 with one micro-batch):
+  // each micro-batch has its own activations and messages between stages.
+  std::int64_t micro_batch = 0;
   // Convolution kernels: the micro-batches and algorithms the kernel runs as (the network plan
   // of network_micro_batch_plan.hpp; `seconds` is their time, times the fraction for interior or
   // boundary parts). Empty for other ops.

@@ -1,0 +1,16 @@
+#pragma once
+// The memory plan's events (memory_plan.hpp) as step-program ops: allocations and releases,
+// vDNN's copies and their waits, for one micro-batch of the pipeline.
+#include <cstdint>
+#include <vector>
+
+#include "tessera/core/memory_plan.hpp"
+#include "tessera/core/model_graph.hpp"
+#include "tessera/core/step_program.hpp"
+
+namespace tessera {
+
+std::vector<StepOp> memory_ops(const ModelGraph& model, const std::vector<MemoryEvent>& events,
+                               std::int64_t micro_batch);
+
+}  // namespace tessera

@@ -1,0 +1,156 @@
+// Model parallelism in the step program: each micro-batch's passes in the schedule's order with
+// their own messages between stages, gradients all-reduced once, a tensor sent once to each stage
+// that reads it, and an explicit placement whose branches sit on different stages.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "tessera/core/model_file.hpp"
+#include "tessera/core/model_zoo.hpp"
+#include "tessera/core/step_program.hpp"
+
+namespace tessera {
+namespace {
+
+DeviceRoofline test_device() {
+  DeviceRoofline device;
+  device.device = "test-gpu";
+  device.fp32_flops_per_second = 10e12;
+  device.memory_bandwidth_bytes_per_second = 1e12;
+  return device;
+}
+
+std::vector<StepProgram> programs_of(const ModelGraph& model, const ShardPlan& plan) {
+  const ComputeCostModel costs(test_device(), nullptr, 64.0 * 1024 * 1024);
+  StepOptions options;
+  options.input_source = InputSource::none;
+  return build_step_programs(model, plan, costs, options);
+}
+
+std::size_t count(const StepProgram& program, StepOpKind kind, Direction direction) {
+  return static_cast<std::size_t>(std::count_if(
+      program.ops.begin(), program.ops.end(),
+      [&](const StepOp& op) { return op.kind == kind && op.direction == direction; }));
+}
+
+ParallelConfig pipeline_config(std::int64_t micro_batches, PipelineSchedule schedule) {
+  ParallelConfig config;
+  config.data = 2;
+  config.spatial_grid = {1, 1, 1};
+  config.model_degree = 2;
+  config.mini_batch = 8;
+  config.micro_batches = micro_batches;
+  config.schedule = schedule;
+  return config;
+}
+
+TEST(PipelineProgram, EveryMicroBatchRunsEveryLayerAndTalksToTheNextStage) {
+  const auto model = build_zoo_model("cosmoflow", {{"width", "64"}});
+  const auto plan = plan_shards(model, pipeline_config(4, PipelineSchedule::gpipe), "", {"fc1"});
+  const auto one = plan_shards(model, pipeline_config(1, PipelineSchedule::gpipe), "", {"fc1"});
+  const auto programs = programs_of(model, plan);
+  const auto reference = programs_of(model, one);
+  ASSERT_EQ(programs.size(), 2u);
+  for (std::size_t stage = 0; stage < 2; ++stage) {
+    const auto& program = programs[stage];
+    const auto& single = reference[stage];
+    // Four passes of each kind, each with a quarter of the samples.
+    EXPECT_EQ(count(program, StepOpKind::compute, Direction::forward),
+              4 * count(single, StepOpKind::compute, Direction::forward));
+    EXPECT_EQ(count(program, StepOpKind::stage_send, Direction::forward),
+              4 * count(single, StepOpKind::stage_send, Direction::forward));
+    EXPECT_EQ(count(program, StepOpKind::stage_recv, Direction::backward_data),
+              4 * count(single, StepOpKind::stage_recv, Direction::backward_data));
+    // The gradients add up over the micro-batches and are all-reduced once, in as many buckets.
+    EXPECT_EQ(program.buckets.size(), single.buckets.size());
+    EXPECT_EQ(std::count_if(program.ops.begin(), program.ops.end(),
+                            [](const StepOp& op) { return op.kind == StepOpKind::update; }),
+              1);
+    for (const auto& op : program.ops) {
+      if (op.kind == StepOpKind::stage_send || op.kind == StepOpKind::stage_recv) {
+        EXPECT_EQ(op.bytes * 4, std::find_if(single.ops.begin(), single.ops.end(),
+                                             [&](const StepOp& other) {
+                                               return other.kind == op.kind &&
+                                                      other.layer == op.layer &&
+                                                      other.direction == op.direction;
+                                             })
+                                    ->bytes)
+            << op.label;
+      }
+    }
+  }
+  // Stage 0 sends its last layer's output once per micro-batch, in order.
+  std::vector<std::int64_t> sent;
+  for (const auto& op : programs[0].ops) {
+    if (op.kind == StepOpKind::stage_send) sent.push_back(op.micro_batch);
+  }
+  EXPECT_EQ(sent, (std::vector<std::int64_t>{0, 1, 2, 3}));
+}
+
+// small_cnn's relu2 feeds two branches (b1, b2) that a concat joins: with b2 on stage 1, relu2's
+// output goes there once, b2's output comes back, and the gradients the other way.
+TEST(PipelineProgram, BranchesPlacedOnAnotherStageExchangeTheirInputsAndOutputs) {
+  const auto model = load_model_file(TESSERA_TEST_DATA_DIR "/models/small_cnn.yaml");
+  ParallelConfig config;
+  config.spatial_grid = {1, 1};
+  config.model_degree = 2;
+  config.mini_batch = 4;
+  const auto plan = plan_shards(model, config, "", StagePlacement::of_layers({{"b2", 1}}));
+  const auto programs = programs_of(model, plan);
+  auto labels = [](const StepProgram& program, StepOpKind kind) {
+    std::vector<std::string> found;
+    for (const auto& op : program.ops) {
+      if (op.kind == kind) found.push_back(op.label);
+    }
+    return found;
+  };
+  EXPECT_EQ(labels(programs[1], StepOpKind::stage_recv),
+            (std::vector<std::string>{"receive relu2 from stage 0",
+                                      "receive gradient of b2 from stage 0"}));
+  EXPECT_EQ(labels(programs[1], StepOpKind::stage_send),
+            (std::vector<std::string>{"send b2 to stage 0", "send gradient of relu2 to stage 0"}));
+  EXPECT_EQ(labels(programs[0], StepOpKind::stage_send),
+            (std::vector<std::string>{"send relu2 to stage 1", "send gradient of b2 to stage 1"}));
+  EXPECT_EQ(labels(programs[0], StepOpKind::stage_recv),
+            (std::vector<std::string>{"receive b2 from stage 1",
+                                      "receive gradient of relu2 from stage 1"}));
+  // Layers not named stay with their first input: only b2 runs on stage 1.
+  for (const auto& op : programs[1].ops) {
+    if (op.kind == StepOpKind::compute) {
+      EXPECT_EQ(model.layers()[op.layer].layer.name, "b2");
+    }
+  }
+}
+
+TEST(PipelineProgram, PlacementsAndSchedulesThatCannotWorkAreRefused) {
+  const auto model = load_model_file(TESSERA_TEST_DATA_DIR "/models/small_cnn.yaml");
+  ParallelConfig config;
+  config.spatial_grid = {1, 1};
+  config.model_degree = 2;
+  config.mini_batch = 4;
+  auto key_of = [&](const ParallelConfig& c, const StagePlacement& placement) {
+    try {
+      plan_shards(model, c, "", placement);
+    } catch (const StrategyError& error) {
+      return error.key();
+    }
+    return std::string("accepted");
+  };
+  auto uneven = config;
+  uneven.micro_batches = 3;
+  EXPECT_EQ(key_of(uneven, {}), "parallelism.model.micro_batches");
+  // b2 on stage 1 sends its output back to stage 0: not a one-way pipeline.
+  auto interleaved = config;
+  interleaved.schedule = PipelineSchedule::one_f_one_b;
+  EXPECT_EQ(key_of(interleaved, StagePlacement::of_layers({{"b2", 1}})),
+            "parallelism.model.schedule");
+  EXPECT_EQ(key_of(interleaved, {}), "accepted");
+  EXPECT_EQ(key_of(config, StagePlacement::of_layers({{"nope", 1}})),
+            "parallelism.model.placement");
+  EXPECT_EQ(key_of(config, StagePlacement::of_layers({{"input", 1}, {"conv1", 1}})),
+            "parallelism.model.placement");  // stage 0 would hold nothing
+}
+
+}  // namespace
+}  // namespace tessera
