@@ -48,6 +48,7 @@ struct PlanSettings {
   std::vector<std::string> pins;
   std::int64_t max_model_degree = 8;
   std::int64_t max_spatial_parts = 64;
+  std::int64_t max_micro_batches = 8;
   std::vector<std::string> profiles;
   std::string cluster;
 };
@@ -93,6 +94,7 @@ PlanSpaceOptions space_options(const LoadedScenario& loaded, const PlanSettings&
   }
   options.max_model_degree = settings.max_model_degree;
   options.max_spatial_parts = settings.max_spatial_parts;
+  options.max_micro_batches = settings.max_micro_batches;
   options.every_offload_policy = settings.every_offload;
   // Workspace limits matter only where profiles time the kernels by algorithm (plan_space.hpp).
   if (!settings.profiles.empty()) {
@@ -269,6 +271,7 @@ int plan(const PlanSettings& settings) {
                                {"pinned", pins},
                                {"max_model_degree", space.max_model_degree},
                                {"max_spatial_parts", space.max_spatial_parts},
+                               {"max_micro_batches", space.max_micro_batches},
                                {"every_offload_policy", space.every_offload_policy},
                                {"memory_limit_bytes", memory_limit.value_or(0)},
                                {"top", options.top},
@@ -421,7 +424,9 @@ void add_plan_command(CLI::App& cli, Action& action) {
   command->add_option("--pin", settings->pins,
                       "Keep the scenario's value of a key: parallelism.data, "
                       "parallelism.spatial.grid, parallelism.spatial.until, "
-                      "parallelism.model.degree, memory.offload, "
+                      "parallelism.model.degree (with its stages or placement), "
+                      "parallelism.model.micro_batches, parallelism.model.schedule, "
+                      "memory.offload, "
                       "kernels.micro_batching.workspace_limit");
   command
       ->add_option("--max-model-degree", settings->max_model_degree,
@@ -431,6 +436,10 @@ void add_plan_command(CLI::App& cli, Action& action) {
       ->add_option("--max-spatial-parts", settings->max_spatial_parts,
                    "Most GPUs one sample's spatial split may span (default 64)")
       ->check(CLI::Range(1, 1 << 24));
+  command
+      ->add_option("--max-micro-batches", settings->max_micro_batches,
+                   "Most micro-batches to pipeline through model-parallel stages (default 8)")
+      ->check(CLI::Range(1, 1 << 20));
   command->add_option("--profiles", settings->profiles,
                       "Profile databases (tessera profile) with measured kernel times; with them "
                       "workspace limits are searched too");

@@ -23,6 +23,13 @@ std::string until_of(const PlanStrategy& s) {
   return s.spatial_until.empty() ? "(dense)" : s.spatial_until;
 }
 
+// "2 1f1b x4": the stages, and their pipeline where the batch flows through them in parts.
+std::string model_of(const PlanStrategy& s) {
+  if (s.micro_batches == 1) return std::to_string(s.model_degree);
+  return std::to_string(s.model_degree) + " " + to_string(s.schedule) + " x" +
+         std::to_string(s.micro_batches);
+}
+
 // "dyn: conv" for the dynamic policy, with what it applied.
 std::string offload_of(const ScreenedCandidate& screened) {
   const auto& s = screened.candidate.strategy;
@@ -55,7 +62,7 @@ std::string ranking_table(const PlanSearchResult& search, const PlanSearchOption
     std::vector<std::string> row{
         std::to_string(r + 1),          std::to_string(outcome.screened.candidate.index),
         std::to_string(p.gpus),         std::to_string(s.data),
-        grid_to_string(s.spatial_grid), std::to_string(s.model_degree),
+        grid_to_string(s.spatial_grid), model_of(s),
         std::to_string(s.mini_batch),   until_of(s),
         offload_of(outcome.screened),   format_bytes(s.workspace_limit_bytes),
         format_seconds(p.step_seconds), fixed(p.samples_per_second, "%.2f")};

@@ -21,8 +21,9 @@ using ChakraProtoMsg::Node;
 
 constexpr const char* kFormatVersion = "0.0.4";
 // Send and receive nodes pair up by (source, destination, tag): halo messages by exchange and
-// direction, stage transfers above them by stage pair and sequence.
+// direction, stage transfers above them by tensor, direction and micro-batch.
 constexpr std::int64_t kStageTagBase = std::int64_t{1} << 20;
+constexpr std::int64_t kMicroBatchTags = std::int64_t{1} << 16;
 
 // Where a rank sits, as the simulator lays ranks out (simulator/src/play/rank_layout.cpp).
 class Layout {
@@ -149,14 +150,19 @@ class TraceBuilder {
       }
       case StepOpKind::stage_send:
       case StepOpKind::stage_recv: {
+        // A send leaves at once and is waited for at the step's end; a receive blocks. Messages
+        // pair up by tensor, direction and micro-batch, as the simulator pairs them.
         const bool send = op.kind == StepOpKind::stage_send;
-        const int from = send ? program.stage : op.peer_stage;
-        const int to = send ? op.peer_stage : program.stage;
         const int peer = layout_.peer_in_stage(op.peer_stage);
-        const auto tag = kStageTagBase + (static_cast<std::int64_t>(from) * 4096 + to) * 4096 +
-                         stage_messages_[{from, to}]++;
-        point_to_point(op, send ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE,
-                       send ? rank_ : peer, send ? peer : rank_, op.bytes, tag, true);
+        const auto tag = kStageTagBase +
+                         (static_cast<std::int64_t>(op.layer) * 2 +
+                          (op.direction == Direction::forward ? 0 : 1)) *
+                             kMicroBatchTags +
+                         op.micro_batch % kMicroBatchTags;
+        const auto id = point_to_point(
+            op, send ? ChakraProtoMsg::COMM_SEND_NODE : ChakraProtoMsg::COMM_RECV_NODE,
+            send ? rank_ : peer, send ? peer : rank_, op.bytes, tag, !send);
+        if (send) stage_sends_.push_back(id);
         return;
       }
       case StepOpKind::gradient_allreduce: {
@@ -199,8 +205,10 @@ class TraceBuilder {
     }
   }
 
-  // A program ending in a wait gets a last, empty compute node holding what it waited for.
+  // The step ends when its stage sends have arrived; a program ending in a wait, or with sends in
+  // flight, gets a last, empty compute node holding them.
   std::vector<Node> finish() {
+    wait_for(stage_sends_);
     if (!waited_.empty()) {
       StepOp end;
       end.label = "end of step";
@@ -263,7 +271,7 @@ class TraceBuilder {
   std::map<int, std::vector<std::uint64_t>> halos_;
   std::vector<std::uint64_t> buckets_, reads_, copies_;
   std::optional<std::uint64_t> last_bucket_;
-  std::map<std::pair<int, int>, std::int64_t> stage_messages_;
+  std::vector<std::uint64_t> stage_sends_;
 };
 
 }  // namespace

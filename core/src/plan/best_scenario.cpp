@@ -71,6 +71,7 @@ std::string best_scenario_yaml(const BestScenarioSource& source, const PlanStrat
   auto model_parallel = child_map(parallelism, "model");
   model_parallel["degree"] = strategy.model_degree;
   model_parallel.remove("stages");
+  model_parallel.remove("placement");
   bool named_stages = false;
   for (const auto& start : strategy.stage_starts) named_stages |= !start.empty();
   if (named_stages) {
@@ -79,6 +80,14 @@ std::string best_scenario_yaml(const BestScenarioSource& source, const PlanStrat
     stages.SetStyle(YAML::EmitterStyle::Flow);
     model_parallel["stages"] = stages;
   }
+  if (!strategy.placement.empty()) {
+    YAML::Node placement(YAML::NodeType::Map);
+    for (const auto& [layer, stage] : strategy.placement) placement[layer] = stage;
+    placement.SetStyle(YAML::EmitterStyle::Flow);
+    model_parallel["placement"] = placement;
+  }
+  model_parallel["micro_batches"] = strategy.micro_batches;
+  model_parallel["schedule"] = to_string(strategy.schedule);
 
   auto memory = child_map(root, "memory");
   memory["offload"] = to_string(strategy.offload);

@@ -34,6 +34,8 @@ std::string strategy_differences(const PlanStrategy& a, const PlanStrategy& b) {
   };
   add("split until", until(a), until(b));
   add("model degree", std::to_string(a.model_degree), std::to_string(b.model_degree));
+  add("micro-batches", std::to_string(a.micro_batches), std::to_string(b.micro_batches));
+  add("schedule", to_string(a.schedule), to_string(b.schedule));
   add("offload", to_string(a.offload), to_string(b.offload));
   add("workspace", format_bytes(a.workspace_limit_bytes), format_bytes(b.workspace_limit_bytes));
   std::string text;

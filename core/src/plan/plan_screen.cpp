@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <deque>
 #include <map>
+#include <set>
+#include <tuple>
 
 #include "tessera/core/content_digest.hpp"
 #include "tessera/core/input_source.hpp"
@@ -18,6 +20,9 @@ Scenario candidate_scenario_section(const Scenario& base, const PlanStrategy& st
   s.parallelism.spatial_until = strategy.spatial_until;
   s.parallelism.model_degree = strategy.model_degree;
   s.parallelism.stage_starts = strategy.stage_starts;
+  s.parallelism.placement = strategy.placement;
+  s.parallelism.micro_batches = strategy.micro_batches;
+  s.parallelism.schedule = strategy.schedule;
   s.parallelism.gpus.reset();
   s.model.mini_batch = strategy.mini_batch;
   s.memory.offload = strategy.offload;
@@ -52,14 +57,19 @@ bool is_compute(const StepOp& op) {
 }  // namespace
 
 double step_lower_bound(const std::vector<StepProgram>& programs) {
-  // Every program's compute ops in order, a receive waiting for the matching send (the n-th
-  // send from one stage to another pairs with the n-th receive there); transfers take no time.
+  // Every program's compute ops in order, a receive waiting for its message's send (messages
+  // between stages match by stages, tensor, direction and micro-batch, as the simulator matches
+  // them); transfers take no time, sends do not block.
+  using Message = std::tuple<int, int, std::size_t, int, std::int64_t>;
+  const auto message_of = [](int from, int to, const StepOp& op) {
+    return Message{from, to, op.layer, static_cast<int>(op.direction), op.micro_batch};
+  };
   const std::size_t n = programs.size();
-  std::map<int, std::size_t> by_stage;
-  for (std::size_t k = 0; k < n; ++k) by_stage[programs[k].stage] = k;
+  std::set<int> stages;
+  for (const auto& program : programs) stages.insert(program.stage);
   std::vector<double> clock(n, 0.0);
   std::vector<std::size_t> position(n, 0);
-  std::map<std::pair<int, int>, std::deque<double>> in_flight;  // (from, to) -> send times
+  std::map<Message, std::deque<double>> sent;  // send times of each message not yet received
   for (bool progress = true; progress;) {
     progress = false;
     for (std::size_t k = 0; k < n; ++k) {
@@ -69,12 +79,12 @@ double step_lower_bound(const std::vector<StepProgram>& programs) {
         if (is_compute(op)) {
           clock[k] += op.seconds;
         } else if (op.kind == StepOpKind::stage_send) {
-          in_flight[{program.stage, op.peer_stage}].push_back(clock[k]);
-        } else if (op.kind == StepOpKind::stage_recv && by_stage.count(op.peer_stage)) {
-          auto& sent = in_flight[{op.peer_stage, program.stage}];
-          if (sent.empty()) break;  // wait for the sender to get there
-          clock[k] = std::max(clock[k], sent.front());
-          sent.pop_front();
+          sent[message_of(program.stage, op.peer_stage, op)].push_back(clock[k]);
+        } else if (op.kind == StepOpKind::stage_recv && stages.count(op.peer_stage)) {
+          auto& times = sent[message_of(op.peer_stage, program.stage, op)];
+          if (times.empty()) break;  // wait for the sender to get there
+          clock[k] = std::max(clock[k], times.front());
+          times.pop_front();
         }
         progress = true;
       }
@@ -82,7 +92,7 @@ double step_lower_bound(const std::vector<StepProgram>& programs) {
   }
   double bound = 0;
   for (std::size_t k = 0; k < n; ++k) {
-    // A program left waiting (unmatched receives) still computes everything it holds.
+    // A program left waiting (a receive nothing sends) still computes everything it holds.
     double total = 0;
     for (const auto& op : programs[k].ops) total += is_compute(op) ? op.seconds : 0;
     bound = std::max({bound, clock[k], total});
@@ -93,7 +103,7 @@ double step_lower_bound(const std::vector<StepProgram>& programs) {
 // The signature lists every field of these structures: one added to them (pipelining's, say)
 // must be added to it too, or candidates that differ in it would share a simulation. These
 // sizes (x86-64, GCC 12) stop the build until it is.
-static_assert(sizeof(StepOp) == 152 && sizeof(StepProgram) == 72 && sizeof(ParallelConfig) == 48,
+static_assert(sizeof(StepOp) == 160 && sizeof(StepProgram) == 72 && sizeof(ParallelConfig) == 64,
               "a field was added to StepOp, StepProgram or ParallelConfig: add it to "
               "simulation_signature, then update these sizes");
 
@@ -101,9 +111,10 @@ std::string simulation_signature(const ParallelConfig& config,
                                  const std::vector<StepProgram>& programs) {
   // The split axes in order, not which axes they are: their parts and order decide the ranks'
   // neighbours (rank_layout.hpp numbers spatial indices row-major over the grid).
-  std::string text = "data " + std::to_string(config.data) + " batch " +
-                     std::to_string(config.mini_batch) + " model " +
-                     std::to_string(config.model_degree) + " split";
+  std::string text =
+      "data " + std::to_string(config.data) + " batch " + std::to_string(config.mini_batch) +
+      " model " + std::to_string(config.model_degree) + " micro-batches " +
+      std::to_string(config.micro_batches) + " " + to_string(config.schedule) + " split";
   std::map<int, int> axis_order;
   for (std::size_t axis = 0; axis < config.spatial_grid.size(); ++axis) {
     if (config.spatial_grid[axis] == 1) continue;
@@ -133,7 +144,8 @@ std::string simulation_signature(const ParallelConfig& config,
               std::to_string(op.peer_stage) + " " + std::to_string(op.bucket) + " " +
               std::to_string(static_cast<int>(op.group)) + " " +
               std::to_string(static_cast<int>(op.source)) + " " +
-              std::to_string(static_cast<int>(op.memory)) + " " + describe(op.micro_batches);
+              std::to_string(static_cast<int>(op.memory)) + " " + std::to_string(op.micro_batch) +
+              " " + describe(op.micro_batches);
     }
   }
   return content_digest(text);
@@ -154,7 +166,7 @@ ScreenedCandidate screen_candidate(const LoadedScenario& base, const PlanCandida
   }
   ShardPlan plan;
   try {
-    plan = plan_shards(base.model, config, strategy.spatial_until, strategy.stage_starts);
+    plan = plan_shards(base.model, config, strategy.spatial_until, strategy.stage_placement());
   } catch (const StrategyError& error) {
     screened.invalid_reason = error.key() + ": " + error.what();
     return screened;

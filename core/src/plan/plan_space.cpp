@@ -13,6 +13,8 @@ constexpr const char* kUntil = "parallelism.spatial.until";
 constexpr const char* kDegree = "parallelism.model.degree";
 constexpr const char* kOffload = "memory.offload";
 constexpr const char* kWorkspace = "kernels.micro_batching.workspace_limit";
+constexpr const char* kMicroBatches = "parallelism.model.micro_batches";
+constexpr const char* kSchedule = "parallelism.model.schedule";
 
 std::vector<std::int64_t> divisors(std::int64_t n) {
   std::vector<std::int64_t> result;
@@ -64,13 +66,23 @@ ParallelConfig PlanStrategy::config() const {
   config.spatial_grid = spatial_grid;
   config.model_degree = model_degree;
   config.mini_batch = mini_batch;
+  config.micro_batches = micro_batches;
+  config.schedule = schedule;
   return config;
+}
+
+StagePlacement PlanStrategy::stage_placement() const {
+  return placement.empty() ? StagePlacement(stage_starts) : StagePlacement::of_layers(placement);
 }
 
 std::string describe(const PlanStrategy& s) {
   std::string text = "data " + std::to_string(s.data) + " x grid " +
                      grid_to_string(s.spatial_grid) + " x model " + std::to_string(s.model_degree) +
                      ", " + counted(s.mini_batch, "sample") + "/replica";
+  if (s.micro_batches > 1) {
+    text +=
+        " in " + std::to_string(s.micro_batches) + " micro-batches (" + to_string(s.schedule) + ")";
+  }
   if (!all_ones(s.spatial_grid)) {
     text += ", split until " +
             (s.spatial_until.empty() ? std::string("the first dense layer") : s.spatial_until);
@@ -83,15 +95,20 @@ std::string describe(const PlanStrategy& s) {
 std::string strategy_key(const PlanStrategy& s) {
   std::string stages;
   for (const auto& start : s.stage_starts) stages += (stages.empty() ? "" : ",") + start;
+  for (const auto& [layer, stage] : s.placement) {
+    stages += (stages.empty() ? "" : ",") + layer + ":" + std::to_string(stage);
+  }
   return "data=" + std::to_string(s.data) + ";grid=" + grid_to_string(s.spatial_grid) +
          ";until=" + s.spatial_until + ";model=" + std::to_string(s.model_degree) +
-         ";stages=" + stages + ";mini_batch=" + std::to_string(s.mini_batch) +
+         ";stages=" + stages + ";micro_batches=" + std::to_string(s.micro_batches) +
+         ";schedule=" + to_string(s.schedule) + ";mini_batch=" + std::to_string(s.mini_batch) +
          ";offload=" + to_string(s.offload) +
          ";workspace=" + std::to_string(static_cast<std::int64_t>(s.workspace_limit_bytes));
 }
 
 const std::vector<std::string>& plan_search_keys() {
-  static const std::vector<std::string> keys{kData, kGrid, kUntil, kDegree, kOffload, kWorkspace};
+  static const std::vector<std::string> keys{kData,         kGrid,     kUntil,   kDegree,
+                                             kMicroBatches, kSchedule, kOffload, kWorkspace};
   return keys;
 }
 
@@ -117,6 +134,9 @@ PlanStrategy scenario_strategy(const LoadedScenario& loaded, std::size_t point) 
   strategy.spatial_until = s.parallelism.spatial_until;
   strategy.model_degree = config.model_degree;
   strategy.stage_starts = s.parallelism.stage_starts;
+  strategy.placement = s.parallelism.placement;
+  strategy.micro_batches = config.micro_batches;
+  strategy.schedule = config.schedule;
   strategy.mini_batch = config.mini_batch;
   strategy.offload = s.memory.offload;
   strategy.workspace_limit_bytes = s.micro_batching.workspace_limit_bytes;
@@ -188,23 +208,49 @@ std::vector<PlanCandidate> enumerate_candidates(const LoadedScenario& loaded,
         } else {
           spatial = grids_of(parts, extents);
         }
+        // The pipeline through the stages: the micro-batches that divide the batch per replica
+        // where there are several stages, one where there is one (pinned values everywhere);
+        // one micro-batch runs alike under either schedule.
+        std::vector<std::int64_t> splits{pinned(kMicroBatches) ? own.micro_batches : 1};
+        if (degree > 1 && !pinned(kMicroBatches)) {
+          splits.clear();
+          for (auto split : divisors(mini_batch)) {
+            if (split <= options.max_micro_batches) splits.push_back(split);
+          }
+        }
+        std::vector<std::pair<std::int64_t, PipelineSchedule>> pipelines;
+        for (auto split : splits) {
+          if (pinned(kSchedule)) {
+            pipelines.emplace_back(split, own.schedule);
+          } else {
+            pipelines.emplace_back(split, PipelineSchedule::gpipe);
+            if (split > 1) pipelines.emplace_back(split, PipelineSchedule::one_f_one_b);
+          }
+        }
         for (const auto& grid : spatial) {
           // Where the split stops matters only where something is split.
           const auto& grid_ends =
               all_ones(grid) ? std::vector<std::string>{own.spatial_until} : ends;
           for (const auto& until : grid_ends) {
-            for (const auto offload : offloads) {
-              for (const auto workspace : workspaces) {
-                PlanStrategy strategy;
-                strategy.data = data;
-                strategy.spatial_grid = grid;
-                strategy.spatial_until = until;
-                strategy.model_degree = degree;
-                if (pinned(kDegree)) strategy.stage_starts = own.stage_starts;
-                strategy.mini_batch = mini_batch;
-                strategy.offload = offload;
-                strategy.workspace_limit_bytes = workspace;
-                candidates.push_back({candidates.size(), std::move(strategy)});
+            for (const auto& [split, schedule] : pipelines) {
+              for (const auto offload : offloads) {
+                for (const auto workspace : workspaces) {
+                  PlanStrategy strategy;
+                  strategy.data = data;
+                  strategy.spatial_grid = grid;
+                  strategy.spatial_until = until;
+                  strategy.model_degree = degree;
+                  if (pinned(kDegree)) {
+                    strategy.stage_starts = own.stage_starts;
+                    strategy.placement = own.placement;
+                  }
+                  strategy.micro_batches = split;
+                  strategy.schedule = schedule;
+                  strategy.mini_batch = mini_batch;
+                  strategy.offload = offload;
+                  strategy.workspace_limit_bytes = workspace;
+                  candidates.push_back({candidates.size(), std::move(strategy)});
+                }
               }
             }
           }

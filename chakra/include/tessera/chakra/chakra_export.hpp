@@ -4,7 +4,8 @@
 //  - compute and optimizer ops: COMP_NODE with the cost model's duration (whole microseconds in
 //    duration_micros, the exact seconds in the attribute tessera_seconds) and its provenance;
 //  - halo exchanges: a COMM_SEND_NODE and a COMM_RECV_NODE per neighbour along the axis;
-//    stage transfers: one send or receive with the peer stage's GPU;
+//    stage transfers: one send (asynchronous, waited for at the step's end) or receive
+//    (blocking) with the peer stage's GPU, per tensor and micro-batch;
 //  - batch-norm sums and gradient buckets: COMM_COLL_NODE ALL_REDUCE; the redistribution:
 //    COMM_COLL_NODE ALL_TO_ALL (comm_size: the bytes to every peer together); each names its
 //    group (pg_name), whose GPUs comm_groups.json lists;

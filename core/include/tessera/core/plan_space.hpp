@@ -1,9 +1,10 @@
 #pragma once
 // The strategies `tessera plan` chooses among for one model on one cluster: data-parallel
-// replicas, the spatial grid and the layer where the spatial split stops, model-parallel stages,
-// vDNN's offload policy and the convolution workspace limit, at a fixed global batch (or a fixed
-// batch per replica) and a GPU count. Keys the user pins keep the scenario's value. Enumeration
-// only: whether a strategy is valid, fits and is worth simulating is plan_screen.hpp's question.
+// replicas, the spatial grid and the layer where the spatial split stops, model-parallel stages
+// and their pipeline (micro-batches, schedule), vDNN's offload policy and the convolution
+// workspace limit, at a fixed global batch (or a fixed batch per replica) and a GPU count. Keys the
+// user pins keep the scenario's value. Enumeration only: whether a strategy is valid, fits and is
+// worth simulating is plan_screen.hpp's question.
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -22,18 +23,24 @@ struct PlanStrategy {
   std::string spatial_until;               // "" = the scenario's default (first dense layer)
   std::int64_t model_degree = 1;
   std::vector<std::string> stage_starts;  // "" entries or empty = balanced by FLOPs
-  std::int64_t mini_batch = 1;            // samples per replica
+  // An explicit layer-to-stage placement (stage_placement.hpp); empty: contiguous stages.
+  std::vector<std::pair<std::string, std::int64_t>> placement;
+  std::int64_t micro_batches = 1;  // the mini-batch split to flow through the stages
+  PipelineSchedule schedule = PipelineSchedule::gpipe;
+  std::int64_t mini_batch = 1;  // samples per replica
   OffloadPolicy offload = OffloadPolicy::none;
   double workspace_limit_bytes = 0;
 
   ParallelConfig config() const;
+  StagePlacement stage_placement() const;
   std::int64_t gpus() const { return config().gpus(); }
   std::int64_t global_batch() const { return data * mini_batch; }
   bool operator==(const PlanStrategy&) const = default;
 };
 
 // "data 16 x grid 4x2x1 x model 1, 4 samples/replica, split until pool3, offload none, workspace
-// 64.00 MiB"; the spatial end is left out where nothing is split.
+// 64.00 MiB"; the spatial end is left out where nothing is split, the pipeline ("in 4
+// micro-batches (1f1b)") where there is one micro-batch.
 std::string describe(const PlanStrategy& strategy);
 // A canonical text that identifies the strategy in stored results (resume): equal strategies,
 // equal keys.
@@ -55,6 +62,10 @@ struct PlanSpaceOptions {
   std::optional<std::int64_t> mini_batch;
   std::set<std::string> pinned;  // from plan_search_keys()
   std::int64_t max_model_degree = 8;
+  // Micro-batches to pipeline through model-parallel stages: the divisors of the batch per
+  // replica up to this many, each (but one) with the GPipe and the one-forward-one-backward
+  // schedule. A single stage runs one micro-batch.
+  std::int64_t max_micro_batches = 8;
   // GPUs one sample's spatial split may span. Splitting finer plays an all-to-all of
   // parts x parts flows at the split's end (seconds to minutes of simulation per candidate at
   // 256 parts) and leaves each GPU slabs of a few planes.
@@ -74,8 +85,9 @@ struct PlanSpaceOptions {
 PlanSpaceOptions default_space_options(const LoadedScenario& scenario);
 
 // Every combination, in a deterministic order (GPU counts as given, then data, model degree,
-// spatial grid, split end, offload, workspace). Throws InputError naming `option` when a pinned
-// value cannot be kept at a GPU count, or the batch cannot be split at all.
+// spatial grid, split end, micro-batches and schedule, offload, workspace). Throws InputError
+// naming `option` when a pinned value cannot be kept at a GPU count, or the batch cannot be split
+// at all.
 std::vector<PlanCandidate> enumerate_candidates(const LoadedScenario& scenario,
                                                 const PlanSpaceOptions& options);
 
