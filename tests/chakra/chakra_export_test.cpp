@@ -2,7 +2,7 @@
 // one file per GPU; per file as many compute, collective, send, receive and memory nodes as its
 // stage's program has ops of those kinds; every dependency names an earlier node; the compute
 // stream is one chain; what a wait waited for comes before the next op; every send has its
-// receive on the peer, with the same tag and size.
+// receive on the peer, with the same tag and size (pipelined stages' too).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -20,10 +20,11 @@ namespace {
 namespace fs = std::filesystem;
 using ChakraProtoMsg::Node;
 
-LoadedScenario cosmoflow(const std::string& parallelism) {
+LoadedScenario cosmoflow(const std::string& parallelism, int mini_batch = 1) {
   return load_scenario_text(R"(
 name: chakra
-model: {zoo: cosmoflow, options: {width: 128}, mini_batch: 1}
+model: {zoo: cosmoflow, options: {width: 128}, mini_batch: )" +
+                                std::to_string(mini_batch) + R"(}
 parallelism: )" + parallelism + R"(
 io: {format: hdf5}
 platform: {preset: lassen}
@@ -171,6 +172,50 @@ TEST(ChakraExport, ModelParallelStagesAndOffloadingReadBack) {
   const auto counts = check_point(loaded, "stages");
   EXPECT_GT(counts.stage_sends, 0u);
   EXPECT_GT(counts.memory, 1u);  // the read and vDNN's copies
+}
+
+// Four micro-batches through two stages, one forward, one backward: each stage message has a tag
+// of its own (tensor, direction, micro-batch), which its receive on the peer carries too
+// (check_point). Sends do not block and the step's last node waits for them; a receive blocks the
+// stream.
+TEST(ChakraExport, APipelinePairsStageMessagesByTagAndWaitsForItsSendsAtTheEnd) {
+  const auto loaded =
+      cosmoflow("{data: 2, model: {degree: 2, micro_batches: 4, schedule: 1f1b}}", 4);
+  const auto counts = check_point(loaded, "pipeline");
+  EXPECT_GE(counts.stage_sends, 4u);
+  EXPECT_GE(counts.stage_receives, 4u);
+
+  const auto& point = loaded.points.front();
+  const auto programs = point_programs(loaded, point, nullptr).programs;
+  for (const auto& program : programs) {
+    SCOPED_TRACE("stage " + std::to_string(program.stage));
+    std::vector<chakra::CommGroup> groups;
+    const auto nodes = chakra::trace_of_rank(program, point.config, program.stage, groups);
+    std::set<std::uint64_t> sends;
+    std::set<std::int64_t> tags;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      const auto& node = nodes[i];
+      if (node.name().find("halo") != std::string::npos) continue;
+      if (node.type() == ChakraProtoMsg::COMM_SEND_NODE) {
+        sends.insert(node.id());
+        tags.insert(integer(node, "comm_tag"));
+      } else if (node.type() == ChakraProtoMsg::COMM_RECV_NODE) {
+        tags.insert(integer(node, "comm_tag"));
+        ASSERT_LT(i + 1, nodes.size());
+        ASSERT_GT(nodes[i + 1].ctrl_deps_size(), 0);
+        EXPECT_EQ(nodes[i + 1].ctrl_deps(0), node.id()) << "a receive blocks the stream";
+      }
+    }
+    ASSERT_FALSE(sends.empty());
+    EXPECT_EQ(tags.size() % 4, 0u) << "each tensor once per micro-batch";
+    for (const auto& node : nodes) {
+      for (auto dep : node.ctrl_deps()) EXPECT_FALSE(sends.count(dep)) << "a send blocked";
+    }
+    const auto& end = nodes.back();
+    EXPECT_EQ(end.name(), "end of step");
+    const std::set<std::uint64_t> waited(end.data_deps().begin(), end.data_deps().end());
+    for (auto id : sends) EXPECT_TRUE(waited.count(id)) << "send " << id << " not waited for";
+  }
 }
 
 TEST(ChakraExport, WaitsBecomeDataDependencies) {

@@ -2,8 +2,8 @@
 # `tessera plan` end to end on a small case (CosmoFlow-128 on 16 GPUs of Lassen): it prints the
 # ranking, the Pareto front and, with --explain, why; writes plan.csv, plan.json, summary.json and
 # best.yaml, which validates and runs to the predicted step; a second run keeps every simulated
-# candidate; under mpirun with 2 and 4 ranks it prints and writes the same as one process. Bad
-# input exits 2 naming the option.
+# candidate; under mpirun with 2 and 4 ranks it prints and writes the same as one process; pinned
+# pipelined stages stay in the ranking and best.yaml. Bad input exits 2 naming the option.
 # Usage: plan_command.sh TESSERA MPIEXEC
 set -u
 tessera=$1
@@ -68,6 +68,18 @@ done
   --output "$scratch/energy" >"$scratch/energy.out" 2>&1 || fail "samples-per-joule failed"
 grep -q 'Best 2 by samples-per-joule' "$scratch/energy.out" && grep -q 'samples/J' "$scratch/energy.out" ||
   fail "no energy ranking: $(cat "$scratch/energy.out")"
+
+# Pipelined stages kept as the scenario has them: the ranking shows the pipeline, best.yaml keeps
+# it and validates.
+sed 's/mini_batch: 1/mini_batch: 2/; s/data: 8}/data: 4, model: {degree: 2, micro_batches: 2, schedule: 1f1b}}/' \
+  "$scratch/small.yaml" >"$scratch/piped.yaml"
+"$tessera" plan "$scratch/piped.yaml" --gpus 8 --top 3 --output "$scratch/piped" \
+  --pin parallelism.model.degree parallelism.model.micro_batches parallelism.model.schedule \
+  >"$scratch/piped.out" 2>&1 || fail "pinned pipeline failed: $(cat "$scratch/piped.out")"
+grep -q '^ *1 .* 2 1f1b x2 ' "$scratch/piped.out" || fail "no pipeline ranked: $(cat "$scratch/piped.out")"
+grep -q 'model: {degree: 2, micro_batches: 2, schedule: 1f1b}' "$scratch/piped/best.yaml" ||
+  fail "best.yaml lost the pipeline: $(cat "$scratch/piped/best.yaml")"
+"$tessera" validate "$scratch/piped/best.yaml" >/dev/null || fail "pipelined best.yaml does not validate"
 
 # Bad input: exit 2, naming the option.
 expect_bad() {

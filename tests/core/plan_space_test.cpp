@@ -3,6 +3,8 @@
 // step's lower bound.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "tessera/core/memory_estimate.hpp"
@@ -86,6 +88,66 @@ TEST(PlanSpace, PinnedKeysKeepTheScenariosValues) {
   EXPECT_EQ(pinned.front().strategy, scenario_strategy(loaded, 0));
 }
 
+TEST(PlanSpace, StagesPipelineTheMicroBatchesThatDivideTheBatchUnderEitherSchedule) {
+  const auto loaded = cosmoflow();
+  auto options = at_gpus(loaded, 8);
+  options.global_batch.reset();
+  options.mini_batch = 4;
+  options.max_micro_batches = 2;
+  using Pipeline = std::pair<std::int64_t, PipelineSchedule>;
+  std::map<std::int64_t, std::set<Pipeline>> by_degree;
+  for (const auto& c : enumerate_candidates(loaded, options)) {
+    by_degree[c.strategy.model_degree].insert({c.strategy.micro_batches, c.strategy.schedule});
+  }
+  const std::set<Pipeline> one{{1, PipelineSchedule::gpipe}};
+  const std::set<Pipeline> pipelined{{1, PipelineSchedule::gpipe},
+                                     {2, PipelineSchedule::gpipe},
+                                     {2, PipelineSchedule::one_f_one_b}};
+  EXPECT_EQ(by_degree[1], one);
+  EXPECT_EQ(by_degree[2], pipelined);
+  EXPECT_EQ(by_degree[8], pipelined);
+  options.max_micro_batches = 8;  // 4 samples: 1, 2 or 4 micro-batches
+  std::set<std::int64_t> splits;
+  for (const auto& c : enumerate_candidates(loaded, options))
+    splits.insert(c.strategy.micro_batches);
+  EXPECT_EQ(splits, (std::set<std::int64_t>{1, 2, 4}));
+}
+
+TEST(PlanSpace, PinnedPipelinesKeepTheScenariosMicroBatchesAndSchedule) {
+  const auto loaded = load_scenario_text(R"(
+name: plan-pipeline
+model: {zoo: cosmoflow, options: {width: 128}, mini_batch: 4}
+parallelism: {data: 2, model: {degree: 2, micro_batches: 4, schedule: 1f1b}}
+platform: {preset: lassen}
+)",
+                                         "plan.yaml", "");
+  auto options = at_gpus(loaded, 8);
+  const auto& keys = plan_search_keys();
+  for (const char* key : {"parallelism.model.micro_batches", "parallelism.model.schedule"}) {
+    EXPECT_NE(std::find(keys.begin(), keys.end(), key), keys.end()) << key;
+  }
+  options.pinned = {"parallelism.model.micro_batches", "parallelism.model.schedule"};
+  std::set<std::int64_t> degrees;
+  for (const auto& c : enumerate_candidates(loaded, options)) {
+    degrees.insert(c.strategy.model_degree);
+    EXPECT_EQ(c.strategy.micro_batches, 4) << describe(c.strategy);
+    EXPECT_EQ(c.strategy.schedule, PipelineSchedule::one_f_one_b);
+  }
+  EXPECT_GT(degrees.size(), 1u);
+  options.pinned = {"parallelism.model.schedule"};
+  for (const auto& c : enumerate_candidates(loaded, options)) {
+    EXPECT_EQ(c.strategy.schedule, PipelineSchedule::one_f_one_b);
+  }
+  // Every key pinned, at the scenario's 4 GPUs: its own strategy alone.
+  options = at_gpus(loaded, 4);
+  options.pinned = std::set<std::string>(keys.begin(), keys.end());
+  const auto own = enumerate_candidates(loaded, options);
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_EQ(own.front().strategy, scenario_strategy(loaded, 0));
+  EXPECT_TRUE(test::contains(describe(own.front().strategy), "in 4 micro-batches (1f1b)"))
+      << describe(own.front().strategy);
+}
+
 TEST(PlanSpace, WeakScalingKeepsTheBatchPerReplica) {
   const auto loaded = cosmoflow("sweep: {scaling: weak, gpus: [8, 16]}\n");
   const auto options = default_space_options(loaded);
@@ -160,11 +222,12 @@ StepOp compute(double seconds) {
   return op;
 }
 
-StepOp transfer(StepOpKind kind, int peer) {
+StepOp transfer(StepOpKind kind, int peer, std::int64_t micro_batch = 0) {
   StepOp op;
   op.kind = kind;
   op.category = OpCategory::other_communication;
   op.peer_stage = peer;
+  op.micro_batch = micro_batch;
   return op;
 }
 
@@ -184,6 +247,14 @@ TEST(PlanScreen, TheLowerBoundFollowsComputeThroughTheStageChain) {
                 transfer(StepOpKind::stage_send, 0)};
   EXPECT_DOUBLE_EQ(step_lower_bound({first, second}), 10);
   EXPECT_DOUBLE_EQ(step_lower_bound({second, first}), 10);  // in any order
+
+  // Micro-batches' messages pair by micro-batch, not by order: stage 1 waits for the second one
+  // (sent at 2) first, and then finds the first one there.
+  first.ops = {compute(1), transfer(StepOpKind::stage_send, 1, 0), compute(1),
+               transfer(StepOpKind::stage_send, 1, 1)};
+  second.ops = {transfer(StepOpKind::stage_recv, 0, 1), compute(5),
+                transfer(StepOpKind::stage_recv, 0, 0), compute(5)};
+  EXPECT_DOUBLE_EQ(step_lower_bound({first, second}), 12);
 }
 
 }  // namespace

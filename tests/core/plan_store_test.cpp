@@ -41,6 +41,8 @@ TEST(BestScenario, LoadsBackAsTheStrategy) {
   strategy.spatial_grid = {1, 2, 2};
   strategy.spatial_until = "pool2";
   strategy.model_degree = 2;
+  strategy.micro_batches = 2;
+  strategy.schedule = PipelineSchedule::one_f_one_b;
   strategy.offload = OffloadPolicy::dyn;
   strategy.workspace_limit_bytes = 16.0 * 1024 * 1024;
   const auto directory = fresh_directory("best");
@@ -55,7 +57,16 @@ TEST(BestScenario, LoadsBackAsTheStrategy) {
   EXPECT_EQ(reread.scenario.name, "plan-store-plan");
   ASSERT_EQ(reread.points.size(), 1u);
   EXPECT_EQ(scenario_strategy(reread, 0), strategy);
+  EXPECT_TRUE(test::contains(text, "micro_batches: 2")) << text;
+  EXPECT_TRUE(test::contains(text, "schedule: 1f1b")) << text;
   EXPECT_DOUBLE_EQ(reread.device_capacity_bytes, 12.0 * 1024 * 1024 * 1024);
+
+  // An explicit placement comes back as written.
+  strategy.placement = {{"conv3", 1}};
+  strategy.schedule = PipelineSchedule::gpipe;
+  std::ofstream(path) << best_scenario_yaml({kScenario, "", "", {}}, strategy, directory.string(),
+                                            "plan-store-placed", "");
+  EXPECT_EQ(scenario_strategy(load_scenario(path.string()), 0), strategy);
 }
 
 TEST(BestScenario, FilesItNamesStayFoundFromWhereItIsWritten) {

@@ -1,5 +1,6 @@
 // `tessera plan`'s search with the simulator in the loop, on cases small enough (at most 64
-// GPUs) to simulate every candidate: the pruned search finds what exhaustive evaluation finds,
+// GPUs) to simulate every candidate: the pruned search finds what exhaustive evaluation finds
+// (over spaces that hold pipelined model stages),
 // candidates that share a simulation signature do simulate alike, the search is deterministic
 // however many children simulate a wave, and the known answers come out of it.
 #include <gtest/gtest.h>
@@ -45,23 +46,32 @@ std::vector<std::pair<std::string, double>> listed(const PlanSearchResult& searc
   return out;
 }
 
-void expect_search_equals_exhaustive(const LoadedScenario& loaded, const PlanSpaceOptions& space,
-                                     PlanObjective objective = PlanObjective::step) {
+// Returns how many pipelined candidates (several micro-batches through model stages) exhaustive
+// evaluation simulated.
+std::size_t expect_search_equals_exhaustive(const LoadedScenario& loaded,
+                                            const PlanSpaceOptions& space,
+                                            PlanObjective objective = PlanObjective::step) {
   PlanSearchOptions options;
   options.top = 3;
   options.objective = objective;
   const auto searched = plan(loaded, space, options);
   options.exhaustive = true;
   const auto exhaustive = plan(loaded, space, options);
-  ASSERT_FALSE(exhaustive.search.ranking.empty());
+  EXPECT_FALSE(exhaustive.search.ranking.empty());
   EXPECT_EQ(listed(searched.search, searched.search.ranking, 3),
             listed(exhaustive.search, exhaustive.search.ranking, 3));
   EXPECT_EQ(listed(searched.search, searched.search.pareto, 100),
             listed(exhaustive.search, exhaustive.search.pareto, 100));
   EXPECT_LE(searched.search.simulated, exhaustive.search.simulated);
+  std::size_t pipelined = 0;
+  for (const auto& outcome : exhaustive.search.outcomes) {
+    pipelined += outcome.status == CandidateStatus::evaluated &&
+                 outcome.screened.candidate.strategy.micro_batches > 1;
+  }
   std::cout << loaded.scenario.name << ": " << searched.search.outcomes.size() << " candidates, "
             << searched.search.simulated << " simulated by the search, "
-            << exhaustive.search.simulated << " exhaustively\n";
+            << exhaustive.search.simulated << " exhaustively (" << pipelined << " pipelined)\n";
+  return pipelined;
 }
 
 LoadedScenario cosmoflow128(const std::string& platform = "{preset: lassen}") {
@@ -77,7 +87,7 @@ TEST(PlanSearchSim, EqualsExhaustiveEvaluationOnCosmoFlow) {
   const auto loaded = cosmoflow128();
   auto space = space_at(loaded, 16);
   space.max_model_degree = 2;
-  expect_search_equals_exhaustive(loaded, space);
+  EXPECT_GT(expect_search_equals_exhaustive(loaded, space), 0u);
 }
 
 TEST(PlanSearchSim, EqualsExhaustiveEvaluationWithEveryOffloadPolicyAndAMemoryLimit) {
@@ -86,7 +96,7 @@ TEST(PlanSearchSim, EqualsExhaustiveEvaluationWithEveryOffloadPolicyAndAMemoryLi
   space.every_offload_policy = true;
   space.max_model_degree = 2;
   apply_memory_limit(loaded, 2.0 * 1024 * 1024 * 1024);
-  expect_search_equals_exhaustive(loaded, space);
+  EXPECT_GT(expect_search_equals_exhaustive(loaded, space), 0u);
 }
 
 TEST(PlanSearchSim, EqualsExhaustiveEvaluationOnResNet50ByTimeToTrain) {
@@ -102,26 +112,33 @@ platform: {preset: dgx1_v100}
   space.mini_batch = 32;
   space.max_model_degree = 2;
   space.max_spatial_parts = 4;
-  expect_search_equals_exhaustive(loaded, space, PlanObjective::time_to_train);
+  EXPECT_GT(expect_search_equals_exhaustive(loaded, space, PlanObjective::time_to_train), 0u);
 }
 
 TEST(PlanSearchSim, CandidatesWithOneSignatureSimulateAlike) {
   const auto loaded = cosmoflow128();
   auto space = space_at(loaded, 8);
-  space.max_model_degree = 1;
+  space.max_model_degree = 2;
   space.every_offload_policy = true;
   const auto screened = screen_candidates(loaded, enumerate_candidates(loaded, space), nullptr);
   std::map<std::string, std::vector<const ScreenedCandidate*>> by_signature;
   for (const auto& c : screened) {
     if (c.valid && c.fits) by_signature[c.simulation_signature].push_back(&c);
   }
+  // Up to 6 pairs with one micro-batch and 4 pipelined ones.
   std::vector<const ScreenedCandidate*> pairs;
+  std::size_t pipelined = 0;
   for (const auto& [signature, group] : by_signature) {
-    if (group.size() < 2 || pairs.size() >= 16) continue;
+    const bool pipeline = group.front()->candidate.strategy.micro_batches > 1;
+    if (group.size() < 2 || (pipeline ? pipelined >= 4 : pairs.size() - 2 * pipelined >= 12)) {
+      continue;
+    }
     pairs.push_back(group.front());
     pairs.push_back(group.back());
+    pipelined += pipeline;
   }
   ASSERT_GE(pairs.size(), 4u) << "expected permuted grids and offload policies to coincide";
+  EXPECT_GT(pipelined, 0u) << "expected pipelined candidates to coincide too";
   const auto rows = sim::simulate_candidates(loaded, pairs, {}, 2);
   for (std::size_t i = 0; i < rows.size(); i += 2) {
     SCOPED_TRACE(describe(pairs[i]->candidate.strategy) + " against " +
