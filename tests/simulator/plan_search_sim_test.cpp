@@ -47,7 +47,7 @@ std::vector<std::pair<std::string, double>> listed(const PlanSearchResult& searc
 }
 
 // Returns how many pipelined candidates (several micro-batches through model stages) exhaustive
-// evaluation simulated.
+// evaluation evaluated (simulated, or sharing another's simulation).
 std::size_t expect_search_equals_exhaustive(const LoadedScenario& loaded,
                                             const PlanSpaceOptions& space,
                                             PlanObjective objective = PlanObjective::step) {
@@ -70,7 +70,8 @@ std::size_t expect_search_equals_exhaustive(const LoadedScenario& loaded,
   }
   std::cout << loaded.scenario.name << ": " << searched.search.outcomes.size() << " candidates, "
             << searched.search.simulated << " simulated by the search, "
-            << exhaustive.search.simulated << " exhaustively (" << pipelined << " pipelined)\n";
+            << exhaustive.search.simulated << " exhaustively; " << pipelined
+            << " pipelined candidates evaluated\n";
   return pipelined;
 }
 
