@@ -1,5 +1,7 @@
 #include "rank_tensors.hpp"
 
+#include "sequence_executors.hpp"
+
 #include <stdexcept>
 
 #include "tessera/core/memory_plan.hpp"
@@ -110,9 +112,12 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
   for (std::int64_t k = 0; k < micro_batches; ++k) {
     for (std::size_t i = 0; i < graph.size(); ++i) {
       if (!runs_here(i)) continue;
-      layer(i, k).executor->bind_parameters(
-          parameters_->weights(i), k == writes_gradients_ ? parameters_->gradients(i)
-                                                          : parameters_->accumulated_gradients(i));
+      // A tied embedding works on its table owner's parameters (sequence_executors.hpp).
+      const std::size_t owner = parameter_owner(model, i);
+      layer(i, k).executor->bind_parameters(parameters_->weights(owner),
+                                            k == writes_gradients_
+                                                ? parameters_->gradients(owner)
+                                                : parameters_->accumulated_gradients(owner));
     }
   }
 }
@@ -177,7 +182,7 @@ void RankTensors::build_layers(const ModelGraph& model, const ShardPlan& plan,
       state.inputs.push_back(std::move(link));
     }
     if (runs_here(i)) {
-      state.executor = make_layer_executor(layer, i, split, state.shapes, program, context_);
+      state.executor = make_layer_executor(model, i, split, state.shapes, program, context_);
     }
   }
 }
