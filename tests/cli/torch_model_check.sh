@@ -18,6 +18,12 @@ check() {  # check NAME MODEL_YAML
   fi
 }
 for file in "$repository"/tests/data/models/families/*.yaml; do
+  # The twin builds convolutional networks; recurrent layers are checked against plain
+  # references of their definitions instead (tests/kernels/cpu_sequence_kernels_test.cpp).
+  if grep -Eq "op: (lstm|embedding|attention|projection)\b" "$file"; then
+    echo "$(basename "$file" .yaml): recurrent, not built by analysis/torch_model.py"
+    continue
+  fi
   check "$(basename "$file" .yaml)" "{file: $file, mini_batch: 2}"
 done
 check cosmoflow "{zoo: cosmoflow, options: {width: 32, batch_norm: true}, mini_batch: 2}"
