@@ -54,7 +54,8 @@ StepPlayer::StepPlayer(const SimPlatform& platform, const Fabric& fabric, const 
       settings_(std::move(settings)),
       times_(static_cast<std::size_t>(layout.gpus())) {
   for (std::size_t stage = 0; stage < programs.size(); ++stage) {
-    stage_groups_.push_back(layout.stage_group(static_cast<int>(stage)));
+    stage_groups_.push_back(
+        std::make_unique<MemberGroup>(layout.stage_group(static_cast<int>(stage))));
   }
   const int nodes = (layout.gpus() + platform.gpus_per_node - 1) / platform.gpus_per_node;
   std::vector<int> readers(static_cast<std::size_t>(nodes), 0);
@@ -111,9 +112,9 @@ void StepPlayer::record(int rank, int track, const std::string& name, OpCategory
 }
 
 AllreduceAlgorithm StepPlayer::algorithm_for(const CollectiveContext& context,
-                                             const std::vector<int>& members, double bytes) {
+                                             const MemberGroup& members, double bytes) {
   if (!settings_.automatic_allreduce) return settings_.allreduce;
-  const auto key = std::make_tuple(members.front(), members.size(), bytes, context.channel);
+  const auto key = std::make_tuple(members.id(), bytes, context.channel);
   if (auto it = chosen_.find(key); it != chosen_.end()) return it->second;
   return chosen_[key] = choose_allreduce(context, members, bytes);
 }
@@ -223,22 +224,21 @@ void StepPlayer::play_gpu(int rank) {
         if (op.group == CollectiveGroup::stage) {
           // Every GPU of the stage: the group the gradients are summed over (and the symmetric
           // reduction samples).
-          const auto& members = stage_groups_[static_cast<std::size_t>(program.stage)];
-          const auto me = static_cast<std::size_t>(std::find(members.begin(), members.end(), rank) -
-                                                   members.begin());
+          const auto& members = *stage_groups_[static_cast<std::size_t>(program.stage)];
+          const auto me = members.index_of(rank);
           const CollectiveContext stage_context{fabric_, platform_.gpus_per_node, kGroupChannel,
                                                 settings_.granularity, settings_.replicas};
           allreduce(stage_context, members, me, op.bytes,
                     algorithm_for(stage_context, members, op.bytes));
           break;
         }
-        const auto group = layout_.spatial_group(rank);
+        const auto& group = member_group(layout_.spatial_group(rank));
         allreduce(group_context, group, static_cast<std::size_t>(layout_.spatial_index_of(rank)),
                   op.bytes, algorithm_for(group_context, group, op.bytes));
         break;
       }
       case StepOpKind::group_alltoall: {
-        const auto group = layout_.spatial_group(rank);
+        const auto& group = member_group(layout_.spatial_group(rank));
         alltoall(group_context, group, static_cast<std::size_t>(layout_.spatial_index_of(rank)),
                  op.bytes);
         break;
@@ -287,9 +287,8 @@ void StepPlayer::play_gpu(int rank) {
 void StepPlayer::play_communication_stream(int rank, int buckets) {
   auto& streams = *streams_[static_cast<std::size_t>(rank)];
   const auto& program = programs_[static_cast<std::size_t>(layout_.stage_of(rank))];
-  const auto& members = stage_groups_[static_cast<std::size_t>(program.stage)];
-  std::size_t my_index = 0;
-  while (members[my_index] != rank) ++my_index;
+  const auto& members = *stage_groups_[static_cast<std::size_t>(program.stage)];
+  const std::size_t my_index = members.index_of(rank);
   // The data-parallel group is the one the symmetric reduction samples.
   const CollectiveContext context{fabric_, platform_.gpus_per_node, kGradientChannel,
                                   settings_.granularity, settings_.replicas};

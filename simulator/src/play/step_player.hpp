@@ -60,21 +60,21 @@ class StepPlayer {
   void play_gpu(int rank);
   void play_communication_stream(int rank, int buckets);
   void record(int rank, int track, const std::string& name, OpCategory category, double start);
-  AllreduceAlgorithm algorithm_for(const CollectiveContext& context,
-                                   const std::vector<int>& members, double bytes);
+  AllreduceAlgorithm algorithm_for(const CollectiveContext& context, const MemberGroup& members,
+                                   double bytes);
 
   const SimPlatform& platform_;
   const Fabric& fabric_;
   const RankLayout& layout_;
   const std::vector<StepProgram>& programs_;
   PlaySettings settings_;
-  std::vector<std::vector<int>> stage_groups_;
+  std::vector<std::unique_ptr<MemberGroup>> stage_groups_;  // by stage
   std::vector<std::unique_ptr<Streams>> streams_;
   std::unique_ptr<InputPipeline> inputs_;
   std::vector<GpuTimes> times_;
   std::vector<TimelineEvent> events_;
   // Every member of a group asks for the same choice: predict once per (group, size, channel).
-  std::map<std::tuple<int, std::size_t, double, int>, AllreduceAlgorithm> chosen_;
+  std::map<std::tuple<std::uint64_t, double, int>, AllreduceAlgorithm> chosen_;
 };
 
 }  // namespace tessera::sim
