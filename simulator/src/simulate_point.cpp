@@ -1,5 +1,6 @@
 #include "tessera/simulator/simulate_point.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -44,6 +45,10 @@ SymmetricReduction plan_reduction(const LoadedScenario& loaded, const ParallelCo
   if (loaded.scenario.sim.mode == "full") {
     return full_simulation(loaded.cluster, config, "sim.mode: full");
   }
+  if (!loaded.cluster.uniform()) {
+    return full_simulation(loaded.cluster, config,
+                           "the cluster's nodes differ (node groups or stragglers)");
+  }
   if (!loaded.simgrid_xml_path.empty()) {
     return full_simulation(loaded.cluster, config, "a SimGrid platform file may be heterogeneous");
   }
@@ -79,12 +84,22 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   // policy that fits (memory_plan.hpp).
   const auto memory_inputs = memory_inputs_of(s, loaded.device_capacity_bytes);
   const auto offload = decide_offload(loaded.model, point.plan, memory_inputs);
-  ComputeCostModel costs(roofline_of(loaded.cluster.gpu), options.profiles,
-                         micro_batching_under(s, offload));
   const auto input = plan_input(loaded, config.gpus());
   const auto step_options = step_options_of(s, loaded.cluster.gpu.overlaps_communication,
                                             input.of(options.epoch), offload);
-  const auto programs = build_step_programs(loaded.model, point.plan, costs, step_options);
+  // One program set per node group, each timed on its group's GPU; the first group's is the
+  // reference (provenance, layer times). Profiles are measurements of one device: they time
+  // only the groups whose GPU is the reference's model, the others take their roofline.
+  std::vector<std::vector<StepProgram>> program_sets;
+  const std::size_t groups = std::max<std::size_t>(loaded.cluster.groups.size(), 1);
+  for (std::size_t g = 0; g < groups; ++g) {
+    const GpuSpec& gpu = groups > 1 ? loaded.cluster.groups[g].gpu : loaded.cluster.gpu;
+    const bool profiled = gpu.model == loaded.cluster.gpu.model;
+    ComputeCostModel costs(roofline_of(gpu), profiled ? options.profiles : nullptr,
+                           micro_batching_under(s, offload));
+    program_sets.push_back(build_step_programs(loaded.model, point.plan, costs, step_options));
+  }
+  const auto& programs = program_sets.front();
 
   std::vector<std::string> storage;
   auto argv = engine_arguments(storage);
@@ -121,7 +136,16 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
       if (gpu < config.gpus()) settings.traced_gpus.insert(static_cast<int>(gpu % played_gpus));
     }
   }
-  StepPlayer player(platform, fabric, layout, programs, settings);
+  if (!reduction.cluster.uniform()) {
+    // Every GPU is played here (plan_reduction), so a played rank is the cluster's rank.
+    for (int rank = 0; rank < static_cast<int>(played_gpus); ++rank) {
+      const auto node = rank / reduction.cluster.gpus_per_node;
+      settings.program_set_of_rank.push_back(
+          static_cast<int>(reduction.cluster.group_index_of_node(node)));
+      settings.compute_stretch_of_rank.push_back(1.0 / reduction.cluster.gpu_clock_fraction(rank));
+    }
+  }
+  StepPlayer player(platform, fabric, layout, program_sets, settings);
   player.spawn();
   engine.run();
 
