@@ -37,7 +37,8 @@ TEST(RealTrainer, CosmoFlowLossFallsOnTheSyntheticDataSet) {
 
 // Every model family learns its synthetic task: classification (labels drawn per sample, the
 // input carrying a pattern of its label), segmentation (each voxel's label an interval of its
-// value) and CosmoFlow's regression. The last epoch's loss against the first's.
+// value), CosmoFlow's regression and the sequence models' tokens (each step's label a function
+// of its token and the one before). The last epoch's loss against the first's.
 class FamilyLearns : public ::testing::TestWithParam<std::pair<std::string, int>> {};
 
 TEST_P(FamilyLearns, LossFallsOnItsSyntheticTask) {
@@ -61,7 +62,9 @@ INSTANTIATE_TEST_SUITE_P(Families, FamilyLearns,
                          ::testing::Values(std::pair<std::string, int>{"narrow_resnet", 20},
                                            std::pair<std::string, int>{"small_vgg", 20},
                                            std::pair<std::string, int>{"inception_blocks", 20},
-                                           std::pair<std::string, int>{"small_unet3d", 20}),
+                                           std::pair<std::string, int>{"small_unet3d", 20},
+                                           std::pair<std::string, int>{"small_lstm", 100},
+                                           std::pair<std::string, int>{"tiny_gnmt", 100}),
                          [](const auto& param) { return param.param.first; });
 
 // Every layer's forward and backward and the update are timed, and they make up the compute.

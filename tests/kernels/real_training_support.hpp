@@ -23,6 +23,8 @@ struct TrainingRun {
   std::vector<double> losses;
   std::vector<float> parameters;
   real::StepReport last_step;
+  // Per layer, its parameters where this rank's stage holds the layer (else empty).
+  std::vector<std::vector<float>> layer_parameters;
   StepProgram program;    // the one the trainer played
   double peak_bytes = 0;  // the most device memory the trainer held at once
 };
@@ -32,6 +34,7 @@ struct TrainingCase {
   bool batch_norm = false;
   ParallelConfig config;
   std::string spatial_until;  // first unsplit layer
+  StagePlacement placement;   // the model-parallel stages (config.model_degree)
   int steps = 3;
   Optimizer optimizer = Optimizer::adam;
   float learning_rate = 0;  // the optimizer's default
@@ -77,13 +80,13 @@ inline NetworkMicroBatchPlan halved_micro_batch_plan(Device& device, const Model
   return network;
 }
 
-// The step program of the run's stage, as the real backend builds it on a CPU (each bucket
+// The step program of `stage`, as the real backend builds it on a CPU (each bucket
 // waited for where it is queued), reading nothing (synthetic samples), its kernels undivided at
 // the roofline or as `micro_batching` says.
 inline StepProgram cpu_program(const ModelGraph& model, const ShardPlan& plan, Optimizer optimizer,
                                const NetworkMicroBatchPlan& micro_batching,
-                               bool global_batch_norm = false,
-                               const OffloadDecision& offload = {}) {
+                               bool global_batch_norm = false, const OffloadDecision& offload = {},
+                               int stage = 0) {
   DeviceRoofline roofline;
   roofline.device = "cpu";
   roofline.fp32_flops_per_second = 1e11;
@@ -95,7 +98,8 @@ inline StepProgram cpu_program(const ModelGraph& model, const ShardPlan& plan, O
                             .overlap_gradient_allreduce = false,
                             .batch_norm_over_replicas = global_batch_norm,
                             .offload = offload};
-  return build_step_programs(model, plan, costs, options, micro_batching).at(0);
+  return build_step_programs(model, plan, costs, options, micro_batching)
+      .at(static_cast<std::size_t>(stage));
 }
 
 // Trains `model` on the synthetic data set of its task (synthetic_input.hpp).
@@ -107,14 +111,15 @@ inline TrainingRun train_model(Communicator& world, const ModelGraph& model,
   if (config.spatial_grid.empty()) {
     config.spatial_grid.assign(model.layers().front().output_shape.spatial.size(), 1);
   }
-  const auto plan = plan_shards(model, config, c.spatial_until, {});
+  const auto plan = plan_shards(model, config, c.spatial_until, c.placement);
   auto layout = real::make_rank_layout(world, config);
   const auto micro_batching = c.halve_micro_batches ? halved_micro_batch_plan(*device, model, plan)
                                                     : NetworkMicroBatchPlan{};
-  real::Trainer trainer(
-      model, plan,
-      cpu_program(model, plan, c.optimizer, micro_batching, c.global_batch_norm, c.offload),
-      *device, layout, {.optimizer = c.optimizer, .learning_rate = c.learning_rate, .seed = 7});
+  real::Trainer trainer(model, plan,
+                        cpu_program(model, plan, c.optimizer, micro_batching, c.global_batch_norm,
+                                    c.offload, static_cast<int>(layout.stage)),
+                        *device, layout,
+                        {.optimizer = c.optimizer, .learning_rate = c.learning_rate, .seed = 7});
   const real::SyntheticInput samples{.seed = 3,
                                      .dataset_samples = c.dataset_samples,
                                      .sample = model.layers().front().output_shape,
@@ -130,6 +135,9 @@ inline TrainingRun train_model(Communicator& world, const ModelGraph& model,
     run.losses.push_back(run.last_step.loss);
   }
   run.parameters = trainer.parameters();
+  for (std::size_t i = 0; i < model.layers().size(); ++i) {
+    run.layer_parameters.push_back(trainer.parameters_of(i));
+  }
   run.program = trainer.program();
   run.peak_bytes = trainer.peak_bytes();
   return run;

@@ -3,7 +3,8 @@
 // convolution and skip concatenation included) and CosmoFlow-16, each with data parallelism over
 // every rank, a spatial split over every rank, and (on 4 ranks) 2 replicas x a 2-way split, give
 // the losses and weights of one rank training the same global batch, within float32 rounding,
-// after two momentum steps; and every rank executes its step program's ops in order. With
+// after two momentum steps (the sequence models, a small LSTM and a tiny GNMT, with data
+// parallelism only); and every rank executes its step program's ops in order. With
 // replicas, batch-norm statistics are synchronised across them (parallelism.batch_norm_statistics:
 // global): per-replica statistics, the default, differ from one rank's by design.
 #include <gtest/gtest.h>
@@ -107,6 +108,9 @@ std::vector<Case> cases() {
   for (const auto& family : families) {
     for (auto split : {Split::data, Split::space, Split::both}) all.push_back({family, split});
   }
+  // Sequence models: data parallelism only (their layers read every step, so no spatial split).
+  all.push_back({{"small_lstm", "embedding"}, Split::data});
+  all.push_back({{"tiny_gnmt", "source_embedding"}, Split::data});
   return all;
 }
 

@@ -61,7 +61,7 @@ CostEstimate ComputeCostModel::layer_time(const Layer& layer,
   const double flops = direction == Direction::forward         ? cost.flops.forward
                        : direction == Direction::backward_data ? cost.flops.backward_data
                                                                : cost.flops.backward_filter;
-  const bool has_weights = cost.parameters > 0;
+  const bool has_weights = computes_weight_gradients(layer, cost.parameters);
   if (layer.kind == LayerKind::input) return {0, Provenance::none};
   if (direction == Direction::backward_filter && !has_weights) return {0, Provenance::none};
   if (profiles_) {

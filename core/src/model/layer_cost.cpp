@@ -174,6 +174,11 @@ std::int64_t parameter_count(const ResolvedLayer& layer) {
   return weight_parameters(layer.layer, layer.input_shapes, layer.output_shape);
 }
 
+bool computes_weight_gradients(const Layer& layer, std::int64_t parameters) {
+  const auto* embedding = std::get_if<EmbeddingParams>(&layer.params);
+  return parameters > 0 || (embedding != nullptr && !embedding->shared_with.empty());
+}
+
 std::int64_t parameter_count(const ModelGraph& model) {
   std::int64_t total = 0;
   for (const auto& layer : model.layers()) total += parameter_count(layer);

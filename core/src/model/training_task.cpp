@@ -1,5 +1,6 @@
 #include "tessera/core/training_task.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 
@@ -49,6 +50,13 @@ TargetLayout target_layout(const ModelGraph& model) {
   if (!found) {
     throw std::invalid_argument("model " + model.name() +
                                 " has no loss layer (mse_loss or softmax_cross_entropy) to train");
+  }
+  for (const auto& layer : model.layers()) {
+    if (const auto* embedding = std::get_if<EmbeddingParams>(&layer.layer.params)) {
+      found->token_vocabulary = found->token_vocabulary == 0
+                                    ? embedding->vocabulary
+                                    : std::min(found->token_vocabulary, embedding->vocabulary);
+    }
   }
   return *found;
 }

@@ -455,16 +455,18 @@ class ProgramWriter {
         layer.input_indices.begin(), layer.input_indices.end(),
         [&](std::size_t producer) { return layer_of(producer).kind != LayerKind::input; });
     const auto parameters = static_cast<double>(parameter_count(layer));
+    // A tied embedding has no parameters but adds its rows' gradients into its owner's table.
+    const bool weight_gradients = computes_weight_gradients(layer.layer, parameter_count(layer));
     if (layer.layer.kind != LayerKind::input) {
       if (const auto axes = exchanged_axes(i); !axes.empty()) {
-        backward_window(i, axes, input_gradient, parameters > 0);
+        backward_window(i, axes, input_gradient, weight_gradients);
       } else {
         if (sums_over_group(i)) {
           batch_norm_over_group(i, Direction::backward_data);
         } else if (input_gradient || layer.layer.kind == LayerKind::batch_norm) {
           compute(i, Direction::backward_data, StepPart::whole, 1.0);
         }
-        if (parameters > 0) compute(i, Direction::backward_filter, StepPart::whole, 1.0);
+        if (weight_gradients) compute(i, Direction::backward_filter, StepPart::whole, 1.0);
       }
     }
     if (parameters > 0 && last_backward_pass_) {

@@ -9,6 +9,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "cpu/cpu_layer_kernels.hpp"
+#include "cpu/cpu_sequence_kernels.hpp"
 #include "cpu/onednn_convolutions.hpp"
 #include "tessera/kernels/device.hpp"
 
@@ -41,6 +42,7 @@ class CpuDevice final : public Device {
   double time_seconds(const std::function<void()>& work) override;
   ConvolutionKernels& convolutions() override { return convolutions_; }
   LayerKernels& layers() override { return layers_; }
+  SequenceKernels* sequences() override { return &sequences_; }
 
   // Shared with every allocation so that memory outliving the device still frees cleanly.
   struct Accounting {
@@ -56,6 +58,7 @@ class CpuDevice final : public Device {
   dnnl::stream stream_;
   onednn::OnednnConvolutions convolutions_;
   CpuLayerKernels layers_;
+  CpuSequenceKernels sequences_;
 };
 
 }  // namespace tessera::kernels

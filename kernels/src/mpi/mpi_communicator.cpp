@@ -35,6 +35,11 @@ class MpiRequest final : public CommRequest {
     if (request_ == MPI_REQUEST_NULL) return;  // MPI_Wait resets it, so wait() is idempotent
     check(MPI_Wait(&request_, MPI_STATUS_IGNORE), "MPI_Wait");
   }
+  void progress() override {
+    if (request_ == MPI_REQUEST_NULL) return;
+    int done = 0;
+    check(MPI_Test(&request_, &done, MPI_STATUS_IGNORE), "MPI_Test");
+  }
   ~MpiRequest() override {
     // A request dropped unwaited would leave MPI writing into freed memory; wait instead.
     if (request_ != MPI_REQUEST_NULL) MPI_Wait(&request_, MPI_STATUS_IGNORE);
@@ -97,6 +102,10 @@ std::unique_ptr<CommRequest> MpiCommunicator::receive(float* data, std::size_t f
   check(MPI_Irecv(data, mpi_count(floats), MPI_FLOAT, peer, tag, communicator_, request->handle()),
         "MPI_Irecv");
   return request;
+}
+
+void MpiCommunicator::wait_for_message(int peer, int tag) {
+  check(MPI_Probe(peer, tag, communicator_, MPI_STATUS_IGNORE), "MPI_Probe");
 }
 
 void MpiCommunicator::allreduce_sum(float* data, std::size_t floats) {

@@ -24,6 +24,7 @@ class MpiCommunicator final : public Communicator {
   std::unique_ptr<CommRequest> send(const float* data, std::size_t floats, int peer,
                                     int tag) override;
   std::unique_ptr<CommRequest> receive(float* data, std::size_t floats, int peer, int tag) override;
+  void wait_for_message(int peer, int tag) override;
   void allreduce_sum(float* data, std::size_t floats) override;
   void allreduce_sum(double* data, std::size_t count) override;
   std::unique_ptr<CommRequest> allreduce_sum_async(float* data, std::size_t floats) override;

@@ -33,6 +33,9 @@ struct ExecutionContext {
   // group is one rank). Losses divide their gradients by it, and their value is the group's sum
   // over it, so that every sample counts once (spatial_redistribution.hpp).
   std::int64_t dense_parts = 1;
+  // Micro-batches of the replica's mini-batch (a pipeline): losses divide by them too, so that
+  // the gradients the micro-batches add up are the mini-batch's mean.
+  std::int64_t micro_batches = 1;
   // What this step executed, op by op, where the work happened: a kernel run for a layer's pass,
   // an exchange started on an axis, a bucket's all-reduce posted (trainer.hpp).
   std::vector<ExecutedOp> executed;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "pointwise_executors.hpp"
+#include "sequence_executors.hpp"
 #include "window_executors.hpp"
 
 namespace tessera::kernels::real {
@@ -29,10 +30,14 @@ bool program_has(const StepProgram& program, std::size_t layer, StepOpKind kind,
   });
 }
 
-std::unique_ptr<LayerExecutor> make_layer_executor(const ResolvedLayer& layer, std::size_t index,
+std::unique_ptr<LayerExecutor> make_layer_executor(const ModelGraph& model, std::size_t index,
                                                    bool spatially_split, const LocalShapes& shapes,
                                                    const StepProgram& program,
                                                    ExecutionContext& context) {
+  const auto& layer = model.layers().at(index);
+  if (is_sequence_kind(layer.layer.kind)) {
+    return make_sequence_executor(model, index, spatially_split, shapes, program, context);
+  }
   switch (layer.layer.kind) {
     case LayerKind::convolution:
     case LayerKind::transposed_convolution:

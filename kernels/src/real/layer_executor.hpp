@@ -85,7 +85,7 @@ class LayerExecutor {
 // kernels run (micro-batching plans, whether a split convolution overlaps its interior, whether
 // batch-norm sums over the group). Throws std::invalid_argument naming the layer when the real
 // backend cannot run it (yet).
-std::unique_ptr<LayerExecutor> make_layer_executor(const ResolvedLayer& layer, std::size_t index,
+std::unique_ptr<LayerExecutor> make_layer_executor(const ModelGraph& model, std::size_t index,
                                                    bool spatially_split, const LocalShapes& shapes,
                                                    const StepProgram& program,
                                                    ExecutionContext& context);

@@ -10,7 +10,8 @@
 namespace tessera::kernels::real {
 
 ParameterBuckets::ParameterBuckets(Device& device, std::vector<std::int64_t> floats_per_layer,
-                                   const std::vector<GradientBucket>& buckets, Optimizer optimizer)
+                                   const std::vector<GradientBucket>& buckets, Optimizer optimizer,
+                                   bool accumulates)
     : device_(device),
       floats_(std::move(floats_per_layer)),
       offsets_(floats_.size(), -1),
@@ -33,6 +34,7 @@ ParameterBuckets::ParameterBuckets(Device& device, std::vector<std::int64_t> flo
   const auto bytes = static_cast<std::size_t>(std::max<std::int64_t>(total_, 1)) * sizeof(float);
   weights_ = device.allocate(bytes);
   gradients_ = device.allocate(bytes);
+  if (accumulates) accumulated_ = device.allocate(bytes);
   if (optimizer != Optimizer::sgd) first_moment_ = device.allocate(bytes);
   if (optimizer == Optimizer::adam) second_moment_ = device.allocate(bytes);
 }
@@ -59,6 +61,15 @@ float* ParameterBuckets::gradients(std::size_t layer) {
   return floats_[layer] > 0 ? gradients_->data() + offsets_[layer] : nullptr;
 }
 
+float* ParameterBuckets::accumulated_gradients(std::size_t layer) {
+  return floats_[layer] > 0 && accumulated_ ? accumulated_->data() + offsets_[layer] : nullptr;
+}
+
+void ParameterBuckets::accumulate(std::size_t layer) {
+  if (floats_[layer] == 0 || !accumulated_) return;
+  device_.layers().axpy(floats_[layer], 1.0F, accumulated_gradients(layer), gradients(layer));
+}
+
 std::vector<float> ParameterBuckets::host_weights() const {
   std::vector<float> all(static_cast<std::size_t>(total_));
   device_.copy_to_host(weights_->data(), all.data(), all.size());
@@ -72,10 +83,18 @@ std::vector<float> ParameterBuckets::host_weights() const {
   return in_layer_order;
 }
 
+std::vector<float> ParameterBuckets::host_weights(std::size_t layer) const {
+  std::vector<float> values(static_cast<std::size_t>(floats_.at(layer)));
+  if (!values.empty()) {
+    device_.copy_to_host(weights_->data() + offsets_[layer], values.data(), values.size());
+  }
+  return values;
+}
+
 double ParameterBuckets::allocated_bytes() const {
   double bytes = 0;
-  for (const auto* block :
-       {weights_.get(), gradients_.get(), first_moment_.get(), second_moment_.get()}) {
+  for (const auto* block : {weights_.get(), gradients_.get(), accumulated_.get(),
+                            first_moment_.get(), second_moment_.get()}) {
     if (block != nullptr) bytes += static_cast<double>(block->bytes());
   }
   return bytes;

@@ -271,12 +271,13 @@ class Concat : public LayerExecutor {
 // run is the global batch's mean: each replica holds 1/replicas of the samples; after the
 // redistribution each rank of the spatial group 1/dense_parts of the replica's (a sample held by
 // several counted once); a split loss layer holds its planes of every sample, and the group's
-// sum adds them up.
+// sum adds them up; each micro-batch 1/micro_batches of the mini-batch.
 double loss_scale(const LocalShapes& shapes, std::int64_t positions_per_sample,
                   const ExecutionContext& context) {
   const double parts = shapes.shares_samples ? static_cast<double>(context.dense_parts) : 1.0;
   return 1.0 / (static_cast<double>(shapes.batch) * static_cast<double>(positions_per_sample) *
-                static_cast<double>(context.layout.replicas) * parts);
+                static_cast<double>(context.layout.replicas) * parts *
+                static_cast<double>(context.micro_batches));
 }
 
 // Mean squared error against the step's targets (the rank's samples).

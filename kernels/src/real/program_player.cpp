@@ -2,6 +2,7 @@
 
 #include <map>
 #include <stdexcept>
+#include <tuple>
 #include <utility>
 
 namespace tessera::kernels::real {
@@ -55,12 +56,14 @@ ProgramPlayer::ProgramPlayer(const StepProgram& program, RankTensors& tensors,
       tensors_(tensors),
       context_(context),
       learning_rate_(learning_rate),
+      transfers_(tensors, context),
       begins_pass_(program.ops.size(), false),
       ends_pass_(program.ops.size(), false),
       bucket_posted_(program.buckets.size(), 0.0) {
   const auto& layout = context.layout;
-  rank_ = static_cast<int>(layout.replica * layout.shards + layout.shard);
-  std::map<std::pair<std::size_t, Direction>, std::size_t> first, last;
+  rank_ = static_cast<int>((layout.replica * layout.stages + layout.stage) * layout.shards +
+                           layout.shard);
+  std::map<std::tuple<std::size_t, Direction, std::int64_t>, std::size_t> first, last;
   bool computed = false;
   for (std::size_t i = 0; i < program.ops.size(); ++i) {
     const auto& op = program.ops[i];
@@ -70,7 +73,7 @@ ProgramPlayer::ProgramPlayer(const StepProgram& program, RankTensors& tensors,
       prefetches_ = computed;
     }
     if (!layer_work(op.kind)) continue;
-    const auto key = std::make_pair(op.layer, pass_of(op.direction));
+    const auto key = std::make_tuple(op.layer, pass_of(op.direction), op.micro_batch);
     first.try_emplace(key, i);
     last[key] = i;
   }
@@ -84,40 +87,52 @@ double ProgramPlayer::since_step_start(Clock::time_point when) const {
 
 void ProgramPlayer::load_input(const StepInput& input) {
   auto& device = context_.device;
-  auto& first = tensors_.layer(0);
-  const auto kept = tensors_.target_samples();
-  auto& targets = tensors_.targets();
-  // The targets of the replica's mini-batch; the losses take those of the samples kept here.
+  // The replica's mini-batch: this rank's shard of its samples, where the stage holds the input,
+  // and every sample's targets (the micro-batches' losses take those of their samples kept here).
   const auto per_sample = static_cast<std::size_t>(tensors_.targets_per_sample());
-  const std::size_t replica_targets = per_sample * static_cast<std::size_t>(first.shapes.batch);
-  if (input.volume.size() != static_cast<std::size_t>(first.shapes.output_floats) ||
-      input.targets.size() != replica_targets) {
+  const auto samples =
+      static_cast<std::size_t>(tensors_.micro_batch_samples() * tensors_.micro_batches());
+  const auto volume_floats = static_cast<std::size_t>(tensors_.sample_floats());
+  if (input.volume.size() != volume_floats || input.targets.size() != per_sample * samples) {
     throw std::invalid_argument(
         "step input has " + std::to_string(input.volume.size()) + " volume and " +
         std::to_string(input.targets.size()) + " target floats; the rank's shard needs " +
-        std::to_string(first.shapes.output_floats) + " and " + std::to_string(replica_targets));
+        std::to_string(volume_floats) + " and " + std::to_string(per_sample * samples));
   }
-  device.copy_to_device(input.volume.data(), first.output->data(), input.volume.size());
-  const auto begin = input.targets.begin() +
-                     static_cast<std::ptrdiff_t>(static_cast<std::size_t>(kept.first) * per_sample);
-  const auto end =
-      begin + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(kept.count) * per_sample);
-  device.copy_to_device(&*begin, targets.data(), static_cast<std::size_t>(end - begin));
-  context_.labels.assign(begin, end);  // class labels, where the losses classify
+  transfers_.wait_all();  // no send still reads the samples
+  if (tensors_.samples() != nullptr) {
+    device.copy_to_device(input.volume.data(), tensors_.samples(), input.volume.size());
+  }
+  device.copy_to_device(input.targets.data(), tensors_.targets().data(), input.targets.size());
+  targets_ = input.targets;
   device.synchronize();
-  context_.targets = targets.data();
+  selected_micro_batch_ = -1;
   input_loaded_ = true;
 }
 
+void ProgramPlayer::select_micro_batch(std::int64_t micro_batch) {
+  if (micro_batch == selected_micro_batch_ || targets_.empty()) return;
+  selected_micro_batch_ = micro_batch;
+  const auto kept = tensors_.target_samples();
+  const std::int64_t first = micro_batch * tensors_.micro_batch_samples();
+  const auto per_sample = tensors_.targets_per_sample();
+  const auto begin = (first + kept.first) * per_sample;
+  context_.targets = tensors_.targets().data() + begin;
+  context_.labels.assign(targets_.begin() + begin,
+                         targets_.begin() + begin + kept.count * per_sample);
+  context_.first_sample = replica_first_sample_ + first;
+}
+
 void ProgramPlayer::redistribute(const StepOp& op) {
-  auto& state = tensors_.layer(op.layer);
+  const auto k = op.micro_batch;
+  auto& state = tensors_.layer(op.layer, k);
   for (auto& link : state.inputs) {
     if (!link.gather) continue;
-    auto& producer = tensors_.layer(link.producer);
+    auto& producer = tensors_.layer(link.producer, k);
     if (op.direction == Direction::forward) {
-      link.gather->forward(tensors_.output_of(link.producer), link.whole->data());
+      link.gather->forward(tensors_.output_of(link.producer, k), link.whole->data());
     } else if (!producer.is_input) {
-      link.gather->backward(link.whole_gradient->data(), tensors_.gradient_of(link.producer),
+      link.gather->backward(link.whole_gradient->data(), tensors_.gradient_of(link.producer, k),
                             producer.consumer_edges > 1);
     }
   }
@@ -125,16 +140,28 @@ void ProgramPlayer::redistribute(const StepOp& op) {
   context_.record({.kind = op.kind, .layer = op.layer, .direction = op.direction});
 }
 
+void ProgramPlayer::before_memory_op(const StepOp& op) {
+  if (op.kind != StepOpKind::release || op.layer >= tensors_.layer_count()) return;
+  auto& state = tensors_.layer(op.layer, op.micro_batch);
+  if (state.is_input && tensors_.runs_here(op.layer)) return;  // the samples are never freed
+  auto& memory = op.memory == MemoryUse::activation_gradients ? state.gradient : state.output;
+  transfers_.before_release(memory);
+}
+
 void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& report) {
   const StepOp& op = program_.ops[index];
   auto& layout = context_.layout;
   auto& parameters = tensors_.parameters();
   context_.current_layer = op.layer;
-  const auto begin = Clock::now();
-  if (begins_pass_[index]) tensors_.layer(op.layer).executor->begin_pass(pass_of(op.direction));
+  select_micro_batch(op.micro_batch);
+  auto begin = Clock::now();
+  auto* executor_here = op.layer < tensors_.layer_count()
+                            ? tensors_.layer(op.layer, op.micro_batch).executor.get()
+                            : nullptr;
+  if (begins_pass_[index]) executor_here->begin_pass(pass_of(op.direction));
   switch (op.kind) {
     case StepOpKind::compute: {
-      auto& executor = *tensors_.layer(op.layer).executor;
+      auto& executor = *executor_here;
       if (op.direction == Direction::forward) {
         executor.forward(op.part);
       } else if (op.direction == Direction::backward_data) {
@@ -147,22 +174,28 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
       break;
     }
     case StepOpKind::halo_start:
-      tensors_.layer(op.layer).executor->halo_start(op.direction, op.axis);
+      executor_here->halo_start(op.direction, op.axis);
       break;
     case StepOpKind::halo_wait:
-      tensors_.layer(op.layer).executor->halo_wait(op.direction);
+      executor_here->halo_wait(op.direction);
       break;
     case StepOpKind::group_allreduce:
-      tensors_.layer(op.layer).executor->sum_statistics(op.direction);
+      executor_here->sum_statistics(op.direction);
       context_.record(expected_execution(op));
       break;
     case StepOpKind::group_alltoall:
       redistribute(op);
       break;
     case StepOpKind::stage_send:
-    case StepOpKind::stage_recv:
-      throw std::invalid_argument(
-          "model-parallel stages are not yet supported by the real backend (" + op.label + ")");
+      transfers_.send(op);
+      break;
+    case StepOpKind::stage_recv: {
+      // Waiting for the other stage is the pipeline's bubble: left to idle, as the simulator
+      // leaves it; the transfer after it is communication.
+      const double waited = transfers_.receive(op);
+      begin += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(waited));
+      break;
+    }
     case StepOpKind::gradient_allreduce:
       bucket_posted_.at(static_cast<std::size_t>(op.bucket)) = since_step_start(begin);
       parameters.start(op.bucket,
@@ -190,6 +223,7 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
       break;
     case StepOpKind::allocate:
     case StepOpKind::release: {
+      before_memory_op(op);
       const double change = tensors_.apply_memory_op(op);
       if (change != 0) report.memory.change(since_step_start(Clock::now()), change);
       context_.record(expected_execution(op));
@@ -210,14 +244,15 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
       break;
   }
   if (ends_pass_[index]) {
-    tensors_.layer(op.layer).executor->end_pass(pass_of(op.direction));
-    if (op.direction != Direction::forward) tensors_.accumulate_input_gradients(op.layer);
+    executor_here->end_pass(pass_of(op.direction));
+    if (op.direction != Direction::forward) tensors_.finish_backward(op.layer, op.micro_batch);
     context_.device.synchronize();
   }
+  transfers_.progress();
   const auto end = Clock::now();
   const double seconds = std::chrono::duration<double>(end - begin).count();
   auto& b = report.breakdown;
-  const std::size_t layers = tensors_.layers().size();
+  const std::size_t layers = tensors_.layer_count();
   switch (op.category) {
     case OpCategory::compute:
       b.compute_seconds += seconds;
@@ -277,9 +312,8 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
 
 StepReport ProgramPlayer::play(StepInputSource& source) {
   auto& layout = context_.layout;
-  auto& first = tensors_.layer(0);
   StepReport report;
-  const std::size_t count = tensors_.layers().size();
+  const std::size_t count = tensors_.layer_count();
   report.layer_compute.resize(2 * count + 1);
   for (std::size_t i = 0; i < count; ++i) {
     report.layer_compute[i] = {tensors_.layer(i).name, "forward", 0};
@@ -295,11 +329,13 @@ StepReport ProgramPlayer::play(StepInputSource& source) {
   }
   if (prefetches_) input_loaded_ = false;  // this step's read brings the next step's samples
   context_.executed.clear();
-  context_.first_sample =
-      context_.step * layout.replicas * first.shapes.batch + layout.replica * first.shapes.batch;
+  const std::int64_t mini_batch = tensors_.micro_batch_samples() * tensors_.micro_batches();
+  replica_first_sample_ = (context_.step * layout.replicas + layout.replica) * mini_batch;
+  selected_micro_batch_ = -1;
   step_start_ = Clock::now();
   report.memory.change(0, context_.device.bytes_in_use());  // what stays for the whole run
   for (std::size_t i = 0; i < program_.ops.size(); ++i) run(i, source, report);
+  transfers_.wait_all();
   report.step_seconds = since_step_start(Clock::now());
   report.memory.finish(report.step_seconds);
   report.breakdown.idle_seconds = std::max(0.0, report.step_seconds - report.breakdown.total());

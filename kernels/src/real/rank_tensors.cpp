@@ -1,5 +1,7 @@
 #include "rank_tensors.hpp"
 
+#include "sequence_executors.hpp"
+
 #include <stdexcept>
 
 #include "tessera/core/memory_plan.hpp"
@@ -18,13 +20,26 @@ SpatialBox local_box(const TensorShape& shape, bool split, const std::vector<std
   return distribution.owned(split ? shard : 0);
 }
 
+float* data_of(const std::unique_ptr<DeviceMemory>& memory) {
+  return memory ? memory->data() : nullptr;
+}
+
+// The micro-batch whose backward pass comes first in the program: its executors write the
+// parameter gradients, later ones add theirs (ParameterBuckets::accumulate).
+std::int64_t first_backward_micro_batch(const StepProgram& program) {
+  for (const auto& op : program.ops) {
+    if (op.kind == StepOpKind::compute && op.direction != Direction::forward) {
+      return op.micro_batch;
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 std::unique_ptr<DeviceMemory> RankTensors::allocate(std::int64_t floats) {
-  auto memory = context_.device.allocate(
-      static_cast<std::size_t>(std::max<std::int64_t>(floats, 1)) * sizeof(float));
-  allocated_ += static_cast<double>(memory->bytes());
-  return memory;
+  return context_.device.allocate(static_cast<std::size_t>(std::max<std::int64_t>(floats, 1)) *
+                                  sizeof(float));
 }
 
 RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const StepProgram& program,
@@ -32,32 +47,104 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
     : context_(context) {
   auto& device = context.device;
   device.reset_peak_bytes_in_use();  // the trainer's peak, from here
-  auto& layout = context.layout;
   const auto& graph = model.layers();
+  const std::int64_t micro_batches = std::max<std::int64_t>(1, plan.config.micro_batches);
+  micro_batch_samples_ = plan.config.mini_batch / micro_batches;
+  context.micro_batches = micro_batches;
+  runs_here_.resize(graph.size());
+  consumers_.resize(graph.size());
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    runs_here_[i] = plan.layers.at(i).stage == context.layout.stage;
+    for (std::size_t producer : graph[i].input_indices) consumers_[producer].push_back(i);
+  }
+  micro_.resize(static_cast<std::size_t>(micro_batches));
+  for (std::int64_t k = 0; k < micro_batches; ++k) build_layers(model, plan, program, k);
+
+  // The samples stay: the loader fills the whole mini-batch between steps, each micro-batch's
+  // input being its slice.
+  const std::int64_t input_floats = micro_.front().front().shapes.output_floats;
+  samples_floats_ = input_floats * micro_batches;
+  if (runs_here(0)) {
+    samples_ = allocate(samples_floats_);
+    for (std::int64_t k = 0; k < micro_batches; ++k) {
+      layer(0, k).output = std::make_unique<DeviceView>(samples_->data() + k * input_floats,
+                                                        static_cast<std::size_t>(input_floats));
+    }
+  }
+
+  // ReLUs run in place, as the memory plan says: their input's producer writes into their buffer.
+  const auto successors = in_place_successors(model, plan);
+  owner_.resize(graph.size());
+  bound_to_.resize(graph.size());
+  for (std::size_t i = 0; i < graph.size(); ++i) owner_[i] = successors[i].value_or(i);
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    bound_to_[owner_[i]].push_back(i);
+    for (auto consumer : consumers_[i]) bound_to_[owner_[i]].push_back(consumer);
+  }
+  for (std::int64_t k = 0; k < micro_batches; ++k) {
+    for (std::size_t i = 0; i < graph.size(); ++i) bind(i, k);
+  }
+
+  // The targets of the replica's mini-batch; a micro-batch's losses take the samples kept here:
+  // per sample the regressed values, one label, or the labels of the loss's voxels here (its
+  // planes where it is split).
   const auto targets = target_layout(model);  // throws for a model without a loss
-  const std::int64_t batch = plan.config.mini_batch;
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    const auto kind = graph[i].layer.kind;
+    if (kind != LayerKind::mse_loss && kind != LayerKind::softmax_cross_entropy) continue;
+    const auto& shapes = layer(i).shapes;
+    targets_per_sample_ = targets.task == TrainingTask::segmentation ? shapes.input_voxels.at(0)
+                                                                     : targets.values_per_sample;
+    target_samples_ = {shapes.first_sample, shapes.batch};
+  }
+  targets_ = allocate(targets_per_sample_ * plan.config.mini_batch);
+
+  std::vector<std::int64_t> parameter_floats(graph.size(), 0);
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    if (runs_here(i)) parameter_floats[i] = layer(i).executor->parameter_floats();
+  }
+  parameters_ = std::make_unique<ParameterBuckets>(device, parameter_floats, program.buckets,
+                                                   optimizer, micro_batches > 1);
+  parameters_->initialize([&](std::size_t i, std::span<float> values) {
+    layer(i).executor->initialize(mix_seed(seed, i), values);
+  });
+  writes_gradients_ = first_backward_micro_batch(program);
+  for (std::int64_t k = 0; k < micro_batches; ++k) {
+    for (std::size_t i = 0; i < graph.size(); ++i) {
+      if (!runs_here(i)) continue;
+      // A tied embedding works on its table owner's parameters (sequence_executors.hpp).
+      const std::size_t owner = parameter_owner(model, i);
+      layer(i, k).executor->bind_parameters(parameters_->weights(owner),
+                                            k == writes_gradients_
+                                                ? parameters_->gradients(owner)
+                                                : parameters_->accumulated_gradients(owner));
+    }
+  }
+}
+
+void RankTensors::build_layers(const ModelGraph& model, const ShardPlan& plan,
+                               const StepProgram& program, std::int64_t micro_batch) {
+  auto& device = context_.device;
+  auto& layout = context_.layout;
+  const auto& graph = model.layers();
+  const std::int64_t batch = micro_batch_samples_;
   const auto& grid = plan.config.spatial_grid;
-  // After the redistribution the group's ranks share the mini-batch's samples (data parallelism);
-  // a model split to its end (3D U-Net) has no redistribution.
+  // After the redistribution the group's ranks share the micro-batch's samples (data
+  // parallelism); a model split to its end (3D U-Net) has no redistribution.
   const bool redistributed = layout.shards > 1 && plan.spatial_end < graph.size();
   KeptSamples dense{0, batch};
   if (redistributed) {
     dense = kept_samples(batch, layout.shards, layout.shard);
-    context.dense_parts = layout.shards;
+    context_.dense_parts = layout.shards;
   }
-  dense_samples_ = dense;
-  layers_.resize(graph.size());
-  consumers_.resize(graph.size());
+  auto& layers = micro_[static_cast<std::size_t>(micro_batch)];
+  layers.resize(graph.size());
   for (std::size_t i = 0; i < graph.size(); ++i) {
-    for (std::size_t producer : graph[i].input_indices) {
-      ++layers_[producer].consumer_edges;
-      consumers_[producer].push_back(i);
-    }
+    layers[i].consumer_edges = static_cast<std::int64_t>(consumers_[i].size());
   }
-  std::vector<std::int64_t> parameter_floats(graph.size(), 0);
   for (std::size_t i = 0; i < graph.size(); ++i) {
     const auto& layer = graph[i];
-    auto& state = layers_[i];
+    auto& state = layers[i];
     const bool split = plan.layers.at(i).spatially_split;
     state.shapes.batch = split || !redistributed ? batch : dense.count;
     state.shapes.first_sample = split || !redistributed ? 0 : dense.first;
@@ -74,139 +161,96 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
     for (std::size_t j = 0; j < layer.input_indices.size(); ++j) {
       const std::size_t producer = layer.input_indices[j];
       const auto& shape = layer.input_shapes[j];
+      const bool gathered = plan.layers.at(producer).spatially_split && !split;
+      state.shapes.input_floats.push_back(gathered ? batch * shape.elements_per_sample()
+                                                   : layers[producer].shapes.output_floats);
+      state.shapes.input_voxels.push_back(gathered ? shape.spatial_elements()
+                                                   : layers[producer].shapes.output_voxels);
+      if (!runs_here(i)) continue;
       InputLink link;
       link.producer = producer;
-      const bool gathered = plan.layers.at(producer).spatially_split && !split;
       if (gathered) {
         link.gather = std::make_unique<SpatialRedistribution>(
             device, *layout.spatial_group, TensorDistribution(shape.spatial, grid), batch, shape.c);
-        allocated_ += link.gather->allocated_bytes();
         link.whole = allocate(link.gather->whole_floats());
         link.whole_gradient = allocate(link.gather->whole_floats());
-        state.shapes.input_floats.push_back(link.gather->whole_floats());
-        state.shapes.input_voxels.push_back(shape.spatial_elements());
-      } else {
-        state.shapes.input_floats.push_back(layers_[producer].shapes.output_floats);
-        state.shapes.input_voxels.push_back(layers_[producer].shapes.output_voxels);
+        state.shapes.input_floats.back() = link.gather->whole_floats();
       }
-      if (!gathered && layers_[producer].consumer_edges > 1) {
+      if (!gathered && layers[producer].consumer_edges > 1) {
         link.scratch = allocate(state.shapes.input_floats.back());
       }
       state.inputs.push_back(std::move(link));
     }
-    state.executor = make_layer_executor(layer, i, split, state.shapes, program, context);
-    // The samples stay: the loader fills them between steps. Every other output comes and goes
-    // with the program's memory ops.
-    if (state.is_input) state.output = allocate(state.shapes.output_floats);
-    parameter_floats[i] = state.executor->parameter_floats();
-  }
-  // ReLUs run in place, as the memory plan says: their input's producer writes into their buffer.
-  const auto successors = in_place_successors(model, plan);
-  owner_.resize(graph.size());
-  bound_to_.resize(graph.size());
-  for (std::size_t i = 0; i < graph.size(); ++i) owner_[i] = successors[i].value_or(i);
-  for (std::size_t i = 0; i < graph.size(); ++i) {
-    bound_to_[owner_[i]].push_back(i);
-    for (auto consumer : consumers_[i]) bound_to_[owner_[i]].push_back(consumer);
-  }
-  for (std::size_t i = 0; i < graph.size(); ++i) bind(i);
-  // The targets of the samples this rank's losses see: per sample the regressed values, one
-  // label, or the labels of the loss's voxels here (its planes where it is split).
-  for (std::size_t i = 0; i < graph.size(); ++i) {
-    const auto kind = graph[i].layer.kind;
-    if (kind != LayerKind::mse_loss && kind != LayerKind::softmax_cross_entropy) continue;
-    const auto& shapes = layers_[i].shapes;
-    targets_per_sample_ = targets.task == TrainingTask::segmentation ? shapes.input_voxels.at(0)
-                                                                     : targets.values_per_sample;
-    target_samples_ = {shapes.first_sample, shapes.batch};
-  }
-  targets_ = allocate(targets_per_sample_ * target_samples_.count);
-  parameters_ =
-      std::make_unique<ParameterBuckets>(device, parameter_floats, program.buckets, optimizer);
-  allocated_ += parameters_->allocated_bytes();
-  parameters_->initialize([&](std::size_t layer, std::span<float> values) {
-    layers_[layer].executor->initialize(mix_seed(seed, layer), values);
-  });
-  for (std::size_t i = 0; i < graph.size(); ++i) {
-    layers_[i].executor->bind_parameters(parameters_->weights(i), parameters_->gradients(i));
+    if (runs_here(i)) {
+      state.executor = make_layer_executor(model, i, split, state.shapes, program, context_);
+    }
   }
 }
 
-namespace {
-
-float* data_of(const std::unique_ptr<DeviceMemory>& memory) {
-  return memory ? memory->data() : nullptr;
+float* RankTensors::output_of(std::size_t i, std::int64_t micro_batch) {
+  return data_of(layer(owner_[i], micro_batch).output);
 }
 
-}  // namespace
-
-float* RankTensors::output_of(std::size_t i) {
-  return data_of(layers_[owner_[i]].output);
+float* RankTensors::gradient_of(std::size_t i, std::int64_t micro_batch) {
+  return data_of(layer(owner_[i], micro_batch).gradient);
 }
 
-float* RankTensors::gradient_of(std::size_t i) {
-  return data_of(layers_[owner_[i]].gradient);
-}
-
-void RankTensors::bind(std::size_t i) {
-  auto& state = layers_[i];
-  LayerTensors tensors{.y = output_of(i), .dy = gradient_of(i)};
+void RankTensors::bind(std::size_t i, std::int64_t micro_batch) {
+  auto& state = layer(i, micro_batch);
+  if (!state.executor) return;
+  LayerTensors tensors{.y = output_of(i, micro_batch), .dy = gradient_of(i, micro_batch)};
   for (auto& link : state.inputs) {
-    const bool wanted = !layers_[link.producer].is_input;  // no gradient for the input samples
+    // No gradient for the input samples.
+    const bool wanted = !layer(link.producer, micro_batch).is_input;
     if (link.gather) {
       tensors.x.push_back(link.whole->data());
       tensors.dx.push_back(wanted ? link.whole_gradient->data() : nullptr);
     } else {
-      tensors.x.push_back(output_of(link.producer));
+      tensors.x.push_back(output_of(link.producer, micro_batch));
       tensors.dx.push_back(!wanted        ? nullptr
                            : link.scratch ? link.scratch->data()
-                                          : gradient_of(link.producer));
+                                          : gradient_of(link.producer, micro_batch));
     }
   }
   state.executor->bind_tensors(std::move(tensors));
 }
 
-void RankTensors::bind_around(std::size_t tensor) {
-  for (auto layer : bound_to_[tensor]) bind(layer);
+void RankTensors::bind_around(std::size_t tensor, std::int64_t micro_batch) {
+  for (auto i : bound_to_[tensor]) bind(i, micro_batch);
 }
 
 double RankTensors::apply_memory_op(const StepOp& op) {
   const bool output = op.memory == MemoryUse::activations;
   const bool gradient = op.memory == MemoryUse::activation_gradients;
-  if (op.layer >= layers_.size() || (!output && !gradient)) return 0;
-  auto& state = layers_[op.layer];
+  if (op.layer >= layer_count() || (!output && !gradient)) return 0;
+  auto& state = layer(op.layer, op.micro_batch);
   auto& memory = output ? state.output : state.gradient;
   auto& device = context_.device;
+  // The samples this stage holds stay allocated (the loader writes them between steps).
+  const bool samples = output && state.is_input && runs_here(op.layer);
   const double before = device.bytes_in_use();
   switch (op.kind) {
     case StepOpKind::allocate:
-      // The samples stay allocated (the loader writes them between steps).
-      if (output && state.is_input) return 0;
+      if (samples) return 0;
       if (memory) throw std::logic_error("the step program allocates " + state.name + " twice");
-      memory = device.allocate(
-          static_cast<std::size_t>(std::max<std::int64_t>(state.shapes.output_floats, 1)) *
-          sizeof(float));
+      memory = allocate(state.shapes.output_floats);
       // Several consumers add their input gradients into it.
-      if (gradient && state.consumer_edges > 1) {
-        context_.device.fill(memory->data(), memory->floats(), 0);
-      }
-      bind_around(op.layer);
+      if (gradient && state.consumer_edges > 1) device.fill(memory->data(), memory->floats(), 0);
+      bind_around(op.layer, op.micro_batch);
       break;
     case StepOpKind::release:
-      if (output && state.is_input) return 0;
+      if (samples) return 0;
       memory.reset();
-      bind_around(op.layer);
+      bind_around(op.layer, op.micro_batch);
       break;
     case StepOpKind::offload_start:
-      if (!state.host_copy) {
-        state.host_copy = context_.device.allocate_pinned_host(state.output->bytes());
-      }
-      context_.device.copy_to_host_async(state.output->data(), state.host_copy->data(),
-                                         state.output->floats());
+      if (!state.host_copy) state.host_copy = device.allocate_pinned_host(state.output->bytes());
+      device.copy_to_host_async(state.output->data(), state.host_copy->data(),
+                                state.output->floats());
       break;
     case StepOpKind::prefetch_start:
-      context_.device.copy_to_device_async(state.host_copy->data(), state.output->data(),
-                                           state.output->floats());
+      device.copy_to_device_async(state.host_copy->data(), state.output->data(),
+                                  state.output->floats());
       break;
     default:
       break;
@@ -220,12 +264,13 @@ void RankTensors::rehearse(const StepProgram& program) {
   }
 }
 
-void RankTensors::accumulate_input_gradients(std::size_t i) {
-  for (auto& link : layers_[i].inputs) {
-    auto& producer = layers_[link.producer];
+void RankTensors::finish_backward(std::size_t i, std::int64_t micro_batch) {
+  if (micro_batch != writes_gradients_) parameters_->accumulate(i);
+  for (auto& link : layer(i, micro_batch).inputs) {
+    auto& producer = layer(link.producer, micro_batch);
     if (!link.scratch || producer.is_input) continue;
     context_.device.layers().axpy(producer.shapes.output_floats, 1.0F, link.scratch->data(),
-                                  gradient_of(link.producer));
+                                  gradient_of(link.producer, micro_batch));
   }
 }
 

@@ -24,6 +24,14 @@
 namespace tessera::kernels::real {
 namespace {
 
+// The first layer of a recurrent model's kinds (lstm, embedding, attention, projection), if any.
+const ResolvedLayer* first_sequence_layer(const ModelGraph& model) {
+  for (const auto& layer : model.layers()) {
+    if (is_sequence_kind(layer.layer.kind)) return &layer;
+  }
+  return nullptr;
+}
+
 PointResult point_skeleton(const LoadedScenario& loaded, const SweepPoint& point) {
   PointResult result;
   result.scenario = loaded.scenario.name;
@@ -175,6 +183,33 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                         std::vector<TimelineEvent>* timeline) {
   const auto& config = point.config;
   const std::string device_name = device_name_for_rank();
+  if (config.model_degree > 1 && device_name != "cpu") {
+    // NCCL matches a pair's messages in posting order on one stream: a pipeline's sends and
+    // receives in both directions would wait for each other there.
+    result.status = PointStatus::skipped;
+    result.note =
+        "model-parallel stages on GPUs are not yet run by the real backend (stage "
+        "transfers over NCCL need their own streams); CPU ranks run them";
+    return result;
+  }
+  if (const auto* sequence = first_sequence_layer(loaded.model);
+      sequence != nullptr && device_name != "cpu") {
+    // Every rank finds a GPU or none alike (device_name_for_rank), so all skip together.
+    result.status = PointStatus::skipped;
+    result.note = "layer '" + sequence->layer.name + "' (" + to_string(sequence->layer.kind) +
+                  "): recurrent models' layers are not yet run on GPUs by the real backend "
+                  "(cuDNN's RNN is not wired); CPU ranks run them (oneDNN)";
+    return result;
+  }
+  for (const auto& layer : loaded.model.layers()) {
+    const auto* projection = std::get_if<ProjectionParams>(&layer.layer.params);
+    if (projection == nullptr || projection->sampled == 0) continue;
+    result.status = PointStatus::skipped;
+    result.note = "layer '" + layer.layer.name +
+                  "': a sampled softmax is not yet run by the real backend (the model's "
+                  "sampled: 0 gives the full softmax, which it runs)";
+    return result;
+  }
   std::optional<CpuThreads> threads;
   if (device_name == "cpu") threads = share_cpu_cores(ranks_on_this_machine(ranks));
   // A CPU rank holds what the scenario's memory.device_capacity allows (a GPU: what it has).
@@ -227,7 +262,8 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
           step_options_of(scenario, overlaps, input_plan.later_epochs, offload), micro_batching);
       try {
         trainer = std::make_unique<Trainer>(
-            loaded.model, point.plan, std::move(programs.at(0)), *device, layout,
+            loaded.model, point.plan,
+            std::move(programs.at(static_cast<std::size_t>(layout.stage))), *device, layout,
             TrainerOptions{.optimizer = scenario.model.optimizer,
                            .workspace_limit_bytes =
                                micro_batching_under(scenario, offload).workspace_limit_bytes});
@@ -388,14 +424,6 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   return result;
 }
 
-// The first layer of a kind the real backend has no executor for, if any.
-const ResolvedLayer* first_sequence_layer(const ModelGraph& model) {
-  for (const auto& layer : model.layers()) {
-    if (is_sequence_kind(layer.layer.kind)) return &layer;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point,
@@ -408,25 +436,6 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
     result.note = "needs " + std::to_string(config.gpus()) +
                   " ranks (one per device), this run has " + std::to_string(world.size()) +
                   ": launch with mpirun -np " + std::to_string(config.gpus());
-    return result;
-  }
-  if (config.model_degree == 1 && config.micro_batches > 1) {
-    result.status = PointStatus::skipped;
-    result.note = "micro-batches (" + std::to_string(config.micro_batches) +
-                  ") are not yet run by the real backend";
-    return result;
-  }
-  if (config.model_degree > 1) {
-    result.status = PointStatus::skipped;
-    result.note = "model-parallel stages (model degree " + std::to_string(config.model_degree) +
-                  ") are not yet supported by the real backend";
-    return result;
-  }
-  if (auto unsupported = first_sequence_layer(loaded.model)) {
-    result.status = PointStatus::skipped;
-    result.note = "layer '" + unsupported->layer.name + "' (" + to_string(unsupported->layer.kind) +
-                  ") is not supported by the real backend yet: no oneDNN or cuDNN kernels for "
-                  "recurrent models' layers (lstm, embedding, attention, projection) are wired";
     return result;
   }
   const bool participant = world.rank() < config.gpus();

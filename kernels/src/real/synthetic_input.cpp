@@ -67,6 +67,44 @@ void cosmoflow_sample(const SyntheticInput& source, std::int64_t sample,
   }
 }
 
+// A sequence model's sample (token ids, TargetLayout::token_vocabulary): channel 0 is a random
+// token sequence; the label of step t is (token[t] + token[t - 1]) mod classes (token[-1] = 0),
+// learnable by a recurrent layer reading channel 0 (directly or through attention); the other
+// channels are the labels one step late (a translation's target tokens under teacher forcing,
+// the decoder's input). The box holds steps [first, first + count).
+void token_sample(const SyntheticInput& source, std::int64_t sample,
+                  const std::vector<std::int64_t>& first, const std::vector<std::int64_t>& count,
+                  StepInput& input) {
+  const auto& layout = source.targets;
+  const auto key = mix_seed(mix_seed(source.seed, static_cast<std::uint64_t>(sample)), 0x70CE);
+  const auto vocabulary = static_cast<std::uint64_t>(layout.token_vocabulary);
+  const auto token = [&](std::int64_t t) -> std::int64_t {
+    return t < 0 ? 0
+                 : static_cast<std::int64_t>(mix_seed(key, static_cast<std::uint64_t>(t)) %
+                                             vocabulary);
+  };
+  const auto label = [&](std::int64_t t) -> std::int64_t {
+    return t < 0 ? 0 : (token(t) + token(t - 1)) % layout.classes;
+  };
+  for (std::int64_t c = 0; c < source.sample.c; ++c) {
+    for (std::int64_t t = first[0]; t < first[0] + count[0]; ++t) {
+      const std::int64_t value = c == 0 ? token(t) : label(t - 1) % layout.token_vocabulary;
+      input.volume.push_back(static_cast<float>(value));
+    }
+  }
+  if (layout.task == TrainingTask::segmentation) {
+    for (std::int64_t t = first[0]; t < first[0] + count[0]; ++t)
+      input.targets.push_back(static_cast<float>(label(t)));
+  } else {
+    // Any other loss over a token model: the generic targets (a class per sample, or zeros).
+    const std::int64_t values =
+        layout.task == TrainingTask::classification ? 1 : layout.values_per_sample;
+    for (std::int64_t v = 0; v < values; ++v)
+      input.targets.push_back(static_cast<float>(
+          layout.task == TrainingTask::classification ? token(v) % layout.classes : 0));
+  }
+}
+
 // Every other task: noise (or uniform values) per voxel from (seed, sample, channel, voxel), plus
 // the classification pattern, and the labels of segmentation.
 void generic_sample(const SyntheticInput& source, std::int64_t sample,
@@ -136,7 +174,9 @@ StepInput synthetic_step_input(const SyntheticInput& source, std::int64_t first_
   StepInput input;
   for (std::int64_t s = 0; s < samples; ++s) {
     const std::int64_t sample = (first_sample + s) % source.dataset_samples;
-    if (cosmoflow) {
+    if (source.targets.token_vocabulary > 0 && spatial.size() == 1) {
+      token_sample(source, sample, first, count, input);
+    } else if (cosmoflow) {
       cosmoflow_sample(source, sample, first, count, input);
     } else {
       generic_sample(source, sample, first, count, input);

@@ -54,6 +54,9 @@ double Trainer::peak_bytes() const {
 std::vector<float> Trainer::parameters() const {
   return state_->tensors.parameters().host_weights();
 }
+std::vector<float> Trainer::parameters_of(std::size_t layer) const {
+  return state_->tensors.parameters().host_weights(layer);
+}
 const StepProgram& Trainer::program() const {
   return state_->program;
 }
@@ -62,12 +65,18 @@ StepReport Trainer::step(StepInputSource& source) {
   auto& s = *state_;
   auto& layout = s.context.layout;
   auto report = s.player.play(source);
-  // The reported loss is the global batch's: every loss layer's share on every rank (each scaled
-  // so that their sum over the run is the global mean, see loss_scale), summed. Bookkeeping of
-  // the measurement, not part of the step the program describes: outside its time.
+  // The reported loss is the global batch's: every loss layer's share in every micro-batch on
+  // every rank (each scaled so that their sum over the run is the global mean, see loss_scale),
+  // summed over the stage's ranks, then over the stages (the last holds the losses).
+  // Bookkeeping of the measurement, not part of the step the program describes: outside its time.
   double loss = 0;
-  for (const auto& layer : s.tensors.layers()) loss += layer.executor->loss();
+  for (std::int64_t k = 0; k < s.tensors.micro_batches(); ++k) {
+    for (std::size_t i = 0; i < s.tensors.layer_count(); ++i) {
+      if (s.tensors.runs_here(i)) loss += s.tensors.layer(i, k).executor->loss();
+    }
+  }
   if (layout.gradient_group->size() > 1) layout.gradient_group->allreduce_sum(&loss, 1);
+  if (layout.stage_group->size() > 1) layout.stage_group->allreduce_sum(&loss, 1);
   report.loss = loss;
   ++s.context.step;
   return report;

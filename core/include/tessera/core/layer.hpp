@@ -134,8 +134,8 @@ using LayerParams =
 
 std::string to_string(LstmBias bias);  // "none", "single", "double" as in model files
 
-// The kinds recurrent models add (lstm, embedding, attention, projection). The real backend has no
-// executor for them yet (oneDNN/cuDNN RNN kernels are not written) and skips their points.
+// The kinds recurrent models add (lstm, embedding, attention, projection). The real backend runs
+// them on CPU ranks (oneDNN) and skips their points on GPU ranks (cuDNN's RNN is not wired).
 bool is_sequence_kind(LayerKind kind);
 // Kinds whose output at one time step reads other steps (an LSTM's recurrence, attention over the
 // whole memory): spatial parallelism cannot split them along time.

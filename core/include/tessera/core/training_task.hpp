@@ -18,6 +18,9 @@ struct TargetLayout {
   // Values per sample: regressed values, 1 class label, or one label per voxel.
   std::int64_t values_per_sample = 0;
   std::int64_t classes = 0;  // classification and segmentation
+  // > 0: the model reads its input as token ids below this (its embeddings' smallest vocabulary):
+  // a sequence model, whose labels are one class per time step (segmentation of the sequence).
+  std::int64_t token_vocabulary = 0;
 };
 
 // Throws std::invalid_argument naming the model when it has no loss layer, or loss layers that

@@ -14,6 +14,9 @@ class CommRequest {
  public:
   virtual ~CommRequest() = default;
   virtual void wait() = 0;
+  // Lets the transport move the operation on without blocking (MPI moves a large message only
+  // inside its calls, so a sender busy computing would hold its receiver up).
+  virtual void progress() {}
 };
 
 class Communicator {
@@ -30,6 +33,10 @@ class Communicator {
                                             int tag) = 0;
   virtual std::unique_ptr<CommRequest> receive(float* data, std::size_t floats, int peer,
                                                int tag) = 0;
+  // Blocks until a message from `peer` with `tag` has arrived, receiving nothing: the time
+  // waited for the sender, apart from the transfer's. Where the transport cannot tell (NCCL),
+  // returns at once and the whole wait counts as the receive.
+  virtual void wait_for_message(int /*peer*/, int /*tag*/) {}
   // In-place sums over every rank; the non-blocking form lets gradient buckets overlap backward
   // where the transport progresses on its own (NCCL's stream; MPI's completes at the call).
   virtual void allreduce_sum(float* data, std::size_t floats) = 0;

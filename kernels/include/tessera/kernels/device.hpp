@@ -15,6 +15,7 @@ namespace tessera::kernels {
 
 class ConvolutionKernels;
 class LayerKernels;
+class SequenceKernels;
 
 // A block of memory on a device. Move-only; freed on destruction.
 class DeviceMemory {
@@ -59,6 +60,9 @@ class Device {
 
   virtual ConvolutionKernels& convolutions() = 0;
   virtual LayerKernels& layers() = 0;
+  // The recurrent models' kernels; null where the device has none yet (a GPU: cuDNN's RNN is not
+  // wired, and the real backend skips recurrent models on GPU ranks).
+  virtual SequenceKernels* sequences() { return nullptr; }
 };
 
 class OutOfDeviceMemory : public std::runtime_error {

@@ -93,8 +93,10 @@ class Trainer {
   // standing for data already on the device), at the step's start, untimed.
   StepReport step(StepInputSource& source);
 
-  // Every parameter, in layer order, copied to the host.
+  // Every parameter of the rank's stage, in layer order, copied to the host.
   std::vector<float> parameters() const;
+  // Layer i's parameters (empty where the layer has none or runs on another stage).
+  std::vector<float> parameters_of(std::size_t layer) const;
   // The most device memory this rank has held at once (tensors, parameters, optimizer state).
   double peak_bytes() const;
   const StepProgram& program() const;

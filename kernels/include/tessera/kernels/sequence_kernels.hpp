@@ -1,0 +1,118 @@
+#pragma once
+// The primitives of recurrent models (core's lstm, embedding, attention and projection layers,
+// layer.hpp), on one device. Sequences are dense float32 N x C x T (time innermost), as every
+// other tensor of the real backend. Backward kernels overwrite the gradients they are given
+// (a null one is not wanted) unless they take a beta.
+#include <cstdint>
+
+namespace tessera::kernels {
+
+struct LstmShape {
+  std::int64_t batch = 1;
+  std::int64_t steps = 1;
+  std::int64_t input = 1;       // I: input channels
+  std::int64_t hidden = 1;      // H: cell units
+  std::int64_t projection = 0;  // P: the output and recurrent state projected (0: none)
+  bool bidirectional = false;   // outputs of the two directions concatenated (forward first)
+
+  std::int64_t directions() const { return bidirectional ? 2 : 1; }
+  std::int64_t recurrent() const { return projection > 0 ? projection : hidden; }  // R
+  std::int64_t output_channels() const { return directions() * recurrent(); }
+};
+
+// An LSTM's parameters in oneDNN's plain layouts, each tensor for every direction in turn:
+// input weights D x I x 4 x H, recurrent weights D x R x 4 x H, bias D x 4 x H, projection
+// D x H x P (with a projection). Gates in oneDNN's order: input, forget, cell, output.
+struct LstmWeights {
+  const float* input = nullptr;
+  const float* recurrent = nullptr;
+  const float* bias = nullptr;
+  const float* projection = nullptr;
+};
+struct LstmGradients {
+  float* input = nullptr;
+  float* recurrent = nullptr;
+  float* bias = nullptr;
+  float* projection = nullptr;
+};
+
+struct AttentionShape {
+  std::int64_t batch = 1;
+  std::int64_t query_channels = 1;   // Cq
+  std::int64_t query_steps = 1;      // Tq
+  std::int64_t memory_channels = 1;  // Cm
+  std::int64_t memory_steps = 1;     // Tm
+  std::int64_t units = 1;            // U
+  bool normalize = true;
+};
+
+// Attention's parameters: query weights U x Cq, key weights U x Cm, score vector v (U), and when
+// normalised the score bias (U) and the scalar gain g.
+struct AttentionWeights {
+  const float* query = nullptr;
+  const float* key = nullptr;
+  const float* score = nullptr;
+  const float* bias = nullptr;
+  const float* gain = nullptr;
+};
+struct AttentionGradients {
+  float* query = nullptr;
+  float* key = nullptr;
+  float* score = nullptr;
+  float* bias = nullptr;
+  float* gain = nullptr;
+};
+
+class SequenceKernels {
+ public:
+  virtual ~SequenceKernels() = default;
+
+  // What lstm_forward keeps for lstm_backward (the library's workspace and the sequences in its
+  // layout), in floats.
+  virtual std::int64_t lstm_workspace_floats(const LstmShape& shape) = 0;
+  // x: N x I x T, y: N x (D R) x T, from a zero initial state.
+  virtual void lstm_forward(const LstmShape& shape, const float* x, const LstmWeights& weights,
+                            float* y, float* workspace) = 0;
+  // The input gradient (dx may be null) and every parameter's gradient (overwritten), from the
+  // workspace of the forward of the same x and weights.
+  virtual void lstm_backward(const LstmShape& shape, const LstmWeights& weights,
+                             const float* workspace, const float* dy, float* dx,
+                             const LstmGradients& gradients) = 0;
+
+  // y[n, :, t] = table[token(n, t)], token(n, t) = tokens[n, channel, t] (ids stored as floats,
+  // of `channels` streams). Throws std::invalid_argument for an id outside [0, vocabulary).
+  virtual void embedding_forward(std::int64_t batch, std::int64_t channels, std::int64_t steps,
+                                 std::int64_t channel, std::int64_t vocabulary,
+                                 std::int64_t dimension, const float* tokens, const float* table,
+                                 float* y) = 0;
+  // dtable = beta * dtable + the rows of dy added at their tokens (beta 0 or 1).
+  virtual void embedding_backward(std::int64_t batch, std::int64_t channels, std::int64_t steps,
+                                  std::int64_t channel, std::int64_t vocabulary,
+                                  std::int64_t dimension, const float* tokens, const float* dy,
+                                  float* dtable, float beta) = 0;
+
+  // y[n, :, t] = w x[n, :, t] + b at every step (w: out x in, b may be null).
+  virtual void projection_forward(std::int64_t batch, std::int64_t in, std::int64_t out,
+                                  std::int64_t steps, const float* x, const float* w,
+                                  const float* b, float* y) = 0;
+  virtual void projection_backward_data(std::int64_t batch, std::int64_t in, std::int64_t out,
+                                        std::int64_t steps, const float* dy, const float* w,
+                                        float* dx) = 0;
+  virtual void projection_backward_weights(std::int64_t batch, std::int64_t in, std::int64_t out,
+                                           std::int64_t steps, const float* x, const float* dy,
+                                           float* dw, float* db) = 0;
+
+  // Keeps the scores' tanh and the attention weights for backward.
+  virtual std::int64_t attention_workspace_floats(const AttentionShape& shape) = 0;
+  // query N x Cq x Tq, memory N x Cm x Tm, context N x Cm x Tq.
+  virtual void attention_forward(const AttentionShape& shape, const float* query,
+                                 const float* memory, const AttentionWeights& weights,
+                                 float* context, float* workspace) = 0;
+  // Input gradients (either may be null) and parameter gradients (overwritten).
+  virtual void attention_backward(const AttentionShape& shape, const float* query,
+                                  const float* memory, const AttentionWeights& weights,
+                                  const float* workspace, const float* dcontext, float* dquery,
+                                  float* dmemory, const AttentionGradients& gradients) = 0;
+};
+
+}  // namespace tessera::kernels

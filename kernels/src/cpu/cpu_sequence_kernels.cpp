@@ -1,0 +1,102 @@
+// The engine and stream the CPU sequence kernels share, and the two per-step linear kernels:
+// the embedding (a gather of table rows and the scatter-add of their gradients, loops: oneDNN
+// has no gather) and the projection (per-sample matmuls W X_n with X_n = C x T).
+#include "cpu/cpu_sequence_kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "argument_check.hpp"
+#include "cpu/batched_matmul.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+std::int64_t token_at(const float* tokens, std::int64_t index, std::int64_t vocabulary,
+                      const char* kernel) {
+  const float value = tokens[index];
+  const auto token = static_cast<std::int64_t>(std::lround(value));
+  require_argument(
+      token >= 0 && token < vocabulary && std::abs(value - static_cast<float>(token)) < 1e-3F,
+      kernel,
+      "token ids must be whole numbers in [0, " + std::to_string(vocabulary) + "), got " +
+          std::to_string(value));
+  return token;
+}
+
+}  // namespace
+
+CpuSequenceKernels::CpuSequenceKernels() : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
+
+void CpuSequenceKernels::embedding_forward(std::int64_t batch, std::int64_t channels,
+                                           std::int64_t steps, std::int64_t channel,
+                                           std::int64_t vocabulary, std::int64_t dimension,
+                                           const float* tokens, const float* table, float* y) {
+  for (std::int64_t n = 0; n < batch; ++n) {
+    for (std::int64_t t = 0; t < steps; ++t) {
+      const std::int64_t token =
+          token_at(tokens, (n * channels + channel) * steps + t, vocabulary, "embedding_forward");
+      const float* row = table + token * dimension;
+      for (std::int64_t d = 0; d < dimension; ++d) y[(n * dimension + d) * steps + t] = row[d];
+    }
+  }
+}
+
+void CpuSequenceKernels::embedding_backward(std::int64_t batch, std::int64_t channels,
+                                            std::int64_t steps, std::int64_t channel,
+                                            std::int64_t vocabulary, std::int64_t dimension,
+                                            const float* tokens, const float* dy, float* dtable,
+                                            float beta) {
+  if (beta == 0.0F) {
+    std::fill(dtable, dtable + vocabulary * dimension, 0.0F);
+  }
+  for (std::int64_t n = 0; n < batch; ++n) {
+    for (std::int64_t t = 0; t < steps; ++t) {
+      const std::int64_t token =
+          token_at(tokens, (n * channels + channel) * steps + t, vocabulary, "embedding_backward");
+      float* row = dtable + token * dimension;
+      for (std::int64_t d = 0; d < dimension; ++d) row[d] += dy[(n * dimension + d) * steps + t];
+    }
+  }
+}
+
+void CpuSequenceKernels::projection_forward(std::int64_t batch, std::int64_t in, std::int64_t out,
+                                            std::int64_t steps, const float* x, const float* w,
+                                            const float* b, float* y) {
+  // Y_n (out x T) = W (out x in) X_n (in x T), W shared by the samples.
+  batched_matmul(engine_, stream_, batch, out, steps, in, {.data = w, .batched = false},
+                 {.data = x}, y, 0.0F);
+  if (b == nullptr) return;
+  for (std::int64_t n = 0; n < batch; ++n)
+    for (std::int64_t o = 0; o < out; ++o)
+      for (std::int64_t t = 0; t < steps; ++t) y[(n * out + o) * steps + t] += b[o];
+}
+
+void CpuSequenceKernels::projection_backward_data(std::int64_t batch, std::int64_t in,
+                                                  std::int64_t out, std::int64_t steps,
+                                                  const float* dy, const float* w, float* dx) {
+  // dX_n (in x T) = W^T (in x out) dY_n (out x T).
+  batched_matmul(engine_, stream_, batch, in, steps, out,
+                 {.data = w, .batched = false, .transposed = true}, {.data = dy}, dx, 0.0F);
+}
+
+void CpuSequenceKernels::projection_backward_weights(std::int64_t batch, std::int64_t in,
+                                                     std::int64_t out, std::int64_t steps,
+                                                     const float* x, const float* dy, float* dw,
+                                                     float* db) {
+  // dW (out x in) = sum over n of dY_n (out x T) X_n^T (T x in): one product per sample, added.
+  for (std::int64_t n = 0; n < batch; ++n) {
+    batched_matmul(engine_, stream_, 1, out, in, steps, {.data = dy + n * out * steps},
+                   {.data = x + n * in * steps, .transposed = true}, dw, n == 0 ? 0.0F : 1.0F);
+  }
+  if (db == nullptr) return;
+  for (std::int64_t o = 0; o < out; ++o) {
+    double sum = 0;
+    for (std::int64_t n = 0; n < batch; ++n)
+      for (std::int64_t t = 0; t < steps; ++t) sum += dy[(n * out + o) * steps + t];
+    db[o] = static_cast<float>(sum);
+  }
+}
+
+}  // namespace tessera::kernels

@@ -1,0 +1,54 @@
+// Which executor a recurrent model's layer gets, and what they share: the device's sequence
+// kernels and a tied embedding's owner.
+#include "sequence_executors.hpp"
+
+#include <stdexcept>
+
+#include "execution_context.hpp"
+#include "tessera/kernels/sequence_kernels.hpp"
+
+namespace tessera::kernels::real {
+
+SequenceKernels& sequence_kernels_for(const std::string& layer, ExecutionContext& context) {
+  auto* kernels = context.device.sequences();
+  if (kernels == nullptr) {
+    throw std::invalid_argument("layer " + layer + ": " + context.device.info().name +
+                                " has no kernels for recurrent models' layers yet (the real "
+                                "backend runs them on CPU ranks)");
+  }
+  return *kernels;
+}
+
+std::size_t parameter_owner(const ModelGraph& model, std::size_t index) {
+  const auto& layer = model.layers().at(index).layer;
+  const auto* embedding = std::get_if<EmbeddingParams>(&layer.params);
+  if (embedding == nullptr || embedding->shared_with.empty()) return index;
+  return model.index_of(embedding->shared_with).value();
+}
+
+std::unique_ptr<LayerExecutor> make_sequence_executor(const ModelGraph& model, std::size_t index,
+                                                      bool spatially_split,
+                                                      const LocalShapes& shapes,
+                                                      const StepProgram& program,
+                                                      ExecutionContext& context) {
+  const auto& layer = model.layers().at(index);
+  if (spatially_split) {
+    throw std::invalid_argument("layer " + layer.layer.name + ": " + to_string(layer.layer.kind) +
+                                " layers are not split over a spatial group by the real backend");
+  }
+  sequence_kernels_for(layer.layer.name, context);
+  switch (layer.layer.kind) {
+    case LayerKind::lstm:
+      return make_lstm_executor(layer, shapes, context);
+    case LayerKind::embedding:
+      return make_embedding_executor(model, index, shapes, program, context);
+    case LayerKind::attention:
+      return make_attention_executor(layer, shapes, context);
+    case LayerKind::projection:
+      return make_projection_executor(layer, shapes, context);
+    default:
+      throw std::invalid_argument("layer " + layer.layer.name + " is not a sequence layer");
+  }
+}
+
+}  // namespace tessera::kernels::real

@@ -1,0 +1,39 @@
+#pragma once
+// Executors of the recurrent models' layers (lstm, embedding, attention, projection) on a
+// device with SequenceKernels (the CPU; a GPU rank skips recurrent models, real_point.cpp).
+// Sequences are N x C x T and run whole on their rank: spatial parallelism never splits them.
+#include "layer_executor.hpp"
+#include "tessera/kernels/sequence_kernels.hpp"
+
+namespace tessera::kernels::real {
+
+// Throws std::invalid_argument naming the layer where the device has no sequence kernels, the
+// layer is split over the spatial group, or the real backend cannot run its variant yet.
+std::unique_ptr<LayerExecutor> make_sequence_executor(const ModelGraph& model, std::size_t index,
+                                                      bool spatially_split,
+                                                      const LocalShapes& shapes,
+                                                      const StepProgram& program,
+                                                      ExecutionContext& context);
+
+std::unique_ptr<LayerExecutor> make_lstm_executor(const ResolvedLayer& layer,
+                                                  const LocalShapes& shapes,
+                                                  ExecutionContext& context);
+std::unique_ptr<LayerExecutor> make_embedding_executor(const ModelGraph& model, std::size_t index,
+                                                       const LocalShapes& shapes,
+                                                       const StepProgram& program,
+                                                       ExecutionContext& context);
+std::unique_ptr<LayerExecutor> make_attention_executor(const ResolvedLayer& layer,
+                                                       const LocalShapes& shapes,
+                                                       ExecutionContext& context);
+std::unique_ptr<LayerExecutor> make_projection_executor(const ResolvedLayer& layer,
+                                                        const LocalShapes& shapes,
+                                                        ExecutionContext& context);
+
+// The layer whose parameters `index` reads and whose gradients it adds to: a tied embedding's
+// table owner, else the layer itself.
+std::size_t parameter_owner(const ModelGraph& model, std::size_t index);
+
+// The device's sequence kernels; throws std::invalid_argument naming `layer` where it has none.
+SequenceKernels& sequence_kernels_for(const std::string& layer, ExecutionContext& context);
+
+}  // namespace tessera::kernels::real

@@ -1,0 +1,313 @@
+// CPU sequence kernels (LSTM with and without projection, one and two directions; embedding;
+// projection; normalised attention) against plain references of their definitions
+// (sequence_kernels.hpp) and, for backward, central differences of the forward.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "cpu/cpu_sequence_kernels.hpp"
+#include "gradient_check.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+using testing::central_differences;
+using testing::expect_gradient_matches;
+using testing::random_values;
+using testing::weighted_sum;
+
+double sigmoid(double x) {
+  return 1.0 / (1.0 + std::exp(-x));
+}
+
+struct LstmCase {
+  LstmShape shape;
+  std::vector<float> x, input, recurrent, bias, projection;
+};
+
+LstmCase lstm_case(LstmShape s, std::uint32_t seed) {
+  const std::int64_t d = s.directions(), h = s.hidden;
+  return {s,
+          random_values(s.batch * s.input * s.steps, seed),
+          random_values(d * s.input * 4 * h, seed + 1, -0.5F, 0.5F),
+          random_values(d * s.recurrent() * 4 * h, seed + 2, -0.5F, 0.5F),
+          random_values(d * 4 * h, seed + 3, -0.5F, 0.5F),
+          random_values(d * h * s.projection, seed + 4, -0.5F, 0.5F)};
+}
+
+LstmWeights weights_of(const LstmCase& c) {
+  return {c.input.data(), c.recurrent.data(), c.bias.data(),
+          c.shape.projection > 0 ? c.projection.data() : nullptr};
+}
+
+// The LSTM's definition, step by step in double: gates i, f, g, o; c = f c + i g;
+// h = o tanh(c), projected by P where there is one; the backward direction from the last step.
+std::vector<double> reference_lstm(const LstmCase& c) {
+  const auto& s = c.shape;
+  const std::int64_t h = s.hidden, r = s.recurrent(), out = s.output_channels();
+  std::vector<double> y(static_cast<std::size_t>(s.batch * out * s.steps));
+  for (std::int64_t d = 0; d < s.directions(); ++d) {
+    for (std::int64_t n = 0; n < s.batch; ++n) {
+      std::vector<double> state(static_cast<std::size_t>(r), 0.0), cell(h, 0.0);
+      for (std::int64_t step = 0; step < s.steps; ++step) {
+        const std::int64_t t = d == 0 ? step : s.steps - 1 - step;
+        std::vector<double> gates(static_cast<std::size_t>(4 * h));
+        for (std::int64_t g = 0; g < 4 * h; ++g) {
+          double sum = c.bias[d * 4 * h + g];
+          for (std::int64_t i = 0; i < s.input; ++i)
+            sum += double(c.x[(n * s.input + i) * s.steps + t]) *
+                   c.input[(d * s.input + i) * 4 * h + g];
+          for (std::int64_t j = 0; j < r; ++j)
+            sum += state[j] * c.recurrent[(d * r + j) * 4 * h + g];
+          gates[g] = sum;
+        }
+        std::vector<double> hidden(h);
+        for (std::int64_t u = 0; u < h; ++u) {
+          cell[u] =
+              sigmoid(gates[h + u]) * cell[u] + sigmoid(gates[u]) * std::tanh(gates[2 * h + u]);
+          hidden[u] = sigmoid(gates[3 * h + u]) * std::tanh(cell[u]);
+        }
+        for (std::int64_t j = 0; j < r; ++j) {
+          double value = hidden[j < h ? j : 0];
+          if (s.projection > 0) {
+            value = 0;
+            for (std::int64_t u = 0; u < h; ++u)
+              value += hidden[u] * c.projection[(d * h + u) * s.projection + j];
+          }
+          state[j] = value;
+          y[(n * out + d * r + j) * s.steps + t] = value;
+        }
+      }
+    }
+  }
+  return y;
+}
+
+class CpuLstm : public ::testing::TestWithParam<LstmShape> {};
+
+TEST_P(CpuLstm, ForwardFollowsTheDefinition) {
+  const auto c = lstm_case(GetParam(), 20);
+  CpuSequenceKernels kernels;
+  std::vector<float> workspace(kernels.lstm_workspace_floats(c.shape));
+  std::vector<float> y(
+      static_cast<std::size_t>(c.shape.batch * c.shape.output_channels() * c.shape.steps));
+  kernels.lstm_forward(c.shape, c.x.data(), weights_of(c), y.data(), workspace.data());
+  const auto expected = reference_lstm(c);
+  for (std::size_t i = 0; i < y.size(); ++i) EXPECT_NEAR(y[i], expected[i], 1e-5) << i;
+}
+
+TEST_P(CpuLstm, BackwardMatchesCentralDifferences) {
+  auto c = lstm_case(GetParam(), 30);
+  const auto& s = c.shape;
+  CpuSequenceKernels kernels;
+  std::vector<float> workspace(kernels.lstm_workspace_floats(s));
+  std::vector<float> y(static_cast<std::size_t>(s.batch * s.output_channels() * s.steps));
+  const auto dy = random_values(y.size(), 35);
+  const auto loss = [&] {
+    kernels.lstm_forward(s, c.x.data(), weights_of(c), y.data(), workspace.data());
+    return weighted_sum(y, dy);
+  };
+  loss();
+  std::vector<float> dx(c.x.size()), dinput(c.input.size()), drecurrent(c.recurrent.size()),
+      dbias(c.bias.size()), dprojection(c.projection.size());
+  // Gradients are overwritten, not added to.
+  std::fill(dinput.begin(), dinput.end(), 5.0F);
+  kernels.lstm_backward(s, weights_of(c), workspace.data(), dy.data(), dx.data(),
+                        {dinput.data(), drecurrent.data(), dbias.data(),
+                         s.projection > 0 ? dprojection.data() : nullptr});
+  expect_gradient_matches(dx, central_differences(c.x, loss, 1e-2F), 2e-3, "lstm dx");
+  expect_gradient_matches(dinput, central_differences(c.input, loss, 1e-2F), 2e-3, "dW input");
+  expect_gradient_matches(drecurrent, central_differences(c.recurrent, loss, 1e-2F), 2e-3,
+                          "dW recurrent");
+  expect_gradient_matches(dbias, central_differences(c.bias, loss, 1e-2F), 2e-3, "db");
+  if (s.projection > 0) {
+    expect_gradient_matches(dprojection, central_differences(c.projection, loss, 1e-2F), 2e-3,
+                            "dW projection");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, CpuLstm,
+    ::testing::Values(LstmShape{.batch = 2, .steps = 4, .input = 3, .hidden = 5},
+                      LstmShape{.batch = 2, .steps = 3, .input = 3, .hidden = 6, .projection = 2},
+                      LstmShape{
+                          .batch = 3, .steps = 3, .input = 2, .hidden = 4, .bidirectional = true}),
+    [](const ::testing::TestParamInfo<LstmShape>& param) {
+      return std::string(param.param.bidirectional    ? "bidirectional"
+                         : param.param.projection > 0 ? "projected"
+                                                      : "plain");
+    });
+
+TEST(CpuEmbedding, LooksUpItsStreamAndAddsGradientsAtRepeatedTokens) {
+  const std::int64_t batch = 2, channels = 2, steps = 3, vocabulary = 4, dimension = 2;
+  // Channel 1 is the stream looked up; token 3 occurs twice.
+  const std::vector<float> tokens{9, 9, 9, 3, 0, 3, 9, 9, 9, 1, 2, 1};
+  const auto table = random_values(vocabulary * dimension, 40);
+  CpuSequenceKernels kernels;
+  std::vector<float> y(batch * dimension * steps);
+  EXPECT_THROW(kernels.embedding_forward(batch, channels, steps, 0, vocabulary, dimension,
+                                         tokens.data(), table.data(), y.data()),
+               std::invalid_argument);  // channel 0 holds 9, outside the vocabulary
+  kernels.embedding_forward(batch, channels, steps, 1, vocabulary, dimension, tokens.data(),
+                            table.data(), y.data());
+  for (std::int64_t n = 0; n < batch; ++n)
+    for (std::int64_t t = 0; t < steps; ++t)
+      for (std::int64_t d = 0; d < dimension; ++d) {
+        const auto token = static_cast<std::int64_t>(tokens[(n * channels + 1) * steps + t]);
+        EXPECT_EQ(y[(n * dimension + d) * steps + t], table[token * dimension + d]);
+      }
+  const auto dy = random_values(y.size(), 41);
+  std::vector<float> dtable(table.size(), 7.0F);
+  kernels.embedding_backward(batch, channels, steps, 1, vocabulary, dimension, tokens.data(),
+                             dy.data(), dtable.data(), 0.0F);
+  for (std::int64_t d = 0; d < dimension; ++d) {
+    EXPECT_FLOAT_EQ(dtable[3 * dimension + d],
+                    dy[(0 * dimension + d) * steps + 0] + dy[(0 * dimension + d) * steps + 2]);
+    EXPECT_FLOAT_EQ(dtable[1 * dimension + d],
+                    dy[(1 * dimension + d) * steps + 0] + dy[(1 * dimension + d) * steps + 2]);
+    EXPECT_FLOAT_EQ(dtable[0 * dimension + d], dy[(0 * dimension + d) * steps + 1]);
+  }
+  auto added = dtable;
+  kernels.embedding_backward(batch, channels, steps, 1, vocabulary, dimension, tokens.data(),
+                             dy.data(), added.data(), 1.0F);
+  for (std::size_t i = 0; i < added.size(); ++i) EXPECT_FLOAT_EQ(added[i], 2 * dtable[i]);
+}
+
+TEST(CpuProjection, ForwardIsTheMapAtEveryStepAndBackwardMatchesCentralDifferences) {
+  const std::int64_t batch = 2, in = 3, out = 4, steps = 5;
+  auto x = random_values(batch * in * steps, 50);
+  auto w = random_values(out * in, 51);
+  auto b = random_values(out, 52);
+  CpuSequenceKernels kernels;
+  std::vector<float> y(batch * out * steps);
+  kernels.projection_forward(batch, in, out, steps, x.data(), w.data(), b.data(), y.data());
+  for (std::int64_t n = 0; n < batch; ++n)
+    for (std::int64_t o = 0; o < out; ++o)
+      for (std::int64_t t = 0; t < steps; ++t) {
+        double expected = b[o];
+        for (std::int64_t i = 0; i < in; ++i)
+          expected += double(w[o * in + i]) * x[(n * in + i) * steps + t];
+        EXPECT_NEAR(y[(n * out + o) * steps + t], expected, 1e-5);
+      }
+  const auto dy = random_values(y.size(), 53);
+  const auto loss = [&] {
+    kernels.projection_forward(batch, in, out, steps, x.data(), w.data(), b.data(), y.data());
+    return weighted_sum(y, dy);
+  };
+  std::vector<float> dx(x.size()), dw(w.size(), 3.0F), db(b.size());
+  kernels.projection_backward_data(batch, in, out, steps, dy.data(), w.data(), dx.data());
+  kernels.projection_backward_weights(batch, in, out, steps, x.data(), dy.data(), dw.data(),
+                                      db.data());
+  expect_gradient_matches(dx, central_differences(x, loss, 1e-2F), 1e-3, "projection dx");
+  expect_gradient_matches(dw, central_differences(w, loss, 1e-2F), 1e-3, "projection dw");
+  expect_gradient_matches(db, central_differences(b, loss, 1e-2F), 1e-3, "projection db");
+}
+
+struct AttentionCase {
+  AttentionShape shape;
+  std::vector<float> query, memory, wq, wk, v, bias, gain;
+  AttentionWeights weights() const {
+    return {wq.data(), wk.data(), v.data(), shape.normalize ? bias.data() : nullptr,
+            shape.normalize ? gain.data() : nullptr};
+  }
+};
+
+AttentionCase attention_case(bool normalize) {
+  AttentionShape s{.batch = 2,
+                   .query_channels = 3,
+                   .query_steps = 3,
+                   .memory_channels = 4,
+                   .memory_steps = 5,
+                   .units = 3,
+                   .normalize = normalize};
+  return {s,
+          random_values(s.batch * s.query_channels * s.query_steps, 60),
+          random_values(s.batch * s.memory_channels * s.memory_steps, 61),
+          random_values(s.units * s.query_channels, 62),
+          random_values(s.units * s.memory_channels, 63),
+          random_values(s.units, 64),
+          random_values(s.units, 65),
+          {0.8F}};
+}
+
+// MLPerf GNMT's BahdanauAttention, written out in double.
+std::vector<double> reference_attention(const AttentionCase& c) {
+  const auto& s = c.shape;
+  const std::int64_t u_count = s.units;
+  double norm = 0;
+  for (float value : c.v) norm += double(value) * value;
+  norm = std::sqrt(norm);
+  std::vector<double> context(
+      static_cast<std::size_t>(s.batch * s.memory_channels * s.query_steps));
+  for (std::int64_t n = 0; n < s.batch; ++n) {
+    for (std::int64_t t = 0; t < s.query_steps; ++t) {
+      std::vector<double> scores(s.memory_steps);
+      for (std::int64_t m = 0; m < s.memory_steps; ++m) {
+        double score = 0;
+        for (std::int64_t u = 0; u < u_count; ++u) {
+          double sum = s.normalize ? c.bias[u] : 0.0;
+          for (std::int64_t i = 0; i < s.query_channels; ++i)
+            sum += double(c.wq[u * s.query_channels + i]) *
+                   c.query[(n * s.query_channels + i) * s.query_steps + t];
+          for (std::int64_t i = 0; i < s.memory_channels; ++i)
+            sum += double(c.wk[u * s.memory_channels + i]) *
+                   c.memory[(n * s.memory_channels + i) * s.memory_steps + m];
+          const double v = s.normalize ? c.gain[0] * c.v[u] / norm : c.v[u];
+          score += v * std::tanh(sum);
+        }
+        scores[m] = score;
+      }
+      double total = 0;
+      for (double& score : scores) total += (score = std::exp(score));
+      for (std::int64_t i = 0; i < s.memory_channels; ++i) {
+        double sum = 0;
+        for (std::int64_t m = 0; m < s.memory_steps; ++m)
+          sum += scores[m] / total * c.memory[(n * s.memory_channels + i) * s.memory_steps + m];
+        context[(n * s.memory_channels + i) * s.query_steps + t] = sum;
+      }
+    }
+  }
+  return context;
+}
+
+class CpuAttention : public ::testing::TestWithParam<bool> {};
+
+TEST_P(CpuAttention, ForwardFollowsTheDefinitionAndBackwardMatchesCentralDifferences) {
+  auto c = attention_case(GetParam());
+  const auto& s = c.shape;
+  CpuSequenceKernels kernels;
+  std::vector<float> workspace(kernels.attention_workspace_floats(s));
+  std::vector<float> context(s.batch * s.memory_channels * s.query_steps);
+  kernels.attention_forward(s, c.query.data(), c.memory.data(), c.weights(), context.data(),
+                            workspace.data());
+  const auto expected = reference_attention(c);
+  for (std::size_t i = 0; i < context.size(); ++i) EXPECT_NEAR(context[i], expected[i], 1e-5);
+
+  const auto dcontext = random_values(context.size(), 66);
+  const auto loss = [&] {
+    kernels.attention_forward(s, c.query.data(), c.memory.data(), c.weights(), context.data(),
+                              workspace.data());
+    return weighted_sum(context, dcontext);
+  };
+  loss();
+  std::vector<float> dquery(c.query.size()), dmemory(c.memory.size(), 9.0F), dwq(c.wq.size()),
+      dwk(c.wk.size()), dv(c.v.size()), dbias(c.bias.size()), dgain(1);
+  kernels.attention_backward(s, c.query.data(), c.memory.data(), c.weights(), workspace.data(),
+                             dcontext.data(), dquery.data(), dmemory.data(),
+                             {dwq.data(), dwk.data(), dv.data(), dbias.data(), dgain.data()});
+  expect_gradient_matches(dquery, central_differences(c.query, loss, 1e-2F), 1e-3, "dquery");
+  expect_gradient_matches(dmemory, central_differences(c.memory, loss, 1e-2F), 1e-3, "dmemory");
+  expect_gradient_matches(dwq, central_differences(c.wq, loss, 1e-2F), 1e-3, "dWq");
+  expect_gradient_matches(dwk, central_differences(c.wk, loss, 1e-2F), 1e-3, "dWk");
+  expect_gradient_matches(dv, central_differences(c.v, loss, 1e-2F), 1e-3, "dv");
+  if (s.normalize) {
+    expect_gradient_matches(dbias, central_differences(c.bias, loss, 1e-2F), 1e-3, "dbias");
+    expect_gradient_matches(dgain, central_differences(c.gain, loss, 1e-2F), 1e-3, "dgain");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Normalised, CpuAttention, ::testing::Bool());
+
+}  // namespace
+}  // namespace tessera::kernels

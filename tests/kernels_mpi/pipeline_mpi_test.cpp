@@ -1,0 +1,183 @@
+// Model parallelism on the real backend is exact: a model split into stages over the ranks of a
+// replica (contiguous stages, or branches placed on another stage), its mini-batch pipelined as
+// micro-batches (GPipe or 1F1B), with data parallelism over the remaining ranks, gives after two
+// momentum steps the losses and weights of one rank training the same samples alone, within
+// float32 rounding. The one rank runs the same micro-batches (each replica's micro-batches one
+// after another), so that batch-norm statistics cover the same samples. Every rank executes its
+// stage's step program op by op, its sends and receives included.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+
+#include "../kernels/real_training_support.hpp"
+#include "mpi_world.hpp"
+#include "tessera/core/model_file.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+using testing::world;
+
+struct Case {
+  std::string name;
+  std::string model;  // a file of tests/data/models/families
+  std::int64_t stages = 2;
+  std::int64_t micro_batches = 1;
+  PipelineSchedule schedule = PipelineSchedule::gpipe;
+  StagePlacement placement;
+  std::int64_t mini_batch = 4;
+};
+
+std::ostream& operator<<(std::ostream& out, const Case& c) {
+  return out << c.name;
+}
+
+class PipelineOverMpi : public ::testing::TestWithParam<Case> {};
+
+TEST_P(PipelineOverMpi, MatchesOneRankWithTheSameMicroBatches) {
+  const Case& c = GetParam();
+  const auto ranks = static_cast<std::int64_t>(world().size());
+  if (ranks % c.stages != 0) GTEST_SKIP() << c.stages << " stages need a multiple of ranks";
+  const auto model =
+      load_model_file(std::string(TESSERA_TEST_DATA_DIR) + "/models/families/" + c.model + ".yaml");
+  testing::TrainingCase parallel;
+  parallel.optimizer = Optimizer::momentum;  // linear in the gradients: rounding stays small
+  parallel.steps = 2;                        // the second step starts from the first's momentum
+  parallel.dataset_samples = 16;
+  parallel.placement = c.placement;
+  parallel.config.data = ranks / c.stages;
+  parallel.config.model_degree = c.stages;
+  parallel.config.mini_batch = c.mini_batch;
+  parallel.config.micro_batches = c.micro_batches;
+  parallel.config.schedule = c.schedule;
+  testing::TrainingCase alone = parallel;
+  alone.placement = {};
+  alone.config.data = 1;
+  alone.config.model_degree = 1;
+  alone.config.mini_batch = parallel.config.global_batch();
+  alone.config.micro_batches = parallel.config.data * c.micro_batches;
+  alone.config.schedule = PipelineSchedule::gpipe;
+
+  auto own = world().split(world().rank(), 0);
+  const auto reference = testing::train_model(*own, model, alone);
+  const auto run = testing::train_model(world(), model, parallel);
+
+  ASSERT_EQ(run.losses.size(), reference.losses.size());
+  for (std::size_t step = 0; step < run.losses.size(); ++step) {
+    EXPECT_NEAR(run.losses[step], reference.losses[step], 1e-5 * (1 + reference.losses[step]))
+        << "step " << step << ", rank " << world().rank();
+  }
+  // The layers of this rank's stage hold the one rank's weights; the others none.
+  ASSERT_EQ(run.layer_parameters.size(), reference.layer_parameters.size());
+  double largest_difference = 0, largest_weight = 0;
+  std::size_t layers_here = 0;
+  for (std::size_t i = 0; i < run.layer_parameters.size(); ++i) {
+    const auto& mine = run.layer_parameters[i];
+    const auto& theirs = reference.layer_parameters[i];
+    if (mine.empty()) continue;
+    ++layers_here;
+    ASSERT_EQ(mine.size(), theirs.size()) << model.layers()[i].layer.name;
+    for (std::size_t p = 0; p < mine.size(); ++p) {
+      largest_difference = std::max(largest_difference, std::abs(static_cast<double>(mine[p]) -
+                                                                 static_cast<double>(theirs[p])));
+      largest_weight = std::max(largest_weight, std::abs(static_cast<double>(theirs[p])));
+    }
+  }
+  EXPECT_GT(layers_here, 0U) << "rank " << world().rank() << " holds no layer with parameters";
+  EXPECT_LE(largest_difference, 1e-5 * largest_weight) << "rank " << world().rank();
+  EXPECT_NE(run.losses.front(), run.losses.back());  // the weights moved
+  EXPECT_EQ(run.last_step.executed, testing::expected_executions(run.program))
+      << "rank " << world().rank();
+  // The stages talked: every rank's program sends and receives.
+  const auto& ops = run.program.ops;
+  EXPECT_TRUE(std::any_of(ops.begin(), ops.end(),
+                          [](const StepOp& op) { return op.kind == StepOpKind::stage_recv; }));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Stages, PipelineOverMpi,
+    ::testing::Values(
+        Case{.name = "ResNet, 2 stages, the residual crossing them, one micro-batch",
+             .model = "narrow_resnet",
+             .placement = StagePlacement{"b1_conv2"}},
+        Case{.name = "ResNet, 2 stages, GPipe over 2 micro-batches",
+             .model = "narrow_resnet",
+             .micro_batches = 2,
+             .placement = StagePlacement{"b1_conv2"}},
+        Case{.name = "ResNet, 2 balanced stages, 1F1B over 4 micro-batches",
+             .model = "narrow_resnet",
+             .micro_batches = 4,
+             .schedule = PipelineSchedule::one_f_one_b},
+        Case{.name = "ResNet, 4 stages, 1F1B over 4 micro-batches",
+             .model = "narrow_resnet",
+             .stages = 4,
+             .micro_batches = 4,
+             .schedule = PipelineSchedule::one_f_one_b,
+             .placement = StagePlacement{"b1_conv1", "b1_add", "b2_conv2"}},
+        Case{.name = "Inception, two branches on the second stage",
+             .model = "inception_blocks",
+             .placement = StagePlacement::of_layers({{"a_3x3_reduce", 1}, {"a_pool", 1}})},
+        Case{.name = "VGG, 2 stages, GPipe over 2 micro-batches (dropout)",
+             .model = "small_vgg",
+             .micro_batches = 2},
+        Case{.name = "LSTM, 2 stages, GPipe over 2 micro-batches",
+             .model = "small_lstm",
+             .micro_batches = 2,
+             .placement = StagePlacement{"drop"}},
+        Case{.name = "LSTM, 2 balanced stages, 1F1B over 4 micro-batches",
+             .model = "small_lstm",
+             .micro_batches = 4,
+             .schedule = PipelineSchedule::one_f_one_b},
+        Case{.name = "GNMT-like, decoder on the second stage (memory crossing), "
+                     "1F1B over 2 micro-batches",
+             .model = "tiny_gnmt",
+             .micro_batches = 2,
+             .schedule = PipelineSchedule::one_f_one_b,
+             .placement = StagePlacement{"attention"}},
+        Case{.name =
+                 "GNMT-like, 4 stages (the shared table on the first), GPipe over 4 micro-batches",
+             .model = "tiny_gnmt",
+             .stages = 4,
+             .micro_batches = 4,
+             .placement = StagePlacement{"decoder1", "attention", "decoder2_input"}}),
+    [](const ::testing::TestParamInfo<Case>& param) { return std::to_string(param.index); });
+
+// Micro-batches without stages: the gradients of each are added up before the one all-reduce.
+TEST(MicroBatchesOverMpi, AccumulateLikeOneRankWithTheSameMicroBatches) {
+  const auto model =
+      load_model_file(std::string(TESSERA_TEST_DATA_DIR) + "/models/families/narrow_resnet.yaml");
+  testing::TrainingCase parallel;
+  parallel.optimizer = Optimizer::momentum;
+  parallel.steps = 2;
+  parallel.dataset_samples = 16;
+  parallel.config.data = world().size();
+  parallel.config.mini_batch = 4;
+  parallel.config.micro_batches = 2;
+  testing::TrainingCase alone = parallel;
+  alone.config.data = 1;
+  alone.config.mini_batch = parallel.config.global_batch();
+  alone.config.micro_batches = 2 * world().size();
+  auto own = world().split(world().rank(), 0);
+  const auto reference = testing::train_model(*own, model, alone);
+  const auto run = testing::train_model(world(), model, parallel);
+  ASSERT_EQ(run.losses.size(), reference.losses.size());
+  for (std::size_t step = 0; step < run.losses.size(); ++step) {
+    EXPECT_NEAR(run.losses[step], reference.losses[step], 1e-5 * (1 + reference.losses[step]));
+  }
+  ASSERT_EQ(run.parameters.size(), reference.parameters.size());
+  double largest_difference = 0, largest_weight = 0;
+  for (std::size_t i = 0; i < run.parameters.size(); ++i) {
+    largest_difference =
+        std::max(largest_difference, std::abs(static_cast<double>(run.parameters[i]) -
+                                              static_cast<double>(reference.parameters[i])));
+    largest_weight =
+        std::max(largest_weight, std::abs(static_cast<double>(reference.parameters[i])));
+  }
+  EXPECT_LE(largest_difference, 1e-5 * largest_weight);
+  EXPECT_NE(run.losses.front(), run.losses.back());
+}
+
+}  // namespace
+}  // namespace tessera::kernels
