@@ -47,6 +47,10 @@ void add_models_command(CLI::App& cli, Action& action) {
         std::cout << models.render() << "\nCluster presets (platform.preset):\n";
         for (const auto& name : cluster_preset_names()) {
           const auto cluster = load_cluster_preset(name, {}, "platform.preset");
+          if (!cluster.uniform()) {
+            std::cout << "  " << name << ": " << describe_node_groups(cluster) << "\n";
+            continue;
+          }
           std::cout << "  " << name << ": " << counted(cluster.nodes, "node") << " x "
                     << cluster.gpus_per_node << " " << cluster.gpu.model << "\n";
         }

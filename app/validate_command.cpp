@@ -31,6 +31,11 @@ struct ValidateSettings {
 int validate_cluster(const std::string& path) {
   return run_guarded([&] {
     const auto cluster = load_cluster_file(path);
+    if (!cluster.uniform()) {
+      std::cout << path << ": ok (cluster " << cluster.name << ": " << describe_node_groups(cluster)
+                << ")\n";
+      return kExitOk;
+    }
     std::cout << path << ": ok (cluster " << cluster.name << ": " << counted(cluster.nodes, "node")
               << " x " << counted(cluster.gpus_per_node, "GPU") << " '" << cluster.gpu.model
               << "')\n";

@@ -1,5 +1,7 @@
 #include "tessera/simulator/fabric.hpp"
 
+#include <algorithm>
+#include <functional>
 #include <limits>
 
 #include <simgrid/s4u/Link.hpp>
@@ -17,9 +19,24 @@ int* received_payload = nullptr;
 
 Fabric::Fabric(std::vector<simgrid::s4u::Host*> gpu_hosts) : hosts_(std::move(gpu_hosts)) {}
 
+std::size_t Fabric::MailboxKeyHash::operator()(const MailboxKey& key) const {
+  // Ranks below 2^21 and channels below 2^22 in absolute value mix without overlapping much;
+  // collisions cost only a comparison.
+  const auto mixed = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(key.channel)) << 42) ^
+                     (static_cast<std::uint64_t>(static_cast<std::uint32_t>(key.from)) << 21) ^
+                     static_cast<std::uint64_t>(static_cast<std::uint32_t>(key.to));
+  return std::hash<std::uint64_t>{}(mixed);
+}
+
 simgrid::s4u::Mailbox* Fabric::mailbox(int from, int to, int channel) const {
-  return simgrid::s4u::Mailbox::by_name("m" + std::to_string(channel) + ":" + std::to_string(from) +
-                                        ">" + std::to_string(to));
+  const MailboxKey key{from, to, channel};
+  if (const auto it = mailboxes_.find(key); it != mailboxes_.end()) return it->second;
+  // by_name is a simcall: other actors run before it returns and may ask for the same mailbox, so
+  // the entry is made only once the mailbox is known (an entry made before would be seen empty).
+  auto* const found = simgrid::s4u::Mailbox::by_name(
+      "m" + std::to_string(channel) + ":" + std::to_string(from) + ">" + std::to_string(to));
+  mailboxes_.emplace(key, found);
+  return found;
 }
 
 simgrid::s4u::CommPtr Fabric::send_async(int from, int to, double bytes, int channel) const {
@@ -45,20 +62,24 @@ void Fabric::exchange(int me, int peer, double bytes_out, int channel) const {
   incoming->wait();
 }
 
-double Fabric::route_latency_seconds(int from, int to) const {
-  std::vector<simgrid::s4u::Link*> links;
-  double latency = 0;
-  host(from)->route_to(host(to), links, &latency);
-  return latency;
-}
-
-double Fabric::route_bandwidth_bytes_per_second(int from, int to) const {
+const Fabric::Route& Fabric::route(int from, int to) const {
+  const auto key = (static_cast<std::uint64_t>(static_cast<std::uint32_t>(from)) << 32) |
+                   static_cast<std::uint32_t>(to);
+  if (const auto it = routes_.find(key); it != routes_.end()) return it->second;
   std::vector<simgrid::s4u::Link*> links;
   double latency = 0;
   host(from)->route_to(host(to), links, &latency);
   double bandwidth = std::numeric_limits<double>::infinity();
   for (const auto* link : links) bandwidth = std::min(bandwidth, link->get_bandwidth());
-  return bandwidth;
+  return routes_.emplace(key, Route{latency, bandwidth}).first->second;
+}
+
+double Fabric::route_latency_seconds(int from, int to) const {
+  return route(from, to).latency_seconds;
+}
+
+double Fabric::route_bandwidth_bytes_per_second(int from, int to) const {
+  return route(from, to).bandwidth_bytes_per_second;
 }
 
 }  // namespace tessera::sim

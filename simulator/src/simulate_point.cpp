@@ -1,11 +1,13 @@
 #include "tessera/simulator/simulate_point.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
 #include <simgrid/s4u/Engine.hpp>
 
 #include "play/rank_layout.hpp"
+#include "play/rank_programs.hpp"
 #include "play/step_player.hpp"
 #include "play/symmetric_reduction.hpp"
 #include "process/child_process.hpp"
@@ -29,6 +31,14 @@ Provenance compute_provenance(const std::vector<StepProgram>& programs) {
   return profile ? Provenance::profile : roofline ? Provenance::roofline : Provenance::none;
 }
 
+// The first node of group `group` (nodes are numbered group by group).
+std::int64_t first_node_of(const ClusterSpec& cluster, std::size_t group) {
+  std::int64_t first = 0;
+  for (std::size_t g = 0; g < group && g < cluster.groups.size(); ++g)
+    first += cluster.groups[g].nodes;
+  return first;
+}
+
 std::vector<char*> engine_arguments(std::vector<std::string>& storage) {
   storage = {"tessera", "--log=root.thres:critical", "--log=xbt_cfg.thres:critical"};
   std::vector<char*> argv;
@@ -40,9 +50,13 @@ std::vector<char*> engine_arguments(std::vector<std::string>& storage) {
 // What to play: every GPU, or a symmetric reduction where the platform is known to be
 // homogeneous (built from a cluster file) and flows are aggregated.
 SymmetricReduction plan_reduction(const LoadedScenario& loaded, const ParallelConfig& config,
-                                  const SimulationOptions& options) {
+                                  const SimulationOptions& options,
+                                  const std::vector<std::int64_t>& batches) {
   if (loaded.scenario.sim.mode == "full") {
     return full_simulation(loaded.cluster, config, "sim.mode: full");
+  }
+  if (!loaded.cluster.stragglers.empty()) {
+    return full_simulation(loaded.cluster, config, "a straggler is a class of one node");
   }
   if (!loaded.simgrid_xml_path.empty()) {
     return full_simulation(loaded.cluster, config, "a SimGrid platform file may be heterogeneous");
@@ -59,7 +73,7 @@ SymmetricReduction plan_reduction(const LoadedScenario& loaded, const ParallelCo
     return full_simulation(loaded.cluster, config,
                            "a tree all-reduce over an oversubscribed fat tree is not symmetric");
   }
-  return plan_symmetric_reduction(loaded.cluster, config, options.min_played_nodes);
+  return plan_symmetric_reduction(loaded.cluster, config, options.min_played_nodes, batches);
 }
 
 }  // namespace
@@ -79,12 +93,24 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   // policy that fits (memory_plan.hpp).
   const auto memory_inputs = memory_inputs_of(s, loaded.device_capacity_bytes);
   const auto offload = decide_offload(loaded.model, point.plan, memory_inputs);
-  ComputeCostModel costs(roofline_of(loaded.cluster.gpu), options.profiles,
-                         micro_batching_under(s, offload));
   const auto input = plan_input(loaded, config.gpus());
   const auto step_options = step_options_of(s, loaded.cluster.gpu.overlaps_communication,
                                             input.of(options.epoch), offload);
-  const auto programs = build_step_programs(loaded.model, point.plan, costs, step_options);
+  // Each GPU type's programs at a mini-batch. Profiles are measurements of one device: they time
+  // only the reference GPU's model, the others take their roofline.
+  const ProgramBuilder build = [&](const GpuSpec& gpu, bool reference, std::int64_t mini_batch) {
+    ComputeCostModel costs(roofline_of(gpu), reference ? options.profiles : nullptr,
+                           micro_batching_under(s, offload));
+    if (mini_batch == point.plan.config.mini_batch) {
+      return build_step_programs(loaded.model, point.plan, costs, step_options);
+    }
+    auto at_batch = point.plan.config;
+    at_batch.mini_batch = mini_batch;
+    return build_step_programs(loaded.model,
+                               plan_shards(loaded.model, at_batch, s.parallelism.spatial_until, {}),
+                               costs, step_options);
+  };
+  const auto batches = batches_of_ranks(loaded.cluster, config, s.parallelism.data_split, build);
 
   std::vector<std::string> storage;
   auto argv = engine_arguments(storage);
@@ -94,7 +120,7 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   if (s.sim.network_model == "CM02") engine.set_config("network/crosstraffic:0");
   engine.set_config("contexts/guard-size:0");  // lifts the ~32 K actor limit
 
-  const auto reduction = plan_reduction(loaded, config, options);
+  const auto reduction = plan_reduction(loaded, config, options, batches);
   const auto played_gpus = reduction.played.gpus();
   const auto platform =
       loaded.simgrid_xml_path.empty()
@@ -121,7 +147,25 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
       if (gpu < config.gpus()) settings.traced_gpus.insert(static_cast<int>(gpu % played_gpus));
     }
   }
-  StepPlayer player(platform, fabric, layout, programs, settings);
+  // A played rank's batch: its own in full, else its group's (uniform within groups when reduced).
+  std::vector<std::int64_t> batch_of_played_rank;
+  if (s.parallelism.data_split != DataSplit::equal) {
+    for (std::int64_t rank = 0; rank < played_gpus; ++rank) {
+      const auto node = rank / reduction.cluster.gpus_per_node;
+      const auto first_node_of_group =
+          first_node_of(loaded.cluster, reduction.cluster.group_index_of_node(node));
+      const auto full_rank =
+          reduction.replicas == 1 ? rank : first_node_of_group * loaded.cluster.gpus_per_node;
+      batch_of_played_rank.push_back(batches.at(static_cast<std::size_t>(full_rank)));
+    }
+  }
+  const auto rank_programs = plan_rank_programs(reduction.cluster, played_gpus, config.mini_batch,
+                                                batch_of_played_rank, build);
+  const auto& program_sets = rank_programs.sets;
+  const auto& programs = program_sets.front();
+  settings.program_set_of_rank = rank_programs.set_of_rank;
+  settings.compute_stretch_of_rank = rank_programs.stretch_of_rank;
+  StepPlayer player(platform, fabric, layout, program_sets, settings);
   player.spawn();
   engine.run();
 
@@ -179,6 +223,17 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   r.note = network_model_description(s) + "; " + reduction.description();
   if (options.trace && reduction.replicas > 1) {
     r.note += "; traced GPU g is shown by played GPU g mod " + std::to_string(played_gpus);
+  }
+  if (s.parallelism.data_split == DataSplit::proportional) {
+    // The samples of each node group's first GPU: what the split gave each GPU type.
+    r.note += "; data split proportional to GPU speed:";
+    for (std::size_t g = 0; g < std::max<std::size_t>(loaded.cluster.groups.size(), 1); ++g) {
+      const auto rank = first_node_of(loaded.cluster, g) * loaded.cluster.gpus_per_node;
+      if (rank >= config.gpus()) break;
+      r.note += std::string(g == 0 ? " " : ", ") +
+                (loaded.cluster.groups.size() > 1 ? loaded.cluster.groups[g].name + " " : "") +
+                std::to_string(batches.at(static_cast<std::size_t>(rank))) + " samples per GPU";
+    }
   }
   r.note += "; " + input.description();
   if (memory.offload.policy != OffloadPolicy::none || s.memory.offload != OffloadPolicy::none) {

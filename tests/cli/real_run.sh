@@ -138,5 +138,18 @@ row real-lstm 0 "$scratch/lstm0/real.csv" | grep -q ",ok,.*loss [0-9.]* (step 1)
 row real-lstm 0 "$scratch/lstm50/real.csv" | grep -q ",skipped,.*a sampled softmax is not yet run" ||
   fail "sampled lstm point not skipped with the reason: $(row real-lstm 0 "$scratch/lstm50/real.csv")"
 
+# A proportional data split is simulated only: the real backend skips it with the reason.
+cat >"$scratch/proportional.yaml" <<YAML
+name: real-proportional
+model: {zoo: resnet18, options: {image_size: 32, classes: 10}, mini_batch: 2}
+parallelism: {data: 1, data_split: proportional}
+platform: {preset: v100_p100_mixed}
+YAML
+run 1 run "$scratch/proportional.yaml" --backend real --output "$scratch/proportional"
+[ "$code" -eq 0 ] || fail "proportional scenario: exit $code: $output"
+row real-proportional 0 "$scratch/proportional/real.csv" |
+  grep -q ",skipped,.*data_split: proportional (unequal batches per rank) is not yet run" ||
+  fail "proportional point not skipped: $(row real-proportional 0 "$scratch/proportional/real.csv")"
+
 [ "$failures" -eq 0 ] && echo "all real-backend CLI checks passed"
 exit "$failures"

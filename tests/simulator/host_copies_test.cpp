@@ -53,7 +53,7 @@ nlohmann::json play(std::vector<StepOp> ops) {
         const RankLayout layout(config);
         StepProgram program;
         program.ops = std::move(ops);
-        const std::vector<StepProgram> programs{program};
+        const std::vector<std::vector<StepProgram>> programs{{program}};
         StepPlayer player(platform, fabric, layout, programs, {});
         player.spawn();
         engine.run();

@@ -245,9 +245,54 @@ std::string to_string(NetworkTopology topology) {
   return "?";
 }
 
+namespace {
+
+// One entry of node_groups. GPUs per node must agree between groups: ranks are numbered
+// node * gpus_per_node + local index throughout the simulator and the real backend.
+NodeGroupSpec parse_node_group(const YamlValue& value, const NodeGroupSpec* first) {
+  YamlMap map(value, {"name", "nodes", "gpus_per_node", "gpu", "node"});
+  NodeGroupSpec group;
+  group.name = map.required("name", "the group's name").as_string();
+  group.nodes = map.required("nodes", "the number of nodes in the group").as_integer(1, 1 << 20);
+  const auto per_node = map.required("gpus_per_node", "the number of GPUs per node");
+  group.gpus_per_node = per_node.as_integer(1, 64);
+  if (first != nullptr && group.gpus_per_node != first->gpus_per_node) {
+    per_node.fail(std::to_string(first->gpus_per_node) + ", the GPUs per node of group '" +
+                  first->name + "' (every group must have as many GPUs per node)");
+  }
+  group.gpu = parse_gpu(map.required("gpu", "a mapping describing the group's GPU"));
+  group.node = parse_node(map.required("node", "a mapping describing one node of the group"));
+  return group;
+}
+
+// One straggler annotation: {gpu: RANK, clock: FRACTION} or {node: INDEX, nic_bandwidth:
+// FRACTION}. A fraction below 1% is a typo (a percentage written as a fraction's hundredfold is
+// refused by the upper bound).
+Straggler parse_straggler(const YamlValue& value, const ClusterSpec& cluster) {
+  YamlMap map(value, {"gpu", "clock", "node", "nic_bandwidth"});
+  const std::string shape =
+      "{gpu: RANK, clock: FRACTION} or {node: INDEX, nic_bandwidth: FRACTION}";
+  Straggler straggler;
+  if (map.has("gpu") && !map.has("node") && map.has("clock") && !map.has("nic_bandwidth")) {
+    straggler.kind = StragglerKind::gpu_clock;
+    straggler.index = map.required("gpu", "a GPU rank").as_integer(0, cluster.total_gpus() - 1);
+    straggler.fraction = map.required("clock", "a fraction").as_number(0.01, 1.0);
+    return straggler;
+  }
+  if (map.has("node") && !map.has("gpu") && map.has("nic_bandwidth") && !map.has("clock")) {
+    straggler.kind = StragglerKind::nic_bandwidth;
+    straggler.index = map.required("node", "a node index").as_integer(0, cluster.nodes - 1);
+    straggler.fraction = map.required("nic_bandwidth", "a fraction").as_number(0.01, 1.0);
+    return straggler;
+  }
+  value.fail(shape);
+}
+
+}  // namespace
+
 ClusterSpec parse_cluster(const YamlValue& root) {
   YamlMap map(root, {"name", "description", "sources", "nodes", "gpus_per_node", "gpu", "node",
-                     "network", "filesystem"});
+                     "node_groups", "stragglers", "network", "filesystem"});
   ClusterSpec cluster;
   cluster.file = root.location().file;
   cluster.name = map.required("name", "the cluster's name").as_string();
@@ -257,12 +302,45 @@ ClusterSpec parse_cluster(const YamlValue& root) {
     for (const auto& source : sources->as_sequence(1))
       cluster.sources.push_back(source.as_string());
   }
-  cluster.nodes = map.required("nodes", "the number of nodes").as_integer(1, 1 << 20);
-  cluster.gpus_per_node =
-      map.required("gpus_per_node", "the number of GPUs per node").as_integer(1, 64);
-  cluster.gpu = parse_gpu(map.required("gpu", "a mapping describing one GPU"));
-  cluster.node = parse_node(map.required(
-      "node", "a mapping describing one node (gpu_interconnect, links, host memory, NICs)"));
+  if (auto groups = map.optional("node_groups")) {
+    // The groups say what the top-level keys would: both would be two answers.
+    for (const char* key : {"nodes", "gpus_per_node", "gpu", "node"}) {
+      if (map.has(key)) {
+        map.required(key, "").fail_problem(std::string("with node_groups, give '") + key +
+                                           "' in each group, not at the top level");
+      }
+    }
+    for (const auto& item : groups->as_sequence(1, 64)) {
+      cluster.groups.push_back(
+          parse_node_group(item, cluster.groups.empty() ? nullptr : &cluster.groups.front()));
+      for (std::size_t g = 0; g + 1 < cluster.groups.size(); ++g) {
+        if (cluster.groups[g].name == cluster.groups.back().name) {
+          YamlMap(item, {"name", "nodes", "gpus_per_node", "gpu", "node"})
+              .required("name", "")
+              .fail("a name no other group has");
+        }
+      }
+    }
+    cluster.nodes = 0;
+    for (const auto& group : cluster.groups) cluster.nodes += group.nodes;
+    cluster.gpus_per_node = cluster.groups.front().gpus_per_node;
+    cluster.gpu = cluster.groups.front().gpu;
+    cluster.node = cluster.groups.front().node;
+  } else {
+    cluster.nodes = map.required("nodes", "the number of nodes").as_integer(1, 1 << 20);
+    cluster.gpus_per_node =
+        map.required("gpus_per_node", "the number of GPUs per node").as_integer(1, 64);
+    cluster.gpu = parse_gpu(map.required("gpu", "a mapping describing one GPU"));
+    cluster.node = parse_node(map.required(
+        "node", "a mapping describing one node (gpu_interconnect, links, host memory, NICs)"));
+    cluster.groups.push_back(
+        {cluster.name, cluster.nodes, cluster.gpus_per_node, cluster.gpu, cluster.node});
+  }
+  if (auto stragglers = map.optional("stragglers")) {
+    for (const auto& item : stragglers->as_sequence(1)) {
+      cluster.stragglers.push_back(parse_straggler(item, cluster));
+    }
+  }
   cluster.network = parse_network(map.required(
       "network", "a mapping describing the network between nodes (topology, switches, links)"));
   cluster.filesystem = parse_filesystem(map.required(

@@ -70,6 +70,13 @@ const EnumTable<BatchNormStatistics>& enum_table() {
 }
 
 template <>
+const EnumTable<DataSplit>& enum_table() {
+  static const EnumTable<DataSplit> table{{"equal", DataSplit::equal},
+                                          {"proportional", DataSplit::proportional}};
+  return table;
+}
+
+template <>
 const EnumTable<Scaling>& enum_table() {
   static const EnumTable<Scaling> table{{"strong", Scaling::strong}, {"weak", Scaling::weak}};
   return table;
@@ -124,6 +131,9 @@ std::string to_string(DataStore value) {
   return enum_name(value);
 }
 std::string to_string(BatchNormStatistics value) {
+  return enum_name(value);
+}
+std::string to_string(DataSplit value) {
   return enum_name(value);
 }
 std::string to_string(Scaling value) {

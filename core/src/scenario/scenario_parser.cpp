@@ -61,7 +61,7 @@ void parse_model(Scenario& s, const YamlValue& value) {
 }
 
 void parse_parallelism(Scenario& s, const YamlValue& value) {
-  YamlMap map(value, {"data", "spatial", "model", "gpus", "batch_norm_statistics"});
+  YamlMap map(value, {"data", "spatial", "model", "gpus", "batch_norm_statistics", "data_split"});
   auto& p = s.parallelism;
   remember(s, value);
   if (auto data = map.optional("data")) {
@@ -115,6 +115,16 @@ void parse_parallelism(Scenario& s, const YamlValue& value) {
     if (auto schedule = model_map.optional("schedule")) {
       p.schedule = parse_enum<PipelineSchedule>(*schedule);
       remember(s, *schedule);
+    }
+  }
+  if (auto split = map.optional("data_split")) {
+    p.data_split = parse_enum<DataSplit>(*split);
+    remember(s, *split);
+    // A replica's share follows its GPU's speed; a replica of several GPUs (spatial or model
+    // parts) would need the slowest part's, which the simulator does not derive yet.
+    if (p.data_split == DataSplit::proportional && (!p.spatial_grid.empty() || map.has("model"))) {
+      split->fail_problem(
+          "data_split: proportional needs pure data parallelism (no spatial or model split)");
     }
   }
 }

@@ -183,6 +183,14 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                         std::vector<TimelineEvent>* timeline) {
   const auto& config = point.config;
   const std::string device_name = device_name_for_rank();
+  if (loaded.scenario.parallelism.data_split == DataSplit::proportional) {
+    // Unequal batches need per-rank plans, sample offsets and loss scales, not built yet.
+    result.status = PointStatus::skipped;
+    result.note =
+        "data_split: proportional (unequal batches per rank) is not yet run by the real "
+        "backend; the simulator plays it";
+    return result;
+  }
   if (config.model_degree > 1 && device_name != "cpu") {
     // NCCL matches a pair's messages in posting order on one stream: a pipeline's sends and
     // receives in both directions would wait for each other there.

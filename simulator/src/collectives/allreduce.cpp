@@ -17,8 +17,8 @@ std::string to_string(AllreduceAlgorithm algorithm) {
   return "unknown";
 }
 
-void allreduce(const CollectiveContext& context, const std::vector<int>& members,
-               std::size_t my_index, double bytes, AllreduceAlgorithm algorithm) {
+void allreduce(const CollectiveContext& context, const MemberGroup& members, std::size_t my_index,
+               double bytes, AllreduceAlgorithm algorithm) {
   switch (algorithm) {
     case AllreduceAlgorithm::ring:
       ring_allreduce(context, members, my_index, bytes);
@@ -30,6 +30,11 @@ void allreduce(const CollectiveContext& context, const std::vector<int>& members
       hierarchical_allreduce(context, members, my_index, bytes);
       return;
   }
+}
+
+void allreduce(const CollectiveContext& context, const std::vector<int>& members,
+               std::size_t my_index, double bytes, AllreduceAlgorithm algorithm) {
+  allreduce(context, member_group(members), my_index, bytes, algorithm);
 }
 
 }  // namespace tessera::sim

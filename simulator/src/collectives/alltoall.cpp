@@ -9,8 +9,8 @@
 
 namespace tessera::sim {
 
-void alltoall(const CollectiveContext& context, const std::vector<int>& members,
-              std::size_t my_index, double bytes_per_peer) {
+void alltoall(const CollectiveContext& context, const MemberGroup& members, std::size_t my_index,
+              double bytes_per_peer) {
   const std::size_t size = members.size();
   if (size < 2) return;
   const Fabric& fabric = context.fabric;
@@ -24,6 +24,11 @@ void alltoall(const CollectiveContext& context, const std::vector<int>& members,
         fabric.recv_async(me, members[(my_index + size - shift) % size], context.channel));
   }
   simgrid::s4u::Comm::wait_all(comms);
+}
+
+void alltoall(const CollectiveContext& context, const std::vector<int>& members,
+              std::size_t my_index, double bytes_per_peer) {
+  alltoall(context, member_group(members), my_index, bytes_per_peer);
 }
 
 }  // namespace tessera::sim

@@ -8,6 +8,8 @@
 // with all members together.
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "tessera/simulator/collectives.hpp"
@@ -35,38 +37,69 @@ NodeGroups group_by_node(const CollectiveContext& context, const std::vector<int
   return groups;
 }
 
-void hierarchical_allreduce(const CollectiveContext& context, const std::vector<int>& members,
+const NodeGroups& node_groups(const CollectiveContext& context, const MemberGroup& members) {
+  // Process-wide, like collective_max's registry (one simulation per process, one thread).
+  static std::map<std::pair<std::uint64_t, int>, NodeGroups> cache;
+  const auto key = std::make_pair(members.id(), context.gpus_per_node);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  return cache.emplace(key, group_by_node(context, members.ranks())).first->second;
+}
+
+namespace {
+
+// The hierarchical algorithm's rings over one group: one per node (intra) and one per local index
+// across the nodes (inter), and each member's place in them; built once per (group,
+// gpus_per_node), so that a member's call costs O(1) to find its rings rather than O(p) to build
+// them.
+struct HierarchicalRings {
+  std::vector<std::unique_ptr<MemberGroup>> intra;          // by node
+  std::vector<std::unique_ptr<MemberGroup>> inter;          // by local index
+  std::vector<std::pair<std::size_t, std::size_t>> places;  // by member index: node, local
+};
+
+const HierarchicalRings& hierarchical_rings(const CollectiveContext& context,
+                                            const MemberGroup& members) {
+  static std::map<std::pair<std::uint64_t, int>, HierarchicalRings> cache;
+  const auto key = std::make_pair(members.id(), context.gpus_per_node);
+  if (auto it = cache.find(key); it != cache.end()) return it->second;
+  const NodeGroups& groups = node_groups(context, members);
+  HierarchicalRings rings;
+  rings.places.resize(members.size());
+  const std::size_t per_node = groups.nodes.front().size();
+  for (std::size_t node = 0; node < groups.nodes.size(); ++node) {
+    std::vector<int> ranks;
+    for (std::size_t local = 0; local < per_node; ++local) {
+      const std::size_t index = groups.nodes[node][local];
+      ranks.push_back(members[index]);
+      rings.places[index] = {node, local};
+    }
+    rings.intra.push_back(std::make_unique<MemberGroup>(std::move(ranks)));
+  }
+  for (std::size_t local = 0; local < per_node; ++local) {
+    std::vector<int> ranks;
+    for (const auto& node : groups.nodes) ranks.push_back(members[node[local]]);
+    rings.inter.push_back(std::make_unique<MemberGroup>(std::move(ranks)));
+  }
+  return cache.emplace(key, std::move(rings)).first->second;
+}
+
+}  // namespace
+
+void hierarchical_allreduce(const CollectiveContext& context, const MemberGroup& members,
                             std::size_t my_index, double bytes) {
-  const NodeGroups groups = group_by_node(context, members);
+  const NodeGroups& groups = node_groups(context, members);
   if (!groups.hierarchical()) {
     ring_allreduce(context, members, my_index, bytes);
     return;
   }
-  const std::size_t nodes = groups.nodes.size();
-  const std::size_t per_node = groups.nodes.front().size();
-  std::size_t my_node = 0;
-  std::size_t my_local = 0;
-  for (std::size_t node = 0; node < nodes; ++node) {
-    for (std::size_t local = 0; local < per_node; ++local) {
-      if (groups.nodes[node][local] == my_index) {
-        my_node = node;
-        my_local = local;
-      }
-    }
-  }
-  std::vector<int> intra;
-  intra.reserve(per_node);
-  for (std::size_t index : groups.nodes[my_node]) intra.push_back(members[index]);
-  std::vector<int> inter;
-  inter.reserve(nodes);
-  for (const auto& node : groups.nodes) inter.push_back(members[node[my_local]]);
-
-  const int g = static_cast<int>(per_node);
-  const int n = static_cast<int>(nodes) * std::max(context.replicas, 1);
+  const HierarchicalRings& rings = hierarchical_rings(context, members);
+  const auto [my_node, my_local] = rings.places[my_index];
+  const int g = static_cast<int>(groups.nodes.front().size());
+  const int n = static_cast<int>(groups.nodes.size()) * std::max(context.replicas, 1);
   const double shard = bytes / g;
-  ring_pass(context, intra, my_local, g - 1, shard);
-  ring_pass(context, inter, my_node, 2 * (n - 1), shard / n);
-  ring_pass(context, intra, my_local, g - 1, shard);
+  ring_pass(context, *rings.intra[my_node], my_local, g - 1, shard);
+  ring_pass(context, *rings.inter[my_local], my_node, 2 * (n - 1), shard / n);
+  ring_pass(context, *rings.intra[my_node], my_local, g - 1, shard);
   if (context.granularity == Granularity::aggregated) {
     collective_max(context, members, my_index, 0.0);
   }

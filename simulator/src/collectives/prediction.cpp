@@ -85,11 +85,11 @@ struct Port {
   }
 };
 
-double tree_seconds(const CollectiveContext& context, const std::vector<int>& members,
-                    double bytes) {
+double tree_seconds(const CollectiveContext& context, const MemberGroup& group, double bytes) {
+  const std::vector<int>& members = group.ranks();
   if (members.size() < 2) return 0;
   const Fabric& fabric = context.fabric;
-  const NodeGroups groups = group_by_node(context, members);
+  const NodeGroups& groups = node_groups(context, group);
   const int nodes = static_cast<int>(groups.nodes.size());
   std::size_t most = 1;
   double intra_latency = 0;
@@ -124,9 +124,10 @@ double tree_seconds(const CollectiveContext& context, const std::vector<int>& me
   return pipeline - std::max(intra_latency, inter_latency) + flows;
 }
 
-double hierarchical_seconds(const CollectiveContext& context, const std::vector<int>& members,
+double hierarchical_seconds(const CollectiveContext& context, const MemberGroup& group,
                             double bytes) {
-  const NodeGroups groups = group_by_node(context, members);
+  const std::vector<int>& members = group.ranks();
+  const NodeGroups& groups = node_groups(context, group);
   if (!groups.hierarchical()) return ring_seconds(context, members, bytes);
   const int nodes = static_cast<int>(groups.nodes.size()) * std::max(context.replicas, 1);
   const int per_node = static_cast<int>(groups.nodes.front().size());
@@ -148,12 +149,11 @@ double hierarchical_seconds(const CollectiveContext& context, const std::vector<
 
 }  // namespace
 
-double predicted_allreduce_seconds(const CollectiveContext& context,
-                                   const std::vector<int>& members, double bytes,
-                                   AllreduceAlgorithm algorithm) {
+double predicted_allreduce_seconds(const CollectiveContext& context, const MemberGroup& members,
+                                   double bytes, AllreduceAlgorithm algorithm) {
   switch (algorithm) {
     case AllreduceAlgorithm::ring:
-      return ring_seconds(context, members, bytes);
+      return ring_seconds(context, members.ranks(), bytes);
     case AllreduceAlgorithm::tree:
       return tree_seconds(context, members, bytes);
     case AllreduceAlgorithm::hierarchical:
@@ -162,20 +162,31 @@ double predicted_allreduce_seconds(const CollectiveContext& context,
   return kInfinity;
 }
 
-AllreduceAlgorithm choose_allreduce(const CollectiveContext& context,
-                                    const std::vector<int>& members, double bytes) {
+AllreduceAlgorithm choose_allreduce(const CollectiveContext& context, const MemberGroup& members,
+                                    double bytes) {
   AllreduceAlgorithm best = AllreduceAlgorithm::ring;
-  double best_seconds = ring_seconds(context, members, bytes);
+  double best_seconds = ring_seconds(context, members.ranks(), bytes);
   const double tree = tree_seconds(context, members, bytes);
   if (tree < best_seconds) {
     best = AllreduceAlgorithm::tree;
     best_seconds = tree;
   }
-  if (group_by_node(context, members).hierarchical()) {
+  if (node_groups(context, members).hierarchical()) {
     const double hierarchical = hierarchical_seconds(context, members, bytes);
     if (hierarchical < best_seconds) best = AllreduceAlgorithm::hierarchical;
   }
   return best;
+}
+
+double predicted_allreduce_seconds(const CollectiveContext& context,
+                                   const std::vector<int>& members, double bytes,
+                                   AllreduceAlgorithm algorithm) {
+  return predicted_allreduce_seconds(context, member_group(members), bytes, algorithm);
+}
+
+AllreduceAlgorithm choose_allreduce(const CollectiveContext& context,
+                                    const std::vector<int>& members, double bytes) {
+  return choose_allreduce(context, member_group(members), bytes);
 }
 
 double predicted_alltoall_seconds(const CollectiveContext& context, const std::vector<int>& members,

@@ -13,8 +13,8 @@
 
 namespace tessera::sim {
 
-void ring_pass(const CollectiveContext& context, const std::vector<int>& members,
-               std::size_t my_index, int steps, double bytes_per_step) {
+void ring_pass(const CollectiveContext& context, const MemberGroup& members, std::size_t my_index,
+               int steps, double bytes_per_step) {
   const std::size_t size = members.size();
   if (size < 2 || steps <= 0) return;
   const Fabric& fabric = context.fabric;
@@ -41,7 +41,7 @@ void ring_pass(const CollectiveContext& context, const std::vector<int>& members
   if (steps > 1) simgrid::s4u::this_actor::sleep_for((steps - 1) * latency);
 }
 
-void ring_allreduce(const CollectiveContext& context, const std::vector<int>& members,
+void ring_allreduce(const CollectiveContext& context, const MemberGroup& members,
                     std::size_t my_index, double bytes) {
   if (members.size() < 2) return;
   const int size = static_cast<int>(members.size()) * std::max(context.replicas, 1);

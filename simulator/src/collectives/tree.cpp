@@ -32,9 +32,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <deque>
 #include <limits>
 #include <map>
+#include <utility>
 #include <vector>
 
 #include <simgrid/s4u/Actor.hpp>
@@ -202,7 +204,7 @@ class EdgeStream {
 // One member's part in one tree.
 struct TreeStream {
   const Fabric& fabric;
-  const std::vector<int>& members;
+  const MemberGroup& members;
   int me;  // fabric rank
   const TreeLinks& links;
   int chunks;
@@ -292,15 +294,15 @@ struct TreeLayout {
   int tree_depth = 0;  // of the node trees
 };
 
-// The members' grouping, computed once per (gpus_per_node, members): every member of every call
+// The members' grouping, computed once per (group, gpus_per_node): every member of every call
 // needs it, and grouping is O(p log p). Process-wide, like collective_max's registry (one
 // simulation per process, actors on one thread); it depends on nothing else.
-const TreeLayout& tree_layout(const CollectiveContext& context, const std::vector<int>& members) {
-  static std::map<int, std::map<std::vector<int>, TreeLayout>> cache;
-  auto& layouts = cache[std::max(context.gpus_per_node, 1)];
-  if (auto it = layouts.find(members); it != layouts.end()) return it->second;
+const TreeLayout& tree_layout(const CollectiveContext& context, const MemberGroup& members) {
+  static std::map<std::pair<std::uint64_t, int>, TreeLayout> layouts;
+  const auto key = std::make_pair(members.id(), context.gpus_per_node);
+  if (auto it = layouts.find(key); it != layouts.end()) return it->second;
   TreeLayout layout;
-  layout.groups = group_by_node(context, members);
+  layout.groups = node_groups(context, members);
   layout.places.resize(members.size());
   for (std::size_t node = 0; node < layout.groups.nodes.size(); ++node) {
     const auto& indices = layout.groups.nodes[node];
@@ -310,14 +312,14 @@ const TreeLayout& tree_layout(const CollectiveContext& context, const std::vecto
   }
   layout.chain_hops = chain_hops(layout.groups);
   layout.tree_depth = double_binary_tree_depth(static_cast<int>(layout.groups.nodes.size()));
-  return layouts.emplace(members, std::move(layout)).first->second;
+  return layouts.emplace(key, std::move(layout)).first->second;
 }
 
 // Message granularity: the member posts the receives of all its chunks (before any worker runs, so
 // that members starting together find one another's receives), then runs worker actors on its
 // host, joined before returning: per tree, the reduction (which sends to the parent), the
 // broadcast's receiver and a sender per child.
-void tree_message(const CollectiveContext& context, const std::vector<int>& members,
+void tree_message(const CollectiveContext& context, const MemberGroup& members,
                   std::size_t my_index, double bytes) {
   const TreeLayout& layout = tree_layout(context, members);
   const Place place = layout.places[my_index];
@@ -367,7 +369,7 @@ void tree_message(const CollectiveContext& context, const std::vector<int>& memb
   for (const auto& worker : workers) worker->join();
 }
 
-void tree_aggregated(const CollectiveContext& context, const std::vector<int>& members,
+void tree_aggregated(const CollectiveContext& context, const MemberGroup& members,
                      std::size_t my_index, double bytes) {
   const TreeLayout& layout = tree_layout(context, members);
   const NodeGroups& groups = layout.groups;
@@ -421,8 +423,11 @@ void tree_aggregated(const CollectiveContext& context, const std::vector<int>& m
     }
   }
   s4u::Comm::wait_all(comms);
-  intra_latency = collective_max(context, members, my_index, intra_latency);
-  inter_latency = collective_max(context, members, my_index, inter_latency);
+  // Both maxima in one rendezvous: each costs every member a blocking call.
+  const auto latencies = collective_max(context, members, my_index,
+                                        std::array<double, 2>{intra_latency, inter_latency});
+  intra_latency = latencies[0];
+  inter_latency = latencies[1];
   const int tree_depth = double_binary_tree_depth(static_cast<int>(groups.nodes.size()) *
                                                   std::max(context.replicas, 1));
   const double pipeline = 2 * layout.chain_hops * intra_latency + 2 * tree_depth * inter_latency;
@@ -471,8 +476,7 @@ std::array<TreeLinks, 2> node_tree(const NodeGroups& groups, std::size_t node, s
   return trees;
 }
 
-int tree_chunk_count(const CollectiveContext& context, const std::vector<int>& members,
-                     double bytes) {
+int tree_chunk_count(const CollectiveContext& context, const MemberGroup& members, double bytes) {
   const int size = static_cast<int>(members.size());
   if (size < 2 || bytes <= 0) return 1;
   const TreeLayout& layout = tree_layout(context, members);
@@ -524,7 +528,7 @@ int tree_chunk_count(const CollectiveContext& context, const std::vector<int>& m
   return static_cast<int>(std::clamp(chunks, 1.0, static_cast<double>(kMaxChunks)));
 }
 
-void tree_allreduce(const CollectiveContext& context, const std::vector<int>& members,
+void tree_allreduce(const CollectiveContext& context, const MemberGroup& members,
                     std::size_t my_index, double bytes) {
   if (members.size() < 2) return;
   if (context.granularity == Granularity::message) {

@@ -77,6 +77,16 @@ std::string describe(const ClusterSpec& cluster, const FabricPlan& plan, std::in
             std::to_string(plan.nodes_per_switch) + " ports, " +
             std::to_string(plan.uplinks_per_leaf_switch) + " uplinks each, " + ratio + ")";
   }
+  if (cluster.groups.size() > 1) {
+    text += "; node groups:";
+    for (const auto& group : cluster.groups) {
+      text += " " + group.name + " (" + std::to_string(group.nodes) + " x " + group.gpu.model + ")";
+    }
+  }
+  for (const auto& straggler : cluster.stragglers) {
+    text += "; straggler " + to_string(straggler.kind) + " " + std::to_string(straggler.index) +
+            " at " + std::to_string(straggler.fraction);
+  }
   text += ", links " + gbps(plan.link_bandwidth_bytes_per_second) + "; file system " +
           std::to_string(cluster.filesystem.servers) + " servers x " +
           gbps(cluster.filesystem.server_bandwidth_bytes_per_second) + ", attachment " +

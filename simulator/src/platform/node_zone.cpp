@@ -25,7 +25,7 @@ void add_route(sg4::NetZone* zone, const sg4::Host* from, const sg4::Host* to,
 }  // namespace
 
 NodeLinks create_node_links(sg4::NetZone* zone, const ClusterSpec& cluster, std::int64_t node) {
-  const NodeSpec& spec = cluster.node;
+  const NodeSpec& spec = cluster.node_spec_of_node(node);
   const std::string name = "node" + std::to_string(node);
   const auto gpus = static_cast<std::size_t>(cluster.gpus_per_node);
   NodeLinks links;
@@ -34,8 +34,11 @@ NodeLinks create_node_links(sg4::NetZone* zone, const ClusterSpec& cluster, std:
                                      spec.pcie_bandwidth_bytes_per_second,
                                      spec.pcie_latency_seconds));
   }
-  links.nic = duplex_link(zone, name + "-nic", spec.node_nic_bandwidth_bytes_per_second(),
-                          spec.nic_latency_seconds);
+  // A straggler NIC (cluster file `stragglers`) carries its fraction of the nominal bandwidth.
+  links.nic =
+      duplex_link(zone, name + "-nic",
+                  spec.node_nic_bandwidth_bytes_per_second() * cluster.nic_bandwidth_fraction(node),
+                  spec.nic_latency_seconds);
   auto gpu_link = [&](const std::string& suffix) {
     links.gpu.push_back(duplex_link(zone, name + suffix, spec.gpu_link_bandwidth_bytes_per_second,
                                     spec.gpu_link_latency_seconds));
@@ -58,17 +61,18 @@ NodeZone build_node_zone(const sg4::NetZone* parent, const ClusterSpec& cluster,
   auto* zone = sg4::create_full_zone(name);
   zone->set_parent(parent);
 
+  const NodeSpec& spec = cluster.node_spec_of_node(node);
   NodeZone result;
   result.netpoint = zone->get_netpoint();
   const auto gpus = static_cast<std::size_t>(cluster.gpus_per_node);
   for (std::size_t i = 0; i < gpus; ++i) {
     const auto rank = node * cluster.gpus_per_node + static_cast<std::int64_t>(i);
-    result.gpus.push_back(
-        zone->create_host("gpu" + std::to_string(rank), cluster.gpu.fp32_flops_per_second)->seal());
+    result.gpus.push_back(zone->create_host("gpu" + std::to_string(rank),
+                                            cluster.gpu_of_node(node).fp32_flops_per_second)
+                              ->seal());
   }
   result.cpu = zone->create_host(name + "-cpu", kNominalCpuFlopsPerSecond);
-  if (const double bandwidth = cluster.node.local_storage_bandwidth_bytes_per_second;
-      bandwidth > 0) {
+  if (const double bandwidth = spec.local_storage_bandwidth_bytes_per_second; bandwidth > 0) {
     result.local_storage = result.cpu->create_disk(name + "-local", bandwidth, bandwidth)->seal();
   }
   result.cpu->seal();
@@ -79,7 +83,7 @@ NodeZone build_node_zone(const sg4::NetZone* parent, const ClusterSpec& cluster,
   std::size_t pair = 0;
   for (std::size_t i = 0; i < gpus; ++i) {
     for (std::size_t j = i + 1; j < gpus; ++j) {
-      switch (cluster.node.gpu_interconnect) {
+      switch (spec.gpu_interconnect) {
         case GpuInterconnect::nvswitch:
           add_route(zone, result.gpus[i], result.gpus[j],
                     {{links.gpu[i], Direction::UP}, {links.gpu[j], Direction::DOWN}});

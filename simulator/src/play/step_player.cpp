@@ -46,22 +46,24 @@ struct StepPlayer::Streams {
 };
 
 StepPlayer::StepPlayer(const SimPlatform& platform, const Fabric& fabric, const RankLayout& layout,
-                       const std::vector<StepProgram>& programs, PlaySettings settings)
+                       const std::vector<std::vector<StepProgram>>& program_sets,
+                       PlaySettings settings)
     : platform_(platform),
       fabric_(fabric),
       layout_(layout),
-      programs_(programs),
+      program_sets_(program_sets),
       settings_(std::move(settings)),
       times_(static_cast<std::size_t>(layout.gpus())) {
+  const auto& programs = program_sets.at(0);
   for (std::size_t stage = 0; stage < programs.size(); ++stage) {
-    stage_groups_.push_back(layout.stage_group(static_cast<int>(stage)));
+    stage_groups_.push_back(
+        std::make_unique<MemberGroup>(layout.stage_group(static_cast<int>(stage))));
   }
   const int nodes = (layout.gpus() + platform.gpus_per_node - 1) / platform.gpus_per_node;
   std::vector<int> readers(static_cast<std::size_t>(nodes), 0);
   int rounds = 0;
   for (int rank = 0; rank < layout.gpus(); ++rank) {
-    const int reads = count_ops(programs[static_cast<std::size_t>(layout.stage_of(rank))],
-                                StepOpKind::read_start);
+    const int reads = count_ops(program_of(rank), StepOpKind::read_start);
     if (reads > 0) ++readers[static_cast<std::size_t>(platform.node_of(rank))];
     rounds = std::max(rounds, reads);
   }
@@ -84,10 +86,22 @@ StepPlayer::StepPlayer(const SimPlatform& platform, const Fabric& fabric, const 
 
 StepPlayer::~StepPlayer() = default;
 
+const StepProgram& StepPlayer::program_of(int rank) const {
+  const auto& sets = settings_.program_set_of_rank;
+  const auto set = sets.empty() ? 0 : sets.at(static_cast<std::size_t>(rank));
+  return program_sets_.at(static_cast<std::size_t>(set))
+      .at(static_cast<std::size_t>(layout_.stage_of(rank)));
+}
+
+double StepPlayer::compute_stretch_of(int rank) const {
+  const auto& stretch = settings_.compute_stretch_of_rank;
+  return stretch.empty() ? 1.0 : stretch.at(static_cast<std::size_t>(rank));
+}
+
 void StepPlayer::spawn() {
   for (int rank = 0; rank < layout_.gpus(); ++rank) {
     streams_.push_back(std::make_unique<Streams>());
-    const auto& program = programs_[static_cast<std::size_t>(layout_.stage_of(rank))];
+    const auto& program = program_of(rank);
     auto* host = fabric_.host(rank);
     simgrid::s4u::Actor::create("gpu" + std::to_string(rank), host,
                                 [this, rank] { play_gpu(rank); });
@@ -111,9 +125,9 @@ void StepPlayer::record(int rank, int track, const std::string& name, OpCategory
 }
 
 AllreduceAlgorithm StepPlayer::algorithm_for(const CollectiveContext& context,
-                                             const std::vector<int>& members, double bytes) {
+                                             const MemberGroup& members, double bytes) {
   if (!settings_.automatic_allreduce) return settings_.allreduce;
-  const auto key = std::make_tuple(members.front(), members.size(), bytes, context.channel);
+  const auto key = std::make_tuple(members.id(), bytes, context.channel);
   if (auto it = chosen_.find(key); it != chosen_.end()) return it->second;
   return chosen_[key] = choose_allreduce(context, members, bytes);
 }
@@ -129,7 +143,8 @@ std::vector<MemorySample> StepPlayer::memory_samples() const {
 }
 
 void StepPlayer::play_gpu(int rank) {
-  const auto& program = programs_[static_cast<std::size_t>(layout_.stage_of(rank))];
+  const auto& program = program_of(rank);
+  const double stretch = compute_stretch_of(rank);
   auto& streams = *streams_[static_cast<std::size_t>(rank)];
   std::map<int, std::vector<simgrid::s4u::CommPtr>> halos;
   simgrid::s4u::CommPtr input_read;
@@ -162,11 +177,12 @@ void StepPlayer::play_gpu(int rank) {
     }
     if (op.kind == StepOpKind::compute || op.kind == StepOpKind::update) {
       const double start = now() + queued_compute;
-      queued_compute += op.seconds;
-      times.seconds[static_cast<int>(OpCategory::compute)] += op.seconds;
-      if (traced && op.seconds > 0) {
+      const double seconds = op.seconds * stretch;
+      queued_compute += seconds;
+      times.seconds[static_cast<int>(OpCategory::compute)] += seconds;
+      if (traced && seconds > 0) {
         events_.push_back({rank, TimelineTrack::compute, op.label, OpCategory::compute, start,
-                           start + op.seconds, op.provenance});
+                           start + seconds, op.provenance});
       }
       continue;
     }
@@ -223,22 +239,21 @@ void StepPlayer::play_gpu(int rank) {
         if (op.group == CollectiveGroup::stage) {
           // Every GPU of the stage: the group the gradients are summed over (and the symmetric
           // reduction samples).
-          const auto& members = stage_groups_[static_cast<std::size_t>(program.stage)];
-          const auto me = static_cast<std::size_t>(std::find(members.begin(), members.end(), rank) -
-                                                   members.begin());
+          const auto& members = *stage_groups_[static_cast<std::size_t>(program.stage)];
+          const auto me = members.index_of(rank);
           const CollectiveContext stage_context{fabric_, platform_.gpus_per_node, kGroupChannel,
                                                 settings_.granularity, settings_.replicas};
           allreduce(stage_context, members, me, op.bytes,
                     algorithm_for(stage_context, members, op.bytes));
           break;
         }
-        const auto group = layout_.spatial_group(rank);
+        const auto& group = member_group(layout_.spatial_group(rank));
         allreduce(group_context, group, static_cast<std::size_t>(layout_.spatial_index_of(rank)),
                   op.bytes, algorithm_for(group_context, group, op.bytes));
         break;
       }
       case StepOpKind::group_alltoall: {
-        const auto group = layout_.spatial_group(rank);
+        const auto& group = member_group(layout_.spatial_group(rank));
         alltoall(group_context, group, static_cast<std::size_t>(layout_.spatial_index_of(rank)),
                  op.bytes);
         break;
@@ -286,10 +301,9 @@ void StepPlayer::play_gpu(int rank) {
 
 void StepPlayer::play_communication_stream(int rank, int buckets) {
   auto& streams = *streams_[static_cast<std::size_t>(rank)];
-  const auto& program = programs_[static_cast<std::size_t>(layout_.stage_of(rank))];
-  const auto& members = stage_groups_[static_cast<std::size_t>(program.stage)];
-  std::size_t my_index = 0;
-  while (members[my_index] != rank) ++my_index;
+  const auto& program = program_of(rank);
+  const auto& members = *stage_groups_[static_cast<std::size_t>(program.stage)];
+  const std::size_t my_index = members.index_of(rank);
   // The data-parallel group is the one the symmetric reduction samples.
   const CollectiveContext context{fabric_, platform_.gpus_per_node, kGradientChannel,
                                   settings_.granularity, settings_.replicas};

@@ -34,12 +34,18 @@ struct PlaySettings {
   int replicas = 1;
   std::int64_t nodes_in_point = 1;  // the nodes the played ones stand for
   std::set<int> traced_gpus;
+  // Per played rank (empty: 0 and 1 for every rank): which of the player's program sets it plays
+  // (one per node group: each GPU type has its own kernel times), and the factor its compute is
+  // stretched by (1 / clock fraction of a straggler GPU).
+  std::vector<int> program_set_of_rank;
+  std::vector<double> compute_stretch_of_rank;
 };
 
 class StepPlayer {
  public:
+  // `program_sets`: at least one set of one program per stage (PlaySettings says who plays which).
   StepPlayer(const SimPlatform& platform, const Fabric& fabric, const RankLayout& layout,
-             const std::vector<StepProgram>& programs, PlaySettings settings);
+             const std::vector<std::vector<StepProgram>>& program_sets, PlaySettings settings);
   ~StepPlayer();
 
   // Creates every actor; run the engine afterwards.
@@ -60,21 +66,24 @@ class StepPlayer {
   void play_gpu(int rank);
   void play_communication_stream(int rank, int buckets);
   void record(int rank, int track, const std::string& name, OpCategory category, double start);
-  AllreduceAlgorithm algorithm_for(const CollectiveContext& context,
-                                   const std::vector<int>& members, double bytes);
+  AllreduceAlgorithm algorithm_for(const CollectiveContext& context, const MemberGroup& members,
+                                   double bytes);
 
   const SimPlatform& platform_;
   const Fabric& fabric_;
   const RankLayout& layout_;
-  const std::vector<StepProgram>& programs_;
+  const StepProgram& program_of(int rank) const;
+  double compute_stretch_of(int rank) const;
+
+  const std::vector<std::vector<StepProgram>>& program_sets_;
   PlaySettings settings_;
-  std::vector<std::vector<int>> stage_groups_;
+  std::vector<std::unique_ptr<MemberGroup>> stage_groups_;  // by stage
   std::vector<std::unique_ptr<Streams>> streams_;
   std::unique_ptr<InputPipeline> inputs_;
   std::vector<GpuTimes> times_;
   std::vector<TimelineEvent> events_;
   // Every member of a group asks for the same choice: predict once per (group, size, channel).
-  std::map<std::tuple<int, std::size_t, double, int>, AllreduceAlgorithm> chosen_;
+  std::map<std::tuple<std::uint64_t, double, int>, AllreduceAlgorithm> chosen_;
 };
 
 }  // namespace tessera::sim

@@ -25,13 +25,52 @@ SymmetricReduction full_simulation(const ClusterSpec& cluster, const ParallelCon
   return reduction;
 }
 
+namespace {
+
+// Whether every GPU of each node group has the batch of the group's first GPU.
+bool batches_uniform_within_groups(const ClusterSpec& cluster,
+                                   const std::vector<std::int64_t>& batches) {
+  for (std::size_t rank = 0; rank < batches.size(); ++rank) {
+    const auto node = static_cast<std::int64_t>(rank) / cluster.gpus_per_node;
+    const std::size_t group = cluster.group_index_of_node(node);
+    std::int64_t first_node = 0;
+    for (std::size_t g = 0; g < group; ++g) first_node += cluster.groups[g].nodes;
+    if (batches[rank] != batches[static_cast<std::size_t>(first_node * cluster.gpus_per_node)]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// The groups of the first `nodes` nodes (a point may use fewer than the cluster has).
+std::vector<std::int64_t> group_nodes_in_point(const ClusterSpec& cluster, std::int64_t nodes) {
+  std::vector<std::int64_t> counts;
+  std::int64_t left = nodes;
+  for (std::size_t g = 0; g < cluster.groups.size() && left > 0; ++g) {
+    const bool last = g + 1 == cluster.groups.size();
+    counts.push_back(last ? left : std::min(left, cluster.groups[g].nodes));
+    left -= counts.back();
+  }
+  return counts;
+}
+
+}  // namespace
+
 SymmetricReduction plan_symmetric_reduction(const ClusterSpec& cluster,
                                             const ParallelConfig& config,
-                                            std::int64_t min_played_nodes) {
+                                            std::int64_t min_played_nodes,
+                                            const std::vector<std::int64_t>& batches) {
   const std::int64_t gpus = config.gpus();
   const std::int64_t per_node = std::max<std::int64_t>(cluster.gpus_per_node, 1);
   if (gpus % per_node != 0) return full_simulation(cluster, config, "GPUs fill no whole nodes");
   const std::int64_t nodes = gpus / per_node;
+  const bool grouped = cluster.groups.size() > 1;
+  const auto group_nodes =
+      grouped ? group_nodes_in_point(cluster, nodes) : std::vector<std::int64_t>{nodes};
+  if (grouped && !batches_uniform_within_groups(cluster, batches)) {
+    return full_simulation(cluster, config,
+                           "the proportional split gives a node group's GPUs unequal batches");
+  }
   const std::int64_t servers = std::max<std::int64_t>(cluster.filesystem.servers, 1);
   const std::int64_t per_switch = cluster.network.nodes_per_switch;
   std::int64_t least = std::max<std::int64_t>(min_played_nodes, 1);
@@ -43,7 +82,9 @@ SymmetricReduction plan_symmetric_reduction(const ClusterSpec& cluster,
     // Every server keeps serving the same number of nodes, k times fewer: scaling its bandwidth
     // by 1/k then keeps each node's share.
     const bool same_server_share = played % servers == 0;
-    if (!fits || !same_server_share) continue;
+    bool groups_divide = true;
+    for (auto count : group_nodes) groups_divide = groups_divide && count % k == 0;
+    if (!fits || !same_server_share || !groups_divide) continue;
     SymmetricReduction reduction;
     reduction.replicas = static_cast<int>(k);
     reduction.played = config;
@@ -51,6 +92,14 @@ SymmetricReduction plan_symmetric_reduction(const ClusterSpec& cluster,
     reduction.cluster = cluster;
     reduction.cluster.filesystem.server_bandwidth_bytes_per_second /= static_cast<double>(k);
     reduction.cluster.filesystem.attachment_bandwidth_bytes_per_second /= static_cast<double>(k);
+    if (grouped) {
+      // Each group keeps its place and a k-th of its nodes (the point's, which may be fewer).
+      reduction.cluster.groups.resize(group_nodes.size());
+      for (std::size_t g = 0; g < group_nodes.size(); ++g) {
+        reduction.cluster.groups[g].nodes = group_nodes[g] / k;
+      }
+      reduction.cluster.nodes = played;
+    }
     reduction.nodes = nodes;
     reduction.played_nodes = played;
     return reduction;

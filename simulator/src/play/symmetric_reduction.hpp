@@ -15,6 +15,7 @@
 // is an approximation, measured against the full simulation in tests/simulator/symmetry_test.cpp.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tessera/core/cluster_spec.hpp"
 #include "tessera/core/parallel_strategy.hpp"
@@ -37,9 +38,16 @@ struct SymmetricReduction {
 // The largest reduction k (dividing the nodes and the replicas evenly) that keeps at least
 // `min_played_nodes` nodes, more than one leaf switch where the full cluster has several, and
 // as many nodes on each file-system server. k = 1 when none does.
+//
+// Classes of identical nodes: with several node groups, k divides every group's nodes too, and
+// the played cluster keeps each group with nodes / k nodes, in order: a played node of a group
+// stands for k nodes of that group (same GPU, links and, with `batches` per full rank, batch).
+// Where a group's GPUs have unequal batches (rounding) nothing is reduced. Stragglers are
+// classes of one node: the caller plays those clusters in full.
 SymmetricReduction plan_symmetric_reduction(const ClusterSpec& cluster,
                                             const ParallelConfig& config,
-                                            std::int64_t min_played_nodes);
+                                            std::int64_t min_played_nodes,
+                                            const std::vector<std::int64_t>& batches = {});
 
 // Full simulation of `config` on `cluster`, with the reason given.
 SymmetricReduction full_simulation(const ClusterSpec& cluster, const ParallelConfig& config,

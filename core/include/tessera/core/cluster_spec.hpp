@@ -77,20 +77,63 @@ struct FilesystemSpec {
   double latency_seconds = 0;                        // of that attachment
 };
 
-struct ClusterSpec {
+// Nodes of one kind: a cluster file's `node_groups` entry, or the whole cluster of a file
+// without them. Nodes are numbered group by group, in file order.
+struct NodeGroupSpec {
   std::string name;
-  std::string description;
-  std::vector<std::string> sources;  // where each figure comes from
   std::int64_t nodes = 1;
   std::int64_t gpus_per_node = 1;
   GpuSpec gpu;
   NodeSpec node;
+};
+
+// What a straggler annotation slows down.
+enum class StragglerKind {
+  gpu_clock,      // one GPU computes at `fraction` of its speed
+  nic_bandwidth,  // one node's NICs carry `fraction` of their bandwidth
+};
+std::string to_string(StragglerKind kind);
+
+struct Straggler {
+  StragglerKind kind = StragglerKind::gpu_clock;
+  std::int64_t index = 0;  // the GPU's rank (gpu_clock) or the node (nic_bandwidth)
+  double fraction = 1;     // of the nominal figure, in (0, 1]
+};
+
+struct ClusterSpec {
+  std::string name;
+  std::string description;
+  std::vector<std::string> sources;  // where each figure comes from
+  std::int64_t nodes = 1;            // all groups'
+  std::int64_t gpus_per_node = 1;
+  // The first group's GPU and node: the reference that single-GPU figures (the cost model's
+  // default roofline, memory capacity) are taken from.
+  GpuSpec gpu;
+  NodeSpec node;
+  // A file without node_groups has one group of every node. With one group (or none, a cluster
+  // made in code) `gpu` and `node` above are authoritative; with several, the groups are.
+  std::vector<NodeGroupSpec> groups;
+  std::vector<Straggler> stragglers;
   NetworkSpec network;
   FilesystemSpec filesystem;
   std::string file;  // where it was read from ("built-in:<name>" for presets)
 
   std::int64_t total_gpus() const { return nodes * gpus_per_node; }
+  // Node `node`'s group index (0 with fewer than two groups); nodes past the groups' total (a
+  // cluster enlarged in code) are the last group's.
+  std::size_t group_index_of_node(std::int64_t node_index) const;
+  const GpuSpec& gpu_of_node(std::int64_t node_index) const;
+  const NodeSpec& node_spec_of_node(std::int64_t node_index) const;
+  // Products of the straggler annotations on the GPU of rank `rank` / on node `node` (1: none).
+  double gpu_clock_fraction(std::int64_t rank) const;
+  double nic_bandwidth_fraction(std::int64_t node_index) const;
+  // One group and no stragglers: every node alike.
+  bool uniform() const { return groups.size() <= 1 && stragglers.empty(); }
 };
+
+// "2 x 8 V100-SXM2-16GB (v100) + 2 x 8 P100-SXM2-16GB (p100)", and the stragglers' count: for
+// listings of a cluster of several node groups or stragglers.
+std::string describe_node_groups(const ClusterSpec& cluster);
 
 ClusterSpec parse_cluster(const YamlValue& root);
 ClusterSpec load_cluster_file(const std::string& path);

@@ -32,6 +32,10 @@ enum class CollectiveAlgorithm { automatic, ring, tree, hierarchical };
 // replica's samples (its spatial group, as the reference 3D-CNN runs do), or every GPU (a
 // synchronised batch-norm across the data-parallel replicas too).
 enum class BatchNormStatistics { sample_group, global };
+// How the global batch is shared between data-parallel replicas: equally (mini_batch each), or
+// in proportion to each replica's GPU speed on a heterogeneous cluster, in whole samples (as
+// mu-cuDNN shares it between GPU types; data_split.hpp).
+enum class DataSplit { equal, proportional };
 // How the steps to a target quality depend on the global batch (time_to_train.hpp): a table of
 // measurements, McCandlish et al.'s critical-batch form, or no statistical-efficiency model.
 enum class TrainingTarget { none, table, critical_batch };
@@ -47,6 +51,7 @@ std::string to_string(Scaling value);
 std::string to_string(GrowAxis value);
 std::string to_string(CollectiveAlgorithm value);
 std::string to_string(BatchNormStatistics value);
+std::string to_string(DataSplit value);
 std::string to_string(TrainingTarget value);
 
 struct ModelSection {
@@ -71,6 +76,7 @@ struct ParallelismSection {
   PipelineSchedule schedule = PipelineSchedule::gpipe;
   std::optional<std::int64_t> gpus;  // if given, must equal data x spatial x model
   BatchNormStatistics batch_norm_statistics = BatchNormStatistics::sample_group;
+  DataSplit data_split = DataSplit::equal;
 };
 
 struct MicroBatchingSection {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tessera/simulator/fabric.hpp"
+#include "tessera/simulator/member_group.hpp"
 
 namespace tessera::sim {
 
@@ -38,19 +39,28 @@ struct CollectiveContext {
   int replicas = 1;
 };
 
-// All-reduce of `bytes` per member.
+// All-reduce of `bytes` per member. Every member passes the same group object (member_group.hpp);
+// the overloads taking rank lists look it up by its ranks (for tests and small groups).
+void allreduce(const CollectiveContext& context, const MemberGroup& members, std::size_t my_index,
+               double bytes, AllreduceAlgorithm algorithm);
 void allreduce(const CollectiveContext& context, const std::vector<int>& members,
                std::size_t my_index, double bytes, AllreduceAlgorithm algorithm);
 
 // All-to-all: each member sends `bytes_per_peer` to every other member.
+void alltoall(const CollectiveContext& context, const MemberGroup& members, std::size_t my_index,
+              double bytes_per_peer);
 void alltoall(const CollectiveContext& context, const std::vector<int>& members,
               std::size_t my_index, double bytes_per_peer);
 
 // Alpha-beta prediction on a contention-free platform, from the fabric's route latencies and
 // bandwidths; used to pick an algorithm by size, like NCCL's tuner, and by the tests.
+double predicted_allreduce_seconds(const CollectiveContext& context, const MemberGroup& members,
+                                   double bytes, AllreduceAlgorithm algorithm);
 double predicted_allreduce_seconds(const CollectiveContext& context,
                                    const std::vector<int>& members, double bytes,
                                    AllreduceAlgorithm algorithm);
+AllreduceAlgorithm choose_allreduce(const CollectiveContext& context, const MemberGroup& members,
+                                    double bytes);
 AllreduceAlgorithm choose_allreduce(const CollectiveContext& context,
                                     const std::vector<int>& members, double bytes);
 
@@ -61,8 +71,8 @@ double predicted_alltoall_seconds(const CollectiveContext& context, const std::v
 // ---------------------------------------------------------------------------------------------
 // Building blocks, shared by the algorithms and the tests.
 //
-// Assumptions of every collective here: all members pass the same `members` (same order), the same
-// Fabric object and channel, and call the collectives of one (members, channel) pair in the same
+// Assumptions of every collective here: all members pass the same MemberGroup, the same Fabric
+// object and channel, and call the collectives of one (members, channel) pair in the same
 // order; actors run on one thread (SimGrid's default, contexts/nthreads:1). Besides the caller's
 // channel c >= 0, the tree uses internal channels -(8c+1) .. -(8c+4).
 //
@@ -72,20 +82,23 @@ double predicted_alltoall_seconds(const CollectiveContext& context, const std::v
 
 // Zero-time synchronisation of the members: returns, once the last member has arrived, the largest
 // `value` passed by any of them.
-double collective_max(const CollectiveContext& context, const std::vector<int>& members,
+double collective_max(const CollectiveContext& context, const MemberGroup& members,
                       std::size_t my_index, double value);
+// The same for two values at once: the largest of each.
+std::array<double, 2> collective_max(const CollectiveContext& context, const MemberGroup& members,
+                                     std::size_t my_index, std::array<double, 2> values);
 
 // `steps` steps of a ring (successor = next member, cyclically), each sending `bytes_per_step` to
 // the successor and receiving as much from the predecessor: reduce-scatter and all-gather are p-1
 // steps of S/p each, all-reduce 2(p-1) steps.
-void ring_pass(const CollectiveContext& context, const std::vector<int>& members,
-               std::size_t my_index, int steps, double bytes_per_step);
+void ring_pass(const CollectiveContext& context, const MemberGroup& members, std::size_t my_index,
+               int steps, double bytes_per_step);
 
-void ring_allreduce(const CollectiveContext& context, const std::vector<int>& members,
+void ring_allreduce(const CollectiveContext& context, const MemberGroup& members,
                     std::size_t my_index, double bytes);
-void tree_allreduce(const CollectiveContext& context, const std::vector<int>& members,
+void tree_allreduce(const CollectiveContext& context, const MemberGroup& members,
                     std::size_t my_index, double bytes);
-void hierarchical_allreduce(const CollectiveContext& context, const std::vector<int>& members,
+void hierarchical_allreduce(const CollectiveContext& context, const MemberGroup& members,
                             std::size_t my_index, double bytes);
 
 // One member's place in one binary tree, as indices into `members` (-1: none).
@@ -101,8 +114,7 @@ std::array<TreeLinks, 2> double_binary_tree(int size, int index);
 int double_binary_tree_depth(int size);
 // Message granularity of the tree: chunks per tree for an all-reduce of `bytes` (each tree carries
 // bytes/2), from the trees' slowest edge. See tree.cpp.
-int tree_chunk_count(const CollectiveContext& context, const std::vector<int>& members,
-                     double bytes);
+int tree_chunk_count(const CollectiveContext& context, const MemberGroup& members, double bytes);
 
 // Members grouped by node (fabric rank / gpus_per_node), each node's members in member order.
 struct NodeGroups {
@@ -111,6 +123,8 @@ struct NodeGroups {
   bool hierarchical() const;
 };
 NodeGroups group_by_node(const CollectiveContext& context, const std::vector<int>& members);
+// The same, computed once per (group, gpus_per_node) and kept for the process.
+const NodeGroups& node_groups(const CollectiveContext& context, const MemberGroup& members);
 
 // The tree all-reduce's two trees (NCCL's tree algorithm), for member `local` of node `node` of
 // `groups`, as indices into `members`. Inside a node the members form a chain in member order

@@ -3,7 +3,9 @@
 // Every transfer is one SimGrid flow of the whole payload (no per-chunk activities): SimGrid's
 // bandwidth sharing then models contention between halos, collectives, I/O and other traffic.
 // This is the one place that names mailboxes, so collectives and actors never collide.
+#include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <simgrid/s4u/Comm.hpp>
@@ -36,6 +38,26 @@ class Fabric {
   simgrid::s4u::Mailbox* mailbox(int from, int to, int channel) const;
 
   std::vector<simgrid::s4u::Host*> hosts_;
+  // Mailboxes by (from, to, channel), found once by name: building and hashing the name for every
+  // message cost more than a tenth of a large simulation (two strings per transfer).
+  struct MailboxKey {
+    int from;
+    int to;
+    int channel;
+    bool operator==(const MailboxKey&) const = default;
+  };
+  struct MailboxKeyHash {
+    std::size_t operator()(const MailboxKey& key) const;
+  };
+  mutable std::unordered_map<MailboxKey, simgrid::s4u::Mailbox*, MailboxKeyHash> mailboxes_;
+  // Routes by (from, to), computed once: every member of every collective asks for its
+  // neighbours' latencies, and SimGrid walks the zone hierarchy for each question.
+  struct Route {
+    double latency_seconds;
+    double bandwidth_bytes_per_second;
+  };
+  const Route& route(int from, int to) const;
+  mutable std::unordered_map<std::uint64_t, Route> routes_;
 };
 
 }  // namespace tessera::sim

@@ -1,0 +1,68 @@
+// A cluster's node groups and straggler annotations, as the backends ask for them: which group a
+// node belongs to, and how much slower a GPU or a NIC runs.
+#include "tessera/core/cluster_spec.hpp"
+
+namespace tessera {
+
+std::string to_string(StragglerKind kind) {
+  switch (kind) {
+    case StragglerKind::gpu_clock:
+      return "gpu_clock";
+    case StragglerKind::nic_bandwidth:
+      return "nic_bandwidth";
+  }
+  return "?";
+}
+
+std::size_t ClusterSpec::group_index_of_node(std::int64_t node_index) const {
+  if (groups.size() < 2) return 0;
+  std::int64_t first = 0;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    first += groups[g].nodes;
+    if (node_index < first) return g;
+  }
+  return groups.size() - 1;
+}
+
+const GpuSpec& ClusterSpec::gpu_of_node(std::int64_t node_index) const {
+  return groups.size() < 2 ? gpu : groups[group_index_of_node(node_index)].gpu;
+}
+
+const NodeSpec& ClusterSpec::node_spec_of_node(std::int64_t node_index) const {
+  return groups.size() < 2 ? node : groups[group_index_of_node(node_index)].node;
+}
+
+double ClusterSpec::gpu_clock_fraction(std::int64_t rank) const {
+  double fraction = 1;
+  for (const auto& straggler : stragglers) {
+    if (straggler.kind == StragglerKind::gpu_clock && straggler.index == rank) {
+      fraction *= straggler.fraction;
+    }
+  }
+  return fraction;
+}
+
+double ClusterSpec::nic_bandwidth_fraction(std::int64_t node_index) const {
+  double fraction = 1;
+  for (const auto& straggler : stragglers) {
+    if (straggler.kind == StragglerKind::nic_bandwidth && straggler.index == node_index) {
+      fraction *= straggler.fraction;
+    }
+  }
+  return fraction;
+}
+
+std::string describe_node_groups(const ClusterSpec& cluster) {
+  std::string text;
+  for (const auto& group : cluster.groups) {
+    text += (text.empty() ? "" : " + ") + std::to_string(group.nodes) + " x " +
+            std::to_string(group.gpus_per_node) + " " + group.gpu.model + " (" + group.name + ")";
+  }
+  if (!cluster.stragglers.empty()) {
+    text += ", " + std::to_string(cluster.stragglers.size()) + " straggler" +
+            (cluster.stragglers.size() > 1 ? "s" : "");
+  }
+  return text;
+}
+
+}  // namespace tessera

@@ -1,0 +1,43 @@
+#pragma once
+// Which program each GPU plays. A uniform cluster plays one set (one program per stage). Node
+// groups each get a set timed on their own GPU; a straggler GPU's compute is stretched by the
+// inverse of its clock fraction; with parallelism.data_split: proportional every GPU gets its
+// share of the global batch from its speed (data_split.hpp), and a set at that batch.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "tessera/core/cluster_spec.hpp"
+#include "tessera/core/parallel_strategy.hpp"
+#include "tessera/core/scenario.hpp"
+#include "tessera/core/step_program.hpp"
+
+namespace tessera::sim {
+
+// The programs of one GPU type at one mini-batch (samples per replica); `reference` says whether
+// the GPU is the cluster's reference model (profiles time only that one).
+using ProgramBuilder = std::function<std::vector<StepProgram>(const GpuSpec& gpu, bool reference,
+                                                              std::int64_t mini_batch)>;
+
+// Samples per GPU of the whole point (rank order of the full cluster), from `data_split`: the
+// mini-batch each when equal; in proportion to each GPU's speed when proportional, a GPU's speed
+// being the mini-batch over its compute time at the mini-batch (its group's programs, stretched
+// by its clock). Pure data parallelism only (the scenario loader refuses the others).
+std::vector<std::int64_t> batches_of_ranks(const ClusterSpec& cluster, const ParallelConfig& config,
+                                           DataSplit split, const ProgramBuilder& build);
+
+struct RankPrograms {
+  std::vector<std::vector<StepProgram>> sets;  // sets[0]: the first group at the mini-batch
+  std::vector<int> set_of_rank;                // per played rank; empty: set 0 for all
+  std::vector<double> stretch_of_rank;         // per played rank; empty: 1 for all
+};
+
+// The programs of the played ranks 0 .. played_gpus-1 of `played` (the cluster as built: the
+// full one, or a symmetric reduction's, whose nodes of a group all stand for nodes of the same
+// group). `batch_of_played_rank` empty: every rank at `mini_batch`.
+RankPrograms plan_rank_programs(const ClusterSpec& played, std::int64_t played_gpus,
+                                std::int64_t mini_batch,
+                                const std::vector<std::int64_t>& batch_of_played_rank,
+                                const ProgramBuilder& build);
+
+}  // namespace tessera::sim

@@ -1,0 +1,86 @@
+// parallelism.data_split on a mixed V100 + P100 cluster: the proportional split against the equal
+// one, and the symmetric mode's classes of identical nodes (one group's played nodes standing for
+// that group's nodes) against the full simulation.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iostream>
+#include <string>
+
+#include "tessera/core/scenario_loader.hpp"
+#include "tessera/simulator/simulate_point.hpp"
+
+namespace tessera {
+namespace {
+
+constexpr double kTolerance = 0.01;  // relative, as tests/simulator/symmetry_test.cpp
+
+LoadedScenario resnet18(const std::string& platform, std::int64_t data, const std::string& split,
+                        const std::string& mode) {
+  return load_scenario_text(R"(
+name: data-split
+model: {zoo: resnet18, mini_batch: 16}
+parallelism: {data: )" + std::to_string(data) +
+                                R"(, data_split: )" + split + R"(}
+platform: )" + platform + R"(
+sim: {mode: )" + mode + R"(}
+)",
+                            "data_split.yaml", "");
+}
+
+PointResult simulate(const LoadedScenario& loaded, std::int64_t min_played_nodes = 32) {
+  sim::SimulationOptions options;
+  options.min_played_nodes = min_played_nodes;
+  return sim::simulate_point_isolated(loaded, loaded.points.front(), options).result;
+}
+
+TEST(DataSplitSim, ProportionalBeatsEqualOnV100AndP100Nodes) {
+  const auto equal = simulate(resnet18("{preset: v100_p100_mixed}", 32, "equal", "full"));
+  const auto proportional =
+      simulate(resnet18("{preset: v100_p100_mixed}", 32, "proportional", "full"));
+  EXPECT_EQ(proportional.global_batch, equal.global_batch);
+  // Equal shares wait for the P100s; proportional ones give the V100s more samples.
+  EXPECT_LT(proportional.step_seconds, 0.95 * equal.step_seconds);
+  EXPECT_NE(proportional.note.find("v100 "), std::string::npos) << proportional.note;
+  EXPECT_NE(proportional.note.find("p100 "), std::string::npos) << proportional.note;
+}
+
+void expect_close(double full, double symmetric, double step, const std::string& what) {
+  EXPECT_LE(std::fabs(full - symmetric), kTolerance * std::max(full, 0.05 * step))
+      << what << ": full " << full << " s, symmetric " << symmetric << " s";
+}
+
+class ClassSymmetry : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ClassSymmetry, AgreesWithTheFullSimulation) {
+  const std::string cluster =
+      "{cluster: " + std::string(TESSERA_TEST_DATA_DIR) + "/clusters/v100_p100_64_nodes.yaml}";
+  auto full = resnet18(cluster, 512, GetParam(), "full");
+  auto symmetric = resnet18(cluster, 512, GetParam(), "symmetric");
+  // Several leaf switches, as in symmetry_test.cpp: 8 of 64 nodes played, 4 per group.
+  full.cluster.network.nodes_per_switch = 4;
+  symmetric.cluster.network.nodes_per_switch = 4;
+  const auto a = simulate(full, 8);
+  const auto b = simulate(symmetric, 8);
+  ASSERT_NE(b.note.find("symmetric simulation (8 of 64 nodes"), std::string::npos) << b.note;
+  std::cout << GetParam() << ": step full " << a.step_seconds << " s, symmetric " << b.step_seconds
+            << " s\n";
+  expect_close(a.step_seconds, b.step_seconds, a.step_seconds, "step");
+  expect_close(a.breakdown.compute_seconds, b.breakdown.compute_seconds, a.step_seconds, "compute");
+  expect_close(a.breakdown.allreduce_seconds, b.breakdown.allreduce_seconds, a.step_seconds,
+               "all-reduce");
+  expect_close(a.breakdown.idle_seconds, b.breakdown.idle_seconds, a.step_seconds, "idle");
+}
+
+INSTANTIATE_TEST_SUITE_P(Splits, ClassSymmetry, ::testing::Values("equal", "proportional"));
+
+TEST(DataSplitSim, StragglersArePlayedInFull) {
+  auto loaded = resnet18("{preset: v100_p100_mixed}", 32, "proportional", "symmetric");
+  loaded.cluster.stragglers = {{StragglerKind::gpu_clock, 3, 0.7}};
+  const auto result = simulate(loaded, 1);
+  EXPECT_NE(result.note.find("full simulation"), std::string::npos) << result.note;
+}
+
+}  // namespace
+}  // namespace tessera
