@@ -148,6 +148,27 @@ platform: {preset: lassen}
       << describe(own.front().strategy);
 }
 
+TEST(PlanSpace, ASplitProportionalToGpuSpeedKeepsPureDataParallelism) {
+  const auto loaded = load_scenario_text(R"(
+name: plan-proportional
+model: {zoo: resnet18, mini_batch: 64}
+parallelism: {data: 16, data_split: proportional}
+platform: {preset: v100_p100_mixed}
+)",
+                                         "plan.yaml", "");
+  const auto candidates = enumerate_candidates(loaded, at_gpus(loaded, 16));
+  ASSERT_FALSE(candidates.empty());
+  for (const auto& c : candidates) {
+    EXPECT_EQ(c.strategy.data, 16) << describe(c.strategy);
+    EXPECT_EQ(c.strategy.config().spatial_parts(), 1);
+    EXPECT_EQ(c.strategy.model_degree, 1);
+  }
+  // Shares by speed over mixed nodes: no bound is claimed (plan_screen.cpp).
+  const auto screened = screen_candidate(loaded, candidates.front(), nullptr);
+  ASSERT_TRUE(screened.valid && screened.fits);
+  EXPECT_EQ(screened.step_lower_bound_seconds, 0.0);
+}
+
 TEST(PlanSpace, WeakScalingKeepsTheBatchPerReplica) {
   const auto loaded = cosmoflow("sweep: {scaling: weak, gpus: [8, 16]}\n");
   const auto options = default_space_options(loaded);

@@ -69,6 +69,26 @@ TEST(BestScenario, LoadsBackAsTheStrategy) {
   EXPECT_EQ(scenario_strategy(load_scenario(path.string()), 0), strategy);
 }
 
+// A split proportional to GPU speed admits no spatial or model section: best.yaml has none.
+TEST(BestScenario, AProportionalSplitWritesPureDataParallelism) {
+  const std::string text = R"(
+name: proportional
+model: {zoo: resnet18, mini_batch: 64}
+parallelism: {data: 16, data_split: proportional}
+platform: {preset: v100_p100_mixed}
+)";
+  const auto loaded = load_scenario_text(text, "plan.yaml", "");
+  PlanStrategy strategy = scenario_strategy(loaded, 0);
+  strategy.data = 32;
+  const auto directory = fresh_directory("proportional");
+  const auto written =
+      best_scenario_yaml({text, "", "", {}}, strategy, directory.string(), "proportional-plan", "");
+  EXPECT_FALSE(test::contains(written, "spatial")) << written;
+  EXPECT_FALSE(test::contains(written, "degree")) << written;
+  std::ofstream(directory / "best.yaml") << written;
+  EXPECT_EQ(scenario_strategy(load_scenario((directory / "best.yaml").string()), 0), strategy);
+}
+
 TEST(BestScenario, FilesItNamesStayFoundFromWhereItIsWritten) {
   const auto directory = fresh_directory("paths");
   fs::create_directories(directory / "scenarios" / "models");

@@ -89,6 +89,14 @@ std::string best_scenario_yaml(const BestScenarioSource& source, const PlanStrat
   model_parallel["micro_batches"] = strategy.micro_batches;
   model_parallel["schedule"] = to_string(strategy.schedule);
 
+  // Shares proportional to GPU speed admit no spatial or model section at all (the strategy is
+  // pure data parallelism then: plan_space.hpp).
+  const auto split = parallelism["data_split"];
+  if (split && split.IsScalar() && split.as<std::string>() == "proportional") {
+    parallelism.remove("spatial");
+    parallelism.remove("model");
+  }
+
   auto memory = child_map(root, "memory");
   memory["offload"] = to_string(strategy.offload);
   if (source.memory_limit_bytes) memory["device_capacity"] = size_text(*source.memory_limit_bytes);

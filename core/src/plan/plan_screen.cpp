@@ -187,7 +187,12 @@ ScreenedCandidate screen_candidate(const LoadedScenario& base, const PlanCandida
   const auto options = step_options_of(s, base.cluster.gpu.overlaps_communication,
                                        input.of(Epoch::later), memory.offload);
   const auto programs = build_step_programs(base.model, plan, costs, options);
-  screened.step_lower_bound_seconds = step_lower_bound(programs);
+  // The programs hold the first node group's GPU at the average batch. Every candidate has GPUs
+  // of that group, so its step is at least their compute, unless shares follow GPU speed: then a
+  // slower first group holds fewer samples, and no bound is claimed.
+  const bool shares_by_speed = s.parallelism.data_split == DataSplit::proportional;
+  screened.step_lower_bound_seconds =
+      shares_by_speed && !base.cluster.uniform() ? 0.0 : step_lower_bound(programs);
   screened.applied_offload = memory.offload;
   screened.simulation_signature = simulation_signature(config, programs);
   return screened;

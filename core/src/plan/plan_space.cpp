@@ -156,6 +156,7 @@ std::vector<PlanCandidate> enumerate_candidates(const LoadedScenario& loaded,
   const auto& s = loaded.scenario;
   const PlanStrategy own = scenario_strategy(loaded, 0);
   auto pinned = [&](const char* key) { return options.pinned.count(key) > 0; };
+  const bool proportional = s.parallelism.data_split == DataSplit::proportional;
   const auto extents = spatial_extents(loaded.model);
 
   std::vector<std::string> ends = pinned(kUntil) ? std::vector<std::string>{own.spatial_until}
@@ -202,6 +203,8 @@ std::vector<PlanCandidate> enumerate_candidates(const LoadedScenario& loaded,
         if (per_replica % degree != 0) continue;
         const std::int64_t parts = per_replica / degree;
         if (parts > options.max_spatial_parts && !pinned(kGrid)) continue;
+        // Shares proportional to GPU speed are for replicas of one GPU (scenario_parser.cpp).
+        if (proportional && per_replica > 1) continue;
         std::vector<std::vector<std::int64_t>> spatial;
         if (pinned(kGrid)) {
           if (own.config().spatial_parts() == parts) spatial = {own.spatial_grid};

@@ -85,9 +85,10 @@ struct PlanSpaceOptions {
 PlanSpaceOptions default_space_options(const LoadedScenario& scenario);
 
 // Every combination, in a deterministic order (GPU counts as given, then data, model degree,
-// spatial grid, split end, micro-batches and schedule, offload, workspace). Throws InputError
-// naming `option` when a pinned value cannot be kept at a GPU count, or the batch cannot be split
-// at all.
+// spatial grid, split end, micro-batches and schedule, offload, workspace). A scenario whose
+// data split is proportional to GPU speed gets pure data parallelism only, as its parser demands.
+// Throws InputError naming `option` when a pinned value cannot be kept at a GPU count, or the batch
+// cannot be split at all.
 std::vector<PlanCandidate> enumerate_candidates(const LoadedScenario& scenario,
                                                 const PlanSpaceOptions& options);
 
