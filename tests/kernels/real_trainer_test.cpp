@@ -143,15 +143,9 @@ TEST(RealTrainer, MicroBatchedConvolutionsTrainLikeUndividedOnes) {
   for (std::size_t step = 0; step < undivided.losses.size(); ++step) {
     EXPECT_NEAR(micro_batched.losses[step], undivided.losses[step], 1e-5) << "step " << step;
   }
-  double largest_difference = 0, largest_weight = 0;
-  for (std::size_t i = 0; i < undivided.parameters.size(); ++i) {
-    largest_difference =
-        std::max(largest_difference, std::abs(static_cast<double>(micro_batched.parameters[i]) -
-                                              static_cast<double>(undivided.parameters[i])));
-    largest_weight =
-        std::max(largest_weight, std::abs(static_cast<double>(undivided.parameters[i])));
-  }
-  EXPECT_LE(largest_difference, 1e-5 * largest_weight);
+  testing::WeightGap gap;
+  gap.add(micro_batched.parameters, undivided.parameters);
+  EXPECT_LE(gap.largest_difference, 1e-5 * gap.largest_weight);
   EXPECT_NE(undivided.losses.front(), undivided.losses.back());
 }
 

@@ -2,6 +2,7 @@
 // Training CosmoFlow for a few steps with the real backend's Trainer on the given ranks, for the
 // in-process and the MPI tests: the losses of every step and the final parameters.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,21 @@ inline NetworkMicroBatchPlan halved_micro_batch_plan(Device& device, const Model
   }
   return network;
 }
+
+// How far trained weights stand from a reference's: the largest absolute difference, and the
+// largest reference weight it is judged against (a relative bound over the whole network).
+struct WeightGap {
+  double largest_difference = 0;
+  double largest_weight = 0;
+  void add(const std::vector<float>& weights, const std::vector<float>& reference) {
+    for (std::size_t i = 0; i < weights.size() && i < reference.size(); ++i) {
+      const auto theirs = static_cast<double>(reference[i]);
+      largest_difference =
+          std::max(largest_difference, std::abs(static_cast<double>(weights[i]) - theirs));
+      largest_weight = std::max(largest_weight, std::abs(theirs));
+    }
+  }
+};
 
 // The step program of `stage`, as the real backend builds it on a CPU (each bucket
 // waited for where it is queued), reading nothing (synthetic samples), its kernels undivided at

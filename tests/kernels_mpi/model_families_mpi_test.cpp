@@ -84,15 +84,9 @@ TEST_P(ModelFamilyOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
         << "step " << step << ", rank " << world().rank();
   }
   ASSERT_EQ(run.parameters.size(), reference.parameters.size());
-  double largest_difference = 0, largest_weight = 0;
-  for (std::size_t i = 0; i < run.parameters.size(); ++i) {
-    largest_difference =
-        std::max(largest_difference, std::abs(static_cast<double>(run.parameters[i]) -
-                                              static_cast<double>(reference.parameters[i])));
-    largest_weight =
-        std::max(largest_weight, std::abs(static_cast<double>(reference.parameters[i])));
-  }
-  EXPECT_LE(largest_difference, 1e-5 * largest_weight) << "rank " << world().rank();
+  testing::WeightGap gap;
+  gap.add(run.parameters, reference.parameters);
+  EXPECT_LE(gap.largest_difference, 1e-5 * gap.largest_weight) << "rank " << world().rank();
   EXPECT_NE(run.losses.front(), run.losses.back());  // the weights moved
   EXPECT_EQ(run.last_step.executed, testing::expected_executions(run.program))
       << "rank " << world().rank();

@@ -71,7 +71,7 @@ TEST_P(PipelineOverMpi, MatchesOneRankWithTheSameMicroBatches) {
   }
   // The layers of this rank's stage hold the one rank's weights; the others none.
   ASSERT_EQ(run.layer_parameters.size(), reference.layer_parameters.size());
-  double largest_difference = 0, largest_weight = 0;
+  testing::WeightGap gap;
   std::size_t layers_here = 0;
   for (std::size_t i = 0; i < run.layer_parameters.size(); ++i) {
     const auto& mine = run.layer_parameters[i];
@@ -79,14 +79,10 @@ TEST_P(PipelineOverMpi, MatchesOneRankWithTheSameMicroBatches) {
     if (mine.empty()) continue;
     ++layers_here;
     ASSERT_EQ(mine.size(), theirs.size()) << model.layers()[i].layer.name;
-    for (std::size_t p = 0; p < mine.size(); ++p) {
-      largest_difference = std::max(largest_difference, std::abs(static_cast<double>(mine[p]) -
-                                                                 static_cast<double>(theirs[p])));
-      largest_weight = std::max(largest_weight, std::abs(static_cast<double>(theirs[p])));
-    }
+    gap.add(mine, theirs);
   }
   EXPECT_GT(layers_here, 0U) << "rank " << world().rank() << " holds no layer with parameters";
-  EXPECT_LE(largest_difference, 1e-5 * largest_weight) << "rank " << world().rank();
+  EXPECT_LE(gap.largest_difference, 1e-5 * gap.largest_weight) << "rank " << world().rank();
   EXPECT_NE(run.losses.front(), run.losses.back());  // the weights moved
   EXPECT_EQ(run.last_step.executed, testing::expected_executions(run.program))
       << "rank " << world().rank();
@@ -167,15 +163,9 @@ TEST(MicroBatchesOverMpi, AccumulateLikeOneRankWithTheSameMicroBatches) {
     EXPECT_NEAR(run.losses[step], reference.losses[step], 1e-5 * (1 + reference.losses[step]));
   }
   ASSERT_EQ(run.parameters.size(), reference.parameters.size());
-  double largest_difference = 0, largest_weight = 0;
-  for (std::size_t i = 0; i < run.parameters.size(); ++i) {
-    largest_difference =
-        std::max(largest_difference, std::abs(static_cast<double>(run.parameters[i]) -
-                                              static_cast<double>(reference.parameters[i])));
-    largest_weight =
-        std::max(largest_weight, std::abs(static_cast<double>(reference.parameters[i])));
-  }
-  EXPECT_LE(largest_difference, 1e-5 * largest_weight);
+  testing::WeightGap gap;
+  gap.add(run.parameters, reference.parameters);
+  EXPECT_LE(gap.largest_difference, 1e-5 * gap.largest_weight);
   EXPECT_NE(run.losses.front(), run.losses.back());
 }
 
