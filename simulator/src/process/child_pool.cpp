@@ -1,5 +1,7 @@
 #include "process/child_pool.hpp"
 
+#include "process/child_process.hpp"
+
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,15 +20,6 @@ struct Running {
   std::string text;
 };
 
-void write_all(int fd, const std::string& text) {
-  std::size_t written = 0;
-  while (written < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + written, text.size() - written);
-    if (n <= 0) return;
-    written += static_cast<std::size_t>(n);
-  }
-}
-
 Running start(std::size_t index, const std::function<nlohmann::json()>& work) {
   int pipe_fds[2];
   if (::pipe(pipe_fds) != 0) throw std::runtime_error("cannot create a pipe to a child process");
@@ -34,17 +27,7 @@ Running start(std::size_t index, const std::function<nlohmann::json()>& work) {
   if (child < 0) throw std::runtime_error("cannot fork a child process");
   if (child == 0) {
     ::close(pipe_fds[0]);
-    nlohmann::json message;
-    int code = 0;
-    try {
-      message = work();
-    } catch (const std::exception& error) {
-      message = {{"error", error.what()}};
-      code = 1;
-    }
-    write_all(pipe_fds[1], message.dump());
-    ::close(pipe_fds[1]);
-    ::_exit(code);
+    finish_child(pipe_fds[1], work);
   }
   ::close(pipe_fds[1]);
   return {index, child, pipe_fds[0], {}};

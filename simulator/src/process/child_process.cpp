@@ -56,17 +56,7 @@ ChildOutcome run_in_child(const std::function<nlohmann::json()>& work, bool capt
       ::dup2(stderr_pipe[1], STDERR_FILENO);
       ::close(stderr_pipe[1]);
     }
-    nlohmann::json message;
-    int code = 0;
-    try {
-      message = work();
-    } catch (const std::exception& error) {
-      message = {{"error", error.what()}};
-      code = 1;
-    }
-    write_all(message_pipe[1], message.dump());
-    ::close(message_pipe[1]);
-    ::_exit(code);
+    finish_child(message_pipe[1], work);
   }
   ::close(message_pipe[1]);
   if (capture_stderr) ::close(stderr_pipe[1]);
@@ -82,6 +72,20 @@ ChildOutcome run_in_child(const std::function<nlohmann::json()>& work, bool capt
   auto message = nlohmann::json::parse(text, nullptr, false);
   if (!message.is_discarded()) outcome.message = std::move(message);
   return outcome;
+}
+
+void finish_child(int message_fd, const std::function<nlohmann::json()>& work) {
+  nlohmann::json message;
+  int code = 0;
+  try {
+    message = work();
+  } catch (const std::exception& error) {
+    message = {{"error", error.what()}};
+    code = 1;
+  }
+  write_all(message_fd, message.dump());
+  ::close(message_fd);
+  ::_exit(code);
 }
 
 }  // namespace tessera::sim

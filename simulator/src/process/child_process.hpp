@@ -21,4 +21,8 @@ struct ChildOutcome {
 // is collected instead of reaching the terminal.
 ChildOutcome run_in_child(const std::function<nlohmann::json()>& work, bool capture_stderr);
 
+// In a forked child: runs `work`, writes its JSON (or {"error": what()}) to `message_fd` and
+// exits, 0 or 1 for an exception. Shared by the single child above and the pool.
+[[noreturn]] void finish_child(int message_fd, const std::function<nlohmann::json()>& work);
+
 }  // namespace tessera::sim
