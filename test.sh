@@ -26,13 +26,21 @@ step() {
   [ "$#" -gt 0 ] && echo "== $*"
   return 0
 }
+# ctest over BUILD_DIR with the given options; a failure's output is printed again at the end.
+run_tests() {
+  local build_dir=$1
+  shift
+  ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" "$@" && return 0
+  tests/ctest/print_failures.sh "$build_dir"
+  return 1
+}
 finish() {
   echo "== test.sh: all steps passed in $(((SECONDS - started) / 60)) min $(((SECONDS - started) % 60)) s"
 }
 
 step "[1/3] Release build (warnings as errors) and tests"
 ./setup.sh --werror
-ctest --test-dir build --output-on-failure -j "$jobs"
+run_tests build
 tests/setup/check_packages.sh build setup.sh
 tests/style/check_format.sh
 if [ "$quick" -eq 1 ]; then
@@ -43,7 +51,7 @@ fi
 step "[2/3] CPU-only build with ASan + UBSan, and tests (labels heavy and setup excluded)"
 ./setup.sh --no-install --werror --cpu-only --sanitize --no-benchmarks --build-dir build-sanitize
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build-sanitize --output-on-failure -j "$jobs" --label-exclude "heavy|setup"
+  run_tests build-sanitize --label-exclude "heavy|setup"
 
 step "[3/3] Fuzzing every input format's reader, ${TESSERA_FUZZ_SECONDS:-30} s each"
 ./setup.sh --no-install --werror --fuzz --build-dir build-fuzz --target fuzzers
