@@ -12,6 +12,7 @@
 #include "play/symmetric_reduction.hpp"
 #include "process/child_process.hpp"
 #include "tessera/core/memory_estimate.hpp"
+#include "tessera/core/point_programs.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/timeline.hpp"
 #include "tessera/simulator/platform.hpp"
@@ -96,21 +97,9 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   const auto input = plan_input(loaded, config.gpus());
   const auto step_options = step_options_of(s, loaded.cluster.gpu.overlaps_communication,
                                             input.of(options.epoch), offload);
-  // Each GPU type's programs at a mini-batch. Profiles are measurements of one device: they time
-  // only the reference GPU's model, the others take their roofline.
-  const ProgramBuilder build = [&](const GpuSpec& gpu, bool reference, std::int64_t mini_batch) {
-    ComputeCostModel costs(roofline_of(gpu), reference ? options.profiles : nullptr,
-                           micro_batching_under(s, offload));
-    if (mini_batch == point.plan.config.mini_batch) {
-      return build_step_programs(loaded.model, point.plan, costs, step_options);
-    }
-    auto at_batch = point.plan.config;
-    at_batch.mini_batch = mini_batch;
-    return build_step_programs(loaded.model,
-                               plan_shards(loaded.model, at_batch, s.parallelism.spatial_until, {}),
-                               costs, step_options);
-  };
-  const auto batches = batches_of_ranks(loaded.cluster, config, s.parallelism.data_split, build);
+  // Each GPU type's programs at a mini-batch, and each GPU's samples (both backends' shares).
+  const auto build = program_builder(loaded, point.plan, options.profiles, step_options, offload);
+  const auto batches = point_batches_of_ranks(loaded, point, options.profiles);
 
   std::vector<std::string> storage;
   auto argv = engine_arguments(storage);
@@ -233,6 +222,11 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
       r.note += std::string(g == 0 ? " " : ", ") +
                 (loaded.cluster.groups.size() > 1 ? loaded.cluster.groups[g].name + " " : "") +
                 std::to_string(batches.at(static_cast<std::size_t>(rank))) + " samples per GPU";
+    }
+    for (const auto& straggler : loaded.cluster.stragglers) {
+      if (straggler.kind != StragglerKind::gpu_clock || straggler.index >= config.gpus()) continue;
+      r.note += ", straggler GPU " + std::to_string(straggler.index) + " " +
+                std::to_string(batches.at(static_cast<std::size_t>(straggler.index)));
     }
   }
   r.note += "; " + input.description();

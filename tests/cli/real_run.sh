@@ -138,18 +138,22 @@ row real-lstm 0 "$scratch/lstm0/real.csv" | grep -q ",ok,.*loss [0-9.]* (step 1)
 row real-lstm 0 "$scratch/lstm50/real.csv" | grep -q ",skipped,.*a sampled softmax is not yet run" ||
   fail "sampled lstm point not skipped with the reason: $(row real-lstm 0 "$scratch/lstm50/real.csv")"
 
-# A proportional data split is simulated only: the real backend skips it with the reason.
+# A proportional data split on 2 ranks: the scenario's cluster has GPU 1 at half its clock, so
+# rank 0 trains 3 of the 4 samples and rank 1 one, as the simulator shares them.
+sed '/^network:/i stragglers:\n  - {gpu: 1, clock: 0.5}' \
+  "$(dirname "$0")/../data/clusters/two_pcie_nodes.yaml" >"$scratch/straggler.yaml"
 cat >"$scratch/proportional.yaml" <<YAML
 name: real-proportional
-model: {zoo: resnet18, options: {image_size: 32, classes: 10}, mini_batch: 2}
-parallelism: {data: 1, data_split: proportional}
-platform: {preset: v100_p100_mixed}
+model: {zoo: cosmoflow, options: {width: 16}, mini_batch: 2}
+parallelism: {data: 2, data_split: proportional}
+platform: {cluster: straggler.yaml}
+real: {warmup_steps: 1, measured_steps: 2}
 YAML
-run 1 run "$scratch/proportional.yaml" --backend real --output "$scratch/proportional"
+run 2 run "$scratch/proportional.yaml" --backend real --output "$scratch/proportional"
 [ "$code" -eq 0 ] || fail "proportional scenario: exit $code: $output"
 row real-proportional 0 "$scratch/proportional/real.csv" |
-  grep -q ",skipped,.*data_split: proportional (unequal batches per rank) is not yet run" ||
-  fail "proportional point not skipped: $(row real-proportional 0 "$scratch/proportional/real.csv")"
+  grep -q ",ok,.*samples per rank 3, 1 (data_split: proportional" ||
+  fail "proportional point not trained 3 + 1: $(row real-proportional 0 "$scratch/proportional/real.csv")"
 
 [ "$failures" -eq 0 ] && echo "all real-backend CLI checks passed"
 exit "$failures"

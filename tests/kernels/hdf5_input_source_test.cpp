@@ -25,7 +25,11 @@ IoSection io_of(const ScratchDirectory& scratch) {
 }
 
 InputPlacement placement() {
-  return {.replica = 0, .mini_batch = 1, .global_batch = 1, .first = {2, 0, 0}, .count = {4, 8, 8}};
+  return {.samples_before = 0,
+          .mini_batch = 1,
+          .global_batch = 1,
+          .first = {2, 0, 0},
+          .count = {4, 8, 8}};
 }
 
 const TensorShape kSample{.n = 1, .c = 4, .spatial = {8, 8, 8}};

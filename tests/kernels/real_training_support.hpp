@@ -49,6 +49,9 @@ struct TrainingCase {
   OffloadDecision offload;
   // The device: a CPU holding at most this much (none: the shared uncapped one).
   Device* device = nullptr;
+  // Each replica's samples per step, where they differ (data_split: proportional); empty:
+  // config.mini_batch each.
+  std::vector<std::int64_t> replica_batches;
 };
 
 // The plan halve_micro_batches asks for, as the planner would give it from profiles: each
@@ -127,8 +130,9 @@ inline TrainingRun train_model(Communicator& world, const ModelGraph& model,
   if (config.spatial_grid.empty()) {
     config.spatial_grid.assign(model.layers().front().output_shape.spatial.size(), 1);
   }
+  auto layout = real::make_rank_layout(world, config, c.replica_batches);
+  config.mini_batch = layout.replica_batch;  // the plan of this replica's own batch
   const auto plan = plan_shards(model, config, c.spatial_until, c.placement);
-  auto layout = real::make_rank_layout(world, config);
   const auto micro_batching = c.halve_micro_batches ? halved_micro_batch_plan(*device, model, plan)
                                                     : NetworkMicroBatchPlan{};
   real::Trainer trainer(model, plan,
@@ -140,9 +144,9 @@ inline TrainingRun train_model(Communicator& world, const ModelGraph& model,
                                      .dataset_samples = c.dataset_samples,
                                      .sample = model.layers().front().output_shape,
                                      .targets = target_layout(model)};
-  auto source = real::synthetic_input_source(samples, {.replica = layout.replica,
-                                                       .mini_batch = config.mini_batch,
-                                                       .global_batch = config.global_batch(),
+  auto source = real::synthetic_input_source(samples, {.samples_before = layout.samples_before,
+                                                       .mini_batch = layout.replica_batch,
+                                                       .global_batch = layout.global_batch,
                                                        .first = trainer.input_first(),
                                                        .count = trainer.input_count()});
   TrainingRun run;

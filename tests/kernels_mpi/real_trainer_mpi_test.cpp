@@ -74,6 +74,39 @@ TEST_P(RealTrainerOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
       << "rank " << world().rank();
 }
 
+// data_split: proportional in the real backend: replicas of unequal batches (3 and 1 samples in
+// turn) train the global batch as one rank does: each trains its own samples of the step, its
+// loss weighed by its share of the global batch.
+TEST(RealTrainerUnequalBatches, MatchesOneRankWithTheSameGlobalBatch) {
+  testing::TrainingCase parallel;
+  parallel.config.data = world().size();
+  parallel.config.mini_batch = 2;  // the nominal batch; the shares below replace it
+  parallel.config.spatial_grid = {1, 1, 1};
+  for (int replica = 0; replica < world().size(); ++replica) {
+    parallel.replica_batches.push_back(replica % 2 == 0 ? 3 : 1);
+  }
+  parallel.optimizer = Optimizer::momentum;
+  parallel.steps = 2;
+  parallel.dataset_samples = 16;
+  testing::TrainingCase alone = parallel;
+  alone.replica_batches.clear();
+  alone.config = {.data = 1, .spatial_grid = {1, 1, 1}, .mini_batch = 2 * world().size()};
+
+  auto own = world().split(world().rank(), 0);
+  const auto reference = testing::train_cosmoflow(*own, alone);
+  const auto run = testing::train_cosmoflow(world(), parallel);
+
+  ASSERT_EQ(run.losses.size(), reference.losses.size());
+  for (std::size_t step = 0; step < run.losses.size(); ++step) {
+    EXPECT_NEAR(run.losses[step], reference.losses[step], 1e-5 * (1 + reference.losses[step]))
+        << "step " << step << ", rank " << world().rank();
+  }
+  testing::WeightGap gap;
+  gap.add(run.parameters, reference.parameters);
+  EXPECT_LE(gap.largest_difference, 1e-5 * gap.largest_weight) << "rank " << world().rank();
+  EXPECT_NE(run.losses.front(), run.losses.back());
+}
+
 INSTANTIATE_TEST_SUITE_P(
     CosmoFlow, RealTrainerOverMpi,
     ::testing::Values(Case{.name = "data parallel, one sample per rank", .data = -1},

@@ -24,8 +24,12 @@ std::size_t ClusterSpec::group_index_of_node(std::int64_t node_index) const {
   return groups.size() - 1;
 }
 
+const GpuSpec& ClusterSpec::gpu_of_group(std::size_t group) const {
+  return groups.size() < 2 ? gpu : groups.at(group).gpu;
+}
+
 const GpuSpec& ClusterSpec::gpu_of_node(std::int64_t node_index) const {
-  return groups.size() < 2 ? gpu : groups[group_index_of_node(node_index)].gpu;
+  return gpu_of_group(group_index_of_node(node_index));
 }
 
 const NodeSpec& ClusterSpec::node_spec_of_node(std::int64_t node_index) const {

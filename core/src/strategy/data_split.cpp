@@ -7,6 +7,19 @@
 #include <string>
 
 namespace tessera {
+namespace {
+
+double compute_seconds(const std::vector<StepProgram>& programs) {
+  double seconds = 0;
+  for (const auto& program : programs) {
+    for (const auto& op : program.ops) {
+      if (op.kind == StepOpKind::compute || op.kind == StepOpKind::update) seconds += op.seconds;
+    }
+  }
+  return seconds;
+}
+
+}  // namespace
 
 std::vector<std::int64_t> split_in_proportion(
     std::int64_t global_batch, const std::vector<double>& speeds_samples_per_second) {
@@ -45,6 +58,28 @@ std::vector<std::int64_t> split_in_proportion(
     share = 1;
   }
   return shares;
+}
+
+std::vector<std::int64_t> batches_of_ranks(const ClusterSpec& cluster, const ParallelConfig& config,
+                                           DataSplit split, const ProgramBuilder& build) {
+  const auto gpus = static_cast<std::size_t>(config.gpus());
+  if (split == DataSplit::equal) return std::vector<std::int64_t>(gpus, config.mini_batch);
+  const std::size_t groups = std::max<std::size_t>(cluster.groups.size(), 1);
+  std::vector<double> seconds_of_group;
+  for (std::size_t g = 0; g < groups; ++g) {
+    const GpuSpec& gpu = cluster.gpu_of_group(g);
+    seconds_of_group.push_back(
+        compute_seconds(build(gpu, gpu.model == cluster.gpu.model, config.mini_batch)));
+  }
+  std::vector<double> speeds;
+  for (std::size_t rank = 0; rank < gpus; ++rank) {
+    const auto r = static_cast<std::int64_t>(rank);
+    const double seconds =
+        seconds_of_group[cluster.group_index_of_node(r / cluster.gpus_per_node)] /
+        cluster.gpu_clock_fraction(r);
+    speeds.push_back(static_cast<double>(config.mini_batch) / seconds);
+  }
+  return split_in_proportion(config.global_batch(), speeds);
 }
 
 }  // namespace tessera

@@ -122,7 +122,7 @@ class BatchNorm : public LayerExecutor {
         group_ && split ? layer.output_shape.spatial_elements() : shapes.output_voxels);
     const double ranks =
         group_ && shapes.shares_samples ? static_cast<double>(context.dense_parts) : 1.0;
-    const double replicas = over_replicas_ ? static_cast<double>(context.layout.replicas) : 1.0;
+    const double replicas = over_replicas_ ? context.layout.replica_batch_ratio() : 1.0;
     count_ = static_cast<double>(shapes.batch) * voxels * ranks * replicas;
   }
   std::int64_t parameter_floats() const override { return 2 * channels_; }
@@ -268,15 +268,16 @@ class Concat : public LayerExecutor {
 };
 
 // What a loss layer's value and gradient are scaled by, so that the sum over every rank of the
-// run is the global batch's mean: each replica holds 1/replicas of the samples; after the
-// redistribution each rank of the spatial group 1/dense_parts of the replica's (a sample held by
-// several counted once); a split loss layer holds its planes of every sample, and the group's
-// sum adds them up; each micro-batch 1/micro_batches of the mini-batch.
+// run is the global batch's mean: each replica holds its share of the samples (1/replicas when
+// all are equal; rank_layout.hpp's replica_batch_ratio); after the redistribution each rank of
+// the spatial group 1/dense_parts of the replica's (a sample held by several counted once); a
+// split loss layer holds its planes of every sample, and the group's sum adds them up; each
+// micro-batch 1/micro_batches of the mini-batch.
 double loss_scale(const LocalShapes& shapes, std::int64_t positions_per_sample,
                   const ExecutionContext& context) {
   const double parts = shapes.shares_samples ? static_cast<double>(context.dense_parts) : 1.0;
   return 1.0 / (static_cast<double>(shapes.batch) * static_cast<double>(positions_per_sample) *
-                static_cast<double>(context.layout.replicas) * parts *
+                context.layout.replica_batch_ratio() * parts *
                 static_cast<double>(context.micro_batches));
 }
 

@@ -329,8 +329,7 @@ StepReport ProgramPlayer::play(StepInputSource& source) {
   }
   if (prefetches_) input_loaded_ = false;  // this step's read brings the next step's samples
   context_.executed.clear();
-  const std::int64_t mini_batch = tensors_.micro_batch_samples() * tensors_.micro_batches();
-  replica_first_sample_ = (context_.step * layout.replicas + layout.replica) * mini_batch;
+  replica_first_sample_ = context_.step * layout.global_batch + layout.samples_before;
   selected_micro_batch_ = -1;
   step_start_ = Clock::now();
   report.memory.change(0, context_.device.bytes_in_use());  // what stays for the whole run

@@ -1,11 +1,13 @@
 #include "tessera/kernels/real/rank_layout.hpp"
 
+#include <numeric>
 #include <stdexcept>
 #include <string>
 
 namespace tessera::kernels::real {
 
-RankLayout make_rank_layout(Communicator& world, const ParallelConfig& config) {
+RankLayout make_rank_layout(Communicator& world, const ParallelConfig& config,
+                            const std::vector<std::int64_t>& replica_batches) {
   if (world.size() != config.gpus()) {
     throw std::invalid_argument("the strategy needs " + std::to_string(config.gpus()) +
                                 " ranks, the run has " + std::to_string(world.size()));
@@ -18,6 +20,21 @@ RankLayout make_rank_layout(Communicator& world, const ParallelConfig& config) {
   layout.shard = rank % layout.shards;
   layout.stage = (rank / layout.shards) % layout.stages;
   layout.replica = rank / (layout.shards * layout.stages);
+  layout.global_batch = config.global_batch();
+  layout.replica_batch = config.mini_batch;
+  layout.samples_before = layout.replica * config.mini_batch;
+  if (!replica_batches.empty()) {
+    if (static_cast<std::int64_t>(replica_batches.size()) != layout.replicas) {
+      throw std::invalid_argument("expected a batch for each of the " +
+                                  std::to_string(layout.replicas) + " replicas, got " +
+                                  std::to_string(replica_batches.size()));
+    }
+    const auto mine = replica_batches.begin() + layout.replica;
+    layout.global_batch =
+        std::accumulate(replica_batches.begin(), replica_batches.end(), std::int64_t{0});
+    layout.replica_batch = *mine;
+    layout.samples_before = std::accumulate(replica_batches.begin(), mine, std::int64_t{0});
+  }
   const auto colour = [](std::int64_t value) { return static_cast<int>(value); };
   layout.spatial_group =
       world.split(colour(layout.replica * layout.stages + layout.stage), world.rank());

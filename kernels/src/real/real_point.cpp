@@ -11,6 +11,7 @@
 #include "tessera/core/cost_model.hpp"
 #include "tessera/core/input_source.hpp"
 #include "tessera/core/network_micro_batch_plan.hpp"
+#include "tessera/core/point_programs.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/step_program.hpp"
 #include "tessera/core/training_task.hpp"
@@ -183,14 +184,6 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                         std::vector<TimelineEvent>* timeline) {
   const auto& config = point.config;
   const std::string device_name = device_name_for_rank();
-  if (loaded.scenario.parallelism.data_split == DataSplit::proportional) {
-    // Unequal batches need per-rank plans, sample offsets and loss scales, not built yet.
-    result.status = PointStatus::skipped;
-    result.note =
-        "data_split: proportional (unequal batches per rank) is not yet run by the real "
-        "backend; the simulator plays it";
-    return result;
-  }
   if (config.model_degree > 1 && device_name != "cpu") {
     // NCCL matches a pair's messages in posting order on one stream: a pipeline's sends and
     // receives in both directions would wait for each other there.
@@ -235,8 +228,16 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
     nccl = nccl_over(ranks);
     transport = nccl.get();
   }
-  auto layout = make_rank_layout(*transport, config);
   const Scenario& scenario = loaded.scenario;
+  // Each replica's samples: the shares the simulator plays too (from the scenario's cluster and
+  // profiles, not from this machine's ranks). They differ only under pure data parallelism, so
+  // that ranks and replicas coincide.
+  std::vector<std::int64_t> replica_batches;
+  if (scenario.parallelism.data_split != DataSplit::equal) {
+    replica_batches = point_batches_of_ranks(loaded, point, profiles);
+  }
+  auto layout = make_rank_layout(*transport, config, replica_batches);
+  const ShardPlan plan = plan_at_mini_batch(loaded, point.plan, layout.replica_batch);
   const std::int64_t warmup = scenario.real.warmup_steps;
   const std::int64_t measured = std::max<std::int64_t>(1, scenario.real.measured_steps);
 
@@ -262,16 +263,15 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
     for (std::size_t c = 0; c < candidates.size() && !trainer; ++c) {
       offload = candidates[c];
       const ComputeCostModel costs(roofline, profiles, micro_batching_under(scenario, offload));
-      const auto micro_batching =
-          plan_network(loaded.model, point.plan, costs, scenario.model.dtype);
+      const auto micro_batching = plan_network(loaded.model, plan, costs, scenario.model.dtype);
       result.micro_batching = to_json(micro_batching);
       auto programs = build_step_programs(
-          loaded.model, point.plan, costs,
+          loaded.model, plan, costs,
           step_options_of(scenario, overlaps, input_plan.later_epochs, offload), micro_batching);
       try {
         trainer = std::make_unique<Trainer>(
-            loaded.model, point.plan,
-            std::move(programs.at(static_cast<std::size_t>(layout.stage))), *device, layout,
+            loaded.model, plan, std::move(programs.at(static_cast<std::size_t>(layout.stage))),
+            *device, layout,
             TrainerOptions{.optimizer = scenario.model.optimizer,
                            .workspace_limit_bytes =
                                micro_batching_under(scenario, offload).workspace_limit_bytes});
@@ -279,9 +279,9 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
         if (c + 1 == candidates.size()) throw;
       }
     }
-    const InputPlacement placement{.replica = layout.replica,
-                                   .mini_batch = config.mini_batch,
-                                   .global_batch = config.global_batch(),
+    const InputPlacement placement{.samples_before = layout.samples_before,
+                                   .mini_batch = layout.replica_batch,
+                                   .global_batch = layout.global_batch,
                                    .first = trainer->input_first(),
                                    .count = trainer->input_count()};
     const auto& sample = loaded.model.layers().front().output_shape;
@@ -424,6 +424,15 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                    " (applied: " + to_string(offload.policy) +
                    (offload.memory_optimal_algorithms ? ", no workspace" : "") + "), " +
                    format_bytes(result.offloaded_bytes) + " to host and back per step";
+  }
+  if (!replica_batches.empty()) {
+    std::string shares;
+    for (const auto batch : replica_batches) {
+      shares += (shares.empty() ? "" : ", ") + std::to_string(batch);
+    }
+    result.note += "; samples per rank " + shares +
+                   " (data_split: " + to_string(scenario.parallelism.data_split) +
+                   ", shares from the scenario's cluster)";
   }
   if (loaded.scenario.model.dtype != DType::float32) {
     result.note += "; computed in float32 (model.dtype " + to_string(loaded.scenario.model.dtype) +

@@ -24,7 +24,7 @@ std::string shortest(float value) {
 }
 
 std::int64_t first_sample_of(const InputPlacement& placement, std::int64_t step) {
-  return step * placement.global_batch + placement.replica * placement.mini_batch;
+  return step * placement.global_batch + placement.samples_before;
 }
 
 class SyntheticSource : public StepInputSource {

@@ -8,23 +8,10 @@
 #include <vector>
 
 #include "tessera/core/cluster_spec.hpp"
-#include "tessera/core/parallel_strategy.hpp"
-#include "tessera/core/scenario.hpp"
+#include "tessera/core/data_split.hpp"
 #include "tessera/core/step_program.hpp"
 
 namespace tessera::sim {
-
-// The programs of one GPU type at one mini-batch (samples per replica); `reference` says whether
-// the GPU is the cluster's reference model (profiles time only that one).
-using ProgramBuilder = std::function<std::vector<StepProgram>(const GpuSpec& gpu, bool reference,
-                                                              std::int64_t mini_batch)>;
-
-// Samples per GPU of the whole point (rank order of the full cluster), from `data_split`: the
-// mini-batch each when equal; in proportion to each GPU's speed when proportional, a GPU's speed
-// being the mini-batch over its compute time at the mini-batch (its group's programs, stretched
-// by its clock). Pure data parallelism only (the scenario loader refuses the others).
-std::vector<std::int64_t> batches_of_ranks(const ClusterSpec& cluster, const ParallelConfig& config,
-                                           DataSplit split, const ProgramBuilder& build);
 
 struct RankPrograms {
   std::vector<std::vector<StepProgram>> sets;  // sets[0]: the first group at the mini-batch

@@ -122,6 +122,7 @@ struct ClusterSpec {
   // Node `node`'s group index (0 with fewer than two groups); nodes past the groups' total (a
   // cluster enlarged in code) are the last group's.
   std::size_t group_index_of_node(std::int64_t node_index) const;
+  const GpuSpec& gpu_of_group(std::size_t group) const;
   const GpuSpec& gpu_of_node(std::int64_t node_index) const;
   const NodeSpec& node_spec_of_node(std::int64_t node_index) const;
   // Products of the straggler annotations on the GPU of rank `rank` / on node `node` (1: none).

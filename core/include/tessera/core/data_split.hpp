@@ -3,7 +3,13 @@
 // (parallelism.data_split: proportional), as mu-cuDNN shares a mini-batch between GPU types:
 // each replica gets samples in proportion to its speed, in whole samples.
 #include <cstdint>
+#include <functional>
 #include <vector>
+
+#include "tessera/core/cluster_spec.hpp"
+#include "tessera/core/parallel_strategy.hpp"
+#include "tessera/core/scenario.hpp"
+#include "tessera/core/step_program.hpp"
 
 namespace tessera {
 
@@ -14,5 +20,17 @@ namespace tessera {
 // replicas or a speed is not positive.
 std::vector<std::int64_t> split_in_proportion(std::int64_t global_batch,
                                               const std::vector<double>& speeds_samples_per_second);
+
+// The programs of one GPU type at one mini-batch (samples per replica); `reference` says whether
+// the GPU is the cluster's reference model (profiles time only that one).
+using ProgramBuilder = std::function<std::vector<StepProgram>(const GpuSpec& gpu, bool reference,
+                                                              std::int64_t mini_batch)>;
+
+// Samples per GPU of the whole point (rank order of the full cluster), from `split`: the
+// mini-batch each when equal; in proportion to each GPU's speed when proportional, a GPU's speed
+// being the mini-batch over its compute time at the mini-batch (its group's programs, stretched
+// by its clock). Pure data parallelism only (the scenario loader refuses the others).
+std::vector<std::int64_t> batches_of_ranks(const ClusterSpec& cluster, const ParallelConfig& config,
+                                           DataSplit split, const ProgramBuilder& build);
 
 }  // namespace tessera

@@ -3,8 +3,10 @@
 // (profiles, else the cluster GPU's roofline), under the offload policy the memory plan applies
 // (dyn resolved), reading samples as the input plan says for `epoch`. `tessera plan` bounds
 // candidates with them and `tessera export --chakra` writes them out.
+#include <cstdint>
 #include <vector>
 
+#include "tessera/core/data_split.hpp"
 #include "tessera/core/input_source.hpp"
 #include "tessera/core/memory_plan.hpp"
 #include "tessera/core/profile_database.hpp"
@@ -21,5 +23,24 @@ struct PointPrograms {
 // `profiles` may be null.
 PointPrograms point_programs(const LoadedScenario& scenario, const SweepPoint& point,
                              const ProfileDatabase* profiles, Epoch epoch = Epoch::later);
+
+// `plan` at `mini_batch` samples per replica (the plan itself at its own mini-batch). Pure data
+// parallelism keeps its meaning; stages are placed anew (data_split: proportional, the one user,
+// allows no model split).
+ShardPlan plan_at_mini_batch(const LoadedScenario& scenario, const ShardPlan& plan,
+                             std::int64_t mini_batch);
+
+// Each GPU type's programs of `plan` at a mini-batch, timed by the GPU's roofline, or by
+// `profiles` (may be null) for the reference GPU only: profiles measure one device.
+ProgramBuilder program_builder(const LoadedScenario& scenario, const ShardPlan& plan,
+                               const ProfileDatabase* profiles, const StepOptions& options,
+                               const OffloadDecision& offload);
+
+// The samples each GPU of `point` trains per step (rank order), as both backends share the global
+// batch: parallelism.data_split over the cluster's GPUs (data_split.hpp), their speeds from the
+// programs point_programs times.
+std::vector<std::int64_t> point_batches_of_ranks(const LoadedScenario& scenario,
+                                                 const SweepPoint& point,
+                                                 const ProfileDatabase* profiles);
 
 }  // namespace tessera

@@ -5,6 +5,7 @@
 // and shard numbers follow TensorDistribution's row-major grid order.
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "tessera/core/parallel_strategy.hpp"
 #include "tessera/kernels/communicator.hpp"
@@ -18,6 +19,18 @@ struct RankLayout {
   std::int64_t replicas = 1;
   std::int64_t stages = 1;
   std::int64_t shards = 1;
+  // Samples of a step: the whole run's, this replica's, and those of the replicas before it
+  // (the replica trains samples samples_before .. samples_before + replica_batch - 1 of each
+  // step's global batch).
+  std::int64_t global_batch = 1;
+  std::int64_t replica_batch = 1;
+  std::int64_t samples_before = 0;
+  // The global batch over this replica's: the replicas when every replica has the mini-batch.
+  // What a replica's loss and batch statistics are weighed by, so that its samples count as many
+  // as any other replica's.
+  double replica_batch_ratio() const {
+    return static_cast<double>(global_batch) / static_cast<double>(replica_batch);
+  }
   // Ranks of this replica and stage (batch-norm sums, halos, the gather before the dense layers).
   std::unique_ptr<Communicator> spatial_group;
   // Ranks holding the same stage and shard in every replica.
@@ -31,7 +44,10 @@ struct RankLayout {
   std::unique_ptr<Communicator> stage_group;
 };
 
-// Throws std::invalid_argument when `world` does not have exactly config.gpus() ranks.
-RankLayout make_rank_layout(Communicator& world, const ParallelConfig& config);
+// `replica_batches`: each replica's samples per step where they differ (data_split:
+// proportional); empty: config.mini_batch each. Throws std::invalid_argument when `world` does
+// not have exactly config.gpus() ranks, or there is not one batch per replica.
+RankLayout make_rank_layout(Communicator& world, const ParallelConfig& config,
+                            const std::vector<std::int64_t>& replica_batches = {});
 
 }  // namespace tessera::kernels::real

@@ -4,8 +4,8 @@
 // or the whole sample cut down afterwards (read_sub_volume), on a thread reading one sample ahead
 // or when asked (prefetch), and, with a data store (store: memory or node_local), kept in host
 // memory once read so that later epochs read no file (one machine: the store's copy is local).
-// Both deal samples the same way: step s gives replica r the samples s x global_batch + r x
-// mini_batch ... + mini_batch - 1, modulo the data set's size.
+// Both deal samples the same way: step s gives a replica the samples s x global_batch +
+// samples_before ... + mini_batch - 1 (its own mini-batch), modulo the data set's size.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -20,8 +20,8 @@
 namespace tessera::kernels::real {
 
 struct InputPlacement {
-  std::int64_t replica = 0;
-  std::int64_t mini_batch = 1;
+  std::int64_t samples_before = 0;  // the earlier replicas' samples in each step
+  std::int64_t mini_batch = 1;      // the replica's samples in each step
   std::int64_t global_batch = 1;
   std::vector<std::int64_t> first;  // the rank's planes of the input, per spatial axis
   std::vector<std::int64_t> count;
