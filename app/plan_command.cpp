@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string>
 
 #include "command_guard.hpp"
 #include "commands.hpp"
@@ -210,6 +211,11 @@ int plan(const PlanSettings& settings) {
   options.wave = std::max<std::size_t>(settings.wave, 1);
   options.exhaustive = settings.exhaustive;
   options.budget_seconds = settings.budget_seconds;
+  if (spread.size() > 1) {
+    options.agreed_seconds = [&spread](double own_seconds) {
+      return std::stod(spread.broadcast(std::to_string(own_seconds)));
+    };
+  }
   options.efficiency = loaded.statistical_efficiency;
   options.scenario_name = loaded.scenario.name;
   if (options.objective == PlanObjective::time_to_train &&

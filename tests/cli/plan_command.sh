@@ -63,6 +63,11 @@ for ranks in 2 4; do
   grep -q "($ranks ranks x 1 job)" "$scratch/mpi$ranks.err" || fail "$ranks ranks not used"
 done
 
+# A time budget under MPI: the ranks stop at the same wave (rank 0's clock) and write the run.
+"$mpiexec" -np 2 --oversubscribe "$tessera" plan "$scratch/small.yaml" --gpus 8 --budget-s 1 \
+  --output "$scratch/budget" >"$scratch/budget.out" 2>&1 || fail "budget over 2 ranks: $(cat "$scratch/budget.out")"
+[ -s "$scratch/budget/plan.csv" ] || fail "budget over 2 ranks wrote no plan.csv"
+
 # Energy per sample, at the presets' GPU power (TDP), over several GPU counts.
 "$tessera" plan "$scratch/small.yaml" --gpus 4 8 --objective samples-per-joule --top 2 \
   --output "$scratch/energy" >"$scratch/energy.out" 2>&1 || fail "samples-per-joule failed"

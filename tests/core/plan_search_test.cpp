@@ -132,6 +132,26 @@ TEST(PlanSearch, TheBudgetStopsTheSearchAfterTheFirstWave) {
   EXPECT_EQ(not_reached, 46u);
 }
 
+// Ranks sharing the waves stop on rank 0's clock: the agreed time decides, not this process's.
+TEST(PlanSearch, TheBudgetGoesByTheAgreedTime) {
+  std::vector<Truth> truth;
+  const auto candidates = made_up(50, 11, truth);
+  PlanSearchOptions options;
+  options.wave = 4;
+  options.budget_seconds = 1e-9;  // long over on this process's clock after the first wave
+  std::vector<double> own_seconds;
+  options.agreed_seconds = [&own_seconds](double own) {
+    own_seconds.push_back(own);
+    return own_seconds.size() < 3 ? 0.0 : 1.0;  // rank 0's clock: over from the third wave on
+  };
+  std::size_t calls = 0, simulated = 0;
+  const auto search = search_plan(candidates, options, evaluator(truth, calls, simulated));
+  EXPECT_EQ(calls, 2u);
+  EXPECT_TRUE(search.budget_ran_out);
+  ASSERT_EQ(own_seconds.size(), 3u);
+  EXPECT_GT(own_seconds.back(), 0);  // what this process measured, passed on to be agreed
+}
+
 TEST(PlanSearch, InvalidAndOversizedCandidatesAreNeverSimulated) {
   std::vector<Truth> truth;
   auto candidates = made_up(6, 3, truth);

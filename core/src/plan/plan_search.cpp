@@ -220,8 +220,11 @@ PlanSearchResult search_plan(std::vector<ScreenedCandidate> candidates,
   std::map<std::string, std::size_t> played;  // simulation signature -> the candidate playing it
   std::size_t next = 0;
   while (next < order.size()) {
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double elapsed = 0;
+    if (options.budget_seconds > 0) {
+      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      if (options.agreed_seconds) elapsed = options.agreed_seconds(elapsed);
+    }
     // The first wave always runs, so that a budget too small still gives an answer.
     if (options.budget_seconds > 0 && elapsed > options.budget_seconds && !done.empty()) {
       result.budget_ran_out = true;

@@ -55,9 +55,13 @@ struct CandidateOutcome {
 struct PlanSearchOptions {
   PlanObjective objective = PlanObjective::step;
   std::size_t top = 5;
-  std::size_t wave = 8;              // candidates simulated between pruning decisions
-  bool exhaustive = false;           // no bound pruning: simulate every valid candidate that fits
-  double budget_seconds = 0;         // > 0: start no wave after this much time (but the first)
+  std::size_t wave = 8;       // candidates simulated between pruning decisions
+  bool exhaustive = false;    // no bound pruning: simulate every valid candidate that fits
+  double budget_seconds = 0;  // > 0: start no wave after this much time (but the first)
+  // With a budget: the seconds the search has run, read before every wave. Processes that share
+  // the waves must agree on it (rank 0's clock), or one would stop while another waits for it.
+  // Empty: this process's steady clock since the search began.
+  std::function<double(double own_seconds)> agreed_seconds;
   double gpu_power_watts = 0;        // samples_per_joule: every GPU draws this (its TDP)
   StatisticalEfficiency efficiency;  // time_to_train: steps to the target per global batch
   std::string scenario_name;         // the rows' scenario
