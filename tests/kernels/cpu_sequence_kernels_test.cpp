@@ -204,6 +204,44 @@ TEST(CpuProjection, ForwardIsTheMapAtEveryStepAndBackwardMatchesCentralDifferenc
   expect_gradient_matches(db, central_differences(b, loss, 1e-2F), 1e-3, "projection db");
 }
 
+// The sampled softmax's scores: each position's rows of w (repeated ids included), less their
+// offsets; gradients land on those rows only.
+TEST(CpuGatheredProjection, ScoresTheChosenRowsAndBackwardMatchesCentralDifferences) {
+  const std::int64_t batch = 2, in = 3, out = 6, rows = 3, steps = 2;
+  auto x = random_values(batch * in * steps, 60);
+  auto w = random_values(out * in, 61);
+  auto b = random_values(out, 62);
+  const std::vector<std::int32_t> ids{0, 5, 2, 2, 4, 4, 1, 3, 2, 2, 4, 0};  // N x rows x T
+  const auto offsets = random_values(ids.size(), 63);
+  CpuSequenceKernels kernels;
+  std::vector<float> y(ids.size());
+  kernels.gathered_projection_forward(batch, in, rows, steps, x.data(), w.data(), b.data(), ids,
+                                      offsets, y.data());
+  for (std::int64_t n = 0; n < batch; ++n)
+    for (std::int64_t k = 0; k < rows; ++k)
+      for (std::int64_t t = 0; t < steps; ++t) {
+        const auto at = static_cast<std::size_t>((n * rows + k) * steps + t);
+        double expected = double(b[ids[at]]) - offsets[at];
+        for (std::int64_t i = 0; i < in; ++i)
+          expected += double(w[ids[at] * in + i]) * x[(n * in + i) * steps + t];
+        EXPECT_NEAR(y[at], expected, 1e-5);
+      }
+  const auto dy = random_values(y.size(), 64);
+  const auto loss = [&] {
+    kernels.gathered_projection_forward(batch, in, rows, steps, x.data(), w.data(), b.data(), ids,
+                                        offsets, y.data());
+    return weighted_sum(y, dy);
+  };
+  std::vector<float> dx(x.size(), 5.0F), dw(w.size(), 3.0F), db(b.size(), 3.0F);
+  kernels.gathered_projection_backward_data(batch, in, rows, steps, dy.data(), w.data(), ids,
+                                            dx.data());
+  kernels.gathered_projection_backward_weights(batch, in, out, rows, steps, x.data(), dy.data(),
+                                               ids, dw.data(), db.data());
+  expect_gradient_matches(dx, central_differences(x, loss, 1e-2F), 1e-3, "gathered dx");
+  expect_gradient_matches(dw, central_differences(w, loss, 1e-2F), 1e-3, "gathered dw");
+  expect_gradient_matches(db, central_differences(b, loss, 1e-2F), 1e-3, "gathered db");
+}
+
 struct AttentionCase {
   AttentionShape shape;
   std::vector<float> query, memory, wq, wk, v, bias, gain;

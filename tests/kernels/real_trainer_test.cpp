@@ -64,6 +64,7 @@ INSTANTIATE_TEST_SUITE_P(Families, FamilyLearns,
                                            std::pair<std::string, int>{"inception_blocks", 20},
                                            std::pair<std::string, int>{"small_unet3d", 20},
                                            std::pair<std::string, int>{"small_lstm", 100},
+                                           std::pair<std::string, int>{"sampled_lstm", 100},
                                            std::pair<std::string, int>{"tiny_gnmt", 100}),
                          [](const auto& param) { return param.param.first; });
 

@@ -104,6 +104,7 @@ std::vector<Case> cases() {
   }
   // Sequence models: data parallelism only (their layers read every step, so no spatial split).
   all.push_back({{"small_lstm", "embedding"}, Split::data});
+  all.push_back({{"sampled_lstm", "embedding"}, Split::data});
   all.push_back({{"tiny_gnmt", "source_embedding"}, Split::data});
   return all;
 }

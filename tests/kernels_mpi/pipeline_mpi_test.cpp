@@ -126,6 +126,10 @@ INSTANTIATE_TEST_SUITE_P(
              .model = "small_lstm",
              .micro_batches = 4,
              .schedule = PipelineSchedule::one_f_one_b},
+        Case{.name = "LSTM with a sampled softmax, 2 stages, 1F1B over 4 micro-batches",
+             .model = "sampled_lstm",
+             .micro_batches = 4,
+             .schedule = PipelineSchedule::one_f_one_b},
         Case{.name = "GNMT-like, decoder on the second stage (memory crossing), "
                      "1F1B over 2 micro-batches",
              .model = "tiny_gnmt",

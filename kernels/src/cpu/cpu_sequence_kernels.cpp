@@ -1,6 +1,6 @@
-// The engine and stream the CPU sequence kernels share, and the two per-step linear kernels:
-// the embedding (a gather of table rows and the scatter-add of their gradients, loops: oneDNN
-// has no gather) and the projection (per-sample matmuls W X_n with X_n = C x T).
+// The engine and stream the CPU sequence kernels share, and the per-step linear kernels: the
+// embedding (a gather of table rows and the scatter-add of their gradients, loops: oneDNN has no
+// gather), the projection (per-sample matmuls W X_n with X_n = C x T) and its gathered form.
 #include "cpu/cpu_sequence_kernels.hpp"
 
 #include <algorithm>
@@ -96,6 +96,60 @@ void CpuSequenceKernels::projection_backward_weights(std::int64_t batch, std::in
     for (std::int64_t n = 0; n < batch; ++n)
       for (std::int64_t t = 0; t < steps; ++t) sum += dy[(n * out + o) * steps + t];
     db[o] = static_cast<float>(sum);
+  }
+}
+
+// The gathered projections loop over positions: each scores a handful of rows (the target and
+// the sampled classes), too few and too scattered for a matrix product.
+void CpuSequenceKernels::gathered_projection_forward(std::int64_t batch, std::int64_t in,
+                                                     std::int64_t rows, std::int64_t steps,
+                                                     const float* x, const float* w, const float* b,
+                                                     const std::vector<std::int32_t>& ids,
+                                                     const std::vector<float>& offsets, float* y) {
+  for (std::int64_t n = 0; n < batch; ++n) {
+    for (std::int64_t k = 0; k < rows; ++k) {
+      for (std::int64_t t = 0; t < steps; ++t) {
+        const auto at = static_cast<std::size_t>((n * rows + k) * steps + t);
+        const float* row = w + static_cast<std::int64_t>(ids[at]) * in;
+        float score = b != nullptr ? b[ids[at]] : 0.0F;
+        for (std::int64_t i = 0; i < in; ++i) score += row[i] * x[(n * in + i) * steps + t];
+        y[at] = score - offsets[at];
+      }
+    }
+  }
+}
+
+void CpuSequenceKernels::gathered_projection_backward_data(std::int64_t batch, std::int64_t in,
+                                                           std::int64_t rows, std::int64_t steps,
+                                                           const float* dy, const float* w,
+                                                           const std::vector<std::int32_t>& ids,
+                                                           float* dx) {
+  std::fill(dx, dx + batch * in * steps, 0.0F);
+  for (std::int64_t n = 0; n < batch; ++n) {
+    for (std::int64_t k = 0; k < rows; ++k) {
+      for (std::int64_t t = 0; t < steps; ++t) {
+        const auto at = static_cast<std::size_t>((n * rows + k) * steps + t);
+        const float* row = w + static_cast<std::int64_t>(ids[at]) * in;
+        for (std::int64_t i = 0; i < in; ++i) dx[(n * in + i) * steps + t] += dy[at] * row[i];
+      }
+    }
+  }
+}
+
+void CpuSequenceKernels::gathered_projection_backward_weights(
+    std::int64_t batch, std::int64_t in, std::int64_t out, std::int64_t rows, std::int64_t steps,
+    const float* x, const float* dy, const std::vector<std::int32_t>& ids, float* dw, float* db) {
+  std::fill(dw, dw + out * in, 0.0F);
+  if (db != nullptr) std::fill(db, db + out, 0.0F);
+  for (std::int64_t n = 0; n < batch; ++n) {
+    for (std::int64_t k = 0; k < rows; ++k) {
+      for (std::int64_t t = 0; t < steps; ++t) {
+        const auto at = static_cast<std::size_t>((n * rows + k) * steps + t);
+        float* row = dw + static_cast<std::int64_t>(ids[at]) * in;
+        for (std::int64_t i = 0; i < in; ++i) row[i] += dy[at] * x[(n * in + i) * steps + t];
+        if (db != nullptr) db[ids[at]] += dy[at];
+      }
+    }
   }
 }
 

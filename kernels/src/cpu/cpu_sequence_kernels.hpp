@@ -35,6 +35,17 @@ class CpuSequenceKernels final : public SequenceKernels {
                                    std::int64_t steps, const float* x, const float* dy, float* dw,
                                    float* db) override;
 
+  void gathered_projection_forward(std::int64_t batch, std::int64_t in, std::int64_t rows,
+                                   std::int64_t steps, const float* x, const float* w,
+                                   const float* b, const std::vector<std::int32_t>& ids,
+                                   const std::vector<float>& offsets, float* y) override;
+  void gathered_projection_backward_data(std::int64_t batch, std::int64_t in, std::int64_t rows,
+                                         std::int64_t steps, const float* dy, const float* w,
+                                         const std::vector<std::int32_t>& ids, float* dx) override;
+  void gathered_projection_backward_weights(std::int64_t batch, std::int64_t in, std::int64_t out,
+                                            std::int64_t rows, std::int64_t steps, const float* x,
+                                            const float* dy, const std::vector<std::int32_t>& ids,
+                                            float* dw, float* db) override;
   std::int64_t attention_workspace_floats(const AttentionShape& shape) override;
   void attention_forward(const AttentionShape& shape, const float* query, const float* memory,
                          const AttentionWeights& weights, float* context,

@@ -45,7 +45,7 @@ std::unique_ptr<LayerExecutor> make_layer_executor(const ModelGraph& model, std:
     case LayerKind::pooling:
       return make_pooling_executor(layer, spatially_split, shapes, context);
     default:
-      return make_pointwise_executor(layer, index, spatially_split, shapes, program, context);
+      return make_pointwise_executor(model, index, spatially_split, shapes, program, context);
   }
 }
 

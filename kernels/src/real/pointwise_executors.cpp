@@ -6,6 +6,8 @@
 
 #include "execution_context.hpp"
 #include "pointwise_executors.hpp"
+
+#include "sequence_executors.hpp"
 #include "tessera/core/layer_cost.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
 
@@ -314,10 +316,12 @@ class MseLoss : public LayerExecutor {
 };
 
 // Softmax cross-entropy against the step's labels: one per sample (classification) or one per
-// voxel of the rank's planes (segmentation).
+// voxel of the rank's planes (segmentation); after a sampled softmax's projection, whose channel
+// 0 is each position's target, label 0 everywhere.
 class CrossEntropyLoss : public LayerExecutor {
  public:
-  CrossEntropyLoss(const ResolvedLayer& layer, const LocalShapes& shapes, ExecutionContext& context)
+  CrossEntropyLoss(const ResolvedLayer& layer, const LocalShapes& shapes, ExecutionContext& context,
+                   bool target_first)
       : LayerExecutor(layer.layer.name),
         batch_(shapes.batch),
         classes_(layer.input_shapes.at(0).c),
@@ -326,11 +330,13 @@ class CrossEntropyLoss : public LayerExecutor {
         context_(context) {
     gradient_ = context.device.allocate(static_cast<std::size_t>(shapes.input_floats.at(0)) *
                                         sizeof(float));
+    if (target_first) first_channel_.assign(static_cast<std::size_t>(batch_ * positions_), 0);
   }
   void forward(StepPart) override {
-    loss_ = scale_ * kernels_of(context_).softmax_cross_entropy(
-                         batch_, classes_, positions_, t_.x[0], context_.labels, gradient_->data(),
-                         static_cast<float>(scale_));
+    const auto& labels = first_channel_.empty() ? context_.labels : first_channel_;
+    loss_ = scale_ * kernels_of(context_).softmax_cross_entropy(batch_, classes_, positions_,
+                                                                t_.x[0], labels, gradient_->data(),
+                                                                static_cast<float>(scale_));
   }
   void backward_data(StepPart) override {
     context_.device.copy_on_device(gradient_->data(), t_.dx[0],
@@ -343,16 +349,18 @@ class CrossEntropyLoss : public LayerExecutor {
   double scale_;
   ExecutionContext& context_;
   std::unique_ptr<DeviceMemory> gradient_;
+  std::vector<std::int32_t> first_channel_;  // the labels after a sampled softmax
   double loss_ = 0;
 };
 
 }  // namespace
 
-std::unique_ptr<LayerExecutor> make_pointwise_executor(const ResolvedLayer& layer,
-                                                       std::size_t index, bool spatially_split,
+std::unique_ptr<LayerExecutor> make_pointwise_executor(const ModelGraph& model, std::size_t index,
+                                                       bool spatially_split,
                                                        const LocalShapes& shapes,
                                                        const StepProgram& program,
                                                        ExecutionContext& context) {
+  const auto& layer = model.layers().at(index);
   const std::string& name = layer.layer.name;
   switch (layer.layer.kind) {
     case LayerKind::input:
@@ -382,7 +390,8 @@ std::unique_ptr<LayerExecutor> make_pointwise_executor(const ResolvedLayer& laye
     case LayerKind::mse_loss:
       return std::make_unique<MseLoss>(layer, shapes, context);
     case LayerKind::softmax_cross_entropy:
-      return std::make_unique<CrossEntropyLoss>(layer, shapes, context);
+      return std::make_unique<CrossEntropyLoss>(layer, shapes, context,
+                                                scores_target_first(model, index));
     default:
       throw std::invalid_argument("layer " + layer.layer.name + ": " + to_string(layer.layer.kind) +
                                   " layers are not yet supported by the real backend");

@@ -5,8 +5,9 @@
 
 namespace tessera::kernels::real {
 
-std::unique_ptr<LayerExecutor> make_pointwise_executor(const ResolvedLayer& layer,
-                                                       std::size_t index, bool spatially_split,
+// Layer `index` of `model`.
+std::unique_ptr<LayerExecutor> make_pointwise_executor(const ModelGraph& model, std::size_t index,
+                                                       bool spatially_split,
                                                        const LocalShapes& shapes,
                                                        const StepProgram& program,
                                                        ExecutionContext& context);

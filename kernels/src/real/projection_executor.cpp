@@ -1,10 +1,16 @@
 // A projection: the same linear map at every step of a sequence (the classifier over a
-// vocabulary), the full softmax's logits. A sampled softmax (ProjectionParams::sampled) scores
-// only some classes per step and needs each step's target in the projection: not run yet.
+// vocabulary). Trained in full, its output is every class's logit. Trained as a sampled softmax
+// (ProjectionParams::sampled = S), its output is S + 1 logits per position: the target's first,
+// then S classes drawn once per step (log_uniform_sampler.hpp) and shared by every position,
+// replica and micro-batch of the step, so that a run over ranks scores what one rank would. Each
+// logit less log Q of its class, and a sampled class that is the position's target pushed out
+// of the softmax, as TensorFlow's sampled_softmax_loss does (remove_accidental_hits); the
+// cross-entropy after it takes channel 0 as every position's label.
 #include <cmath>
 #include <stdexcept>
 
 #include "execution_context.hpp"
+#include "log_uniform_sampler.hpp"
 #include "sequence_executors.hpp"
 #include "tessera/kernels/sequence_kernels.hpp"
 
@@ -39,23 +45,95 @@ class Projection : public LayerExecutor {
                                          bias_ ? gradients_ + in_ * out_ : nullptr);
   }
 
- private:
+ protected:
   std::int64_t batch_, in_, out_, steps_;
   bool bias_;
   SequenceKernels& kernels_;
 };
 
+class SampledProjection : public Projection {
+ public:
+  SampledProjection(const ResolvedLayer& layer, std::size_t index, const LocalShapes& shapes,
+                    ExecutionContext& context)
+      : Projection(layer, shapes, context),
+        vocabulary_(std::get<ProjectionParams>(layer.layer.params).out_features),
+        scored_(layer.output_shape.c),
+        index_(index),
+        context_(context) {}
+  std::int64_t parameter_floats() const override {
+    return in_ * vocabulary_ + (bias_ ? vocabulary_ : 0);
+  }
+  void forward(StepPart) override {
+    choose_rows();
+    kernels_.gathered_projection_forward(batch_, in_, scored_, steps_, t_.x[0], weights_,
+                                         bias_ ? weights_ + in_ * vocabulary_ : nullptr, ids_,
+                                         offsets_, t_.y);
+  }
+  void backward_data(StepPart) override {
+    if (t_.dx[0] == nullptr) return;
+    choose_rows();  // the micro-batch's own targets: another may have run forward since
+    kernels_.gathered_projection_backward_data(batch_, in_, scored_, steps_, t_.dy, weights_, ids_,
+                                               t_.dx[0]);
+  }
+  void backward_filter() override {
+    choose_rows();
+    kernels_.gathered_projection_backward_weights(batch_, in_, vocabulary_, scored_, steps_,
+                                                  t_.x[0], t_.dy, ids_, gradients_,
+                                                  bias_ ? gradients_ + in_ * vocabulary_ : nullptr);
+  }
+
+ private:
+  // Far enough below any logit that its class takes no share of the softmax.
+  static constexpr float kAccidentalHitPenalty = 1e9F;
+
+  // The rows each position scores, for the micro-batch whose labels the context holds.
+  void choose_rows() {
+    if (sampled_step_ != context_.step) {
+      sampled_ = sample_log_uniform(
+          vocabulary_, scored_ - 1,
+          mix_seed(mix_seed(context_.seed, index_), static_cast<std::uint64_t>(context_.step)));
+      sampled_step_ = context_.step;
+    }
+    const auto& labels = context_.labels;
+    if (static_cast<std::int64_t>(labels.size()) != batch_ * steps_) {
+      throw std::invalid_argument("layer " + name_ + ": expected " +
+                                  std::to_string(batch_ * steps_) + " targets, got " +
+                                  std::to_string(labels.size()));
+    }
+    ids_.resize(static_cast<std::size_t>(batch_ * scored_ * steps_));
+    offsets_.resize(ids_.size());
+    for (std::int64_t n = 0; n < batch_; ++n) {
+      for (std::int64_t t = 0; t < steps_; ++t) {
+        const std::int32_t target = labels[static_cast<std::size_t>(n * steps_ + t)];
+        for (std::int64_t k = 0; k < scored_; ++k) {
+          const auto at = static_cast<std::size_t>((n * scored_ + k) * steps_ + t);
+          const std::int32_t id =
+              k == 0 ? target : sampled_.classes[static_cast<std::size_t>(k - 1)];
+          ids_[at] = id;
+          offsets_[at] = static_cast<float>(sampled_.log_expected_count(id)) +
+                         (k > 0 && id == target ? kAccidentalHitPenalty : 0.0F);
+        }
+      }
+    }
+  }
+
+  std::int64_t vocabulary_, scored_;
+  std::size_t index_;
+  ExecutionContext& context_;
+  SampledClasses sampled_;
+  std::int64_t sampled_step_ = -1;
+  std::vector<std::int32_t> ids_;
+  std::vector<float> offsets_;
+};
+
 }  // namespace
 
 std::unique_ptr<LayerExecutor> make_projection_executor(const ResolvedLayer& layer,
+                                                        std::size_t index,
                                                         const LocalShapes& shapes,
                                                         ExecutionContext& context) {
-  const auto& p = std::get<ProjectionParams>(layer.layer.params);
-  if (p.sampled > 0) {
-    throw std::invalid_argument("layer " + layer.layer.name +
-                                ": a sampled softmax (sampled: " + std::to_string(p.sampled) +
-                                ") is not yet run by the real backend; use sampled: 0 (the full "
-                                "softmax)");
+  if (std::get<ProjectionParams>(layer.layer.params).sampled > 0) {
+    return std::make_unique<SampledProjection>(layer, index, shapes, context);
   }
   return std::make_unique<Projection>(layer, shapes, context);
 }

@@ -202,15 +202,6 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                   "(cuDNN's RNN is not wired); CPU ranks run them (oneDNN)";
     return result;
   }
-  for (const auto& layer : loaded.model.layers()) {
-    const auto* projection = std::get_if<ProjectionParams>(&layer.layer.params);
-    if (projection == nullptr || projection->sampled == 0) continue;
-    result.status = PointStatus::skipped;
-    result.note = "layer '" + layer.layer.name +
-                  "': a sampled softmax is not yet run by the real backend (the model's "
-                  "sampled: 0 gives the full softmax, which it runs)";
-    return result;
-  }
   std::optional<CpuThreads> threads;
   if (device_name == "cpu") threads = share_cpu_cores(ranks_on_this_machine(ranks));
   // A CPU rank holds what the scenario's memory.device_capacity allows (a GPU: what it has).

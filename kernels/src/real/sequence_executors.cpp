@@ -45,10 +45,18 @@ std::unique_ptr<LayerExecutor> make_sequence_executor(const ModelGraph& model, s
     case LayerKind::attention:
       return make_attention_executor(layer, shapes, context);
     case LayerKind::projection:
-      return make_projection_executor(layer, shapes, context);
+      return make_projection_executor(layer, index, shapes, context);
     default:
       throw std::invalid_argument("layer " + layer.layer.name + " is not a sequence layer");
   }
+}
+
+bool scores_target_first(const ModelGraph& model, std::size_t index) {
+  const auto& inputs = model.layers().at(index).input_indices;
+  if (inputs.empty()) return false;
+  const auto* projection =
+      std::get_if<ProjectionParams>(&model.layers().at(inputs.front()).layer.params);
+  return projection != nullptr && projection->sampled > 0;
 }
 
 }  // namespace tessera::kernels::real

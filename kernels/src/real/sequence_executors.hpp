@@ -26,8 +26,13 @@ std::unique_ptr<LayerExecutor> make_attention_executor(const ResolvedLayer& laye
                                                        const LocalShapes& shapes,
                                                        ExecutionContext& context);
 std::unique_ptr<LayerExecutor> make_projection_executor(const ResolvedLayer& layer,
+                                                        std::size_t index,
                                                         const LocalShapes& shapes,
                                                         ExecutionContext& context);
+
+// Whether layer `index` takes its input from a sampled softmax's projection, whose channel 0 is
+// every position's target (a cross-entropy then labels every position 0).
+bool scores_target_first(const ModelGraph& model, std::size_t index);
 
 // The layer whose parameters `index` reads and whose gradients it adds to: a tied embedding's
 // table owner, else the layer itself.

@@ -4,6 +4,7 @@
 // other tensor of the real backend. Backward kernels overwrite the gradients they are given
 // (a null one is not wanted) unless they take a beta.
 #include <cstdint>
+#include <vector>
 
 namespace tessera::kernels {
 
@@ -101,6 +102,26 @@ class SequenceKernels {
   virtual void projection_backward_weights(std::int64_t batch, std::int64_t in, std::int64_t out,
                                            std::int64_t steps, const float* x, const float* dy,
                                            float* dw, float* db) = 0;
+
+  // A sampled softmax's scores: only `rows` of w per position, chosen per position (host ids,
+  // N x rows x T: row(n, k, t)), each less its host `offsets` entry (the same layout):
+  // y[n, k, t] = w[row(n, k, t)] . x[n, :, t] + b[row(n, k, t)] - offsets[n, k, t] (b may be null).
+  virtual void gathered_projection_forward(std::int64_t batch, std::int64_t in, std::int64_t rows,
+                                           std::int64_t steps, const float* x, const float* w,
+                                           const float* b, const std::vector<std::int32_t>& ids,
+                                           const std::vector<float>& offsets, float* y) = 0;
+  virtual void gathered_projection_backward_data(std::int64_t batch, std::int64_t in,
+                                                 std::int64_t rows, std::int64_t steps,
+                                                 const float* dy, const float* w,
+                                                 const std::vector<std::int32_t>& ids,
+                                                 float* dx) = 0;
+  // dw (out x in) and db (out, may be null) overwritten: zero but at the rows scored.
+  virtual void gathered_projection_backward_weights(std::int64_t batch, std::int64_t in,
+                                                    std::int64_t out, std::int64_t rows,
+                                                    std::int64_t steps, const float* x,
+                                                    const float* dy,
+                                                    const std::vector<std::int32_t>& ids, float* dw,
+                                                    float* db) = 0;
 
   // Keeps the scores' tanh and the attention weights for backward.
   virtual std::int64_t attention_workspace_floats(const AttentionShape& shape) = 0;
