@@ -44,6 +44,7 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
+#include "collectives/edge_stream.hpp"
 #include "tessera/simulator/collectives.hpp"
 
 namespace tessera::sim {
@@ -86,120 +87,6 @@ int relabel(int rank, int size, bool mirror) {
 int tree_channel(int channel, int tree, bool broadcast) {
   return -(8 * channel + 2 * tree + (broadcast ? 1 : 0) + 1);
 }
-
-// One edge and direction of one tree: sends its chunks in order, one transferring at a time, as a
-// stream whose chunks pay their latency while earlier ones transfer.
-//
-// A SimGrid flow pays its route latency a before it transfers, taking no bandwidth meanwhile; sent
-// one after the other, chunks would leave the link idle for a between transfers. So the next chunk
-// is posted a before the transfer in progress is expected to end (or when the chunk becomes
-// available, if later): its transfer follows on, one flow at a time on the edge, as the aggregated
-// model's one flow per edge, direction and tree. The expected end follows the transfer's progress,
-// measured since the previous look, at least every kLook latencies and halfway to the expected
-// posting time: rates change when other flows on the links start or end, and a chunk posted late
-// leaves a gap. A chunk is posted only once the last one posted transfers, so that at most one
-// pays its latency (progress is then recent; tree_chunk_count keeps chunks longer than the latency
-// on the slowest stream). Until the receiver has posted its receives (it posts them all at once),
-// chunks go one at a time.
-class EdgeStream {
- public:
-  EdgeStream(const Fabric& fabric, int from, int to, int channel)
-      : fabric_(fabric),
-        from_(from),
-        to_(to),
-        channel_(channel),
-        latency_(fabric.route_latency_seconds(from, to)) {}
-
-  // Sends the next chunk, of `bytes`, available now; returns once it is posted.
-  void send(double bytes) {
-    const double slack = kSlack * latency_;
-    for (;;) {
-      retire();
-      if (posted_.empty()) break;
-      const double now = s4u::Engine::get_clock();
-      const double matched = posted_.back().comm->get_start_time();
-      double wake = -1;  // the receiver is not there yet: until the oldest chunk arrives
-      if (matched >= 0 && now < matched + latency_ - slack) {
-        wake = matched + latency_;  // the last chunk posted still pays its latency
-      } else if (matched >= 0) {
-        const double post_at = transfers_end(now) - latency_;
-        if (std::isnan(post_at)) {
-          wake = now + slack;  // no progress seen yet
-        } else if (post_at <= now + slack) {
-          break;
-        } else {
-          wake = std::min(post_at, now + std::max(kLook * latency_, (post_at - now) / 2));
-        }
-      }
-      s4u::Comm::wait_any_for({posted_.front().comm}, wake < 0 ? -1.0 : wake - now);
-    }
-    posted_.push_back({fabric_.send_async(from_, to_, bytes, channel_), bytes});
-  }
-
-  // Returns once every chunk has arrived.
-  void drain() {
-    for (const Posted& chunk : posted_) chunk.comm->wait();
-    posted_.clear();
-  }
-
- private:
-  static constexpr double kSlack = 1e-3;  // of the latency: timing tolerance
-  static constexpr double kLook = 0.5;    // of the latency: longest time between looks
-
-  struct Posted {
-    s4u::CommPtr comm;
-    double bytes;
-  };
-
-  // Forgets the chunks that have arrived, keeping the rate of the last one's transfer.
-  void retire() {
-    while (!posted_.empty() && posted_.front().comm->test()) {
-      const Posted& chunk = posted_.front();
-      const double duration =
-          chunk.comm->get_finish_time() - (chunk.comm->get_start_time() + latency_);
-      if (duration > 0) rate_ = chunk.bytes / duration;
-      posted_.pop_front();
-      ++retired_;
-    }
-  }
-
-  // When the posted chunks, all transferring, are expected to be over, at the oldest one's rate
-  // since the last look at it (or since its transfer started, or else the last chunk's rate); NaN
-  // if no rate is known yet.
-  double transfers_end(double now) {
-    const Posted& oldest = posted_.front();
-    const double left = oldest.comm->get_remaining();
-    double rate = rate_;
-    if (seen_ == retired_ && now > seen_at_ && left < seen_left_) {
-      rate = (seen_left_ - left) / (now - seen_at_);
-    } else {
-      const double started = oldest.comm->get_start_time() + latency_;
-      if (now > started && left < oldest.bytes) rate = (oldest.bytes - left) / (now - started);
-    }
-    seen_ = retired_;
-    seen_at_ = now;
-    seen_left_ = left;
-    if (!(rate > 0)) return std::numeric_limits<double>::quiet_NaN();
-    double bytes_left = left;
-    for (std::size_t index = 1; index < posted_.size(); ++index) {
-      bytes_left += posted_[index].comm->get_remaining();
-    }
-    return now + bytes_left / rate;
-  }
-
-  const Fabric& fabric_;
-  int from_;
-  int to_;
-  int channel_;
-  double latency_;
-  std::deque<Posted> posted_;  // not known to have arrived, oldest first
-  std::size_t retired_ = 0;    // chunks known to have arrived
-  double rate_ = 0;            // of the last chunk's transfer, bytes/s (0: none yet)
-  // The last look at the oldest chunk's progress: which chunk (by retired_), when, bytes left.
-  std::size_t seen_ = std::numeric_limits<std::size_t>::max();
-  double seen_at_ = 0;
-  double seen_left_ = 0;
-};
 
 // One member's part in one tree.
 struct TreeStream {
