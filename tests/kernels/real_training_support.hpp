@@ -1,6 +1,8 @@
 #pragma once
 // Training CosmoFlow for a few steps with the real backend's Trainer on the given ranks, for the
 // in-process and the MPI tests: the losses of every step and the final parameters.
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -98,6 +100,27 @@ struct WeightGap {
     }
   }
 };
+
+// A run over several ranks against one rank's reference on the same global batch: each step's
+// loss within 1e-5 of the reference's (relative to 1 + loss). `rank` names the rank in messages.
+inline void expect_losses_match(const TrainingRun& run, const TrainingRun& reference, int rank) {
+  ASSERT_EQ(run.losses.size(), reference.losses.size());
+  for (std::size_t step = 0; step < run.losses.size(); ++step) {
+    EXPECT_NEAR(run.losses[step], reference.losses[step], 1e-5 * (1 + reference.losses[step]))
+        << "step " << step << ", rank " << rank;
+  }
+}
+
+// As expect_losses_match, and the whole network's weights within 1e-5 of the largest reference
+// weight; and the weights moved, so that the comparison is not between two untrained networks.
+inline void expect_trains_like(const TrainingRun& run, const TrainingRun& reference, int rank) {
+  expect_losses_match(run, reference, rank);
+  ASSERT_EQ(run.parameters.size(), reference.parameters.size());
+  WeightGap gap;
+  gap.add(run.parameters, reference.parameters);
+  EXPECT_LE(gap.largest_difference, 1e-5 * gap.largest_weight) << "rank " << rank;
+  EXPECT_NE(run.losses.front(), run.losses.back()) << "the weights did not move";
+}
 
 // The step program of `stage`, as the real backend builds it on a CPU (each bucket
 // waited for where it is queued), reading nothing (synthetic samples), its kernels undivided at

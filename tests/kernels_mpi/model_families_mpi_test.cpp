@@ -78,16 +78,7 @@ TEST_P(ModelFamilyOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
   const auto reference = testing::train_model(*own, model, alone);
   const auto run = testing::train_model(world(), model, parallel);
 
-  ASSERT_EQ(run.losses.size(), reference.losses.size());
-  for (std::size_t step = 0; step < run.losses.size(); ++step) {
-    EXPECT_NEAR(run.losses[step], reference.losses[step], 1e-5 * (1 + reference.losses[step]))
-        << "step " << step << ", rank " << world().rank();
-  }
-  ASSERT_EQ(run.parameters.size(), reference.parameters.size());
-  testing::WeightGap gap;
-  gap.add(run.parameters, reference.parameters);
-  EXPECT_LE(gap.largest_difference, 1e-5 * gap.largest_weight) << "rank " << world().rank();
-  EXPECT_NE(run.losses.front(), run.losses.back());  // the weights moved
+  testing::expect_trains_like(run, reference, world().rank());
   EXPECT_EQ(run.last_step.executed, testing::expected_executions(run.program))
       << "rank " << world().rank();
 }

@@ -64,11 +64,7 @@ TEST_P(PipelineOverMpi, MatchesOneRankWithTheSameMicroBatches) {
   const auto reference = testing::train_model(*own, model, alone);
   const auto run = testing::train_model(world(), model, parallel);
 
-  ASSERT_EQ(run.losses.size(), reference.losses.size());
-  for (std::size_t step = 0; step < run.losses.size(); ++step) {
-    EXPECT_NEAR(run.losses[step], reference.losses[step], 1e-5 * (1 + reference.losses[step]))
-        << "step " << step << ", rank " << world().rank();
-  }
+  testing::expect_losses_match(run, reference, world().rank());
   // The layers of this rank's stage hold the one rank's weights; the others none.
   ASSERT_EQ(run.layer_parameters.size(), reference.layer_parameters.size());
   testing::WeightGap gap;
@@ -162,15 +158,7 @@ TEST(MicroBatchesOverMpi, AccumulateLikeOneRankWithTheSameMicroBatches) {
   auto own = world().split(world().rank(), 0);
   const auto reference = testing::train_model(*own, model, alone);
   const auto run = testing::train_model(world(), model, parallel);
-  ASSERT_EQ(run.losses.size(), reference.losses.size());
-  for (std::size_t step = 0; step < run.losses.size(); ++step) {
-    EXPECT_NEAR(run.losses[step], reference.losses[step], 1e-5 * (1 + reference.losses[step]));
-  }
-  ASSERT_EQ(run.parameters.size(), reference.parameters.size());
-  testing::WeightGap gap;
-  gap.add(run.parameters, reference.parameters);
-  EXPECT_LE(gap.largest_difference, 1e-5 * gap.largest_weight);
-  EXPECT_NE(run.losses.front(), run.losses.back());
+  testing::expect_trains_like(run, reference, world().rank());
 }
 
 }  // namespace

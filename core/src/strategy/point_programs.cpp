@@ -44,9 +44,9 @@ std::vector<std::int64_t> point_batches_of_ranks(const LoadedScenario& loaded,
                                                  const SweepPoint& point,
                                                  const ProfileDatabase* profiles) {
   const auto& s = loaded.scenario;
+  // An equal split times nothing: no programs to build.
   if (s.parallelism.data_split == DataSplit::equal) {
-    return std::vector<std::int64_t>(static_cast<std::size_t>(point.config.gpus()),
-                                     point.config.mini_batch);
+    return batches_of_ranks(loaded.cluster, point.config, DataSplit::equal, {});
   }
   const auto offload =
       decide_offload(loaded.model, point.plan, memory_inputs_of(s, loaded.device_capacity_bytes));

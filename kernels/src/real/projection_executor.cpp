@@ -57,7 +57,6 @@ class SampledProjection : public Projection {
                     ExecutionContext& context)
       : Projection(layer, shapes, context),
         vocabulary_(std::get<ProjectionParams>(layer.layer.params).out_features),
-        scored_(layer.output_shape.c),
         index_(index),
         context_(context) {}
   std::int64_t parameter_floats() const override {
@@ -65,20 +64,20 @@ class SampledProjection : public Projection {
   }
   void forward(StepPart) override {
     choose_rows();
-    kernels_.gathered_projection_forward(batch_, in_, scored_, steps_, t_.x[0], weights_,
+    kernels_.gathered_projection_forward(batch_, in_, out_, steps_, t_.x[0], weights_,
                                          bias_ ? weights_ + in_ * vocabulary_ : nullptr, ids_,
                                          offsets_, t_.y);
   }
   void backward_data(StepPart) override {
     if (t_.dx[0] == nullptr) return;
     choose_rows();  // the micro-batch's own targets: another may have run forward since
-    kernels_.gathered_projection_backward_data(batch_, in_, scored_, steps_, t_.dy, weights_, ids_,
+    kernels_.gathered_projection_backward_data(batch_, in_, out_, steps_, t_.dy, weights_, ids_,
                                                t_.dx[0]);
   }
   void backward_filter() override {
     choose_rows();
-    kernels_.gathered_projection_backward_weights(batch_, in_, vocabulary_, scored_, steps_,
-                                                  t_.x[0], t_.dy, ids_, gradients_,
+    kernels_.gathered_projection_backward_weights(batch_, in_, vocabulary_, out_, steps_, t_.x[0],
+                                                  t_.dy, ids_, gradients_,
                                                   bias_ ? gradients_ + in_ * vocabulary_ : nullptr);
   }
 
@@ -90,9 +89,13 @@ class SampledProjection : public Projection {
   void choose_rows() {
     if (sampled_step_ != context_.step) {
       sampled_ = sample_log_uniform(
-          vocabulary_, scored_ - 1,
+          vocabulary_, out_ - 1,
           mix_seed(mix_seed(context_.seed, index_), static_cast<std::uint64_t>(context_.step)));
       sampled_step_ = context_.step;
+      sampled_offsets_.clear();
+      for (const auto id : sampled_.classes) {
+        sampled_offsets_.push_back(static_cast<float>(sampled_.log_expected_count(id)));
+      }
     }
     const auto& labels = context_.labels;
     if (static_cast<std::int64_t>(labels.size()) != batch_ * steps_) {
@@ -100,27 +103,32 @@ class SampledProjection : public Projection {
                                   std::to_string(batch_ * steps_) + " targets, got " +
                                   std::to_string(labels.size()));
     }
-    ids_.resize(static_cast<std::size_t>(batch_ * scored_ * steps_));
+    ids_.resize(static_cast<std::size_t>(batch_ * out_ * steps_));
     offsets_.resize(ids_.size());
     for (std::int64_t n = 0; n < batch_; ++n) {
       for (std::int64_t t = 0; t < steps_; ++t) {
         const std::int32_t target = labels[static_cast<std::size_t>(n * steps_ + t)];
-        for (std::int64_t k = 0; k < scored_; ++k) {
-          const auto at = static_cast<std::size_t>((n * scored_ + k) * steps_ + t);
-          const std::int32_t id =
-              k == 0 ? target : sampled_.classes[static_cast<std::size_t>(k - 1)];
-          ids_[at] = id;
-          offsets_[at] = static_cast<float>(sampled_.log_expected_count(id)) +
-                         (k > 0 && id == target ? kAccidentalHitPenalty : 0.0F);
+        const auto first = static_cast<std::size_t>(n * out_ * steps_ + t);
+        ids_[first] = target;
+        offsets_[first] = static_cast<float>(sampled_.log_expected_count(target));
+        for (std::int64_t k = 1; k < out_; ++k) {
+          const auto at = static_cast<std::size_t>((n * out_ + k) * steps_ + t);
+          const auto sampled = static_cast<std::size_t>(k - 1);
+          ids_[at] = sampled_.classes[sampled];
+          offsets_[at] = sampled_offsets_[sampled] +
+                         (sampled_.classes[sampled] == target ? kAccidentalHitPenalty : 0.0F);
         }
       }
     }
   }
 
-  std::int64_t vocabulary_, scored_;
+  // out_ (Projection's output channels) counts the rows each position scores: its target first,
+  // then the sampled classes.
+  std::int64_t vocabulary_;
   std::size_t index_;
   ExecutionContext& context_;
   SampledClasses sampled_;
+  std::vector<float> sampled_offsets_;  // log Q of each sampled class, this step
   std::int64_t sampled_step_ = -1;
   std::vector<std::int32_t> ids_;
   std::vector<float> offsets_;

@@ -29,7 +29,8 @@ using ProgramBuilder = std::function<std::vector<StepProgram>(const GpuSpec& gpu
 // Samples per GPU of the whole point (rank order of the full cluster), from `split`: the
 // mini-batch each when equal; in proportion to each GPU's speed when proportional, a GPU's speed
 // being the mini-batch over its compute time at the mini-batch (its group's programs, stretched
-// by its clock). Pure data parallelism only (the scenario loader refuses the others).
+// by its clock; `build` is called only then). Pure data parallelism only (the scenario loader
+// refuses the others).
 std::vector<std::int64_t> batches_of_ranks(const ClusterSpec& cluster, const ParallelConfig& config,
                                            DataSplit split, const ProgramBuilder& build);
 
