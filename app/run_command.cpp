@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "rank_spread.hpp"
 #include "run_real.hpp"
+#include "sweep_outcome.hpp"
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/input_source.hpp"
 #include "tessera/core/profile_database.hpp"
@@ -235,7 +236,7 @@ int run(const RunSettings& settings) {
               << settings.trace_file << " (open in ui.perfetto.dev)";
   }
   std::cout << "\n";
-  return kExitOk;
+  return sweep_exit_code(result.points);
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 #include "run_real.hpp"
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "command_guard.hpp"
+#include "sweep_outcome.hpp"
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/input_error.hpp"
 #include "tessera/core/profile_database.hpp"
@@ -14,6 +16,7 @@
 #include "tessera/core/time_to_train.hpp"
 #include "tessera/core/timeline.hpp"
 #include "tessera/kernels/communicator.hpp"
+#include "tessera/kernels/device_inventory.hpp"
 #include "tessera/kernels/real/real_point.hpp"
 #include "trace_files.hpp"
 #include "version_text.hpp"
@@ -72,6 +75,18 @@ std::string summary(const std::vector<PointResult>& points, bool with_target) {
   return text;
 }
 
+// What a measurement depends on besides the scenario: this machine's devices and the compute
+// threads that OMP_NUM_THREADS may impose. A kept point measured elsewhere or with other threads
+// would be a stale number.
+nlohmann::json this_machine() {
+  nlohmann::json devices = nlohmann::json::array();
+  for (const auto& device : kernels::discover_devices().devices) {
+    devices.push_back({device.kind, device.name, device.compute_units, device.memory_bytes});
+  }
+  const char* threads = std::getenv("OMP_NUM_THREADS");
+  return {{"devices", devices}, {"omp_num_threads", threads ? threads : ""}};
+}
+
 }  // namespace
 
 int run_real_backend(const RealRunSettings& settings) {
@@ -116,6 +131,7 @@ int run_real_backend(const RealRunSettings& settings) {
   options.resume = !settings.fresh;
   options.tessera_version = build_identity();
   options.profiles = measured;
+  options.machine = this_machine();
   options.profile_files = settings.profiles;
   options.settings = {{"ranks", world->size()},
                       {"warmup_steps", loaded.scenario.real.warmup_steps},
@@ -157,7 +173,7 @@ int run_real_backend(const RealRunSettings& settings) {
               << settings.trace_file << " (open in ui.perfetto.dev)";
   }
   std::cout << "\n";
-  return kExitOk;
+  return sweep_exit_code(result.points);
 }
 
 }  // namespace tessera::app

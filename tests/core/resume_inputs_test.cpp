@@ -75,6 +75,7 @@ sweep: {scaling: weak, grow: data, gpus: )" + gpus +
     options.tessera_version = version;
     options.settings = settings_;
     options.profile_files = {(directory_ / "profiles.csv").string()};
+    options.machine = machine_;
     return run_sweep(loaded, options, [&](const SweepPoint& point) {
       ++ran_;
       PointResult result;
@@ -106,6 +107,7 @@ sweep: {scaling: weak, grow: data, gpus: )" + gpus +
 
   fs::path directory_;
   nlohmann::json settings_ = {{"network_model", "CM02"}};
+  nlohmann::json machine_;  // null: the simulator's numbers do not depend on the machine
   int ran_ = 0;
 };
 
@@ -164,6 +166,23 @@ TEST_F(ResumeInputs, TheProfilesChanged) {
 
 TEST_F(ResumeInputs, TheBackendSettingsChanged) {
   expect_recomputed_after([&] { settings_["network_model"] = "LV08"; }, "backend settings changed");
+}
+
+TEST_F(ResumeInputs, AMeasurementTakenWithOtherThreadsIsRecomputed) {
+  machine_ = {{"devices", {"cpu"}}, {"omp_num_threads", ""}};
+  expect_recomputed_after([&] { machine_["omp_num_threads"] = "2"; },
+                          "the machine or its compute threads changed", "real");
+}
+
+TEST_F(ResumeInputs, ThePointsConfigurationChanged) {
+  expect_recomputed_after([&] { write_scenario("[2, 4]", "float32"); },
+                          "the point's configuration changed (GPUs, grid or batch)");
+}
+
+TEST_F(ResumeInputs, TheScenarioWasRenamed) {
+  expect_recomputed_after(
+      [&] { replace_in(directory_ / "scenario.yaml", "name: resume", "name: renamed"); },
+      "the scenario's name changed");
 }
 
 TEST_F(ResumeInputs, TheDataSetChangedForARealRun) {
@@ -245,6 +264,20 @@ TEST(RunInputs, AStoredResultWithoutDigestsIsRecomputed) {
   EXPECT_EQ(describe_input_change("inputs"), "stored without input digests");
   EXPECT_EQ(changed_inputs({{"scenario", "x"}, {"profiles", "p"}}, {{"scenario", "x"}}),
             std::vector<std::string>{"profiles"});
+}
+
+TEST(FailedPoints, AreSummedUpWithTheirNotesAndOnlyThem) {
+  std::vector<PointResult> points(4);
+  for (std::size_t i = 0; i < points.size(); ++i) points[i].point = static_cast<std::int64_t>(i);
+  EXPECT_EQ(failed_points_summary(points), "");
+  points[1].status = PointStatus::skipped;
+  points[2].status = PointStatus::does_not_fit;
+  EXPECT_EQ(failed_points_summary(points), "");
+  points[3].status = PointStatus::failed;
+  points[3].note = "training stopped at step 2: the loss is nan";
+  EXPECT_EQ(failed_points_summary(points),
+            "1 of 4 point(s) failed (the others are written; a rerun recomputes only these):\n"
+            "  point 3: training stopped at step 2: the loss is nan");
 }
 
 }  // namespace

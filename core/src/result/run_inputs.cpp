@@ -13,7 +13,7 @@ namespace {
 
 constexpr std::string_view kBuiltIn = "built-in:";
 
-const std::array<std::pair<const char*, const char*>, 9> kChangeDescriptions{{
+const std::array<std::pair<const char*, const char*>, 10> kChangeDescriptions{{
     {"scenario", "scenario changed"},
     {"model", "model changed"},
     {"cluster", "cluster file changed"},
@@ -21,6 +21,7 @@ const std::array<std::pair<const char*, const char*>, 9> kChangeDescriptions{{
     {"profiles", "profiles changed"},
     {"dataset", "data set changed"},
     {"settings", "backend settings changed"},
+    {"machine", "the machine or its compute threads changed"},
     {"version", "Tessera itself changed"},
     {"inputs", "stored without input digests"},
 }};
@@ -52,6 +53,7 @@ nlohmann::json digest_run_inputs(const LoadedScenario& loaded, const RunInputSou
                             {"cluster", cluster_digest(loaded.cluster)},
                             {"settings", content_digest(sources.settings.dump())},
                             {"version", sources.tessera_version}};
+  if (!sources.machine.is_null()) digests["machine"] = content_digest(sources.machine.dump());
   if (!loaded.simgrid_xml_path.empty()) {
     digests["simgrid_xml"] = file_digest(loaded.simgrid_xml_path);
   }

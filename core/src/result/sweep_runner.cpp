@@ -44,33 +44,47 @@ void write_results(const SweepRunResult& run, RunResult& document) {
   write_results_csv(run.csv_path, run.points);
 }
 
+nlohmann::json inputs_of(const LoadedScenario& scenario, const SweepRunOptions& options) {
+  return digest_run_inputs(scenario, {.backend = options.backend,
+                                      .settings = options.settings,
+                                      .machine = options.machine,
+                                      .tessera_version = options.tessera_version,
+                                      .profile_files = options.profile_files});
+}
+
 // The stored result of `point` that may be kept (same configuration, inputs unchanged), or
-// null; counts and explains what must be recomputed in `run` when given.
+// null; counts and explains what must be recomputed in `run` when given (each point once).
 const PointResult* kept_result(const std::vector<PointResult>& previous, bool unreadable,
                                const std::string& scenario, const std::string& backend,
                                const SweepPoint& point, const nlohmann::json& inputs,
                                SweepRunResult* run) {
   const PointResult* kept = nullptr;
-  if (unreadable && run) {
-    ++run->recomputed;
-    add_reason(*run, "the previous results file could not be read");
-  }
+  std::vector<std::string> reasons;
+  if (unreadable) reasons.emplace_back("the previous results file could not be read");
   for (const auto& row : previous) {
-    if (row.scenario == scenario && row.backend == backend &&
-        row.point == static_cast<std::int64_t>(point.index) && row.status == PointStatus::failed &&
-        run) {
-      ++run->recomputed;
-      add_reason(*run, "it failed before");
+    if (row.backend != backend || row.point != static_cast<std::int64_t>(point.index)) continue;
+    if (row.status == PointStatus::failed) {
+      if (row.scenario == scenario) reasons.emplace_back("it failed before");
+      continue;
     }
-    if (!result_matches_point(row, scenario, backend, point)) continue;
+    if (row.scenario != scenario) {
+      reasons.emplace_back("the scenario's name changed");
+      continue;
+    }
+    if (!result_matches_point(row, scenario, backend, point)) {
+      reasons.emplace_back("the point's configuration changed (GPUs, grid or batch)");
+      continue;
+    }
     const auto changed = changed_inputs(row.inputs, inputs);
     if (changed.empty()) {
       kept = &row;
       continue;
     }
-    if (!run) continue;
+    for (const auto& kind : changed) reasons.push_back(describe_input_change(kind));
+  }
+  if (kept == nullptr && !reasons.empty() && run != nullptr) {
     ++run->recomputed;
-    for (const auto& kind : changed) add_reason(*run, describe_input_change(kind));
+    for (const auto& reason : reasons) add_reason(*run, reason);
   }
   return kept;
 }
@@ -87,6 +101,19 @@ std::string resume_summary(const SweepRunResult& run) {
     }
   }
   return text;
+}
+
+std::string failed_points_summary(const std::vector<PointResult>& points) {
+  std::string each;
+  std::size_t failed = 0;
+  for (const auto& point : points) {
+    if (point.status != PointStatus::failed) continue;
+    ++failed;
+    each += "\n  point " + std::to_string(point.point) + ": " + point.note;
+  }
+  if (failed == 0) return {};
+  return std::to_string(failed) + " of " + std::to_string(points.size()) +
+         " point(s) failed (the others are written; a rerun recomputes only these):" + each;
 }
 
 bool result_matches_point(const PointResult& row, const std::string& scenario,
@@ -117,10 +144,7 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
   document.settings = options.settings;
   document.resolved_scenario = to_json(s);
   document.statistical_efficiency = to_json(scenario.statistical_efficiency);
-  const auto inputs = digest_run_inputs(scenario, {.backend = options.backend,
-                                                   .settings = options.settings,
-                                                   .tessera_version = options.tessera_version,
-                                                   .profile_files = options.profile_files});
+  const auto inputs = inputs_of(scenario, options);
   bool unreadable = false;
   const auto previous =
       options.resume ? read_previous(run.json_path, unreadable) : std::vector<PointResult>{};
@@ -167,10 +191,7 @@ std::vector<std::size_t> points_to_run(const LoadedScenario& scenario,
   const auto& s = scenario.scenario;
   const std::filesystem::path directory =
       options.output_directory.empty() ? s.outputs.directory : options.output_directory;
-  const auto inputs = digest_run_inputs(scenario, {.backend = options.backend,
-                                                   .settings = options.settings,
-                                                   .tessera_version = options.tessera_version,
-                                                   .profile_files = options.profile_files});
+  const auto inputs = inputs_of(scenario, options);
   bool unreadable = false;
   const auto previous =
       options.resume ? read_previous((directory / (options.backend + ".json")).string(), unreadable)

@@ -16,6 +16,7 @@ namespace tessera {
 struct RunInputSources {
   std::string backend;  // "sim" or "real"
   nlohmann::json settings;
+  nlohmann::json machine;  // null, or what a measurement was taken on (SweepRunOptions::machine)
   std::string tessera_version;
   std::vector<std::string> profile_files;  // in the order they were loaded
 };

@@ -18,6 +18,9 @@ struct SweepRunOptions {
   std::string output_directory;  // default: the scenario's outputs.directory
   bool resume = true;            // keep finished points found in an earlier results file
   nlohmann::json settings;       // backend settings recorded in the run JSON
+  // What a measurement was taken on (devices, compute threads); null for the simulator, whose
+  // numbers do not depend on the machine it runs on.
+  nlohmann::json machine;
   std::string tessera_version;
   std::vector<std::string> profile_files;  // the files behind `profiles`, digested for resume
   // The measured kernels the backend used (may be null): every point's micro-batching plan is
@@ -50,6 +53,11 @@ std::vector<std::size_t> points_to_run(const LoadedScenario& scenario,
 
 // "kept 3 points; recomputed 7: cluster file changed" (empty when nothing was stored).
 std::string resume_summary(const SweepRunResult& run);
+
+// "2 of 5 point(s) failed ...: point 3: <note>..." for the points whose status is failed
+// (training diverged, a simulation child died, a rank could not start); empty when none did.
+// Skipped points and those that do not fit are answers, not failures.
+std::string failed_points_summary(const std::vector<PointResult>& points);
 
 // Whether a stored row is the result of this point (same scenario, backend and configuration).
 bool result_matches_point(const PointResult& row, const std::string& scenario,
