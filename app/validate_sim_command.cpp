@@ -239,6 +239,8 @@ int validate_sim(const ValidateSimSettings& settings) {
       continue;
     }
     const fs::path real_log = directory / "real.log";
+    const fs::path real_csv = directory / "real" / "real.csv";
+    fs::remove(real_csv);  // what is read below is this run's, or nothing
     std::cerr << ranks << " rank(s): training for real (" << real_log.string() << ")\n";
     const int trained = run_child(
         tessera_command(settings, ranks,
@@ -246,12 +248,12 @@ int validate_sim(const ValidateSimSettings& settings) {
                          (directory / "real").string(), "--profiles", profiles_csv.string(),
                          "--fresh", "--trace", (directory / "real-trace-{point}.json").string()}),
         real_log);
-    const fs::path real_csv = directory / "real" / "real.csv";
-    if (trained != 0 || !fs::exists(real_csv)) {
+    // A run in which a point failed exits 1 but writes the others: those are kept.
+    if (trained != 0) {
       fail_points("real run failed (exit " + std::to_string(trained) + "), see " +
                   real_log.string());
-      continue;
     }
+    if (!fs::exists(real_csv)) continue;
     std::ifstream real_file(real_csv);
     const std::string real_text((std::istreambuf_iterator<char>(real_file)),
                                 std::istreambuf_iterator<char>());
