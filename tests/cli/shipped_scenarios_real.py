@@ -2,7 +2,10 @@
 """Every shipped scenario trains for real: a tiny variant of each (the same strategy, sweep and
 platform; the model shrunk to the smallest size its definition allows, one warm-up and one
 measured step) under mpirun with 4 CPU ranks. Points that fit 4 ranks must be ok or
-does_not_fit (never failed); points needing more must be skipped with the reason.
+does_not_fit (never failed); points needing more must be skipped with the reason. A scenario
+none of whose points fits 4 ranks has its sweep shrunk to the fewest GPUs its strategy takes
+(the data-parallel width cut to 1, the spatial grid and model stages kept; up to 8 ranks for a
+grid of 8), and every scenario must train at least one point.
 
     shipped_scenarios_real.py TESSERA MPIEXEC SCENARIO_DIR
 
@@ -18,6 +21,7 @@ import tempfile
 import yaml
 
 RANKS = 4
+MOST_RANKS = 8  # for a strategy that takes more GPUs than RANKS even without data parallelism
 
 # Sizes to try for each zoo model, smallest first (the smallest its definition allows, and
 # larger ones for scenarios naming layers that only a larger model has), with few classes.
@@ -37,16 +41,32 @@ TINY_OPTIONS = {
 }
 
 
+def fewest_gpus(scenario):
+    """The sweeps to try, in order, for a scenario none of whose points fits RANKS ranks: the
+    sweep's GPU counts replaced by small ones, the data-parallel width cut to 1."""
+    sweep = scenario.get("sweep", {})
+    if not sweep.get("gpus") or min(int(g) for g in sweep["gpus"]) <= RANKS:
+        return [None]
+    return [[2, 4], [4], [2], [1], [MOST_RANKS]]
+
+
 def tiny_variant(path, scratch, tessera):
-    """The smallest variant of the scenario that still validates, written into `scratch`."""
+    """The smallest variant of the scenario that still validates, written into `scratch`, and
+    the ranks to run it on."""
     with open(path, encoding="utf-8") as stream:
         original = stream.read()
     candidates = TINY_OPTIONS.get(yaml.safe_load(original)["model"].get("zoo"), [{}])
-    for options in candidates:
-        variant = write_variant(yaml.safe_load(original), options, path, scratch, tessera)
-        if subprocess.run([tessera, "validate", variant], capture_output=True).returncode == 0:
-            return variant
-    return variant  # the run reports why it does not validate
+    for gpus in fewest_gpus(yaml.safe_load(original)):
+        for options in candidates:
+            scenario = yaml.safe_load(original)
+            if gpus is not None:
+                scenario["sweep"]["gpus"] = gpus
+                if "data" in scenario.get("parallelism", {}):
+                    scenario["parallelism"]["data"] = 1
+            variant = write_variant(scenario, options, path, scratch, tessera)
+            if subprocess.run([tessera, "validate", variant], capture_output=True).returncode == 0:
+                return variant, max(RANKS, max(gpus) if gpus else 0)
+    return variant, RANKS  # the run reports why it does not validate
 
 
 def write_variant(scenario, options, path, scratch, tessera):
@@ -79,11 +99,11 @@ def write_variant(scenario, options, path, scratch, tessera):
     return variant
 
 
-def check(rows, name):
+def check(rows, name, ranks):
     problems = []
     for row in rows:
         gpus, status, note = int(row["gpus"]), row["status"], row["note"]
-        if gpus > RANKS:
+        if gpus > ranks:
             if status != "skipped" or "launch with mpirun" not in note:
                 problems.append(f"point {row['point']} ({gpus} GPUs) not skipped: {status} {note}")
         elif status == "skipped" and "not yet run on GPUs by the real backend" in note:
@@ -92,6 +112,8 @@ def check(rows, name):
             problems.append(f"point {row['point']} ({gpus} GPUs): {status}: {note}")
         elif status == "ok" and not float(row["step_s"]) > 0:
             problems.append(f"point {row['point']}: ok without a step time")
+    if not any(row["status"] == "ok" for row in rows):
+        problems.append("no point trained")
     return [f"{name}: {problem}" for problem in problems]
 
 
@@ -102,10 +124,10 @@ def main():
         for entry in sorted(os.listdir(scenario_dir)):
             if not entry.endswith(".yaml"):
                 continue
-            variant = tiny_variant(os.path.join(scenario_dir, entry), scratch, tessera)
+            variant, ranks = tiny_variant(os.path.join(scenario_dir, entry), scratch, tessera)
             output = os.path.join(scratch, "out-" + entry[:-5])
             result = subprocess.run(
-                [mpiexec, "-np", str(RANKS), "--oversubscribe", tessera, "run", variant,
+                [mpiexec, "-np", str(ranks), "--oversubscribe", tessera, "run", variant,
                  "--backend", "real", "--output", output],
                 capture_output=True, text=True, timeout=1200)
             if result.returncode != 0:
@@ -113,10 +135,11 @@ def main():
                 continue
             with open(os.path.join(output, "real.csv"), encoding="utf-8") as stream:
                 rows = list(csv.DictReader(stream))
-            problems = check(rows, entry)
+            problems = check(rows, entry, ranks)
             failures.extend(problems)
             ran = sum(1 for row in rows if row["status"] == "ok")
-            print(f"{entry}: {len(rows)} point(s), {ran} trained" + (" FAIL" if problems else ""))
+            print(f"{entry}: {len(rows)} point(s), {ran} trained on {ranks} ranks"
+                  + (" FAIL" if problems else ""))
     for failure in failures:
         print("FAIL " + failure)
     return 1 if failures else 0
