@@ -69,7 +69,7 @@ std::vector<std::int64_t> batches_of_ranks(const ClusterSpec& cluster, const Par
   for (std::size_t g = 0; g < groups; ++g) {
     const GpuSpec& gpu = cluster.gpu_of_group(g);
     seconds_of_group.push_back(
-        compute_seconds(build(gpu, gpu.model == cluster.gpu.model, config.mini_batch)));
+        compute_seconds(build(gpu, config.mini_batch)));
   }
   std::vector<double> speeds;
   for (std::size_t rank = 0; rank < gpus; ++rank) {

@@ -31,9 +31,8 @@ ShardPlan plan_at_mini_batch(const LoadedScenario& loaded, const ShardPlan& plan
 ProgramBuilder program_builder(const LoadedScenario& loaded, const ShardPlan& plan,
                                const ProfileDatabase* profiles, const StepOptions& options,
                                const OffloadDecision& offload) {
-  return [&loaded, &plan, profiles, options, offload](const GpuSpec& gpu, bool reference,
-                                                      std::int64_t mini_batch) {
-    const ComputeCostModel costs(roofline_of(gpu), reference ? profiles : nullptr,
+  return [&loaded, &plan, profiles, options, offload](const GpuSpec& gpu, std::int64_t mini_batch) {
+    const ComputeCostModel costs(roofline_of(gpu), profiles,
                                  micro_batching_under(loaded.scenario, offload));
     return build_step_programs(loaded.model, plan_at_mini_batch(loaded, plan, mini_batch), costs,
                                options);

@@ -11,7 +11,7 @@ RankPrograms plan_rank_programs(const ClusterSpec& played, std::int64_t played_g
                                 const std::vector<std::int64_t>& batch_of_played_rank,
                                 const ProgramBuilder& build) {
   RankPrograms programs;
-  programs.sets.push_back(build(played.gpu_of_group(0), true, mini_batch));
+  programs.sets.push_back(build(played.gpu_of_group(0), mini_batch));
   if (played.uniform() && batch_of_played_rank.empty()) return programs;
   // One set per (group, batch), made on first use; (0, mini-batch) is set 0.
   std::map<std::pair<std::size_t, std::int64_t>, int> set_of;
@@ -24,8 +24,7 @@ RankPrograms plan_rank_programs(const ClusterSpec& played, std::int64_t played_g
     auto [it, inserted] = set_of.try_emplace({group, batch}, 0);
     if (inserted) {
       it->second = static_cast<int>(programs.sets.size());
-      const GpuSpec& gpu = played.gpu_of_group(group);
-      programs.sets.push_back(build(gpu, gpu.model == played.gpu.model, batch));
+      programs.sets.push_back(build(played.gpu_of_group(group), batch));
     }
     programs.set_of_rank.push_back(it->second);
     programs.stretch_of_rank.push_back(1.0 / played.gpu_clock_fraction(rank));

@@ -21,10 +21,10 @@ namespace tessera {
 std::vector<std::int64_t> split_in_proportion(std::int64_t global_batch,
                                               const std::vector<double>& speeds_samples_per_second);
 
-// The programs of one GPU type at one mini-batch (samples per replica); `reference` says whether
-// the GPU is the cluster's reference model (profiles time only that one).
-using ProgramBuilder = std::function<std::vector<StepProgram>(const GpuSpec& gpu, bool reference,
-                                                              std::int64_t mini_batch)>;
+// The programs of one GPU type at one mini-batch (samples per replica), its kernels timed by the
+// profile rows of that GPU's model where there are some, by its roofline elsewhere.
+using ProgramBuilder =
+    std::function<std::vector<StepProgram>(const GpuSpec& gpu, std::int64_t mini_batch)>;
 
 // Samples per GPU of the whole point (rank order of the full cluster), from `split`: the
 // mini-batch each when equal; in proportion to each GPU's speed when proportional, a GPU's speed

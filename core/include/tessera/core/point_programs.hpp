@@ -30,8 +30,9 @@ PointPrograms point_programs(const LoadedScenario& scenario, const SweepPoint& p
 ShardPlan plan_at_mini_batch(const LoadedScenario& scenario, const ShardPlan& plan,
                              std::int64_t mini_batch);
 
-// Each GPU type's programs of `plan` at a mini-batch, timed by the GPU's roofline, or by
-// `profiles` (may be null) for the reference GPU only: profiles measure one device.
+// Each GPU type's programs of `plan` at a mini-batch, timed by `profiles` (may be null) where
+// they hold rows of that GPU's model, by its roofline elsewhere: a mixed cluster's profiles are
+// the files of each of its GPU models, loaded together.
 ProgramBuilder program_builder(const LoadedScenario& scenario, const ShardPlan& plan,
                                const ProfileDatabase* profiles, const StepOptions& options,
                                const OffloadDecision& offload);
