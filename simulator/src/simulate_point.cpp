@@ -190,7 +190,7 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   b.idle_seconds =
       std::max(0.0, r.step_seconds - b.compute_seconds - b.halo_seconds - b.allreduce_seconds -
                         b.other_communication_seconds - b.io_seconds - b.offload_seconds);
-  const auto memory = estimate_memory(loaded.model, point.plan, memory_inputs);
+  const auto memory = point_memory(loaded, point, batches);
   r.peak_memory_bytes = memory.total_bytes;
   // The time average of the GPU holding the most (the peak is the memory plan's, which the
   // played timeline reaches too).

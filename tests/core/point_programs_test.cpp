@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 
 #include "tessera/core/memory_estimate.hpp"
@@ -76,6 +77,23 @@ TEST(PointPrograms, AProfiledSlowGpuModelGetsASmallerShare) {
   const auto batches = point_batches_of_ranks(loaded, point, &slow_p100);
   EXPECT_EQ(std::accumulate(batches.begin(), batches.end(), std::int64_t{0}),
             point.config.global_batch());
+}
+
+TEST(PointPrograms, MemoryIsThatOfTheGpuHoldingTheLargestShare) {
+  const auto loaded = resnet18_on_v100_and_p100();
+  const auto& point = loaded.points.front();
+  const auto batches = point_batches_of_ranks(loaded, point, nullptr);
+  const auto largest = *std::max_element(batches.begin(), batches.end());
+  ASSERT_GT(largest, point.config.mini_batch);  // the V100s train more than 16 samples each
+  const auto inputs = memory_inputs_of(loaded.scenario, loaded.device_capacity_bytes);
+  const auto nominal = estimate_memory(loaded.model, point.plan, inputs);
+  const auto at_largest =
+      estimate_memory(loaded.model, plan_at_mini_batch(loaded, point.plan, largest), inputs);
+  const auto memory = point_memory(loaded, point, batches);
+  EXPECT_DOUBLE_EQ(memory.total_bytes, at_largest.total_bytes);
+  EXPECT_GT(memory.total_bytes, nominal.total_bytes);
+  // Equal shares: the point's own estimate.
+  EXPECT_DOUBLE_EQ(point_memory(loaded, point, {}).total_bytes, nominal.total_bytes);
 }
 
 }  // namespace

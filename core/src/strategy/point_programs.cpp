@@ -1,5 +1,8 @@
 #include "tessera/core/point_programs.hpp"
 
+#include <algorithm>
+#include <utility>
+
 #include "tessera/core/memory_estimate.hpp"
 
 namespace tessera {
@@ -37,6 +40,35 @@ ProgramBuilder program_builder(const LoadedScenario& loaded, const ShardPlan& pl
     return build_step_programs(loaded.model, plan_at_mini_batch(loaded, plan, mini_batch), costs,
                                options);
   };
+}
+
+MemoryEstimate point_memory(const LoadedScenario& loaded, const SweepPoint& point,
+                            const std::vector<std::int64_t>& batches) {
+  const auto& s = loaded.scenario;
+  const auto& cluster = loaded.cluster;
+  // Each (node group, batch) once, in rank order; the first is the point's own mini-batch on the
+  // first group's GPU, which every point has.
+  std::vector<std::pair<std::size_t, std::int64_t>> kinds{{0, point.config.mini_batch}};
+  for (std::size_t rank = 0; rank < batches.size(); ++rank) {
+    const auto node = static_cast<std::int64_t>(rank) / cluster.gpus_per_node;
+    const std::pair<std::size_t, std::int64_t> kind{cluster.group_index_of_node(node),
+                                                    batches[rank]};
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+  }
+  MemoryEstimate worst;
+  double worst_fraction = -1;
+  for (const auto& [group, batch] : kinds) {
+    const double capacity =
+        s.memory.device_capacity_bytes.value_or(cluster.gpu_of_group(group).memory_bytes);
+    auto estimate = estimate_memory(loaded.model, plan_at_mini_batch(loaded, point.plan, batch),
+                                    memory_inputs_of(s, capacity));
+    const double fraction = estimate.total_bytes / std::max(capacity, 1.0);
+    if (fraction > worst_fraction) {
+      worst_fraction = fraction;
+      worst = std::move(estimate);
+    }
+  }
+  return worst;
 }
 
 std::vector<std::int64_t> point_batches_of_ranks(const LoadedScenario& loaded,

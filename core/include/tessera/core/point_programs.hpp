@@ -8,6 +8,7 @@
 
 #include "tessera/core/data_split.hpp"
 #include "tessera/core/input_source.hpp"
+#include "tessera/core/memory_estimate.hpp"
 #include "tessera/core/memory_plan.hpp"
 #include "tessera/core/profile_database.hpp"
 #include "tessera/core/scenario_loader.hpp"
@@ -36,6 +37,14 @@ ShardPlan plan_at_mini_batch(const LoadedScenario& scenario, const ShardPlan& pl
 ProgramBuilder program_builder(const LoadedScenario& scenario, const ShardPlan& plan,
                                const ProfileDatabase* profiles, const StepOptions& options,
                                const OffloadDecision& offload);
+
+// The memory estimate of the GPU of `point` that fits worst (memory_estimate.hpp): every GPU
+// model of the cluster at every batch it trains (`batches`, rank order, as
+// point_batches_of_ranks gives them; empty: the mini-batch each), against its own memory, or
+// memory.device_capacity where the scenario gives one. On a uniform cluster with equal shares,
+// the point's one estimate.
+MemoryEstimate point_memory(const LoadedScenario& scenario, const SweepPoint& point,
+                            const std::vector<std::int64_t>& batches);
 
 // The samples each GPU of `point` trains per step (rank order), as both backends share the global
 // batch: parallelism.data_split over the cluster's GPUs (data_split.hpp), their speeds from the
