@@ -114,7 +114,7 @@ int run_real_backend(const RealRunSettings& settings) {
                                                    ? static_cast<std::size_t>(settings.trace_point)
                                                    : loaded.points.size() - 1};
   // Every rank passes a timeline for a traced point (the gather is collective), rank 0 writes.
-  std::vector<TimelineEvent> timeline;
+  kernels::real::MeasuredTimeline timeline;
   auto run_point = [&](std::size_t index) {
     return kernels::real::run_real_point(loaded, loaded.points.at(index), *world, measured,
                                          traces.traces(index) ? &timeline : nullptr);
@@ -146,10 +146,12 @@ int run_real_backend(const RealRunSettings& settings) {
         [&](const SweepPoint& point) {
           next_point(*world, static_cast<std::int64_t>(point.index));
           auto point_result = run_point(point.index);
-          if (traces.traces(point.index) && !timeline.empty()) {
-            write_file_atomically(
-                traces.path(point.index),
-                chrome_trace(timeline, loaded.scenario.name, point.index, "real").dump() + "\n");
+          if (traces.traces(point.index) && !timeline.events.empty()) {
+            write_file_atomically(traces.path(point.index),
+                                  chrome_trace(timeline.events, loaded.scenario.name, point.index,
+                                               "real", timeline.memory)
+                                          .dump() +
+                                      "\n");
           }
           return point_result;
         },

@@ -57,9 +57,11 @@ run 2 run "$scratch/hdf5.yaml" --backend real --output "$scratch/hdf5" --trace "
 [ "$code" -eq 0 ] || fail "hdf5 scenario: exit $code: $output"
 row real-hdf5 0 "$scratch/hdf5/real.csv" | grep -q ",ok,.*HDF5 data set" ||
   fail "hdf5 point: $(row real-hdf5 0 "$scratch/hdf5/real.csv")"
-# The measured timeline: the traced rank's compute stream, its halo exchanges and its reads.
+# The measured timeline: the traced rank's compute stream, its halo exchanges, its reads and
+# its device memory in use (a counter track).
 trace="$scratch/hdf5/trace.json"
-for event in '"backend": *"real"' '"conv1 halo D"' '"input read"' '"optimizer update"'; do
+for event in '"backend": *"real"' '"conv1 halo D"' '"input read"' '"optimizer update"' \
+  '"device memory in use"'; do
   grep -Eq "$event" "$trace" 2>/dev/null || fail "no $event in the measured timeline $trace"
 done
 

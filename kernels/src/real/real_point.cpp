@@ -89,6 +89,7 @@ struct Measurement {
   std::string diverged;              // why training stopped early; empty when every loss was finite
   std::vector<double> step_seconds;  // every step, warm-up included
   std::vector<std::vector<TimelineEvent>> timelines;  // every step's, warm-up included
+  std::vector<std::vector<MemorySample>> memory;      // every step's, warm-up included
 };
 
 struct IndexedReport {
@@ -136,6 +137,7 @@ Measurement train(Trainer& trainer, StepInputSource& source, Communicator& ranks
     measurement.losses.push_back(report.loss);
     measurement.step_seconds.push_back(report.step_seconds);
     measurement.timelines.push_back(report.timeline);
+    measurement.memory.push_back(report.memory.samples(ranks.rank()));
     if (step < warmup) continue;
     const bool reads_like_first_epoch =
         plan.epochs_differ() && report.read_source == plan.first_epoch;
@@ -181,7 +183,7 @@ int ranks_on_this_machine(const Communicator& ranks_of_point) {
 // `ranks`: the point's ranks, this one among them.
 PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, Communicator& ranks,
                         const ProfileDatabase* profiles, PointResult result,
-                        std::vector<TimelineEvent>* timeline) {
+                        MeasuredTimeline* timeline) {
   const auto& config = point.config;
   const std::string device_name = device_name_for_rank();
   if (config.model_degree > 1 && device_name != "cpu") {
@@ -355,8 +357,9 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
     // The same step on every traced rank: the one the result reports.
     const auto step = static_cast<std::size_t>(figures.back());
     const auto& traced = loaded.scenario.outputs.trace_gpus;
-    *timeline = gather_timelines(ranks, measurement.timelines.at(step),
-                                 std::set<int>(traced.begin(), traced.end()));
+    const std::set<int> wanted(traced.begin(), traced.end());
+    timeline->events = gather_timelines(ranks, measurement.timelines.at(step), wanted);
+    timeline->memory = gather_memory_samples(ranks, measurement.memory.at(step), wanted);
   }
   figures.pop_back();
   result.step_seconds = steps[static_cast<std::size_t>(busiest)];
@@ -436,7 +439,7 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
 
 PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point,
                            Communicator& world, const ProfileDatabase* profiles,
-                           std::vector<TimelineEvent>* timeline) {
+                           MeasuredTimeline* timeline) {
   auto result = point_skeleton(loaded, point);
   const auto& config = point.config;
   if (config.gpus() > world.size()) {

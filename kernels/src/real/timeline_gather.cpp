@@ -1,5 +1,6 @@
 #include "timeline_gather.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace tessera::kernels::real {
@@ -47,6 +48,37 @@ std::vector<TimelineEvent> gather_timelines(Communicator& ranks,
     }
   }
   return events;
+}
+
+std::vector<MemorySample> gather_memory_samples(Communicator& ranks,
+                                                const std::vector<MemorySample>& mine,
+                                                const std::set<int>& wanted) {
+  const auto size = static_cast<std::size_t>(ranks.size());
+  const auto me = static_cast<std::size_t>(ranks.rank());
+  std::vector<double> counts(size, 0.0);
+  counts[me] = static_cast<double>(mine.size());
+  ranks.allreduce_sum(counts.data(), counts.size());
+  std::size_t most = 0;
+  for (double count : counts) most = std::max(most, static_cast<std::size_t>(count));
+  constexpr std::size_t kFields = 2;  // seconds, bytes
+  const std::size_t per_rank = most * kFields;
+  std::vector<double> all(per_rank * size, 0.0);
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    all[per_rank * me + kFields * i] = mine[i].seconds;
+    all[per_rank * me + kFields * i + 1] = mine[i].bytes;
+  }
+  ranks.allreduce_sum(all.data(), all.size());
+  std::vector<MemorySample> samples;
+  if (ranks.rank() != 0) return samples;
+  for (int rank : wanted) {
+    if (rank < 0 || rank >= ranks.size()) continue;
+    const auto r = static_cast<std::size_t>(rank);
+    for (std::size_t i = 0; i < static_cast<std::size_t>(counts[r]); ++i) {
+      samples.push_back(
+          {rank, all[per_rank * r + kFields * i], all[per_rank * r + kFields * i + 1]});
+    }
+  }
+  return samples;
 }
 
 }  // namespace tessera::kernels::real

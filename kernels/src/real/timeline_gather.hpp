@@ -17,4 +17,10 @@ std::vector<TimelineEvent> gather_timelines(Communicator& ranks,
                                             const std::vector<TimelineEvent>& mine,
                                             const std::set<int>& wanted);
 
+// Collective over `ranks`. On rank 0: the device memory samples of the ranks in `wanted`, each
+// sample's gpu set to its rank (the ranks may hold different numbers of them); elsewhere empty.
+std::vector<MemorySample> gather_memory_samples(Communicator& ranks,
+                                                const std::vector<MemorySample>& mine,
+                                                const std::set<int>& wanted);
+
 }  // namespace tessera::kernels::real

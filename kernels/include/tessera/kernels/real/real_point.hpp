@@ -23,16 +23,23 @@ class EveryRankInputError : public InputError {
   explicit EveryRankInputError(const InputError& error) : InputError(error) {}
 };
 
+// A measured step as the trace shows it: every traced rank's spans and its device memory in use.
+struct MeasuredTimeline {
+  std::vector<TimelineEvent> events;
+  std::vector<MemorySample> memory;
+};
+
 // Collective over `world`: every rank calls it with the same point. The returned result is
 // complete on rank 0. With `profiles` (may be null) every convolution runs the scenario's
 // micro-batching plan made from them (split ones on their haloed windows) (the plan the simulator
 // costs and the result records). With `timeline` (non-null on every rank, or on none), rank 0
 // receives the measured timeline of the reported step (the slowest rank's median step, as the same
 // step of every traced rank) of the ranks in outputs.trace_gpus, in the trace format the simulator
-// writes. Throws EveryRankInputError on every rank when the data set is malformed; a loss that
-// stops being finite ends the point's training, which is then `failed` with the step in its note.
+// writes, with their device memory in use over it. Throws EveryRankInputError on every rank when
+// the data set is malformed; a loss that stops being finite ends the point's training, which is
+// then `failed` with the step in its note.
 PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point,
                            Communicator& world, const ProfileDatabase* profiles = nullptr,
-                           std::vector<TimelineEvent>* timeline = nullptr);
+                           MeasuredTimeline* timeline = nullptr);
 
 }  // namespace tessera::kernels::real
