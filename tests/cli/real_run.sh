@@ -122,6 +122,29 @@ losses() { row "$1" 0 "$scratch/$1/real.csv" | grep -o 'loss [^;]*'; }
 [ -n "$(losses vdnn-free)" ] && [ "$(losses vdnn-free)" == "$(losses vdnn-dyn)" ] ||
   fail "offloading changed the losses: '$(losses vdnn-free)' vs '$(losses vdnn-dyn)'"
 
+# A pipelined point's measured timeline, both stages traced (they play different programs):
+# stage 0's waits for stage 1's gradients are shown as idle pipeline bubbles, as the simulator
+# shows them.
+cat >"$scratch/pipeline.yaml" <<YAML
+name: real-pipeline
+model: {zoo: resnet18, options: {image_size: 32, classes: 10}, mini_batch: 4}
+parallelism: {model: {degree: 2, micro_batches: 2, schedule: gpipe}}
+platform: {preset: dgx1_v100}
+outputs: {trace_gpus: [0, 1]}
+real: {warmup_steps: 1, measured_steps: 1}
+YAML
+run 2 run "$scratch/pipeline.yaml" --backend real --output "$scratch/pipeline" \
+  --trace "$scratch/pipeline/trace.json"
+[ "$code" -eq 0 ] || fail "pipelined scenario traced: exit $code: $output"
+/usr/bin/python3 - "$scratch/pipeline/trace.json" <<'PY' || fail "pipelined trace: see above"
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+ranks = {e["pid"] for e in events if e.get("ph") == "X"}
+bubbles = [e for e in events if e.get("cat") == "idle"]
+assert ranks == {0, 1}, f"ranks traced: {ranks}"
+assert bubbles and all("pipeline bubble" in e["name"] for e in bubbles), bubbles[:2]
+PY
+
 # A recurrent model trains on CPU ranks (oneDNN's LSTM), with the full softmax and with a
 # sampled one (BIG LSTM's: 50 classes drawn per step besides each position's target).
 for sampled in 0 50; do

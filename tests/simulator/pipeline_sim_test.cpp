@@ -113,6 +113,28 @@ TEST(PipelineSimulation, GpipeStepAndBubbleFollowTheClosedForm) {
   }
 }
 
+// The trace shows a stage's waits for another stage as idle spans (its bubble), apart from the
+// transfers, which are communication: on a free network stage 0's idle spans add up to the
+// bubble of the results.
+TEST(PipelineSimulation, TheTraceShowsBubblesAsIdle) {
+  const auto loaded = Pipeline::load(4, 4, "gpipe");
+  sim::SimulationOptions options;
+  options.trace = true;
+  const auto outcome = sim::simulate_point_isolated(loaded, loaded.points.at(0), options);
+  double idle = 0;
+  int bubbles = 0;
+  for (const auto& event : outcome.trace.at("traceEvents")) {
+    if (event.value("cat", "") != "idle" || event.at("pid") != 0) continue;
+    ++bubbles;
+    idle += event.at("dur").get<double>() * 1e-6;
+    EXPECT_NE(event.at("name").get<std::string>().find("(waiting: pipeline bubble)"),
+              std::string::npos);
+  }
+  EXPECT_GT(bubbles, 0);
+  EXPECT_NEAR(idle, outcome.result.breakdown.idle_seconds,
+              0.01 * outcome.result.breakdown.idle_seconds);
+}
+
 TEST(PipelineSimulation, MoreMicroBatchesShrinkTheBubble) {
   const Pipeline few(4, 2, "gpipe"), many(4, 16, "gpipe");
   EXPECT_LT(many.result.breakdown.idle_seconds / many.result.step_seconds,

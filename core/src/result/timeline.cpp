@@ -71,7 +71,7 @@ nlohmann::json chrome_trace(const std::vector<TimelineEvent>& events, const std:
   for (const auto& event : events) {
     trace_events.push_back({{"ph", "X"},
                             {"name", event.name},
-                            {"cat", to_string(event.category)},
+                            {"cat", event.idle ? std::string("idle") : to_string(event.category)},
                             {"pid", event.gpu},
                             {"tid", static_cast<int>(event.track)},
                             {"ts", event.start_seconds * 1e6},

@@ -193,7 +193,16 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
       // Waiting for the other stage is the pipeline's bubble: left to idle, as the simulator
       // leaves it; the transfer after it is communication.
       const double waited = transfers_.receive(op);
-      begin += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(waited));
+      const auto moving_since = begin + std::chrono::duration_cast<Clock::duration>(
+                                            std::chrono::duration<double>(waited));
+      report.timeline.push_back({.gpu = rank_,
+                                 .name = op.label + " (waiting: pipeline bubble)",
+                                 .category = op.category,
+                                 .start_seconds = since_step_start(begin),
+                                 .end_seconds = since_step_start(moving_since),
+                                 .source = Provenance::measured,
+                                 .idle = true});
+      begin = moving_since;
       break;
     }
     case StepOpKind::gradient_allreduce:

@@ -358,8 +358,8 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
     const auto step = static_cast<std::size_t>(figures.back());
     const auto& traced = loaded.scenario.outputs.trace_gpus;
     const std::set<int> wanted(traced.begin(), traced.end());
-    timeline->events = gather_timelines(ranks, measurement.timelines.at(step), wanted);
-    timeline->memory = gather_memory_samples(ranks, measurement.memory.at(step), wanted);
+    *timeline =
+        gather_timeline(ranks, measurement.timelines.at(step), measurement.memory.at(step), wanted);
   }
   figures.pop_back();
   result.step_seconds = steps[static_cast<std::size_t>(busiest)];

@@ -1,84 +1,79 @@
 #include "timeline_gather.hpp"
 
-#include <algorithm>
-#include <stdexcept>
+#include <nlohmann/json.hpp>
 
 namespace tessera::kernels::real {
+namespace {
 
-std::vector<TimelineEvent> gather_timelines(Communicator& ranks,
-                                            const std::vector<TimelineEvent>& mine,
-                                            const std::set<int>& wanted) {
-  constexpr std::size_t kFields = 4;  // track, category, start, end
-  // Every rank's event count first: a rank that played something else cannot be merged.
-  std::vector<double> counts(static_cast<std::size_t>(ranks.size()), 0.0);
-  counts[static_cast<std::size_t>(ranks.rank())] = static_cast<double>(mine.size());
-  ranks.allreduce_sum(counts.data(), counts.size());
-  for (double count : counts) {
-    if (count != static_cast<double>(mine.size())) {
-      throw std::logic_error(
-          "the ranks' timelines differ in length: they did not play one program");
-    }
+nlohmann::json to_json(const std::vector<TimelineEvent>& events,
+                       const std::vector<MemorySample>& memory) {
+  nlohmann::json spans = nlohmann::json::array();
+  for (const auto& e : events) {
+    spans.push_back({static_cast<int>(e.track), e.name, static_cast<int>(e.category),
+                     e.start_seconds, e.end_seconds, static_cast<int>(e.source), e.idle});
   }
-  const std::size_t per_rank = mine.size() * kFields;
-  std::vector<double> all(per_rank * static_cast<std::size_t>(ranks.size()), 0.0);
-  auto* own = all.data() + per_rank * static_cast<std::size_t>(ranks.rank());
-  for (std::size_t i = 0; i < mine.size(); ++i) {
-    own[kFields * i] = static_cast<double>(mine[i].track);
-    own[kFields * i + 1] = static_cast<double>(mine[i].category);
-    own[kFields * i + 2] = mine[i].start_seconds;
-    own[kFields * i + 3] = mine[i].end_seconds;
-  }
-  ranks.allreduce_sum(all.data(), all.size());
-  std::vector<TimelineEvent> events;
-  if (ranks.rank() != 0) return events;
-  for (int rank : wanted) {
-    if (rank < 0 || rank >= ranks.size()) continue;
-    const auto* theirs = all.data() + per_rank * static_cast<std::size_t>(rank);
-    for (std::size_t i = 0; i < mine.size(); ++i) {
-      TimelineEvent event = mine[i];
-      event.gpu = rank;
-      if (theirs[kFields * i] != static_cast<double>(mine[i].track) ||
-          theirs[kFields * i + 1] != static_cast<double>(mine[i].category)) {
-        throw std::logic_error("rank " + std::to_string(rank) +
-                               "'s timeline differs from rank 0's at " + mine[i].name);
-      }
-      event.start_seconds = theirs[kFields * i + 2];
-      event.end_seconds = theirs[kFields * i + 3];
-      events.push_back(std::move(event));
-    }
-  }
-  return events;
+  nlohmann::json samples = nlohmann::json::array();
+  for (const auto& sample : memory) samples.push_back({sample.seconds, sample.bytes});
+  return {{"events", spans}, {"memory", samples}};
 }
 
-std::vector<MemorySample> gather_memory_samples(Communicator& ranks,
-                                                const std::vector<MemorySample>& mine,
-                                                const std::set<int>& wanted) {
+void add_from_json(const nlohmann::json& document, int rank, MeasuredTimeline& into) {
+  for (const auto& e : document.at("events")) {
+    into.events.push_back({.gpu = rank,
+                           .track = static_cast<TimelineTrack>(e.at(0).get<int>()),
+                           .name = e.at(1).get<std::string>(),
+                           .category = static_cast<OpCategory>(e.at(2).get<int>()),
+                           .start_seconds = e.at(3).get<double>(),
+                           .end_seconds = e.at(4).get<double>(),
+                           .source = static_cast<Provenance>(e.at(5).get<int>()),
+                           .idle = e.at(6).get<bool>()});
+  }
+  for (const auto& s : document.at("memory")) {
+    into.memory.push_back({rank, s.at(0).get<double>(), s.at(1).get<double>()});
+  }
+}
+
+// Every rank's text on rank 0 (empty strings elsewhere), carried as one byte per float through
+// a sum: each rank fills its own slice of a buffer the others leave at zero.
+std::vector<std::string> gather_texts(Communicator& ranks, const std::string& mine) {
   const auto size = static_cast<std::size_t>(ranks.size());
   const auto me = static_cast<std::size_t>(ranks.rank());
-  std::vector<double> counts(size, 0.0);
-  counts[me] = static_cast<double>(mine.size());
-  ranks.allreduce_sum(counts.data(), counts.size());
-  std::size_t most = 0;
-  for (double count : counts) most = std::max(most, static_cast<std::size_t>(count));
-  constexpr std::size_t kFields = 2;  // seconds, bytes
-  const std::size_t per_rank = most * kFields;
-  std::vector<double> all(per_rank * size, 0.0);
-  for (std::size_t i = 0; i < mine.size(); ++i) {
-    all[per_rank * me + kFields * i] = mine[i].seconds;
-    all[per_rank * me + kFields * i + 1] = mine[i].bytes;
+  std::vector<double> lengths(size, 0.0);
+  lengths[me] = static_cast<double>(mine.size());
+  ranks.allreduce_sum(lengths.data(), lengths.size());
+  std::vector<std::size_t> offsets(size + 1, 0);
+  for (std::size_t r = 0; r < size; ++r) {
+    offsets[r + 1] = offsets[r] + static_cast<std::size_t>(lengths[r]);
   }
-  ranks.allreduce_sum(all.data(), all.size());
-  std::vector<MemorySample> samples;
-  if (ranks.rank() != 0) return samples;
-  for (int rank : wanted) {
-    if (rank < 0 || rank >= ranks.size()) continue;
-    const auto r = static_cast<std::size_t>(rank);
-    for (std::size_t i = 0; i < static_cast<std::size_t>(counts[r]); ++i) {
-      samples.push_back(
-          {rank, all[per_rank * r + kFields * i], all[per_rank * r + kFields * i + 1]});
+  std::vector<float> bytes(offsets[size], 0.0F);
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    bytes[offsets[me] + i] = static_cast<float>(static_cast<unsigned char>(mine[i]));
+  }
+  if (!bytes.empty()) ranks.allreduce_sum(bytes.data(), bytes.size());
+  std::vector<std::string> texts(size);
+  if (ranks.rank() != 0) return texts;
+  for (std::size_t r = 0; r < size; ++r) {
+    for (std::size_t i = offsets[r]; i < offsets[r + 1]; ++i) {
+      texts[r].push_back(static_cast<char>(static_cast<unsigned char>(bytes[i])));
     }
   }
-  return samples;
+  return texts;
+}
+
+}  // namespace
+
+MeasuredTimeline gather_timeline(Communicator& ranks, const std::vector<TimelineEvent>& events,
+                                 const std::vector<MemorySample>& memory,
+                                 const std::set<int>& wanted) {
+  const bool traced = wanted.count(ranks.rank()) > 0;
+  const auto texts = gather_texts(ranks, traced ? to_json(events, memory).dump() : std::string());
+  MeasuredTimeline timeline;
+  if (ranks.rank() != 0) return timeline;
+  for (int rank : wanted) {
+    if (rank < 0 || rank >= ranks.size()) continue;
+    add_from_json(nlohmann::json::parse(texts[static_cast<std::size_t>(rank)]), rank, timeline);
+  }
+  return timeline;
 }
 
 }  // namespace tessera::kernels::real

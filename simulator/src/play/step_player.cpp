@@ -270,8 +270,17 @@ void StepPlayer::play_gpu(int rank) {
         message->wait();
         const double moving_since = std::max(start, message->get_start_time());
         times.seconds[static_cast<int>(OpCategory::other_communication)] += now() - moving_since;
-        if (traced && now() > start) {
-          events_.push_back({rank, TimelineTrack::compute, op.label, op.category, start, now()});
+        if (traced && moving_since > start) {
+          events_.push_back({.gpu = rank,
+                             .name = op.label + " (waiting: pipeline bubble)",
+                             .category = op.category,
+                             .start_seconds = start,
+                             .end_seconds = moving_since,
+                             .idle = true});
+        }
+        if (traced && now() > moving_since) {
+          events_.push_back(
+              {rank, TimelineTrack::compute, op.label, op.category, moving_since, now()});
         }
         continue;
       }

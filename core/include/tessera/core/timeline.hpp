@@ -27,6 +27,9 @@ struct TimelineEvent {
   double end_seconds = 0;
   // Where the duration came from: simulated, measured, or a compute op's profile or roofline.
   Provenance source = Provenance::simulated;
+  // A wait for another GPU (a pipeline bubble): shown with the category "idle", counted in no
+  // part of the breakdown, as the results leave such waits to idle.
+  bool idle = false;
 };
 
 // Device memory in use on a GPU from `seconds` on (a step's timeline holds one per change).
