@@ -5,7 +5,7 @@ data-parallel time to train, as GPUs grow.
 For every scenario given (default: scenarios/pal_*.yaml, each a pure data-parallel weak-scaling
 sweep with a critical-batch training target) it simulates the scenario and its hybrid variants
 with `tessera run --backend sim`: model degree 2, 4 and 8 (one replica's GPUs inside a DGX-1
-node) as contiguous stages balanced by forward work with 1, k or 2k micro-batches (GPipe), and,
+node) as contiguous stages balanced by roofline time with 1, k or 2k micro-batches (GPipe), and,
 for models with Inception modules, every module's branches placed on different GPUs (largest
 branch first onto the least loaded GPU, by convolution FLOPs) with 1 or k micro-batches. The
 per-replica mini-batch is the scenario's, so at G GPUs a degree-k variant trains a global batch

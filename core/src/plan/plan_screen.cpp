@@ -10,6 +10,7 @@
 #include "tessera/core/content_digest.hpp"
 #include "tessera/core/input_source.hpp"
 #include "tessera/core/memory_estimate.hpp"
+#include "tessera/core/stage_balance.hpp"
 
 namespace tessera {
 
@@ -33,13 +34,24 @@ Scenario candidate_scenario_section(const Scenario& base, const PlanStrategy& st
   return s;
 }
 
+namespace {
+
+// The candidate's placement of its stages, as the scenario loader makes it for best.yaml.
+StagePlacement placement_of(const LoadedScenario& base, const PlanStrategy& strategy,
+                            const ParallelConfig& config) {
+  return balanced_by_time(strategy.stage_placement(), base.model, base.cluster.gpu, config,
+                          base.scenario.model.dtype);
+}
+
+}  // namespace
+
 LoadedScenario candidate_scenario(const LoadedScenario& base, const PlanStrategy& strategy) {
   LoadedScenario loaded = base;
   loaded.scenario = candidate_scenario_section(base.scenario, strategy);
   const auto config = strategy.config();
-  loaded.points = {
-      {0, config,
-       plan_shards(loaded.model, config, strategy.spatial_until, strategy.stage_starts)}};
+  loaded.points = {{0, config,
+                    plan_shards(loaded.model, config, strategy.spatial_until,
+                                placement_of(base, strategy, config))}};
   return loaded;
 }
 
@@ -166,7 +178,8 @@ ScreenedCandidate screen_candidate(const LoadedScenario& base, const PlanCandida
   }
   ShardPlan plan;
   try {
-    plan = plan_shards(base.model, config, strategy.spatial_until, strategy.stage_placement());
+    plan = plan_shards(base.model, config, strategy.spatial_until,
+                       placement_of(base, strategy, config));
   } catch (const StrategyError& error) {
     screened.invalid_reason = error.key() + ": " + error.what();
     return screened;

@@ -8,6 +8,7 @@
 #include "tessera/core/model_zoo.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/shape_inference.hpp"
+#include "tessera/core/stage_balance.hpp"
 #include "tessera/core/sweep.hpp"
 
 namespace tessera {
@@ -88,9 +89,14 @@ ModelGraph build_model(const Scenario& s, const std::string& base_directory) {
   }
 }
 
-StagePlacement placement_of(const ParallelismSection& p) {
-  return p.placement.empty() ? StagePlacement(p.stage_starts)
-                             : StagePlacement::of_layers(p.placement);
+// The scenario's placement of a point's stages; unnamed stages balanced by their time on the
+// cluster's GPU at a micro-batch.
+StagePlacement placement_of(const LoadedScenario& loaded, const ParallelConfig& config) {
+  const auto& p = loaded.scenario.parallelism;
+  StagePlacement placement =
+      p.placement.empty() ? StagePlacement(p.stage_starts) : StagePlacement::of_layers(p.placement);
+  return balanced_by_time(std::move(placement), loaded.model, loaded.cluster.gpu, config,
+                          loaded.scenario.model.dtype);
 }
 
 ParallelConfig base_config(const Scenario& s, const ModelGraph& model) {
@@ -190,7 +196,7 @@ LoadedScenario check(Scenario scenario, const std::string& base_directory) {
     try {
       loaded.points.push_back({i, config,
                                plan_shards(loaded.model, config, sc.parallelism.spatial_until,
-                                           placement_of(sc.parallelism))});
+                                           placement_of(loaded, config))});
     } catch (const StrategyError& error) {
       const std::string prefix = swept ? "at sweep point " + std::to_string(i) + " (" +
                                              std::to_string(config.gpus()) + " GPUs, grid " +

@@ -68,8 +68,7 @@ std::vector<std::int64_t> batches_of_ranks(const ClusterSpec& cluster, const Par
   std::vector<double> seconds_of_group;
   for (std::size_t g = 0; g < groups; ++g) {
     const GpuSpec& gpu = cluster.gpu_of_group(g);
-    seconds_of_group.push_back(
-        compute_seconds(build(gpu, config.mini_batch)));
+    seconds_of_group.push_back(compute_seconds(build(gpu, config.mini_batch)));
   }
   std::vector<double> speeds;
   for (std::size_t rank = 0; rank < gpus; ++rank) {

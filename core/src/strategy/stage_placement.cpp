@@ -10,7 +10,8 @@ namespace tessera {
 namespace {
 
 std::vector<int> contiguous_stages(const ModelGraph& model, std::int64_t degree,
-                                   const std::vector<std::string>& stage_starts) {
+                                   const std::vector<std::string>& stage_starts,
+                                   const std::vector<double>& layer_seconds) {
   const auto& layers = model.layers();
   std::vector<std::size_t> starts;
   if (!stage_starts.empty()) {
@@ -35,10 +36,13 @@ std::vector<int> contiguous_stages(const ModelGraph& model, std::int64_t degree,
       starts.push_back(*index);
     }
   } else {
-    // Contiguous stages with about equal forward work.
+    // Contiguous stages with about equal work: each layer's time, or its forward FLOPs (+1 so
+    // that free layers still count).
     std::vector<double> work(layers.size());
+    const bool timed = layer_seconds.size() == layers.size();
     for (std::size_t i = 0; i < layers.size(); ++i) {
-      work[i] = layer_cost(layers[i], 1, DType::float32).flops.forward + 1.0;
+      work[i] =
+          timed ? layer_seconds[i] : layer_cost(layers[i], 1, DType::float32).flops.forward + 1.0;
     }
     const double total = std::accumulate(work.begin(), work.end(), 0.0);
     double cumulative = 0;
@@ -116,7 +120,7 @@ std::vector<int> assign_stages(const ModelGraph& model, std::int64_t degree,
                             std::to_string(degree));
   }
   if (!placement.layers.empty()) return explicit_stages(model, degree, placement.layers);
-  return contiguous_stages(model, degree, placement.stage_starts);
+  return contiguous_stages(model, degree, placement.stage_starts, placement.layer_seconds);
 }
 
 bool stages_form_a_pipeline(const ModelGraph& model, const std::vector<int>& stages) {

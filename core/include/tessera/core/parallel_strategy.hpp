@@ -67,7 +67,8 @@ class StrategyError : public std::runtime_error {
 };
 
 // spatial_until: first unsplit layer ("" = the first layer without spatial axes, or none).
-// placement: the stages (stage_placement.hpp; empty: contiguous, balanced by forward FLOPs).
+// placement: the stages (stage_placement.hpp; empty: contiguous, balanced by its layer_seconds,
+// or by forward FLOPs without them).
 // Throws StrategyError for micro-batches that do not divide the mini-batch, and for a
 // one-forward-one-backward schedule over stages that pass activations back.
 ShardPlan plan_shards(const ModelGraph& model, const ParallelConfig& config,

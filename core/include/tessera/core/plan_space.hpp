@@ -22,7 +22,7 @@ struct PlanStrategy {
   std::vector<std::int64_t> spatial_grid;  // one entry per spatial axis
   std::string spatial_until;               // "" = the scenario's default (first dense layer)
   std::int64_t model_degree = 1;
-  std::vector<std::string> stage_starts;  // "" entries or empty = balanced by FLOPs
+  std::vector<std::string> stage_starts;  // "" entries or empty = balanced by roofline time
   // An explicit layer-to-stage placement (stage_placement.hpp); empty: contiguous stages.
   std::vector<std::pair<std::string, std::int64_t>> placement;
   std::int64_t micro_batches = 1;  // the mini-batch split to flow through the stages

@@ -1,6 +1,7 @@
 #pragma once
 // How a data-parallel worker's layers are placed on its model-parallel GPUs (stages): contiguous
-// stages of about equal forward work, contiguous stages starting at named layers, or an explicit
+// stages of about equal work (each layer's time where given, its forward FLOPs otherwise),
+// contiguous stages starting at named layers, or an explicit
 // layer-to-stage map, where the branches of a module may sit on different GPUs and a layer not
 // named goes where its first input is.
 #include <cstdint>
@@ -27,6 +28,9 @@ struct StagePlacement {
 
   std::vector<std::string> stage_starts;
   std::vector<std::pair<std::string, std::int64_t>> layers;  // non-empty: explicit
+  // Each layer's time (model order) that contiguous stages balance when no starts are named
+  // (stage_balance.hpp); empty: each layer's forward FLOPs.
+  std::vector<double> layer_seconds;
 };
 
 // The stage of every layer. Throws StrategyError naming the scenario key
