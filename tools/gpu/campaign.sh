@@ -20,8 +20,9 @@
 #                        (default: the work folder's out/)
 #   --work DIR           results kept between calls (default: build/gpu-campaign)
 #   --resume FILE        a campaign.tar.gz of an earlier call: its results are restored first
-#   --deadline SECONDS   start no step after this many seconds and end a running one then, so
-#                        that packing still fits the call (default 540; a call runs 600 at most)
+#   --deadline SECONDS   start no step later than 30 s before this many seconds, and end a
+#                        running one then, so that packing still fits the call (default 540; a
+#                        call runs 600 at most)
 #   --dry-run            on this machine's CPU with CI sizes: what a step can do without a GPU
 #   --python PROGRAM     a Python with PyTorch (default: python3)
 #   --cuda-lib-dir DIR   a folder of NVIDIA libraries besides the pip packages' (repeatable)
@@ -350,10 +351,15 @@ run_step() {
       { head -c 1048576 "$log"; echo; echo "[... cut ...]"; tail -c 2097152 "$log"; } >"$log.cut"
       mv "$log.cut" "$log"
     fi
+    # A step of several commands may end with its own status when the deadline stopped one.
     case "$status" in
       0) outcome=ok ;;
       124 | 137) outcome="timed out at the deadline" ;;
-      *) outcome="FAILED (exit $status)" ;;
+      *) if [ $((deadline - (SECONDS - started) - 30)) -le 0 ]; then
+           outcome="stopped at the deadline (exit $status)"
+         else
+           outcome="FAILED (exit $status)"
+         fi ;;
     esac
   fi
   local seconds=$((SECONDS - begin))

@@ -230,8 +230,9 @@ std::optional<std::function<void()>> KernelLaunch::call(Direction direction,
       };
     }
     case LayerKind::input:
-    // Recurrent models' layers have no device kernels yet (cuDNN RNN, oneDNN LSTM are not
-    // wired): `tessera profile` leaves them out (kernels_to_profile).
+    // Recurrent models' layers are not profiled: the real backend runs them on CPU ranks only
+    // (oneDNN's LSTM, no cuDNN RNN yet), and `tessera profile` leaves them out
+    // (kernels_to_profile); the simulator times them by their roofline.
     case LayerKind::lstm:
     case LayerKind::embedding:
     case LayerKind::attention:
