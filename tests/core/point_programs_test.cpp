@@ -57,11 +57,13 @@ TEST(PointPrograms, EachGpuModelIsTimedByItsOwnProfileRows) {
   const auto profiles = conv1_forward_on(loaded, p100.model, 0.123);
   const auto build = program_builder(loaded, point.plan, &profiles, StepOptions{}, {});
 
-  const auto& on_p100 = conv1_forward(build(p100, point.config.mini_batch));
+  const auto p100_programs = build(p100, point.config.mini_batch);
+  const auto& on_p100 = conv1_forward(p100_programs);
   EXPECT_DOUBLE_EQ(on_p100.seconds, 0.123);
   EXPECT_EQ(on_p100.provenance, Provenance::profile);
   // The V100 has no row of its own: its roofline, not the P100's measurement.
-  EXPECT_EQ(conv1_forward(build(v100, point.config.mini_batch)).provenance, Provenance::roofline);
+  const auto v100_programs = build(v100, point.config.mini_batch);
+  EXPECT_EQ(conv1_forward(v100_programs).provenance, Provenance::roofline);
 }
 
 TEST(PointPrograms, AProfiledSlowGpuModelGetsASmallerShare) {

@@ -35,9 +35,11 @@ StepOp read(StepOpKind kind, double bytes) {
           .source = InputSource::node_local_storage};
 }
 
-// Plays one GPU's program in a fresh process (one SimGrid engine per process): its step time, its
-// exposed offload and I/O time, and its memory peak and average.
-nlohmann::json play(std::vector<StepOp> ops) {
+// Plays `gpus` GPUs of the test cluster `cluster`, each the same program, in a fresh process (one
+// SimGrid engine per process): GPU 0's step time, its exposed offload and I/O time, and its
+// memory peak and average.
+nlohmann::json play_on(const std::string& cluster_file, std::int64_t gpus,
+                       std::vector<StepOp> ops) {
   const auto child = run_in_child(
       [&] {
         std::vector<std::string> storage{"test", "--log=root.thres:critical"};
@@ -46,10 +48,12 @@ nlohmann::json play(std::vector<StepOp> ops) {
         simgrid::s4u::Engine engine(&argc, argv.data());
         engine.set_config("network/model:CM02");
         engine.set_config("network/crosstraffic:0");
-        const auto cluster = load_cluster_file(TESSERA_TEST_DATA_DIR "/clusters/host_copies.yaml");
-        const auto platform = build_cluster_platform(engine, cluster, 1);
+        const auto cluster =
+            load_cluster_file(std::string(TESSERA_TEST_DATA_DIR "/clusters/") + cluster_file);
+        const auto platform = build_cluster_platform(engine, cluster, gpus);
         const Fabric fabric(platform.gpu_hosts);
         ParallelConfig config;
+        config.data = gpus;
         const RankLayout layout(config);
         StepProgram program;
         program.ops = std::move(ops);
@@ -68,6 +72,10 @@ nlohmann::json play(std::vector<StepOp> ops) {
   EXPECT_TRUE(child.message.has_value()) << child.captured_stderr;
   EXPECT_FALSE(child.message->contains("error")) << child.message->dump();
   return *child.message;
+}
+
+nlohmann::json play(std::vector<StepOp> ops) {
+  return play_on("host_copies.yaml", 1, ops);
 }
 
 TEST(HostCopies, AnOffloadOnAnIdleLinkTakesBytesOverBandwidth) {
@@ -100,6 +108,19 @@ TEST(HostCopies, AnOffloadDoesNotShareTheLinkWithAHostToDeviceCopy) {
             op(StepOpKind::offload_wait, 0), read(StepOpKind::read_wait, 0)});
   const double one = kBytes / kPcieBytesPerSecond;
   EXPECT_NEAR(played["step"].get<double>(), one, 0.01 * one);
+}
+
+// Two GPUs behind one PCIe switch share its uplink to the host: each one's offload takes twice
+// as long as alone; on the same node without a shared switch, no longer than alone.
+TEST(HostCopies, GpusBehindOnePcieSwitchShareItsUplink) {
+  constexpr double kBytes = 1e9;
+  const std::vector<StepOp> offload{op(StepOpKind::offload_start, kBytes),
+                                    op(StepOpKind::offload_wait, 0)};
+  const double alone = kBytes / kPcieBytesPerSecond;
+  const auto shared = play_on("host_copies_pcie_switch.yaml", 2, offload);
+  EXPECT_NEAR(shared["offload"].get<double>(), 2 * alone, 0.01 * 2 * alone);
+  const auto own_links = play_on("host_copies_two_gpus.yaml", 2, offload);
+  EXPECT_NEAR(own_links["offload"].get<double>(), alone, 0.01 * alone);
 }
 
 TEST(HostCopies, MemoryInUseFollowsTheAllocations) {

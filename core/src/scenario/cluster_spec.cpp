@@ -156,16 +156,27 @@ double gpu_link_figure(const Figures& f, const std::string& key, const std::stri
   return value;
 }
 
-NodeSpec parse_node(const YamlValue& value) {
-  Figures f(value, {"gpu_interconnect", "gpu_link_bandwidth", "gpu_link_latency", "pcie_bandwidth",
-                    "pcie_latency", "host_memory", "nics", "nic_bandwidth", "nic_latency",
-                    "local_storage", "local_storage_bandwidth"});
+NodeSpec parse_node(const YamlValue& value, std::int64_t gpus_per_node) {
+  Figures f(value,
+            {"gpu_interconnect", "gpu_link_bandwidth", "gpu_link_latency", "pcie_bandwidth",
+             "pcie_latency", "gpus_per_pcie_switch", "pcie_switch_bandwidth", "host_memory", "nics",
+             "nic_bandwidth", "nic_latency", "local_storage", "local_storage_bandwidth"});
   NodeSpec node;
   node.gpu_interconnect = parse_interconnect(
       f.map().required("gpu_interconnect", "one of: nvswitch, nvlink_mesh, pcie"));
   node.pcie_bandwidth_bytes_per_second =
       f.positive("pcie_bandwidth", QuantityKind::bandwidth_bytes_per_second);
   node.pcie_latency_seconds = f.latency("pcie_latency");
+  if (auto per_switch = f.map().optional("gpus_per_pcie_switch")) {
+    node.gpus_per_pcie_switch = per_switch->as_integer(1, gpus_per_node);
+    if (gpus_per_node % node.gpus_per_pcie_switch != 0) {
+      per_switch->fail("a divisor of the node's " + std::to_string(gpus_per_node) + " GPUs");
+    }
+  }
+  node.pcie_switch_bandwidth_bytes_per_second =
+      f.map().has("pcie_switch_bandwidth")
+          ? f.positive("pcie_switch_bandwidth", QuantityKind::bandwidth_bytes_per_second)
+          : node.pcie_bandwidth_bytes_per_second;
   node.gpu_link_bandwidth_bytes_per_second = gpu_link_figure(
       f, "gpu_link_bandwidth", "pcie_bandwidth", QuantityKind::bandwidth_bytes_per_second,
       node.gpu_interconnect, node.pcie_bandwidth_bytes_per_second);
@@ -261,7 +272,8 @@ NodeGroupSpec parse_node_group(const YamlValue& value, const NodeGroupSpec* firs
                   first->name + "' (every group must have as many GPUs per node)");
   }
   group.gpu = parse_gpu(map.required("gpu", "a mapping describing the group's GPU"));
-  group.node = parse_node(map.required("node", "a mapping describing one node of the group"));
+  group.node = parse_node(map.required("node", "a mapping describing one node of the group"),
+                          group.gpus_per_node);
   return group;
 }
 
@@ -331,8 +343,10 @@ ClusterSpec parse_cluster(const YamlValue& root) {
     cluster.gpus_per_node =
         map.required("gpus_per_node", "the number of GPUs per node").as_integer(1, 64);
     cluster.gpu = parse_gpu(map.required("gpu", "a mapping describing one GPU"));
-    cluster.node = parse_node(map.required(
-        "node", "a mapping describing one node (gpu_interconnect, links, host memory, NICs)"));
+    cluster.node = parse_node(
+        map.required("node",
+                     "a mapping describing one node (gpu_interconnect, links, host memory, NICs)"),
+        cluster.gpus_per_node);
     cluster.groups.push_back(
         {cluster.name, cluster.nodes, cluster.gpus_per_node, cluster.gpu, cluster.node});
   }

@@ -34,6 +34,13 @@ NodeLinks create_node_links(sg4::NetZone* zone, const ClusterSpec& cluster, std:
                                      spec.pcie_bandwidth_bytes_per_second,
                                      spec.pcie_latency_seconds));
   }
+  // A switch's uplink adds no latency of its own: pcie_latency is the GPU's to the host.
+  if (spec.gpus_per_pcie_switch > 1) {
+    for (std::int64_t s = 0; s < cluster.gpus_per_node / spec.gpus_per_pcie_switch; ++s) {
+      links.pcie_switch.push_back(duplex_link(zone, name + "-pcie-switch" + std::to_string(s),
+                                              spec.pcie_switch_bandwidth_bytes_per_second, 0));
+    }
+  }
   // A straggler NIC (cluster file `stragglers`) carries its fraction of the nominal bandwidth.
   links.nic =
       duplex_link(zone, name + "-nic",
@@ -78,8 +85,19 @@ NodeZone build_node_zone(const sg4::NetZone* parent, const ClusterSpec& cluster,
   result.cpu->seal();
   result.gateway = zone->create_router(name + "-gw");
 
-  // GPU to GPU.
+  // GPU i up to the host: its PCIe link, then its switch's uplink where GPUs share one.
   const auto& pcie = links.pcie;
+  const auto switch_of = [&](std::size_t i) {
+    return i / static_cast<std::size_t>(spec.gpus_per_pcie_switch);
+  };
+  const auto to_host = [&](std::size_t i) {
+    std::vector<sg4::LinkInRoute> route{{pcie[i], Direction::UP}};
+    if (!links.pcie_switch.empty())
+      route.push_back({links.pcie_switch[switch_of(i)], Direction::UP});
+    return route;
+  };
+
+  // GPU to GPU.
   std::size_t pair = 0;
   for (std::size_t i = 0; i < gpus; ++i) {
     for (std::size_t j = i + 1; j < gpus; ++j) {
@@ -91,17 +109,25 @@ NodeZone build_node_zone(const sg4::NetZone* parent, const ClusterSpec& cluster,
         case GpuInterconnect::nvlink_mesh:
           add_route(zone, result.gpus[i], result.gpus[j], {{links.gpu[pair++], Direction::UP}});
           break;
-        case GpuInterconnect::pcie:
-          add_route(zone, result.gpus[i], result.gpus[j],
-                    {{pcie[i], Direction::UP}, {pcie[j], Direction::DOWN}});
+        case GpuInterconnect::pcie: {
+          // Behind one switch, peer to peer through it; otherwise up one switch, down the other.
+          std::vector<sg4::LinkInRoute> route{{pcie[i], Direction::UP}};
+          if (!links.pcie_switch.empty() && switch_of(i) != switch_of(j)) {
+            route.push_back({links.pcie_switch[switch_of(i)], Direction::UP});
+            route.push_back({links.pcie_switch[switch_of(j)], Direction::DOWN});
+          }
+          route.push_back({pcie[j], Direction::DOWN});
+          add_route(zone, result.gpus[i], result.gpus[j], route);
           break;
+        }
       }
     }
   }
 
-  // GPUs to the CPU and to the network; the CPU to the network.
+  // GPUs to the CPU and to the network; the CPU to the network. The NICs hang off the PCIe
+  // switches as the GPUs do (DGX-1), so network traffic does not cross the switch's uplink.
   for (std::size_t i = 0; i < gpus; ++i) {
-    add_route(zone, result.gpus[i], result.cpu, {{pcie[i], Direction::UP}});
+    add_route(zone, result.gpus[i], result.cpu, to_host(i));
     zone->add_route(result.gpus[i]->get_netpoint(), result.gateway, nullptr, nullptr,
                     {{pcie[i], Direction::UP}, {links.nic, Direction::UP}}, true);
   }

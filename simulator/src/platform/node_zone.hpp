@@ -26,10 +26,13 @@ struct NodeZone {
 // so links are created in the root zone before the node zones exist: building all node zones
 // first would make that check, and the build, quadratic in the node count.
 struct NodeLinks {
-  std::vector<simgrid::s4u::Link*> pcie;  // per GPU (UP: GPU to host)
-  std::vector<simgrid::s4u::Link*> gpu;   // nvswitch: per GPU; nvlink_mesh: per pair i < j in
-                                          // (0,1), (0,2), ... order; pcie: none
-  simgrid::s4u::Link* nic = nullptr;      // all NICs aggregated (UP: node to fabric)
+  std::vector<simgrid::s4u::Link*> pcie;  // per GPU (UP: GPU to host, or to its PCIe switch)
+  // Per PCIe switch, its uplink to the host (UP: switch to host); none when every GPU has its
+  // own link to the host (gpus_per_pcie_switch 1).
+  std::vector<simgrid::s4u::Link*> pcie_switch;
+  std::vector<simgrid::s4u::Link*> gpu;  // nvswitch: per GPU; nvlink_mesh: per pair i < j in
+                                         // (0,1), (0,2), ... order; pcie: none
+  simgrid::s4u::Link* nic = nullptr;     // all NICs aggregated (UP: node to fabric)
 };
 
 // Creates node `node`'s links, named node<k>-..., in `zone`.

@@ -44,6 +44,11 @@ struct NodeSpec {
   // Each GPU's link to the host CPUs (PCIe, or NVLink on Power9 nodes).
   double pcie_bandwidth_bytes_per_second = 0;
   double pcie_latency_seconds = 0;
+  // GPUs sharing one PCIe switch, whose one uplink to the host they cross to reach host memory
+  // (vDNN's copies, the input's copies) and GPUs behind other switches (DGX-1: 2 GPUs per
+  // switch); 1: each GPU has its link to the host to itself. The uplink's bandwidth per direction.
+  std::int64_t gpus_per_pcie_switch = 1;
+  double pcie_switch_bandwidth_bytes_per_second = 0;
   double host_memory_bytes = 0;
   std::int64_t nics = 1;
   double nic_bandwidth_bytes_per_second = 0;  // per NIC
