@@ -12,7 +12,8 @@
 #      check, which sanitizers do not change).
 #   3. libFuzzer over every input format's reader (tests/fuzz/: scenarios, profile databases,
 #      cluster files, model files, ...) for a bounded time each (TESSERA_FUZZ_SECONDS, default 30).
-# Each step prints how long it took. Budget: under 40 minutes on a loaded 2-core machine.
+# Each step prints how long it took. Budget: 40 minutes on a 2-core machine, from a fresh clone
+# (what it took: docs/measurements/, "./test.sh from a fresh clone").
 #   ./test.sh --quick   only step 1
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
