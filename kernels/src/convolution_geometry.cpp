@@ -22,6 +22,16 @@ std::int64_t output_extent(std::int64_t input, std::int64_t kernel, std::int64_t
   return (input + 2 * padding - reach) / stride + 1;
 }
 
+std::vector<ConvolutionAlgorithm> ConvolutionKernels::algorithms(
+    const ConvolutionGeometry& geometry, std::int64_t batch, Direction direction) {
+  auto offered = every_algorithm(geometry, batch, direction);
+  if (deterministic_only_) {
+    std::erase_if(offered,
+                  [](const ConvolutionAlgorithm& algorithm) { return !algorithm.deterministic; });
+  }
+  return offered;
+}
+
 ConvolutionGeometry with_output(ConvolutionGeometry geometry) {
   const std::size_t rank = geometry.input_spatial.size();
   if (geometry.kernel.size() != rank || geometry.stride.size() != rank ||

@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "convolution_test_support.hpp"
 #include "cuda_test_support.hpp"
@@ -124,6 +125,40 @@ TEST_F(CudnnConvolutionAlgorithms, GemmAlgorithmsAreAlwaysOffered) {
   EXPECT_NE(std::find(data.begin(), data.end(), "ALGO_1"), data.end());
   const auto filter = names_of(Direction::backward_filter);
   EXPECT_NE(std::find(filter.begin(), filter.end(), "ALGO_1"), filter.end());
+}
+
+// cuDNN's documentation names the backward algorithms that sum with atomics (data ALGO_0, filter
+// ALGO_0 and ALGO_3); while only deterministic ones are kept, none of those is offered, and the
+// GEMM ones still are. The device's setting is restored for the other tests.
+TEST_F(CudnnConvolutionAlgorithms, DeterministicOnlyLeavesOutTheAtomicAlgorithms) {
+  const ConvolutionGeometry conv = cases[6].geometry;  // conv3d
+  auto names_of = [&](Direction direction) {
+    std::vector<std::string> names;
+    for (const auto& algorithm : gpu().convolutions().algorithms(conv, 2, direction)) {
+      names.push_back(algorithm.name);
+    }
+    return names;
+  };
+  const auto offers = [](const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  for (const auto& algorithm :
+       gpu().convolutions().algorithms(conv, 2, Direction::backward_filter)) {
+    if (algorithm.name == "ALGO_0" || algorithm.name == "ALGO_3") {
+      EXPECT_FALSE(algorithm.deterministic) << algorithm.name;
+    }
+  }
+  gpu().convolutions().keep_deterministic_only(true);
+  const auto data = names_of(Direction::backward_data);
+  const auto filter = names_of(Direction::backward_filter);
+  const auto forward = names_of(Direction::forward);
+  gpu().convolutions().keep_deterministic_only(false);
+  EXPECT_FALSE(offers(data, "ALGO_0"));
+  EXPECT_FALSE(offers(filter, "ALGO_0"));
+  EXPECT_FALSE(offers(filter, "ALGO_3"));
+  EXPECT_TRUE(offers(data, "ALGO_1"));
+  EXPECT_TRUE(offers(filter, "ALGO_1"));
+  EXPECT_TRUE(offers(forward, "IMPLICIT_GEMM"));
 }
 
 TEST_F(CudnnConvolutionAlgorithms, RefusesASmallWorkspaceAndAnUnknownName) {

@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "cuda_test_support.hpp"
 #include "tessera/core/cost_model.hpp"
 #include "tessera/core/scenario_loader.hpp"
 #include "tessera/kernels/convolution_kernels.hpp"
@@ -106,6 +107,39 @@ TEST(KernelProfiler, AnAlgorithmOverTheWorkspaceCapIsRecordedAsNotRun) {
       EXPECT_EQ(row.time_seconds, 0);
     }
   }
+}
+
+// On a GPU: CosmoFlow-512's unpartitioned conv1 has 16 x 512^3 = 2^31 output elements per
+// sample, outside cuDNN's int strides. That shape is one refused row, and the kernels after it are
+// still measured (the H100 campaign of 2026-11-26 stopped there instead).
+class CudaKernelProfiler : public testing::WithCudaDevice<> {};
+
+TEST_F(CudaKernelProfiler, AShapeCuDnnCannotDescribeIsOneRefusedRowAndTheRestIsMeasured) {
+  const auto all = kernels_to_profile(load_scenario(std::string(TESSERA_SOURCE_DIR) +
+                                                    "/scenarios/cosmoflow512_profile_shards.yaml"));
+  std::vector<KernelToProfile> chosen;
+  for (const auto& kernel : all) {
+    const bool whole_conv1 = kernel.layer.name == "conv1" && chosen.empty();
+    const bool small_pool = kernel.op == "pool" && kernel.output.elements() < (1 << 24);
+    if ((whole_conv1 || (small_pool && chosen.size() == 1)) &&
+        kernel.direction == Direction::forward) {
+      chosen.push_back(kernel);
+    }
+  }
+  ASSERT_EQ(chosen.size(), 2u);
+  ASSERT_GE(chosen[0].output.elements(), std::int64_t{1} << 31);
+  ProfileDatabase database;
+  profile_kernels(gpu(), chosen, quick(), database);
+  const auto refused = database.entries_for(gpu().info().name, "conv", Direction::forward,
+                                            chosen[0].shape, DType::float32);
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0].algorithm, kRefusedAlgorithm);
+  EXPECT_FALSE(refused[0].ok);
+  const auto measured = database.entries_for(gpu().info().name, "pool", Direction::forward,
+                                             chosen[1].shape, DType::float32);
+  ASSERT_EQ(measured.size(), 1u);
+  EXPECT_TRUE(measured[0].ok);
+  EXPECT_GT(measured[0].time_seconds, 0);
 }
 
 TEST(KernelProfiler, CopiesAreTimedPerDirectionAndKind) {

@@ -88,5 +88,20 @@ TEST(MachineDescription, OneRankKeepsThePcieDescription) {
   EXPECT_EQ(yaml.find("gpu_link_bandwidth"), std::string::npos);
 }
 
+// A GPU's host memory is the host's, not the GPU's (the H100 campaign's file of 2026-11-26 gave
+// the host the GPU's 85 GB); without a figure (older callers) the device's memory stands in.
+TEST(MachineDescription, HostMemoryIsTheHostsWhereMeasured) {
+  MachineFigures figures;
+  figures.device_name = "gpu0";
+  figures.memory_bytes = 80e9;
+  figures.memory_bandwidth_bytes_per_second = 3e12;
+  figures.fp32_flops_per_second = 50e12;
+  figures.host_link_bandwidth_bytes_per_second = 50e9;
+  figures.host_memory_bytes = 128e9;
+  EXPECT_NE(cluster_yaml(figures, "test").find("host_memory: 128.000000 GB"), std::string::npos);
+  figures.host_memory_bytes = 0;
+  EXPECT_NE(cluster_yaml(figures, "test").find("host_memory: 80.000000 GB"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tessera::kernels

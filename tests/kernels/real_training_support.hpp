@@ -47,6 +47,8 @@ struct TrainingCase {
   bool halve_micro_batches = false;
   // Batch-norm statistics over every rank (synchronised across replicas), not the spatial group.
   bool global_batch_norm = false;
+  // Only deterministic convolution algorithms (TrainerOptions::deterministic).
+  bool deterministic = false;
   // Feature maps offloaded to host memory (vDNN) as this decision says.
   OffloadDecision offload;
   // The device: a CPU holding at most this much (none: the shared uncapped one).
@@ -162,7 +164,10 @@ inline TrainingRun train_model(Communicator& world, const ModelGraph& model,
                         cpu_program(model, plan, c.optimizer, micro_batching, c.global_batch_norm,
                                     c.offload, static_cast<int>(layout.stage)),
                         *device, layout,
-                        {.optimizer = c.optimizer, .learning_rate = c.learning_rate, .seed = 7});
+                        {.optimizer = c.optimizer,
+                         .learning_rate = c.learning_rate,
+                         .seed = 7,
+                         .deterministic = c.deterministic});
   const real::SyntheticInput samples{.seed = 3,
                                      .dataset_samples = c.dataset_samples,
                                      .sample = model.layers().front().output_shape,

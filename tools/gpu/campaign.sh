@@ -376,7 +376,9 @@ for step in "${steps[@]}"; do run_step "$step" || failed=$((failed + 1)); done
 {
   echo "Tessera GPU campaign$([ "$dry_run" -eq 0 ] || echo ' (dry run, CPU)'), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   sed -n 1,2p "$bundle/manifest.txt"
-  cat "$work/logs/versions.log" 2>/dev/null | grep -E '^(tessera|build|libraries|glibc|PyTorch|NVIDIA)|, *[0-9.]+ *, *[0-9]+ MiB' || true
+  # versions.log is appended to by every call: this call's block only.
+  awk '/^=== call of /{block=""} {block=block $0 "\n"} END{printf "%s", block}' \
+    "$work/logs/versions.log" 2>/dev/null | grep -E '^(tessera|build|libraries|glibc|PyTorch|NVIDIA)|, *[0-9.]+ *, *[0-9]+ MiB' || true
   echo
   echo "This call's steps:"
   printf '%s\n' "${summary_rows[@]}"

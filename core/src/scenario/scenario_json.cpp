@@ -65,7 +65,10 @@ nlohmann::json to_json(const Scenario& s) {
         {"allreduce", to_string(s.sim.allreduce)},
         {"gradient_bucket_bytes", s.sim.gradient_bucket_bytes},
         {"mode", s.sim.mode}}},
-      {"real", {{"warmup_steps", s.real.warmup_steps}, {"measured_steps", s.real.measured_steps}}}};
+      {"real",
+       {{"warmup_steps", s.real.warmup_steps},
+        {"measured_steps", s.real.measured_steps},
+        {"deterministic", s.real.deterministic}}}};
   if (s.training) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& row : s.training->steps_to_target) {

@@ -283,11 +283,14 @@ void parse_sim(Scenario& s, const YamlValue& value) {
 }
 
 void parse_real(Scenario& s, const YamlValue& value) {
-  YamlMap map(value, {"warmup_steps", "measured_steps"});
+  YamlMap map(value, {"warmup_steps", "measured_steps", "deterministic"});
   if (auto warmup = map.optional("warmup_steps"))
     s.real.warmup_steps = warmup->as_integer(0, 1000000);
   if (auto measured = map.optional("measured_steps")) {
     s.real.measured_steps = measured->as_integer(1, 1000000);
+  }
+  if (auto deterministic = map.optional("deterministic")) {
+    s.real.deterministic = deterministic->as_bool();
   }
 }
 

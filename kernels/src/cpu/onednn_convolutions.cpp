@@ -98,7 +98,9 @@ ConvolutionExecution& OnednnConvolutions::execution(const ConvolutionProblem& pr
   return *executions_.emplace(key, std::move(created)).first->second;
 }
 
-std::vector<ConvolutionAlgorithm> OnednnConvolutions::algorithms(
+// Every oneDNN CPU implementation is taken as deterministic: oneDNN documents run-to-run
+// reproducibility on the CPU for the same thread count, which the real backend keeps fixed.
+std::vector<ConvolutionAlgorithm> OnednnConvolutions::every_algorithm(
     const ConvolutionGeometry& geometry, std::int64_t batch, Direction direction) {
   const ConvolutionProblem problem{geometry, batch, direction};
   std::vector<ConvolutionAlgorithm> result;

@@ -19,8 +19,6 @@ class OnednnConvolutions final : public ConvolutionKernels {
  public:
   OnednnConvolutions(const dnnl::engine& engine, const dnnl::stream& stream);
 
-  std::vector<ConvolutionAlgorithm> algorithms(const ConvolutionGeometry& geometry,
-                                               std::int64_t batch, Direction direction) override;
   void forward(const ConvolutionGeometry& geometry, std::int64_t batch,
                const std::string& algorithm, const float* x, const float* w, float* y, float beta,
                DeviceMemory* workspace) override;
@@ -30,6 +28,11 @@ class OnednnConvolutions final : public ConvolutionKernels {
   void backward_filter(const ConvolutionGeometry& geometry, std::int64_t batch,
                        const std::string& algorithm, const float* x, const float* dy, float* dw,
                        float beta, DeviceMemory* workspace) override;
+
+ protected:
+  std::vector<ConvolutionAlgorithm> every_algorithm(const ConvolutionGeometry& geometry,
+                                                    std::int64_t batch,
+                                                    Direction direction) override;
 
  private:
   // How to re-create a named implementation: the kind and layout request it was found under.

@@ -27,11 +27,16 @@ static_assert(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3 == 3);
 static_assert(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING == 6);
 static_assert(CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT == 7);
 
+struct SupportedAlgorithm {
+  int index = 0;
+  bool deterministic = true;
+};
+
 // The algorithms cuDNN reports as able to run the problem, in its heuristics' order (the first is
 // what cuDNN would pick untold).
-std::vector<int> supported_algorithms(cudnnHandle_t handle, CudnnPass pass,
-                                      const ConvolutionDescriptors& d) {
-  std::vector<int> supported;
+std::vector<SupportedAlgorithm> supported_algorithms(cudnnHandle_t handle, CudnnPass pass,
+                                                     const ConvolutionDescriptors& d) {
+  std::vector<SupportedAlgorithm> supported;
   int returned = 0;
   // Tensor-core variants are left out: the descriptor asks for FMA math (float32 throughout).
   auto collect = [&](const auto& results) {
@@ -39,7 +44,8 @@ std::vector<int> supported_algorithms(cudnnHandle_t handle, CudnnPass pass,
       const bool float32_math = results[index].mathType == CUDNN_FMA_MATH ||
                                 results[index].mathType == CUDNN_DEFAULT_MATH;
       if (results[index].status == CUDNN_STATUS_SUCCESS && float32_math) {
-        supported.push_back(static_cast<int>(results[index].algo));
+        supported.push_back({static_cast<int>(results[index].algo),
+                             results[index].determinism == CUDNN_DETERMINISTIC});
       }
     }
   };
@@ -69,10 +75,11 @@ std::vector<int> supported_algorithms(cudnnHandle_t handle, CudnnPass pass,
       break;
     }
   }
-  std::vector<int> unique;
-  for (int algorithm : supported) {
-    if (std::find(unique.begin(), unique.end(), algorithm) == unique.end())
-      unique.push_back(algorithm);
+  std::vector<SupportedAlgorithm> unique;
+  for (const SupportedAlgorithm& algorithm : supported) {
+    const bool seen = std::any_of(unique.begin(), unique.end(),
+                                  [&](const auto& kept) { return kept.index == algorithm.index; });
+    if (!seen) unique.push_back(algorithm);
   }
   return unique;
 }
@@ -142,17 +149,17 @@ std::optional<std::size_t> CudnnConvolutions::workspace_bytes(Problem& problem, 
   return bytes;
 }
 
-std::vector<ConvolutionAlgorithm> CudnnConvolutions::algorithms(const ConvolutionGeometry& geometry,
-                                                                std::int64_t batch,
-                                                                Direction direction) {
+std::vector<ConvolutionAlgorithm> CudnnConvolutions::every_algorithm(
+    const ConvolutionGeometry& geometry, std::int64_t batch, Direction direction) {
   context_.make_current();
   const CudnnPass pass = cudnn_pass(geometry.transposed, direction);
   Problem& cached = problem(geometry, batch);
   std::vector<ConvolutionAlgorithm> result;
-  for (int algorithm : supported_algorithms(context_.cudnn(), pass, cached.descriptors)) {
-    const auto bytes = workspace_bytes(cached, pass, algorithm);
+  for (const auto& algorithm : supported_algorithms(context_.cudnn(), pass, cached.descriptors)) {
+    const auto bytes = workspace_bytes(cached, pass, algorithm.index);
     if (!bytes) continue;
-    result.push_back({cudnn_algorithm_name(pass, algorithm), static_cast<double>(*bytes)});
+    result.push_back({cudnn_algorithm_name(pass, algorithm.index), static_cast<double>(*bytes),
+                      algorithm.deterministic});
   }
   return result;
 }

@@ -17,8 +17,6 @@ class CudnnConvolutions final : public ConvolutionKernels {
  public:
   explicit CudnnConvolutions(const CudaContext& context) : context_(context) {}
 
-  std::vector<ConvolutionAlgorithm> algorithms(const ConvolutionGeometry& geometry,
-                                               std::int64_t batch, Direction direction) override;
   void forward(const ConvolutionGeometry& geometry, std::int64_t batch,
                const std::string& algorithm, const float* x, const float* w, float* y, float beta,
                DeviceMemory* workspace) override;
@@ -28,6 +26,11 @@ class CudnnConvolutions final : public ConvolutionKernels {
   void backward_filter(const ConvolutionGeometry& geometry, std::int64_t batch,
                        const std::string& algorithm, const float* x, const float* dy, float* dw,
                        float beta, DeviceMemory* workspace) override;
+
+ protected:
+  std::vector<ConvolutionAlgorithm> every_algorithm(const ConvolutionGeometry& geometry,
+                                                    std::int64_t batch,
+                                                    Direction direction) override;
 
  private:
   // The tensors of the plain convolution cuDNN runs (cudnn_layout.hpp): the pass reads two of

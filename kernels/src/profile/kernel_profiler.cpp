@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <stdexcept>
 
 #include "kernel_launch.hpp"
 #include "tessera/kernels/device.hpp"
@@ -75,8 +76,19 @@ void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels
                        .shape = kernel.shape,
                        .dtype = kernel.dtype,
                        .micro_batch = micro_batch};
-      for (const ConvolutionAlgorithm& algorithm :
-           algorithms_for(device, kernel, micro_batch, kernel.direction)) {
+      std::vector<ConvolutionAlgorithm> algorithms;
+      try {
+        algorithms = algorithms_for(device, kernel, micro_batch, kernel.direction);
+      } catch (const std::invalid_argument& refusal) {
+        // The library cannot describe the shape at all (cuDNN's int strides and a tensor of 2^31
+        // elements or more): a result, like an algorithm that refuses it, so that the rest of
+        // the plan is still measured and a resumed profile does not try it again.
+        row.algorithm = kRefusedAlgorithm;
+        row.ok = false;
+        database.add(row);
+        continue;
+      }
+      for (const ConvolutionAlgorithm& algorithm : algorithms) {
         if (std::any_of(options.skipped_algorithm_prefixes.begin(),
                         options.skipped_algorithm_prefixes.end(), [&](const std::string& prefix) {
                           return algorithm.name.starts_with(prefix);

@@ -1,5 +1,7 @@
 #include "tessera/kernels/machine_description.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <optional>
 #include <sstream>
@@ -37,6 +39,8 @@ MachineFigures measure_machine(Device& device, const ProfileDatabase& copies) {
   figures.device_name = device.info().name;
   figures.library = device.info().library;
   figures.memory_bytes = device.info().memory_bytes;
+  figures.host_memory_bytes =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
   figures.overlaps_communication = device.info().kind != "cpu";
   ProfilerOptions options;
 
@@ -167,7 +171,9 @@ std::string cluster_yaml(const MachineFigures& figures, const std::string& measu
   }
   yaml << "  pcie_bandwidth: " << si(figures.host_link_bandwidth_bytes_per_second, "B/s") << "\n"
        << "  pcie_latency: 1 us\n"
-       << "  host_memory: " << si(figures.memory_bytes, "B") << "\n"
+       << "  host_memory: "
+       << si(figures.host_memory_bytes > 0 ? figures.host_memory_bytes : figures.memory_bytes, "B")
+       << "\n"
        << "  nics: 1\n"
        << "  nic_bandwidth: 10 Gb/s\n"
        << "  nic_latency: 5 us\n"

@@ -267,7 +267,8 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
             *device, layout,
             TrainerOptions{.optimizer = scenario.model.optimizer,
                            .workspace_limit_bytes =
-                               micro_batching_under(scenario, offload).workspace_limit_bytes});
+                               micro_batching_under(scenario, offload).workspace_limit_bytes,
+                           .deterministic = scenario.real.deterministic});
       } catch (const OutOfDeviceMemory&) {
         if (c + 1 == candidates.size()) throw;
       }

@@ -24,6 +24,7 @@ struct Trainer::State {
                options.learning_rate > 0 ? options.learning_rate
                                          : default_learning_rate(options.optimizer)) {
     context.seed = options.seed;  // dropout masks
+    device.convolutions().keep_deterministic_only(options.deterministic);
     if (options.workspace_limit_bytes) {
       context.convolution_workspace->limit_to(*options.workspace_limit_bytes);
     }

@@ -156,6 +156,7 @@ struct TrainingSection {
 struct RealSection {
   std::int64_t warmup_steps = 2;
   std::int64_t measured_steps = 10;
+  bool deterministic = false;  // only deterministic convolution algorithms (bit-reproducible)
 };
 
 struct Scenario {

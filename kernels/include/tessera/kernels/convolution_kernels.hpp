@@ -43,6 +43,9 @@ ConvolutionGeometry with_output(ConvolutionGeometry geometry);
 struct ConvolutionAlgorithm {
   std::string name;  // stable across runs: what the profile database and plans store
   double workspace_bytes = 0;
+  // The same operands give the same bits run after run (cuDNN reports this per algorithm: some
+  // backward ones sum with atomics, in whatever order the threads arrive).
+  bool deterministic = true;
 };
 
 // Pointers are device memory. Every call computes  result = op(...) + beta * result,  so
@@ -52,10 +55,15 @@ class ConvolutionKernels {
   virtual ~ConvolutionKernels() = default;
 
   // Every algorithm the library has for this problem, direction and batch, each with its
-  // workspace bytes; algorithms that cannot run the problem are left out. The first is the one
-  // the library would choose itself.
-  virtual std::vector<ConvolutionAlgorithm> algorithms(const ConvolutionGeometry& geometry,
-                                                       std::int64_t batch, Direction direction) = 0;
+  // workspace bytes; algorithms that cannot run the problem are left out, and so are the
+  // non-deterministic ones while keep_deterministic_only is set. The first is the one the library
+  // would choose itself.
+  std::vector<ConvolutionAlgorithm> algorithms(const ConvolutionGeometry& geometry,
+                                               std::int64_t batch, Direction direction);
+
+  // Offer only deterministic algorithms from now on (the scenario's real.deterministic, as
+  // PyTorch's torch.backends.cudnn.deterministic), so that training is bit-reproducible.
+  void keep_deterministic_only(bool only) { deterministic_only_ = only; }
 
   // y = conv(x, w) + beta * y
   virtual void forward(const ConvolutionGeometry& geometry, std::int64_t batch,
@@ -69,6 +77,15 @@ class ConvolutionKernels {
   virtual void backward_filter(const ConvolutionGeometry& geometry, std::int64_t batch,
                                const std::string& algorithm, const float* x, const float* dy,
                                float* dw, float beta, DeviceMemory* workspace) = 0;
+
+ protected:
+  // What algorithms() offers before keep_deterministic_only filters it.
+  virtual std::vector<ConvolutionAlgorithm> every_algorithm(const ConvolutionGeometry& geometry,
+                                                            std::int64_t batch,
+                                                            Direction direction) = 0;
+
+ private:
+  bool deterministic_only_ = false;
 };
 
 }  // namespace tessera::kernels

@@ -46,8 +46,12 @@ double median_seconds(Device& device, const std::function<void()>& work,
 using ProfileProgress =
     std::function<void(std::size_t index, std::size_t total, const KernelToProfile& kernel)>;
 
+// The algorithm named in the one row of a shape the library refuses whatever the algorithm.
+inline constexpr const char* kRefusedAlgorithm = "refused";
+
 // One row per (kernel, micro-batch size, algorithm); an algorithm that fails or does not fit is
-// a row with ok = false, so the planner knows it was tried.
+// a row with ok = false, so the planner knows it was tried, and a shape the library cannot
+// describe at all (a tensor outside cuDNN's int range) one such row named kRefusedAlgorithm.
 void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels,
                      const ProfilerOptions& options, ProfileDatabase& database,
                      const ProfileProgress& progress = {});

@@ -19,6 +19,7 @@ struct MachineFigures {
   std::string device_name;
   std::string library;
   double memory_bytes = 0;
+  double host_memory_bytes = 0;  // the host's physical memory (where offloaded maps go)
   double memory_bandwidth_bytes_per_second = 0;     // on-device copy: bytes read + written / s
   double fp32_flops_per_second = 0;                 // a large matrix multiply, achieved
   double host_link_bandwidth_bytes_per_second = 0;  // host -> device from pinned memory

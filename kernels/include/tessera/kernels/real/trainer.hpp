@@ -40,6 +40,10 @@ struct TrainerOptions {
   // Kernel workspace (kernels.micro_batching.workspace_limit, none: no limit): one pool of this
   // size shared by every convolution, and algorithms chosen within it.
   std::optional<double> workspace_limit_bytes;
+  // Only the convolution algorithms the library reports as deterministic (real.deterministic):
+  // two runs give the same bits. Plans naming another algorithm fall back to the library's first
+  // deterministic one.
+  bool deterministic = false;
 };
 
 // One op as the rank executed it, recorded where the work happened (the layer's kernels, the
