@@ -248,6 +248,43 @@ TEST_F(CudaLayerKernels, PerVoxelCrossEntropy) {
   expect_close(std::vector<double>{losses[1]}, std::vector<double>{losses[0]}, 1e-6);
 }
 
+// Losses and batch-norm statistics sum over many blocks; run five times on the same inputs they
+// give the same bits (on an H100, 2026-11-26, the loss's atomic adds did not: training with and
+// without offloading reached the same weights but reported losses differing in the last bits).
+TEST_F(CudaLayerKernels, ReductionsGiveTheSameBitsEveryRun) {
+  constexpr std::int64_t batch = 256, classes = 10, positions = 100000, channels = 3;
+  constexpr std::int64_t voxels = 2 * 3 * positions;
+  std::vector<std::int32_t> sample_labels(batch), voxel_labels(2 * positions);
+  for (std::size_t i = 0; i < sample_labels.size(); ++i) {
+    sample_labels[i] = static_cast<std::int32_t>(i % classes);
+  }
+  for (std::size_t i = 0; i < voxel_labels.size(); ++i) {
+    voxel_labels[i] = static_cast<std::int32_t>(i * 7 % 3);
+  }
+  std::vector<std::vector<double>> runs;
+  const Buffers buffers = {random_floats(batch * classes, 51, -5.0f, 5.0f),
+                           std::vector<float>(batch * classes),
+                           random_floats(voxels, 52, -4.0f, 4.0f), std::vector<float>(voxels),
+                           random_floats(voxels, 53)};
+  run_on(gpu(), buffers, [&](LayerKernels& layers, const std::vector<float*>& p) {
+    for (int run = 0; run < 5; ++run) {
+      std::vector<double> values{
+          layers.softmax_cross_entropy(batch, classes, 1, p[0], sample_labels, p[1], 1.0f),
+          layers.softmax_cross_entropy(2, 3, positions, p[2], voxel_labels, p[3], 1.0f),
+          layers.mse_loss(voxels, p[2], p[4], p[3])};
+      const auto sums = layers.batch_norm_sums(2, channels, positions, p[2]);
+      const auto backward = layers.batch_norm_backward_sums(2, channels, positions, p[2], p[4],
+                                                            {0.1, 0.2, 0.3}, {1.0, 2.0, 3.0});
+      for (const auto* part : {&sums.first, &sums.second, &backward.first, &backward.second}) {
+        values.insert(values.end(), part->begin(), part->end());
+      }
+      runs.push_back(values);
+    }
+  });
+  ASSERT_EQ(runs.size(), 5u);
+  for (std::size_t run = 1; run < runs.size(); ++run) EXPECT_EQ(runs[run], runs[0]) << run;
+}
+
 TEST_F(CudaLayerKernels, Optimizers) {
   constexpr std::int64_t count = 513;
   // gradient; SGD weights and velocity; Adam weights, first and second moments

@@ -87,9 +87,10 @@ TEST(RealOffload, ADeviceTooSmallWithoutOffloadingTrainsWithIt) {
 }
 
 // The same on a GPU: pinned host memory and the copy stream (skipped where there is no GPU).
-// Bit-identical only with deterministic algorithms: cuDNN's first backward choices may sum with
-// atomics, and then two runs without offloading differ in the last bits too (seen on an H100,
-// 2026-11-26: the losses agreed to 6 digits, not to the bit).
+// Bit-identical needs reductions in a fixed order: on an H100 on 2026-11-26 the weights agreed to
+// the bit but the losses did not (the loss kernel then summed its blocks atomically), and cuDNN's
+// atomic backward algorithms would break the weights' bits too, so the runs keep deterministic
+// algorithms only.
 class CudaOffload : public testing::WithCudaDevice<> {};
 
 TEST_F(CudaOffload, EveryPolicyTrainsBitIdenticallyToNoOffloading) {

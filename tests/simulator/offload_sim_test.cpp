@@ -44,18 +44,26 @@ TEST(OffloadSimulation, OffloadingCostsTimeAndSavesMemory) {
 
 TEST(OffloadSimulation, TheTraceShowsTheCopiesAndTheMemoryInUse) {
   const auto outcome = simulate_vgg("all", true);
-  int copies = 0, samples = 0;
-  double peak = 0;
+  int copies = 0, samples = 0, by_use_samples = 0;
+  double peak = 0, feature_map_peak = 0;
   for (const auto& event : outcome.trace["traceEvents"]) {
     if (event["ph"] == "X" && event["tid"] == 3) ++copies;
-    if (event["ph"] == "C") {
+    if (event["ph"] == "C" && event["name"] == "device memory in use") {
       ++samples;
       peak = std::max(peak, event["args"]["bytes"].get<double>());
+    }
+    if (event["ph"] == "C" && event["name"] == "device memory by use") {
+      ++by_use_samples;
+      feature_map_peak = std::max(feature_map_peak, event["args"]["activations"].get<double>());
+      EXPECT_GT(event["args"]["weights"].get<double>(), 0);  // there from the step's start
     }
   }
   EXPECT_GT(copies, 10);
   EXPECT_GT(samples, 50);
   EXPECT_DOUBLE_EQ(peak, outcome.result.peak_memory_bytes);
+  // The same samples by use, which add up to the total (checked in core's timeline test).
+  EXPECT_EQ(by_use_samples, samples);
+  EXPECT_GT(feature_map_peak, 0);
 }
 
 }  // namespace

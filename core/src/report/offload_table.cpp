@@ -35,8 +35,8 @@ bool shows_offloading(const LoadedScenario& loaded) {
 std::string offload_table(const LoadedScenario& loaded, const SweepPoint& point,
                           const ProfileDatabase* profiles) {
   const auto& s = loaded.scenario;
-  TextTable table({"offload", "applied", "peak/GPU", "average/GPU", "to host per step",
-                   "layers offloaded", "fits"},
+  TextTable table({"offload", "applied", "peak/GPU", "average/GPU", "feature maps, average",
+                   "to host per step", "layers offloaded", "fits"},
                   {TextTable::Align::left, TextTable::Align::left});
   for (auto policy :
        {OffloadPolicy::none, OffloadPolicy::conv, OffloadPolicy::all, OffloadPolicy::dyn}) {
@@ -48,19 +48,21 @@ std::string offload_table(const LoadedScenario& loaded, const SweepPoint& point,
     const auto programs =
         build_step_programs(loaded.model, point.plan, costs,
                             step_options_of(s, true, InputSource::none, memory.offload));
-    const auto timeline =
-        serial_memory_timeline(programs.at(static_cast<std::size_t>(memory.worst_stage)));
+    const auto& program = programs.at(static_cast<std::size_t>(memory.worst_stage));
+    const auto timeline = serial_memory_timeline(program);
+    const auto maps = serial_memory_timeline(program, holds_feature_maps);
     table.add_row({to_string(policy),
                    to_string(memory.offload.policy) +
                        (memory.offload.memory_optimal_algorithms ? ", no workspace" : ""),
                    format_bytes(memory.total_bytes), format_bytes(timeline.average_bytes()),
-                   format_bytes(memory.offloaded_bytes), layer_list(memory.offloaded_layers),
-                   memory.fits ? "yes" : "NO"});
+                   format_bytes(maps.average_bytes()), format_bytes(memory.offloaded_bytes),
+                   layer_list(memory.offloaded_layers), memory.fits ? "yes" : "NO"});
   }
   return "\nOffloading feature maps to host memory (vDNN) at point " + std::to_string(point.index) +
          ", busiest GPU of " + format_bytes(loaded.device_capacity_bytes) +
          " (average: over the step's compute played one kernel after another, no copy or "
-         "communication time; `tessera run` simulates them)\n" +
+         "communication time; `tessera run` simulates them; feature maps: layer outputs, their "
+         "gradients and what layers keep for backward, what vDNN moves)\n" +
          table.render();
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "tessera/core/input_gradients.hpp"
 #include "tessera/core/layer_cost.hpp"
 
 namespace tessera {
@@ -217,7 +218,7 @@ class StagePlanner {
     std::vector<GradientLife> lives;
     for (std::size_t t = 0; t < layers.size(); ++t) {
       // An in-place ReLU's input gradient is its output gradient, written over.
-      if (layers[t].layer.kind == LayerKind::input || successor_[t]) continue;
+      if (!gradient_flows_to(model_, t) || successor_[t]) continue;
       std::vector<std::size_t> readers;
       for (auto consumer : model_.consumers_of(t)) {
         if (on_stage(consumer)) readers.push_back(consumer);
@@ -341,6 +342,11 @@ std::string to_string(MemoryUse use) {
       "weights",       "weight_gradients", "optimizer_state",      "workspace",
       "input_buffers", "activations",      "activation_gradients", "layer_state"};
   return names[static_cast<int>(use)];
+}
+
+bool holds_feature_maps(MemoryUse use) {
+  return use == MemoryUse::activations || use == MemoryUse::activation_gradients ||
+         use == MemoryUse::layer_state;
 }
 
 StageMemoryPlan plan_stage_memory(const ModelGraph& model, const ShardPlan& plan, int stage,

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "memory_ops.hpp"
+#include "tessera/core/input_gradients.hpp"
 #include "tessera/core/layer_cost.hpp"
 #include "tessera/core/network_micro_batch_plan.hpp"
 
@@ -409,7 +410,7 @@ class ProgramWriter {
     for (auto producer : model_.layers()[i].input_indices) {
       const int to = plan_.layers[producer].stage;
       if (to != program_.stage && first_reader_here(producer, i) &&
-          layer_of(producer).kind != LayerKind::input) {
+          gradient_flows_to(model_, producer)) {
         stage_message(StepOpKind::stage_send, producer, Direction::backward_data, to);
       }
     }
@@ -450,10 +451,7 @@ class ProgramWriter {
   void backward_pass(std::size_t i) {
     const auto& layer = model_.layers()[i];
     receive_output_gradients(i);
-    // A layer reading only the samples computes no input gradient (nobody needs it).
-    const bool input_gradient = std::any_of(
-        layer.input_indices.begin(), layer.input_indices.end(),
-        [&](std::size_t producer) { return layer_of(producer).kind != LayerKind::input; });
+    const bool input_gradient = computes_input_gradient(model_, i);
     const auto parameters = static_cast<double>(parameter_count(layer));
     // A tied embedding has no parameters but adds its rows' gradients into its owner's table.
     const bool weight_gradients = computes_weight_gradients(layer.layer, parameter_count(layer));

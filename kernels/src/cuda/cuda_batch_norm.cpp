@@ -42,9 +42,9 @@ ChannelSums CudaLayerKernels::batch_norm_sums(std::int64_t batch, std::int64_t c
   const BatchNormShape shape = shape_of(batch, channels, spatial, "batch_norm_sums");
   const auto count = static_cast<std::size_t>(channels);
   context_.make_current();
-  double* sums = scratch_doubles(2 * count);
+  double* sums = scratch_doubles(2 * count + static_cast<std::size_t>(batch_norm_partials(shape)));
   TESSERA_CUDA_CHECK(cudaMemsetAsync(sums, 0, 2 * count * sizeof(double), stream()));
-  launch_batch_norm_sums(shape, x, sums, stream());
+  launch_batch_norm_sums(shape, x, sums, sums + 2 * count, stream());
   return channel_sums_on_host(sums, count);
 }
 
@@ -76,12 +76,14 @@ ChannelSums CudaLayerKernels::batch_norm_backward_sums(std::int64_t batch, std::
   require_per_channel(inv_std, channels, kernel, "inv_std");
   const auto count = static_cast<std::size_t>(channels);
   context_.make_current();
-  double* block = scratch_doubles(4 * count);  // mean, inv_std, then the two sums
+  // mean, inv_std, the two sums, then the partial sums
+  double* block = scratch_doubles(4 * count + static_cast<std::size_t>(batch_norm_partials(shape)));
   upload(mean.data(), block, count * sizeof(double));
   upload(inv_std.data(), block + count, count * sizeof(double));
   double* sums = block + 2 * count;
   TESSERA_CUDA_CHECK(cudaMemsetAsync(sums, 0, 2 * count * sizeof(double), stream()));
-  launch_batch_norm_backward_sums(shape, x, dy, block, block + count, sums, stream());
+  launch_batch_norm_backward_sums(shape, x, dy, block, block + count, sums, sums + 2 * count,
+                                  stream());
   return channel_sums_on_host(sums, count);
 }
 

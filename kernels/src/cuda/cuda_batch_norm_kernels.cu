@@ -30,10 +30,12 @@ struct BackwardTerms {
 };
 
 // Block (x, c) sums a strided share of channel c's batch x spatial elements, reduces in the block
-// and adds its two partial sums atomically: grid.y walks the channels, grid.x spreads a channel's
-// elements over enough blocks to fill the GPU when channels are few (CosmoFlow's first layers).
+// and writes its two partial sums to partials[(c * blocks + x) * 2 + {0, 1}]: grid.y walks the
+// channels, grid.x spreads a channel's elements over enough blocks to fill the GPU when channels
+// are few (CosmoFlow's first layers). add_channel_partials then sums them in a fixed order:
+// atomic adds, in whatever order the blocks finish, changed the statistics' last bits run to run.
 template <class Terms>
-__global__ void channel_sums(BatchNormShape shape, Terms terms, double* sums) {
+__global__ void channel_sums(BatchNormShape shape, Terms terms, double* partials) {
   const std::int64_t channel = blockIdx.y;
   const std::int64_t per_channel = shape.batch * shape.spatial;
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
@@ -51,22 +53,51 @@ __global__ void channel_sums(BatchNormShape shape, Terms terms, double* sums) {
   __syncthreads();  // the storage is reused by the second reduction
   second = Reduce(storage).Sum(second);
   if (threadIdx.x == 0) {
-    atomicAdd(&sums[channel], first);
-    atomicAdd(&sums[shape.channels + channel], second);
+    double* pair = partials + (channel * gridDim.x + blockIdx.x) * 2;
+    pair[0] = first;
+    pair[1] = second;
   }
 }
 
-template <class Terms>
-void launch_channel_sums(const BatchNormShape& shape, Terms terms, double* sums,
-                         cudaStream_t stream) {
+// Block c adds channel c's `blocks` pairs of partial sums to sums[c] and sums[channels + c].
+__global__ void add_channel_partials(std::int64_t channels, std::int64_t blocks,
+                                     const double* partials, double* sums) {
+  const std::int64_t channel = blockIdx.x;
+  const double* pairs = partials + channel * blocks * 2;
+  double first = 0;
+  double second = 0;
+  for (std::int64_t block = threadIdx.x; block < blocks; block += blockDim.x) {
+    first += pairs[block * 2];
+    second += pairs[block * 2 + 1];
+  }
+  using Reduce = cub::BlockReduce<double, kThreadsPerBlock>;
+  __shared__ typename Reduce::TempStorage storage;
+  first = Reduce(storage).Sum(first);
+  __syncthreads();  // the storage is reused by the second reduction
+  second = Reduce(storage).Sum(second);
+  if (threadIdx.x == 0) {
+    sums[channel] += first;
+    sums[channels + channel] += second;
+  }
+}
+
+// About 4 elements per thread, at most 1024 blocks per channel.
+std::int64_t blocks_per_channel(const BatchNormShape& shape) {
   const std::int64_t per_channel = shape.batch * shape.spatial;
-  if (per_channel <= 0 || shape.channels <= 0) return;
-  // About 4 elements per thread, at most 1024 blocks per channel.
-  const std::int64_t blocks_per_channel = std::clamp<std::int64_t>(
-      (per_channel + 4 * kThreadsPerBlock - 1) / (4 * kThreadsPerBlock), 1, 1024);
-  const dim3 grid(static_cast<unsigned int>(blocks_per_channel),
-                  static_cast<unsigned int>(shape.channels));
-  channel_sums<<<grid, kThreadsPerBlock, 0, stream>>>(shape, terms, sums);
+  return std::clamp<std::int64_t>((per_channel + 4 * kThreadsPerBlock - 1) / (4 * kThreadsPerBlock),
+                                  1, 1024);
+}
+
+template <class Terms>
+void launch_channel_sums(const BatchNormShape& shape, Terms terms, double* sums, double* partials,
+                         cudaStream_t stream) {
+  if (shape.batch * shape.spatial <= 0 || shape.channels <= 0) return;
+  const std::int64_t blocks = blocks_per_channel(shape);
+  const dim3 grid(static_cast<unsigned int>(blocks), static_cast<unsigned int>(shape.channels));
+  channel_sums<<<grid, kThreadsPerBlock, 0, stream>>>(shape, terms, partials);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+  add_channel_partials<<<static_cast<unsigned int>(shape.channels), kThreadsPerBlock, 0, stream>>>(
+      shape.channels, blocks, partials, sums);
   TESSERA_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -113,15 +144,19 @@ std::int64_t element_count(const BatchNormShape& shape) {
 
 }  // namespace
 
+std::int64_t batch_norm_partials(const BatchNormShape& shape) {
+  return 2 * shape.channels * blocks_per_channel(shape);
+}
+
 void launch_batch_norm_sums(const BatchNormShape& shape, const float* x, double* sums,
-                            cudaStream_t stream) {
-  launch_channel_sums(shape, ForwardTerms{x}, sums, stream);
+                            double* partials, cudaStream_t stream) {
+  launch_channel_sums(shape, ForwardTerms{x}, sums, partials, stream);
 }
 
 void launch_batch_norm_backward_sums(const BatchNormShape& shape, const float* x, const float* dy,
                                      const double* mean, const double* inv_std, double* sums,
-                                     cudaStream_t stream) {
-  launch_channel_sums(shape, BackwardTerms{x, dy, mean, inv_std}, sums, stream);
+                                     double* partials, cudaStream_t stream) {
+  launch_channel_sums(shape, BackwardTerms{x, dy, mean, inv_std}, sums, partials, stream);
 }
 
 void launch_batch_norm_apply(const BatchNormShape& shape, const float* x, const double* mean,

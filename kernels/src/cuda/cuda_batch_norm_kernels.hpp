@@ -14,13 +14,16 @@ struct BatchNormShape {
   std::int64_t spatial = 1;
 };
 
+// The sums below add partial sums in an order fixed by the shape alone, so that they are the same
+// to the bit run after run: `partials` is device room for this many doubles.
+std::int64_t batch_norm_partials(const BatchNormShape& shape);
 // Adds per channel c: sums[c] += sum of x, sums[channels + c] += sum of x^2.
 void launch_batch_norm_sums(const BatchNormShape& shape, const float* x, double* sums,
-                            cudaStream_t stream);
+                            double* partials, cudaStream_t stream);
 // Adds sums[c] += sum of dy, sums[channels + c] += sum of dy * (x - mean) * inv_std.
 void launch_batch_norm_backward_sums(const BatchNormShape& shape, const float* x, const float* dy,
                                      const double* mean, const double* inv_std, double* sums,
-                                     cudaStream_t stream);
+                                     double* partials, cudaStream_t stream);
 // y = scale * (x - mean) * inv_std + shift; a null scale is 1, a null shift 0.
 void launch_batch_norm_apply(const BatchNormShape& shape, const float* x, const double* mean,
                              const double* inv_std, const float* scale, const float* shift,

@@ -14,7 +14,7 @@ struct Maximum {
 // the maximum logit first (stability), then the partition function in double, then the gradient.
 __global__ void softmax_cross_entropy_per_sample(std::int64_t classes, const float* logits,
                                                  const std::int32_t* labels, float* dlogits,
-                                                 float gradient_scale, double* loss_sum) {
+                                                 float gradient_scale, double* partials) {
   const std::int64_t sample = blockIdx.x;
   const float* row = logits + sample * classes;
   using MaxReduce = cub::BlockReduce<float, kThreadsPerBlock>;
@@ -45,17 +45,17 @@ __global__ void softmax_cross_entropy_per_sample(std::int64_t classes, const flo
         static_cast<float>((probability - (c == label ? 1.0 : 0.0)) * gradient_scale);
   }
   if (threadIdx.x == 0) {
-    atomicAdd(loss_sum,
-              log(partition) + static_cast<double>(row_max) - static_cast<double>(row[label]));
+    partials[sample] =
+        log(partition) + static_cast<double>(row_max) - static_cast<double>(row[label]);
   }
 }
 
 // Segmentation (a label per voxel, a few classes): one thread per position, its classes strided
-// by the positions; the block's losses summed before one atomic add.
+// by the positions; the block's losses summed into its partial sum.
 __global__ void softmax_cross_entropy_per_position(std::int64_t batch, std::int64_t classes,
                                                    std::int64_t positions, const float* logits,
                                                    const std::int32_t* labels, float* dlogits,
-                                                   float gradient_scale, double* loss_sum) {
+                                                   float gradient_scale, double* partials) {
   const std::int64_t count = batch * positions;
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   double local = 0;
@@ -83,11 +83,11 @@ __global__ void softmax_cross_entropy_per_position(std::int64_t batch, std::int6
   using Reduce = cub::BlockReduce<double, kThreadsPerBlock>;
   __shared__ typename Reduce::TempStorage storage;
   const double block_sum = Reduce(storage).Sum(local);
-  if (threadIdx.x == 0) atomicAdd(loss_sum, block_sum);
+  if (threadIdx.x == 0) partials[blockIdx.x] = block_sum;
 }
 
 __global__ void mean_squared_error(std::int64_t count, const float* prediction, const float* target,
-                                   float* dprediction, double* loss_sum) {
+                                   float* dprediction, double* partials) {
   const std::int64_t step = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   const float gradient_scale = static_cast<float>(2.0 / static_cast<double>(count));
   double local = 0;
@@ -100,33 +100,65 @@ __global__ void mean_squared_error(std::int64_t count, const float* prediction, 
   using Reduce = cub::BlockReduce<double, kThreadsPerBlock>;
   __shared__ typename Reduce::TempStorage storage;
   const double block_sum = Reduce(storage).Sum(local);
-  if (threadIdx.x == 0) atomicAdd(loss_sum, block_sum);
+  if (threadIdx.x == 0) partials[blockIdx.x] = block_sum;
+}
+
+// One block adds `count` partial sums to *sum, in an order fixed by the count alone: atomic adds,
+// in whatever order the blocks finish, changed the loss's last bits run to run.
+__global__ void add_partials(std::int64_t count, const double* partials, double* sum) {
+  double local = 0;
+  for (std::int64_t i = threadIdx.x; i < count; i += blockDim.x) local += partials[i];
+  using Reduce = cub::BlockReduce<double, kThreadsPerBlock>;
+  __shared__ typename Reduce::TempStorage storage;
+  const double total = Reduce(storage).Sum(local);
+  if (threadIdx.x == 0) *sum += total;
+}
+
+void launch_add_partials(std::int64_t count, const double* partials, double* sum,
+                         cudaStream_t stream) {
+  add_partials<<<1, kThreadsPerBlock, 0, stream>>>(count, partials, sum);
+  TESSERA_CUDA_CHECK(cudaGetLastError());
+}
+
+unsigned int per_position_blocks(std::int64_t count) {
+  return std::min(grid_blocks(count), 1024u);
 }
 
 }  // namespace
 
+std::int64_t softmax_cross_entropy_partials(std::int64_t batch, std::int64_t positions) {
+  return positions == 1 ? batch : per_position_blocks(batch * positions);
+}
+
+std::int64_t mse_partials(std::int64_t count) {
+  return per_position_blocks(count);
+}
+
 void launch_softmax_cross_entropy(std::int64_t batch, std::int64_t classes, std::int64_t positions,
                                   const float* logits, const std::int32_t* labels, float* dlogits,
-                                  float gradient_scale, double* loss_sum, cudaStream_t stream) {
+                                  float gradient_scale, double* loss_sum, double* partials,
+                                  cudaStream_t stream) {
   if (batch <= 0 || classes <= 0 || positions <= 0) return;
   if (positions == 1) {
     softmax_cross_entropy_per_sample<<<static_cast<unsigned int>(batch), kThreadsPerBlock, 0,
                                        stream>>>(classes, logits, labels, dlogits, gradient_scale,
-                                                 loss_sum);
+                                                 partials);
   } else {
-    softmax_cross_entropy_per_position<<<std::min(grid_blocks(batch * positions), 1024u),
-                                         kThreadsPerBlock, 0, stream>>>(
-        batch, classes, positions, logits, labels, dlogits, gradient_scale, loss_sum);
+    softmax_cross_entropy_per_position<<<per_position_blocks(batch * positions), kThreadsPerBlock,
+                                         0, stream>>>(batch, classes, positions, logits, labels,
+                                                      dlogits, gradient_scale, partials);
   }
   TESSERA_CUDA_CHECK(cudaGetLastError());
+  launch_add_partials(softmax_cross_entropy_partials(batch, positions), partials, loss_sum, stream);
 }
 
 void launch_mse(std::int64_t count, const float* prediction, const float* target,
-                float* dprediction, double* loss_sum, cudaStream_t stream) {
+                float* dprediction, double* loss_sum, double* partials, cudaStream_t stream) {
   if (count <= 0) return;
-  mean_squared_error<<<std::min(grid_blocks(count), 1024u), kThreadsPerBlock, 0, stream>>>(
-      count, prediction, target, dprediction, loss_sum);
+  mean_squared_error<<<per_position_blocks(count), kThreadsPerBlock, 0, stream>>>(
+      count, prediction, target, dprediction, partials);
   TESSERA_CUDA_CHECK(cudaGetLastError());
+  launch_add_partials(mse_partials(count), partials, loss_sum, stream);
 }
 
 }  // namespace tessera::kernels::cuda

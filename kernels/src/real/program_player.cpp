@@ -131,7 +131,7 @@ void ProgramPlayer::redistribute(const StepOp& op) {
     auto& producer = tensors_.layer(link.producer, k);
     if (op.direction == Direction::forward) {
       link.gather->forward(tensors_.output_of(link.producer, k), link.whole->data());
-    } else if (!producer.is_input) {
+    } else if (link.wants_gradient) {
       link.gather->backward(link.whole_gradient->data(), tensors_.gradient_of(link.producer, k),
                             producer.consumer_edges > 1);
     }

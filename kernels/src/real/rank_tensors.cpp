@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "tessera/core/input_gradients.hpp"
 #include "tessera/core/memory_plan.hpp"
 #include "tessera/core/training_task.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
@@ -169,6 +170,7 @@ void RankTensors::build_layers(const ModelGraph& model, const ShardPlan& plan,
       if (!runs_here(i)) continue;
       InputLink link;
       link.producer = producer;
+      link.wants_gradient = gradient_flows_to(model, producer);
       if (gathered) {
         link.gather = std::make_unique<SpatialRedistribution>(
             device, *layout.spatial_group, TensorDistribution(shape.spatial, grid), batch, shape.c);
@@ -200,8 +202,7 @@ void RankTensors::bind(std::size_t i, std::int64_t micro_batch) {
   if (!state.executor) return;
   LayerTensors tensors{.y = output_of(i, micro_batch), .dy = gradient_of(i, micro_batch)};
   for (auto& link : state.inputs) {
-    // No gradient for the input samples.
-    const bool wanted = !layer(link.producer, micro_batch).is_input;
+    const bool wanted = link.wants_gradient;
     if (link.gather) {
       tensors.x.push_back(link.whole->data());
       tensors.dx.push_back(wanted ? link.whole_gradient->data() : nullptr);
@@ -267,8 +268,8 @@ void RankTensors::rehearse(const StepProgram& program) {
 void RankTensors::finish_backward(std::size_t i, std::int64_t micro_batch) {
   if (micro_batch != writes_gradients_) parameters_->accumulate(i);
   for (auto& link : layer(i, micro_batch).inputs) {
-    auto& producer = layer(link.producer, micro_batch);
-    if (!link.scratch || producer.is_input) continue;
+    if (!link.scratch || !link.wants_gradient) continue;
+    const auto& producer = layer(link.producer, micro_batch);
     context_.device.layers().axpy(producer.shapes.output_floats, 1.0F, link.scratch->data(),
                                   gradient_of(link.producer, micro_batch));
   }

@@ -30,6 +30,7 @@ namespace tessera::kernels::real {
 
 struct InputLink {
   std::size_t producer = 0;
+  bool wants_gradient = false;  // gradient_flows_to(producer): not for the input samples
   std::unique_ptr<SpatialRedistribution> gather;
   std::unique_ptr<DeviceMemory> whole;           // the kept samples' whole activation
   std::unique_ptr<DeviceMemory> whole_gradient;  // its gradient

@@ -172,7 +172,7 @@ void StepPlayer::play_gpu(int rank) {
     if (op.kind == StepOpKind::allocate || op.kind == StepOpKind::release) {
       // In program order: after the compute queued so far.
       times.memory.change(now() + queued_compute,
-                          op.kind == StepOpKind::allocate ? op.bytes : -op.bytes);
+                          op.kind == StepOpKind::allocate ? op.bytes : -op.bytes, op.memory);
       continue;
     }
     if (op.kind == StepOpKind::compute || op.kind == StepOpKind::update) {

@@ -47,6 +47,9 @@ enum class MemoryUse {
 };
 inline constexpr int kMemoryUses = 8;
 std::string to_string(MemoryUse use);
+// What vDNN moves and what its paper's memory figures count: layer outputs, their gradients, and
+// what layers keep for their own backward (not weights, optimizer state, workspace or input).
+bool holds_feature_maps(MemoryUse use);
 
 enum class MemoryEventKind {
   allocate,        // `bytes` of `use` come into use (for activations: `tensor`'s output)

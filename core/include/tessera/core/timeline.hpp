@@ -5,7 +5,9 @@
 // duration came from, and the device memory in use over the step. chrome_trace() writes the
 // Chrome trace-event JSON that ui.perfetto.dev and chrome://tracing open (memory as a counter
 // track), so that a measured step and a simulated one can be looked at side by side.
+#include <array>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,9 @@ struct MemorySample {
   int gpu = 0;
   double seconds = 0;
   double bytes = 0;
+  // Of `bytes`, what each MemoryUse holds (indexed by it), where every change said what it held
+  // (the simulator's; the real backend knows only the total of what stays for the whole run).
+  std::optional<std::array<double, kMemoryUses>> bytes_by_use;
   bool operator==(const MemorySample&) const = default;
 };
 
@@ -44,7 +49,8 @@ struct MemorySample {
 // the peak and the time average.
 class MemoryTimeline {
  public:
-  void change(double seconds, double bytes_delta);
+  // `use`: what the bytes hold; a change without one leaves the samples without bytes_by_use.
+  void change(double seconds, double bytes_delta, std::optional<MemoryUse> use = std::nullopt);
   // Closes the step at `end_seconds` (the average's denominator).
   void finish(double end_seconds);
   double in_use_bytes() const { return in_use_; }
@@ -54,13 +60,22 @@ class MemoryTimeline {
   std::vector<MemorySample> samples(int gpu) const;
 
  private:
+  struct Change {
+    double seconds = 0;
+    double bytes = 0;  // in use from then
+    std::array<double, kMemoryUses> bytes_by_use{};
+  };
   double in_use_ = 0, peak_ = 0, integral_ = 0, last_seconds_ = 0, end_seconds_ = 0;
-  std::vector<std::pair<double, double>> changes_;  // (seconds, bytes in use from then)
+  std::array<double, kMemoryUses> in_use_by_use_{};
+  bool attributed_ = true;  // every change named its use
+  std::vector<Change> changes_;
 };
 
 // Device memory over a step program played one op after another, each taking its compute time
-// and nothing else (no communication, no copies): an estimate without a simulation.
-MemoryTimeline serial_memory_timeline(const StepProgram& program);
+// and nothing else (no communication, no copies): an estimate without a simulation. Where
+// `counted` is given, only the memory of the uses it accepts (holds_feature_maps, say).
+MemoryTimeline serial_memory_timeline(const StepProgram& program,
+                                      bool (*counted)(MemoryUse) = nullptr);
 
 // One process per GPU, one thread per track, times in microseconds; `backend` is "sim" or "real".
 // `memory` becomes a counter track per GPU.
