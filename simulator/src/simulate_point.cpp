@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 #include <simgrid/s4u/Engine.hpp>
@@ -32,12 +34,26 @@ Provenance compute_provenance(const std::vector<StepProgram>& programs) {
   return profile ? Provenance::profile : roofline ? Provenance::roofline : Provenance::none;
 }
 
-// The first node of group `group` (nodes are numbered group by group).
-std::int64_t first_node_of(const ClusterSpec& cluster, std::size_t group) {
-  std::int64_t first = 0;
-  for (std::size_t g = 0; g < group && g < cluster.groups.size(); ++g)
-    first += cluster.groups[g].nodes;
-  return first;
+// What the split gave each GPU type: per node group the fewest and most samples of its GPUs,
+// stragglers left out (the note names them after).
+std::string proportional_split_note(const ClusterSpec& cluster,
+                                    const std::vector<std::int64_t>& batches, std::int64_t gpus) {
+  std::string note;
+  const std::size_t groups = std::max<std::size_t>(cluster.groups.size(), 1);
+  for (std::size_t g = 0; g < groups; ++g) {
+    std::int64_t fewest = std::numeric_limits<std::int64_t>::max(), most = 0;
+    for (std::int64_t rank = 0; rank < gpus; ++rank) {
+      if (cluster.group_index_of_rank(rank) != g || cluster.gpu_clock_fraction(rank) != 1) continue;
+      fewest = std::min(fewest, batches.at(static_cast<std::size_t>(rank)));
+      most = std::max(most, batches.at(static_cast<std::size_t>(rank)));
+    }
+    if (most == 0) continue;
+    note += std::string(note.empty() ? " " : ", ") +
+            (cluster.groups.size() > 1 ? cluster.groups[g].name + " " : "") +
+            std::to_string(fewest) + (most > fewest ? " to " + std::to_string(most) : "") +
+            " samples per GPU";
+  }
+  return note;
 }
 
 std::vector<char*> engine_arguments(std::vector<std::string>& storage) {
@@ -140,11 +156,10 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   std::vector<std::int64_t> batch_of_played_rank;
   if (s.parallelism.data_split != DataSplit::equal) {
     for (std::int64_t rank = 0; rank < played_gpus; ++rank) {
-      const auto node = rank / reduction.cluster.gpus_per_node;
-      const auto first_node_of_group =
-          first_node_of(loaded.cluster, reduction.cluster.group_index_of_node(node));
+      const auto first_node =
+          loaded.cluster.first_node_of_group(reduction.cluster.group_index_of_rank(rank));
       const auto full_rank =
-          reduction.replicas == 1 ? rank : first_node_of_group * loaded.cluster.gpus_per_node;
+          reduction.replicas == 1 ? rank : first_node * loaded.cluster.gpus_per_node;
       batch_of_played_rank.push_back(batches.at(static_cast<std::size_t>(full_rank)));
     }
   }
@@ -214,15 +229,8 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
     r.note += "; traced GPU g is shown by played GPU g mod " + std::to_string(played_gpus);
   }
   if (s.parallelism.data_split == DataSplit::proportional) {
-    // The samples of each node group's first GPU: what the split gave each GPU type.
-    r.note += "; data split proportional to GPU speed:";
-    for (std::size_t g = 0; g < std::max<std::size_t>(loaded.cluster.groups.size(), 1); ++g) {
-      const auto rank = first_node_of(loaded.cluster, g) * loaded.cluster.gpus_per_node;
-      if (rank >= config.gpus()) break;
-      r.note += std::string(g == 0 ? " " : ", ") +
-                (loaded.cluster.groups.size() > 1 ? loaded.cluster.groups[g].name + " " : "") +
-                std::to_string(batches.at(static_cast<std::size_t>(rank))) + " samples per GPU";
-    }
+    r.note += "; data split proportional to GPU speed:" +
+              proportional_split_note(loaded.cluster, batches, config.gpus());
     for (const auto& straggler : loaded.cluster.stragglers) {
       if (straggler.kind != StragglerKind::gpu_clock || straggler.index >= config.gpus()) continue;
       r.note += ", straggler GPU " + std::to_string(straggler.index) + " " +

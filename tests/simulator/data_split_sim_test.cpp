@@ -80,6 +80,15 @@ TEST(DataSplitSim, StragglersArePlayedInFull) {
   loaded.cluster.stragglers = {{StragglerKind::gpu_clock, 3, 0.7}};
   const auto result = simulate(loaded, 1);
   EXPECT_NE(result.note.find("full simulation"), std::string::npos) << result.note;
+  // The note's shares per group leave the straggler out and name it on its own; GPU 3 is a V100
+  // (the first group), so that group's fewest is not the straggler's.
+  const auto split = result.note.substr(result.note.find("data split proportional"));
+  const auto straggler = split.find(", straggler GPU 3 ");
+  ASSERT_NE(straggler, std::string::npos) << result.note;
+  const auto slow_share = std::stol(split.substr(straggler + 18));
+  const auto v100 = split.find("v100 ");
+  ASSERT_NE(v100, std::string::npos) << result.note;
+  EXPECT_GT(std::stol(split.substr(v100 + 5)), slow_share) << result.note;
 }
 
 }  // namespace

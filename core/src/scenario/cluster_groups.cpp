@@ -24,6 +24,16 @@ std::size_t ClusterSpec::group_index_of_node(std::int64_t node_index) const {
   return groups.size() - 1;
 }
 
+std::size_t ClusterSpec::group_index_of_rank(std::int64_t rank) const {
+  return group_index_of_node(rank / gpus_per_node);
+}
+
+std::int64_t ClusterSpec::first_node_of_group(std::size_t group) const {
+  std::int64_t first = 0;
+  for (std::size_t g = 0; g < group && g < groups.size(); ++g) first += groups[g].nodes;
+  return first;
+}
+
 const GpuSpec& ClusterSpec::gpu_of_group(std::size_t group) const {
   return groups.size() < 2 ? gpu : groups.at(group).gpu;
 }

@@ -74,8 +74,7 @@ std::vector<std::int64_t> batches_of_ranks(const ClusterSpec& cluster, const Par
   for (std::size_t rank = 0; rank < gpus; ++rank) {
     const auto r = static_cast<std::int64_t>(rank);
     const double seconds =
-        seconds_of_group[cluster.group_index_of_node(r / cluster.gpus_per_node)] /
-        cluster.gpu_clock_fraction(r);
+        seconds_of_group[cluster.group_index_of_rank(r)] / cluster.gpu_clock_fraction(r);
     speeds.push_back(static_cast<double>(config.mini_batch) / seconds);
   }
   return split_in_proportion(config.global_batch(), speeds);

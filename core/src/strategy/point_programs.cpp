@@ -50,9 +50,8 @@ MemoryEstimate point_memory(const LoadedScenario& loaded, const SweepPoint& poin
   // first group's GPU, which every point has.
   std::vector<std::pair<std::size_t, std::int64_t>> kinds{{0, point.config.mini_batch}};
   for (std::size_t rank = 0; rank < batches.size(); ++rank) {
-    const auto node = static_cast<std::int64_t>(rank) / cluster.gpus_per_node;
-    const std::pair<std::size_t, std::int64_t> kind{cluster.group_index_of_node(node),
-                                                    batches[rank]};
+    const std::pair<std::size_t, std::int64_t> kind{
+        cluster.group_index_of_rank(static_cast<std::int64_t>(rank)), batches[rank]};
     if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
   }
   MemoryEstimate worst;

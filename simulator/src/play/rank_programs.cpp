@@ -17,7 +17,7 @@ RankPrograms plan_rank_programs(const ClusterSpec& played, std::int64_t played_g
   std::map<std::pair<std::size_t, std::int64_t>, int> set_of;
   set_of[{0, mini_batch}] = 0;
   for (std::int64_t rank = 0; rank < played_gpus; ++rank) {
-    const std::size_t group = played.group_index_of_node(rank / played.gpus_per_node);
+    const std::size_t group = played.group_index_of_rank(rank);
     const std::int64_t batch = batch_of_played_rank.empty()
                                    ? mini_batch
                                    : batch_of_played_rank.at(static_cast<std::size_t>(rank));

@@ -31,10 +31,8 @@ namespace {
 bool batches_uniform_within_groups(const ClusterSpec& cluster,
                                    const std::vector<std::int64_t>& batches) {
   for (std::size_t rank = 0; rank < batches.size(); ++rank) {
-    const auto node = static_cast<std::int64_t>(rank) / cluster.gpus_per_node;
-    const std::size_t group = cluster.group_index_of_node(node);
-    std::int64_t first_node = 0;
-    for (std::size_t g = 0; g < group; ++g) first_node += cluster.groups[g].nodes;
+    const std::int64_t first_node =
+        cluster.first_node_of_group(cluster.group_index_of_rank(static_cast<std::int64_t>(rank)));
     if (batches[rank] != batches[static_cast<std::size_t>(first_node * cluster.gpus_per_node)]) {
       return false;
     }

@@ -127,6 +127,10 @@ struct ClusterSpec {
   // Node `node`'s group index (0 with fewer than two groups); nodes past the groups' total (a
   // cluster enlarged in code) are the last group's.
   std::size_t group_index_of_node(std::int64_t node_index) const;
+  // The group of the node rank `rank` runs on (ranks fill nodes in order, gpus_per_node each).
+  std::size_t group_index_of_rank(std::int64_t rank) const;
+  // The first node of group `group` (nodes are numbered group by group).
+  std::int64_t first_node_of_group(std::size_t group) const;
   const GpuSpec& gpu_of_group(std::size_t group) const;
   const GpuSpec& gpu_of_node(std::int64_t node_index) const;
   const NodeSpec& node_spec_of_node(std::int64_t node_index) const;
