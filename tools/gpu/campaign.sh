@@ -32,6 +32,8 @@
 #   --seconds-per-measurement S   profile and microbatch steps (default 0.05)
 #   --study-targets L    comma-separated: deepbench[:PROBLEMS], a scenario file or a zoo model
 #   --study-limits L     workspace limits in MiB (default 8,64,512)
+#   --study-in-context   time micro-batches as a plan runs them (microbatch-study --in-context),
+#                        into microbatch/<target>-in-context/
 #   --study-policies L   micro-batching policies (default undivided,power_of_two; 'all' profiles
 #                        every micro-batch size and takes many times longer)
 #   --validate-scenarios L, --check-targets L   comma-separated scenario files or zoo names
@@ -62,6 +64,7 @@ seconds_per_measurement=0.05
 study_targets=deepbench,scenarios/microbatching_alexnet.yaml,scenarios/microbatching_resnet18.yaml
 study_limits=8,64,512
 study_policies=undivided,power_of_two
+study_in_context=0
 validate_scenarios=scenarios/cosmoflow128_real_gpu.yaml,scenarios/cosmoflow256_real_gpu.yaml
 check_targets=scenarios/cosmoflow128_real_gpu.yaml,scenarios/cosmoflow256_real_gpu.yaml
 all_steps=(versions tests memcheck mpi crosscheck validate profile microbatch)
@@ -82,6 +85,7 @@ while [ $# -gt 0 ]; do
     --study-targets) study_targets=$2; shift ;;
     --study-limits) study_limits=$2; shift ;;
     --study-policies) study_policies=$2; shift ;;
+    --study-in-context) study_in_context=1 ;;
     --validate-scenarios) validate_scenarios=$2; shift ;;
     --check-targets) check_targets=$2; shift ;;
     -*) echo "campaign.sh: unknown option '$1' (see the comment at the top)" >&2; exit 2 ;;
@@ -320,6 +324,7 @@ step_microbatch() {
     if [[ $target == deepbench:* ]]; then problems=${target#deepbench:}; target=deepbench; fi
     name=$(target_name "$target")${problems:+_$problems}
     [ -z "$problems" ] || arguments+=(--problems "$problems")
+    [ "$study_in_context" -eq 0 ] || { arguments+=(--in-context); name+=-in-context; }
     [ "$dry_run" -eq 0 ] || arguments+=(--mini-batch 2)
     [ "$target" = deepbench ] || target=$(target_path "$target")
     echo "== $target ${arguments[*]}"
