@@ -136,6 +136,7 @@ int run_real_backend(const RealRunSettings& settings) {
   options.settings = {{"ranks", world->size()},
                       {"warmup_steps", loaded.scenario.real.warmup_steps},
                       {"measured_steps", loaded.scenario.real.measured_steps},
+                      {"deterministic", loaded.scenario.real.deterministic},
                       {"gradient_bucket_bytes", loaded.scenario.sim.gradient_bucket_bytes},
                       {"optimizer", to_string(loaded.scenario.model.optimizer)},
                       {"profiles", settings.profiles}};

@@ -57,6 +57,13 @@ run 2 run "$scratch/hdf5.yaml" --backend real --output "$scratch/hdf5" --trace "
 [ "$code" -eq 0 ] || fail "hdf5 scenario: exit $code: $output"
 row real-hdf5 0 "$scratch/hdf5/real.csv" | grep -q ",ok,.*HDF5 data set" ||
   fail "hdf5 point: $(row real-hdf5 0 "$scratch/hdf5/real.csv")"
+# real.deterministic: trains (on a CPU every oneDNN algorithm counts as deterministic), says so.
+sed 's/^real: {warmup_steps: 1, measured_steps: 2}$/real: {warmup_steps: 1, measured_steps: 2, deterministic: true}/' \
+  "$scratch/hdf5.yaml" >"$scratch/deterministic.yaml"
+grep -q "deterministic: true" "$scratch/deterministic.yaml" || fail "deterministic.yaml not made"
+run 2 run "$scratch/deterministic.yaml" --backend real --output "$scratch/deterministic"
+row real-hdf5 0 "$scratch/deterministic/real.csv" | grep -q ",ok,.*real.deterministic: only algorithms" ||
+  fail "deterministic point: $code: $(row real-hdf5 0 "$scratch/deterministic/real.csv") $output"
 # The measured timeline: the traced rank's compute stream, its halo exchanges, its reads and
 # its device memory in use (a counter track).
 trace="$scratch/hdf5/trace.json"

@@ -414,6 +414,11 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   } else {
     result.note += "; convolutions run as the micro-batching plan from the profiles";
   }
+  if (scenario.real.deterministic) {
+    result.note +=
+        " (real.deterministic: only algorithms the library reports deterministic; a planned "
+        "one that is not runs as the library's first deterministic choice)";
+  }
   if (offload.policy != OffloadPolicy::none || scenario.memory.offload != OffloadPolicy::none) {
     result.note += "; offload " + to_string(scenario.memory.offload) +
                    " (applied: " + to_string(offload.policy) +
