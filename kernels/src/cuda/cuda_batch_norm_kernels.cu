@@ -29,6 +29,15 @@ struct BackwardTerms {
   }
 };
 
+// Each thread's (first, second) summed over the block, the sums valid in thread 0.
+__device__ void block_sum_pair(double& first, double& second) {
+  using Reduce = cub::BlockReduce<double, kThreadsPerBlock>;
+  __shared__ typename Reduce::TempStorage storage;
+  first = Reduce(storage).Sum(first);
+  __syncthreads();  // the storage is reused by the second reduction
+  second = Reduce(storage).Sum(second);
+}
+
 // Block (x, c) sums a strided share of channel c's batch x spatial elements, reduces in the block
 // and writes its two partial sums to partials[(c * blocks + x) * 2 + {0, 1}]: grid.y walks the
 // channels, grid.x spreads a channel's elements over enough blocks to fill the GPU when channels
@@ -47,11 +56,7 @@ __global__ void channel_sums(BatchNormShape shape, Terms terms, double* partials
     const std::int64_t offset = element - sample * shape.spatial;
     terms((sample * shape.channels + channel) * shape.spatial + offset, channel, first, second);
   }
-  using Reduce = cub::BlockReduce<double, kThreadsPerBlock>;
-  __shared__ typename Reduce::TempStorage storage;
-  first = Reduce(storage).Sum(first);
-  __syncthreads();  // the storage is reused by the second reduction
-  second = Reduce(storage).Sum(second);
+  block_sum_pair(first, second);
   if (threadIdx.x == 0) {
     double* pair = partials + (channel * gridDim.x + blockIdx.x) * 2;
     pair[0] = first;
@@ -70,11 +75,7 @@ __global__ void add_channel_partials(std::int64_t channels, std::int64_t blocks,
     first += pairs[block * 2];
     second += pairs[block * 2 + 1];
   }
-  using Reduce = cub::BlockReduce<double, kThreadsPerBlock>;
-  __shared__ typename Reduce::TempStorage storage;
-  first = Reduce(storage).Sum(first);
-  __syncthreads();  // the storage is reused by the second reduction
-  second = Reduce(storage).Sum(second);
+  block_sum_pair(first, second);
   if (threadIdx.x == 0) {
     sums[channel] += first;
     sums[channels + channel] += second;

@@ -79,7 +79,7 @@ void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels
       std::vector<ConvolutionAlgorithm> algorithms;
       try {
         algorithms = algorithms_for(device, kernel, micro_batch, kernel.direction);
-      } catch (const std::invalid_argument& refusal) {
+      } catch (const std::invalid_argument&) {
         // The library cannot describe the shape at all (cuDNN's int strides and a tensor of 2^31
         // elements or more): a result, like an algorithm that refuses it, so that the rest of
         // the plan is still measured and a resumed profile does not try it again.
