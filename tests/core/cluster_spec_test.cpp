@@ -151,8 +151,7 @@ TEST(ClusterSpec, LassenPreset) {
   EXPECT_DOUBLE_EQ(c.node.host_memory_bytes, 256e9);
 }
 
-// The hybrid cube mesh approximated by a full mesh that keeps the node's NVLink total: 24 links
-// of 25 GB/s shared by 28 pairs (each GPU's 6 links over its 7 peers).
+// The hybrid cube mesh link by link: 16 linked pairs, 8 of them doubled, 6 links per V100.
 TEST(ClusterSpec, Dgx1V100Preset) {
   const auto c = load_cluster_preset("dgx1_v100", {}, "platform.preset");
   EXPECT_EQ(c.gpus_per_node, 8);
@@ -160,17 +159,79 @@ TEST(ClusterSpec, Dgx1V100Preset) {
   EXPECT_DOUBLE_EQ(c.gpu.memory_bytes, 16e9);
   EXPECT_DOUBLE_EQ(c.gpu.fp32_flops_per_second, 15.7e12);
   EXPECT_EQ(c.node.gpu_interconnect, GpuInterconnect::nvlink_mesh);
-  const double pairs = 8 * 7 / 2;
-  // 21.43 GB/s: the total within the rounding to 4 digits.
-  EXPECT_NEAR(c.node.gpu_link_bandwidth_bytes_per_second * pairs, 24 * 25e9, 0.1e9);
-  EXPECT_NEAR(c.node.gpu_link_bandwidth_bytes_per_second, 6 * 25e9 / 7, 0.01e9);
+  EXPECT_DOUBLE_EQ(c.node.gpu_link_bandwidth_bytes_per_second, 25e9);
+  EXPECT_EQ(c.node.nvlinks.size(), 16u);
+  for (int gpu = 0; gpu < 8; ++gpu) {
+    int links = 0;
+    for (int peer = 0; peer < 8; ++peer) links += c.node.nvlinks_between(gpu, peer);
+    EXPECT_EQ(links, 6) << "GPU " << gpu;
+    EXPECT_EQ(c.node.nvlinks_between(gpu, (gpu + 4) % 8), gpu % 4 < 2 ? 2 : 1) << "GPU " << gpu;
+  }
+  EXPECT_EQ(c.node.nvlinks_between(0, 3), 2);
+  EXPECT_EQ(c.node.nvlinks_between(3, 0), 2);
+  EXPECT_EQ(c.node.nvlinks_between(0, 5), 0);  // across the sockets: over PCIe
   EXPECT_EQ(c.node.nics, 4);
   EXPECT_DOUBLE_EQ(c.node.node_nic_bandwidth_bytes_per_second(), 50e9);
   EXPECT_DOUBLE_EQ(c.node.host_memory_bytes, 512e9);
-  bool says_approximation = false;
-  for (const auto& source : c.sources)
-    says_approximation |= contains(source, "hybrid cube mesh as");
-  EXPECT_TRUE(says_approximation);
+}
+
+// Every preset that lists NVLinks gives each GPU no more links than its GPU model has (V100 6,
+// P100 4), and the stragglers file keeps dgx1_v100's mesh.
+TEST(ClusterSpec, PresetNvlinkMeshesMatchTheirGpus) {
+  for (const auto& name : cluster_preset_names()) {
+    SCOPED_TRACE(name);
+    const auto c = load_cluster_preset(name, {}, "platform.preset");
+    for (const auto& group : c.groups) {
+      const int most = contains(group.gpu.model, "P100") ? 4 : 6;
+      for (int gpu = 0; gpu < group.gpus_per_node && !group.node.nvlinks.empty(); ++gpu) {
+        int links = 0;
+        for (int peer = 0; peer < group.gpus_per_node; ++peer) {
+          links += group.node.nvlinks_between(gpu, peer);
+        }
+        EXPECT_EQ(links, most) << group.name << " GPU " << gpu;
+      }
+    }
+  }
+  const auto healthy = load_cluster_preset("dgx1_v100", {}, "platform.preset");
+  const auto stragglers = load_cluster_preset("dgx1_v100_stragglers", {}, "platform.preset");
+  for (int a = 0; a < 8; ++a) {
+    for (int b = 0; b < 8; ++b) {
+      EXPECT_EQ(healthy.node.nvlinks_between(a, b), stragglers.node.nvlinks_between(a, b));
+    }
+  }
+}
+
+TEST(ClusterSpec, NvlinkMeshWithoutAListLinksEveryPairOnce) {
+  const auto c =
+      parse(cluster_text("  gpu_interconnect: nvswitch", "  gpu_interconnect: nvlink_mesh"));
+  EXPECT_TRUE(c.node.nvlinks.empty());
+  EXPECT_EQ(c.node.nvlinks_between(0, 1), 1);
+  EXPECT_EQ(c.node.nvlinks_between(1, 1), 0);
+  // Other interconnects have no NVLinks.
+  EXPECT_EQ(parse(cluster_text()).node.nvlinks_between(0, 1), 0);
+}
+
+TEST(ClusterSpecErrors, NvlinksNameTheirPairAndWhatIsWrong) {
+  const std::string mesh = "  gpu_interconnect: nvlink_mesh\n  nvlinks:\n";
+  auto with = [&](const std::string& entries) {
+    return cluster_text("  gpu_interconnect: nvswitch", mesh + entries);
+  };
+  const auto parsed = parse(with("    - {gpus: [1, 0], links: 3}"));
+  ASSERT_EQ(parsed.node.nvlinks.size(), 1u);
+  EXPECT_EQ(parsed.node.nvlinks[0].first, 0);
+  EXPECT_EQ(parsed.node.nvlinks[0].links, 3);
+  auto error = input_error([&] { parse(with("    - {gpus: [0, 2]}")); });
+  EXPECT_EQ(error.key(), "node.nvlinks[0].gpus[1]");
+  error = input_error([&] { parse(with("    - {gpus: [0, 1]}\n    - {gpus: [1, 0]}")); });
+  EXPECT_EQ(error.key(), "node.nvlinks[1].gpus");
+  EXPECT_TRUE(contains(error.problem(), "listed twice"));
+  error = input_error([&] { parse(with("    - {gpus: [0, 1], links: 0}")); });
+  EXPECT_EQ(error.key(), "node.nvlinks[0].links");
+  error = input_error([&] {
+    parse(cluster_text("  gpu_interconnect: nvswitch",
+                       "  gpu_interconnect: nvswitch\n  nvlinks:\n    - {gpus: [0, 1]}"));
+  });
+  EXPECT_EQ(error.key(), "node.nvlinks");
 }
 
 // ---------------------------------------------------------------------------------------------

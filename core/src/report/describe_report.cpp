@@ -8,6 +8,7 @@
 #include "tessera/core/input_source.hpp"
 #include "tessera/core/layer_cost.hpp"
 #include "tessera/core/memory_estimate.hpp"
+#include "tessera/core/nvlink_rings.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/text_table.hpp"
 #include "tessera/core/time_to_train.hpp"
@@ -37,6 +38,27 @@ std::string options_text(const Scenario& s) {
   return text.empty() ? "default options" : text;
 }
 
+// A node's NVLink mesh and the rings an all-reduce inside it runs (nvlink_rings.hpp).
+std::string nvlink_text(const NodeSpec& node, std::int64_t gpus_per_node) {
+  if (node.gpu_interconnect != GpuInterconnect::nvlink_mesh || gpus_per_node < 2) return "";
+  std::vector<int> gpus;
+  int linked_pairs = 0;
+  for (int gpu = 0; gpu < gpus_per_node; ++gpu) {
+    gpus.push_back(gpu);
+    for (int peer = gpu + 1; peer < gpus_per_node; ++peer) {
+      linked_pairs += node.nvlinks_between(gpu, peer) > 0 ? 1 : 0;
+    }
+  }
+  const auto rings = nvlink_rings(node, gpus).size();
+  const int pairs = static_cast<int>(gpus_per_node * (gpus_per_node - 1) / 2);
+  std::ostringstream out;
+  out << "NVLink mesh: " << linked_pairs << " of " << pairs << " GPU pairs linked"
+      << (linked_pairs < pairs ? " (the others over PCIe)" : "")
+      << "; all-reduce inside a node: " << counted(static_cast<std::int64_t>(rings), "ring")
+      << " of " << node.gpu_link_bandwidth_bytes_per_second / 1e9 << " GB/s per link";
+  return out.str();
+}
+
 std::string header(const LoadedScenario& loaded) {
   const auto& s = loaded.scenario;
   const auto& model = loaded.model;
@@ -51,12 +73,17 @@ std::string header(const LoadedScenario& loaded) {
   out << "Platform  " << c.name << ": " << counted(c.nodes, "node") << " x " << c.gpus_per_node
       << " " << c.gpu.model << " (" << format_bytes(c.gpu.memory_bytes) << ")  [" << c.file
       << "]\n";
+  for (const auto& group : c.groups) {
+    if (const auto text = nvlink_text(group.node, group.gpus_per_node); !text.empty()) {
+      out << "          " << (c.groups.size() > 1 ? group.name + " nodes: " : "") << text << "\n";
+    }
+  }
   const auto& parallelism = s.parallelism;
   if (parallelism.model_degree > 1) {
     out << "Stages    " << parallelism.model_degree << " per worker, "
         << (!parallelism.placement.empty()      ? "placed layer by layer"
             : !parallelism.stage_starts.empty() ? "contiguous, as named"
-                                                : "contiguous, balanced by forward FLOPs")
+                                                : "contiguous, balanced by roofline time")
         << "; " << parallelism.micro_batches
         << (parallelism.micro_batches == 1 ? " micro-batch" : " micro-batches")
         << (parallelism.micro_batches > 1 ? ", schedule " + to_string(parallelism.schedule)

@@ -156,11 +156,34 @@ double gpu_link_figure(const Figures& f, const std::string& key, const std::stri
   return value;
 }
 
+// `nvlinks`: one entry per directly linked GPU pair, {gpus: [i, j], links: n} (links default 1).
+std::vector<NvlinkPair> parse_nvlinks(const YamlValue& value, std::int64_t gpus_per_node) {
+  std::vector<NvlinkPair> pairs;
+  for (const auto& item : value.as_sequence(1)) {
+    YamlMap map(item, {"gpus", "links"});
+    const auto gpus = map.required("gpus", "the pair's two local GPU indices, such as [0, 3]");
+    const auto ends = gpus.as_integer_list(2, 2, 0, gpus_per_node - 1);
+    if (ends[0] == ends[1]) gpus.fail("two different GPUs of the node");
+    NvlinkPair pair{static_cast<int>(std::min(ends[0], ends[1])),
+                    static_cast<int>(std::max(ends[0], ends[1])), 1};
+    if (auto links = map.optional("links")) pair.links = static_cast<int>(links->as_integer(1, 18));
+    for (const auto& earlier : pairs) {
+      if (earlier.first == pair.first && earlier.second == pair.second) {
+        gpus.fail_problem("GPUs " + std::to_string(pair.first) + " and " +
+                          std::to_string(pair.second) +
+                          " are listed twice; give their links once, with 'links'");
+      }
+    }
+    pairs.push_back(pair);
+  }
+  return pairs;
+}
+
 NodeSpec parse_node(const YamlValue& value, std::int64_t gpus_per_node) {
-  Figures f(value,
-            {"gpu_interconnect", "gpu_link_bandwidth", "gpu_link_latency", "pcie_bandwidth",
-             "pcie_latency", "gpus_per_pcie_switch", "pcie_switch_bandwidth", "host_memory", "nics",
-             "nic_bandwidth", "nic_latency", "local_storage", "local_storage_bandwidth"});
+  Figures f(value, {"gpu_interconnect", "gpu_link_bandwidth", "gpu_link_latency", "nvlinks",
+                    "pcie_bandwidth", "pcie_latency", "gpus_per_pcie_switch",
+                    "pcie_switch_bandwidth", "host_memory", "nics", "nic_bandwidth", "nic_latency",
+                    "local_storage", "local_storage_bandwidth"});
   NodeSpec node;
   node.gpu_interconnect = parse_interconnect(
       f.map().required("gpu_interconnect", "one of: nvswitch, nvlink_mesh, pcie"));
@@ -183,6 +206,14 @@ NodeSpec parse_node(const YamlValue& value, std::int64_t gpus_per_node) {
   node.gpu_link_latency_seconds =
       gpu_link_figure(f, "gpu_link_latency", "pcie_latency", QuantityKind::seconds,
                       node.gpu_interconnect, node.pcie_latency_seconds);
+  if (auto nvlinks = f.map().optional("nvlinks")) {
+    if (node.gpu_interconnect != GpuInterconnect::nvlink_mesh) {
+      nvlinks->fail_problem(
+          "'nvlinks' lists the GPU pairs of an nvlink_mesh node; this node's gpu_interconnect is " +
+          to_string(node.gpu_interconnect));
+    }
+    node.nvlinks = parse_nvlinks(*nvlinks, gpus_per_node);
+  }
   node.host_memory_bytes = f.positive("host_memory", QuantityKind::bytes);
   node.nics = f.map().required("nics", "the number of network adapters").as_integer(1, 64);
   node.nic_bandwidth_bytes_per_second =
@@ -246,6 +277,15 @@ std::string to_string(GpuInterconnect interconnect) {
       return "pcie";
   }
   return "?";
+}
+
+int NodeSpec::nvlinks_between(int a, int b) const {
+  if (gpu_interconnect != GpuInterconnect::nvlink_mesh || a == b) return 0;
+  if (nvlinks.empty()) return 1;
+  for (const auto& pair : nvlinks) {
+    if (pair.first == std::min(a, b) && pair.second == std::max(a, b)) return pair.links;
+  }
+  return 0;
 }
 
 std::string to_string(NetworkTopology topology) {

@@ -1,5 +1,6 @@
 // Hierarchical all-reduce (NCCL-like, g members on each of n nodes):
-//  1. intra-node reduce-scatter: ring over the node's members, g-1 steps of S/g;
+//  1. intra-node reduce-scatter: ring over the node's members, g-1 steps of S/g (split over the
+//     node's NVLink rings where it has several, ring_channels);
 //  2. inter-node all-reduce of each member's S/g: one ring per local index, over the members with
 //     that local index on every node, 2(n-1) steps of S/(g n); the g rings run at once;
 //  3. intra-node all-gather: ring over the node's members, g-1 steps of S/g.
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -34,13 +36,26 @@ NodeGroups group_by_node(const CollectiveContext& context, const std::vector<int
     if (inserted) groups.nodes.emplace_back();
     groups.nodes[it->second].push_back(index);
   }
+  if (context.node_rings == nullptr) return groups;
+  // Each node's members along its first NVLink ring, so that chains and rings take NVLinks.
+  for (auto& node : groups.nodes) {
+    std::vector<int> ranks;
+    for (std::size_t index : node) ranks.push_back(members[index]);
+    const auto rings = context.node_rings->rings(ranks);
+    if (rings.empty()) continue;
+    const std::vector<std::size_t> by_rank = node;
+    for (std::size_t k = 0; k < node.size(); ++k) {
+      const auto at = std::find(ranks.begin(), ranks.end(), rings.front()[k]);
+      node[k] = by_rank[static_cast<std::size_t>(at - ranks.begin())];
+    }
+  }
   return groups;
 }
 
 const NodeGroups& node_groups(const CollectiveContext& context, const MemberGroup& members) {
   // Process-wide, like collective_max's registry (one simulation per process, one thread).
-  static std::map<std::pair<std::uint64_t, int>, NodeGroups> cache;
-  const auto key = std::make_pair(members.id(), context.gpus_per_node);
+  static std::map<std::pair<std::uint64_t, std::tuple<int, std::uint64_t>>, NodeGroups> cache;
+  const auto key = std::make_pair(members.id(), layout_key(context));
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   return cache.emplace(key, group_by_node(context, members.ranks())).first->second;
 }
@@ -59,8 +74,9 @@ struct HierarchicalRings {
 
 const HierarchicalRings& hierarchical_rings(const CollectiveContext& context,
                                             const MemberGroup& members) {
-  static std::map<std::pair<std::uint64_t, int>, HierarchicalRings> cache;
-  const auto key = std::make_pair(members.id(), context.gpus_per_node);
+  static std::map<std::pair<std::uint64_t, std::tuple<int, std::uint64_t>>, HierarchicalRings>
+      cache;
+  const auto key = std::make_pair(members.id(), layout_key(context));
   if (auto it = cache.find(key); it != cache.end()) return it->second;
   const NodeGroups& groups = node_groups(context, members);
   HierarchicalRings rings;
@@ -97,9 +113,16 @@ void hierarchical_allreduce(const CollectiveContext& context, const MemberGroup&
   const int g = static_cast<int>(groups.nodes.front().size());
   const int n = static_cast<int>(groups.nodes.size()) * std::max(context.replicas, 1);
   const double shard = bytes / g;
-  ring_pass(context, *rings.intra[my_node], my_local, g - 1, shard);
+  // The intra-node phases stand for themselves on every node: their rings are the node's
+  // channels whatever the replicas.
+  CollectiveContext node_context = context;
+  node_context.replicas = 1;
+  const auto& channels = ring_channels(node_context, *rings.intra[my_node]);
+  const double shard_per_channel = shard / static_cast<double>(channels.size());
+  const int me = members[my_index];
+  ring_pass(node_context, channels, me, g - 1, shard_per_channel);
   ring_pass(context, *rings.inter[my_local], my_node, 2 * (n - 1), shard / n);
-  ring_pass(context, *rings.intra[my_node], my_local, g - 1, shard);
+  ring_pass(node_context, channels, me, g - 1, shard_per_channel);
   if (context.granularity == Granularity::aggregated) {
     collective_max(context, members, my_index, 0.0);
   }

@@ -3,7 +3,9 @@
 // largest route latency and B = the smallest route bandwidth among the edges involved; a member's
 // concurrent flows share one port of its edges' narrowest bandwidth (a star or fat tree with one
 // link per GPU):
-//  - ring (p members):        2(p-1)/p * S/B + 2(p-1) * a
+//  - ring (p members):        2(p-1)/p * S/B + 2(p-1) * a; over k channels (ring_channels: one
+//    node's NVLink rings) S/k each, B then each ring's share of its edges (a bonded link's
+//    direction crossed by two rings gives each half);
 //  - tree (n nodes; h = the longest chain's hops, most members on a node minus one; d =
 //    ceil(log2 n) the node trees' depth): the aggregated tree starts all its flows at once, then
 //    sleeps the pipeline's latency L = 2h * a_intra + 2d * a_inter less the one latency the flows
@@ -20,11 +22,14 @@
 //    chain): 2h * a + 2S / B (S / B for g = 2);
 //  - hierarchical (n nodes of g):  2(g-1)/g * S/B_intra + 2(g-1) * a_intra
 //                                  + 2(n-1)/n * (S/g)/B_inter + 2(n-1) * a_inter,
-//    intra over the node rings' edges, inter over the g inter-node rings' edges (falls back to the
-//    ring's formula where the algorithm does);
+//    intra over the node rings' edges (S/g split over a node's channels as in the ring), inter
+//    over the g inter-node rings' edges (falls back to the ring's formula where the algorithm
+//    does);
 //  - all-to-all: a + (p-1) * m / B.
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "tessera/simulator/collectives.hpp"
@@ -34,19 +39,35 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// Slowest edge of one or more rings.
+// Slowest edge of one or more rings. Rings played at once over one node's NVLinks (channels)
+// share a link's direction where it is bonded: each gets its share of the link's bandwidth.
 struct RingEdges {
   double latency = 0;
   double bandwidth = kInfinity;
 
+  void add_edge(const Fabric& fabric, int from, int to, int sharing) {
+    latency = std::max(latency, fabric.route_latency_seconds(from, to));
+    bandwidth = std::min(bandwidth, fabric.route_bandwidth_bytes_per_second(from, to) / sharing);
+  }
   void add_ring(const Fabric& fabric, const std::vector<int>& ranks) {
     const std::size_t size = ranks.size();
     if (size < 2) return;
-    for (std::size_t i = 0; i < size; ++i) {
-      const int from = ranks[i];
-      const int to = ranks[(i + 1) % size];
-      latency = std::max(latency, fabric.route_latency_seconds(from, to));
-      bandwidth = std::min(bandwidth, fabric.route_bandwidth_bytes_per_second(from, to));
+    for (std::size_t i = 0; i < size; ++i) add_edge(fabric, ranks[i], ranks[(i + 1) % size], 1);
+  }
+  // Channels played at once: each ring's edges, a direction shared by the rings that cross it.
+  void add_channels(const Fabric& fabric, const std::vector<const MemberGroup*>& rings) {
+    std::map<std::pair<int, int>, int> crossings;
+    for (const MemberGroup* ring : rings) {
+      for (std::size_t i = 0; i < ring->size(); ++i) {
+        ++crossings[{(*ring)[i], (*ring)[(i + 1) % ring->size()]}];
+      }
+    }
+    for (const MemberGroup* ring : rings) {
+      for (std::size_t i = 0; i < ring->size(); ++i) {
+        const int from = (*ring)[i];
+        const int to = (*ring)[(i + 1) % ring->size()];
+        add_edge(fabric, from, to, crossings[{from, to}]);
+      }
     }
   }
   // `steps` steps of `bytes_per_step`, each paying the slowest edge's latency.
@@ -56,13 +77,13 @@ struct RingEdges {
   }
 };
 
-double ring_seconds(const CollectiveContext& context, const std::vector<int>& members,
-                    double bytes) {
+double ring_seconds(const CollectiveContext& context, const MemberGroup& members, double bytes) {
   if (members.size() < 2) return 0;
   const int size = static_cast<int>(members.size()) * std::max(context.replicas, 1);
+  const auto& rings = ring_channels(context, members);
   RingEdges edges;
-  edges.add_ring(context.fabric, members);
-  return edges.seconds(2 * (size - 1), bytes / size);
+  edges.add_channels(context.fabric, rings);
+  return edges.seconds(2 * (size - 1), bytes / size / static_cast<double>(rings.size()));
 }
 
 // A member's edges of one class (chain or node tree): its port's load, latency and bandwidth.
@@ -128,14 +149,20 @@ double hierarchical_seconds(const CollectiveContext& context, const MemberGroup&
                             double bytes) {
   const std::vector<int>& members = group.ranks();
   const NodeGroups& groups = node_groups(context, group);
-  if (!groups.hierarchical()) return ring_seconds(context, members, bytes);
+  if (!groups.hierarchical()) return ring_seconds(context, group, bytes);
   const int nodes = static_cast<int>(groups.nodes.size()) * std::max(context.replicas, 1);
   const int per_node = static_cast<int>(groups.nodes.front().size());
-  RingEdges intra;
+  const double shard = bytes / per_node;
+  CollectiveContext node_context = context;  // as hierarchical_allreduce plays the nodes
+  node_context.replicas = 1;
+  double intra = 0;  // the slowest node's reduce-scatter (its all-gather takes as long)
   for (const auto& node : groups.nodes) {
     std::vector<int> ranks;
     for (std::size_t index : node) ranks.push_back(members[index]);
-    intra.add_ring(context.fabric, ranks);
+    const auto& rings = ring_channels(node_context, member_group(ranks));
+    RingEdges edges;
+    edges.add_channels(context.fabric, rings);
+    intra = std::max(intra, edges.seconds(per_node - 1, shard / static_cast<double>(rings.size())));
   }
   RingEdges inter;
   for (int local = 0; local < per_node; ++local) {
@@ -143,8 +170,7 @@ double hierarchical_seconds(const CollectiveContext& context, const MemberGroup&
     for (const auto& node : groups.nodes) ranks.push_back(members[node[local]]);
     inter.add_ring(context.fabric, ranks);
   }
-  const double shard = bytes / per_node;
-  return 2 * intra.seconds(per_node - 1, shard) + inter.seconds(2 * (nodes - 1), shard / nodes);
+  return 2 * intra + inter.seconds(2 * (nodes - 1), shard / nodes);
 }
 
 }  // namespace
@@ -153,7 +179,7 @@ double predicted_allreduce_seconds(const CollectiveContext& context, const Membe
                                    double bytes, AllreduceAlgorithm algorithm) {
   switch (algorithm) {
     case AllreduceAlgorithm::ring:
-      return ring_seconds(context, members.ranks(), bytes);
+      return ring_seconds(context, members, bytes);
     case AllreduceAlgorithm::tree:
       return tree_seconds(context, members, bytes);
     case AllreduceAlgorithm::hierarchical:
@@ -165,7 +191,7 @@ double predicted_allreduce_seconds(const CollectiveContext& context, const Membe
 AllreduceAlgorithm choose_allreduce(const CollectiveContext& context, const MemberGroup& members,
                                     double bytes) {
   AllreduceAlgorithm best = AllreduceAlgorithm::ring;
-  double best_seconds = ring_seconds(context, members.ranks(), bytes);
+  double best_seconds = ring_seconds(context, members, bytes);
   const double tree = tree_seconds(context, members, bytes);
   if (tree < best_seconds) {
     best = AllreduceAlgorithm::tree;

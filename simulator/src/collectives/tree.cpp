@@ -181,12 +181,12 @@ struct TreeLayout {
   int tree_depth = 0;  // of the node trees
 };
 
-// The members' grouping, computed once per (group, gpus_per_node): every member of every call
-// needs it, and grouping is O(p log p). Process-wide, like collective_max's registry (one
-// simulation per process, actors on one thread); it depends on nothing else.
+// The members' grouping, computed once per (group, layout_key): every member of every call needs
+// it, and grouping is O(p log p). Process-wide, like collective_max's registry (one simulation
+// per process, actors on one thread); it depends on nothing else.
 const TreeLayout& tree_layout(const CollectiveContext& context, const MemberGroup& members) {
-  static std::map<std::pair<std::uint64_t, int>, TreeLayout> layouts;
-  const auto key = std::make_pair(members.id(), context.gpus_per_node);
+  static std::map<std::pair<std::uint64_t, std::tuple<int, std::uint64_t>>, TreeLayout> layouts;
+  const auto key = std::make_pair(members.id(), layout_key(context));
   if (auto it = layouts.find(key); it != layouts.end()) return it->second;
   TreeLayout layout;
   layout.groups = node_groups(context, members);

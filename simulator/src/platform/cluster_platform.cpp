@@ -107,6 +107,7 @@ SimPlatform build_cluster_platform(sg4::Engine& engine, const ClusterSpec& clust
   SimPlatform platform;
   platform.gpus_per_node = static_cast<int>(cluster.gpus_per_node);
   platform.fabric = plan_fabric(cluster, nodes);
+  platform.node_rings = NodeRings(cluster, nodes);
   const FabricPlan& plan = platform.fabric;
 
   // The first zone created becomes the engine's root.

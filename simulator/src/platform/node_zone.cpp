@@ -46,16 +46,24 @@ NodeLinks create_node_links(sg4::NetZone* zone, const ClusterSpec& cluster, std:
       duplex_link(zone, name + "-nic",
                   spec.node_nic_bandwidth_bytes_per_second() * cluster.nic_bandwidth_fraction(node),
                   spec.nic_latency_seconds);
-  auto gpu_link = [&](const std::string& suffix) {
-    links.gpu.push_back(duplex_link(zone, name + suffix, spec.gpu_link_bandwidth_bytes_per_second,
+  // Bonded NVLinks between one pair are one link of their summed bandwidth, as one transfer
+  // stripes over them.
+  auto gpu_link = [&](const std::string& suffix, int bonded) {
+    links.gpu.push_back(duplex_link(zone, name + suffix,
+                                    bonded * spec.gpu_link_bandwidth_bytes_per_second,
                                     spec.gpu_link_latency_seconds));
   };
   if (spec.gpu_interconnect == GpuInterconnect::nvswitch) {
-    for (std::size_t i = 0; i < gpus; ++i) gpu_link("-nvswitch" + std::to_string(i));
+    for (std::size_t i = 0; i < gpus; ++i) gpu_link("-nvswitch" + std::to_string(i), 1);
   } else if (spec.gpu_interconnect == GpuInterconnect::nvlink_mesh) {
     for (std::size_t i = 0; i < gpus; ++i) {
       for (std::size_t j = i + 1; j < gpus; ++j) {
-        gpu_link("-nvlink" + std::to_string(i) + "-" + std::to_string(j));
+        const int bonded = spec.nvlinks_between(static_cast<int>(i), static_cast<int>(j));
+        if (bonded == 0) {
+          links.gpu.push_back(nullptr);
+        } else {
+          gpu_link("-nvlink" + std::to_string(i) + "-" + std::to_string(j), bonded);
+        }
       }
     }
   }
@@ -97,7 +105,17 @@ NodeZone build_node_zone(const sg4::NetZone* parent, const ClusterSpec& cluster,
     return route;
   };
 
-  // GPU to GPU.
+  // GPU to GPU over PCIe: behind one switch, peer to peer through it; otherwise up one switch,
+  // down the other.
+  const auto over_pcie = [&](std::size_t i, std::size_t j) {
+    std::vector<sg4::LinkInRoute> route{{pcie[i], Direction::UP}};
+    if (!links.pcie_switch.empty() && switch_of(i) != switch_of(j)) {
+      route.push_back({links.pcie_switch[switch_of(i)], Direction::UP});
+      route.push_back({links.pcie_switch[switch_of(j)], Direction::DOWN});
+    }
+    route.push_back({pcie[j], Direction::DOWN});
+    return route;
+  };
   std::size_t pair = 0;
   for (std::size_t i = 0; i < gpus; ++i) {
     for (std::size_t j = i + 1; j < gpus; ++j) {
@@ -107,19 +125,15 @@ NodeZone build_node_zone(const sg4::NetZone* parent, const ClusterSpec& cluster,
                     {{links.gpu[i], Direction::UP}, {links.gpu[j], Direction::DOWN}});
           break;
         case GpuInterconnect::nvlink_mesh:
-          add_route(zone, result.gpus[i], result.gpus[j], {{links.gpu[pair++], Direction::UP}});
-          break;
-        case GpuInterconnect::pcie: {
-          // Behind one switch, peer to peer through it; otherwise up one switch, down the other.
-          std::vector<sg4::LinkInRoute> route{{pcie[i], Direction::UP}};
-          if (!links.pcie_switch.empty() && switch_of(i) != switch_of(j)) {
-            route.push_back({links.pcie_switch[switch_of(i)], Direction::UP});
-            route.push_back({links.pcie_switch[switch_of(j)], Direction::DOWN});
+          if (auto* nvlink = links.gpu[pair++]) {
+            add_route(zone, result.gpus[i], result.gpus[j], {{nvlink, Direction::UP}});
+          } else {
+            add_route(zone, result.gpus[i], result.gpus[j], over_pcie(i, j));
           }
-          route.push_back({pcie[j], Direction::DOWN});
-          add_route(zone, result.gpus[i], result.gpus[j], route);
           break;
-        }
+        case GpuInterconnect::pcie:
+          add_route(zone, result.gpus[i], result.gpus[j], over_pcie(i, j));
+          break;
       }
     }
   }

@@ -30,9 +30,10 @@ struct NodeLinks {
   // Per PCIe switch, its uplink to the host (UP: switch to host); none when every GPU has its
   // own link to the host (gpus_per_pcie_switch 1).
   std::vector<simgrid::s4u::Link*> pcie_switch;
-  std::vector<simgrid::s4u::Link*> gpu;  // nvswitch: per GPU; nvlink_mesh: per pair i < j in
-                                         // (0,1), (0,2), ... order; pcie: none
-  simgrid::s4u::Link* nic = nullptr;     // all NICs aggregated (UP: node to fabric)
+  // nvswitch: per GPU; nvlink_mesh: per pair i < j in (0,1), (0,2), ... order, null where the
+  // pair has no NVLink (it talks over PCIe); pcie: none.
+  std::vector<simgrid::s4u::Link*> gpu;
+  simgrid::s4u::Link* nic = nullptr;  // all NICs aggregated (UP: node to fabric)
 };
 
 // Creates node `node`'s links, named node<k>-..., in `zone`.

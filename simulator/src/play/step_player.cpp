@@ -156,8 +156,9 @@ void StepPlayer::play_gpu(int rank) {
                           ? platform_.node_hosts[static_cast<std::size_t>(platform_.node_of(rank))]
                           : nullptr;
   int queued_buckets = 0;
-  const CollectiveContext group_context{fabric_, platform_.gpus_per_node, kGroupChannel,
-                                        settings_.granularity};
+  const CollectiveContext group_context{
+      fabric_, platform_.gpus_per_node, kGroupChannel, settings_.granularity,
+      1,       &platform_.node_rings};
   // Consecutive kernels run back to back on the compute stream: one sleep covers them all, which
   // keeps the number of simulated activities (the simulator's cost) low.
   double queued_compute = 0;
@@ -241,8 +242,12 @@ void StepPlayer::play_gpu(int rank) {
           // reduction samples).
           const auto& members = *stage_groups_[static_cast<std::size_t>(program.stage)];
           const auto me = members.index_of(rank);
-          const CollectiveContext stage_context{fabric_, platform_.gpus_per_node, kGroupChannel,
-                                                settings_.granularity, settings_.replicas};
+          const CollectiveContext stage_context{fabric_,
+                                                platform_.gpus_per_node,
+                                                kGroupChannel,
+                                                settings_.granularity,
+                                                settings_.replicas,
+                                                &platform_.node_rings};
           allreduce(stage_context, members, me, op.bytes,
                     algorithm_for(stage_context, members, op.bytes));
           break;
@@ -314,8 +319,12 @@ void StepPlayer::play_communication_stream(int rank, int buckets) {
   const auto& members = *stage_groups_[static_cast<std::size_t>(program.stage)];
   const std::size_t my_index = members.index_of(rank);
   // The data-parallel group is the one the symmetric reduction samples.
-  const CollectiveContext context{fabric_, platform_.gpus_per_node, kGradientChannel,
-                                  settings_.granularity, settings_.replicas};
+  const CollectiveContext context{fabric_,
+                                  platform_.gpus_per_node,
+                                  kGradientChannel,
+                                  settings_.granularity,
+                                  settings_.replicas,
+                                  &platform_.node_rings};
   for (int bucket = 0; bucket < buckets; ++bucket) {
     streams.gradient_requests->acquire();
     const double bytes = streams.gradient_buckets.front();

@@ -30,17 +30,27 @@ struct GpuSpec {
 
 enum class GpuInterconnect {
   nvswitch,     // every GPU has one link to a switch: GPU i -> j crosses link i and link j
-  nvlink_mesh,  // every GPU pair has its own link
+  nvlink_mesh,  // GPU pairs linked directly (every pair, or those NodeSpec::nvlinks lists)
   pcie,         // GPUs talk over their PCIe links (i -> j crosses PCIe i and PCIe j)
 };
 std::string to_string(GpuInterconnect interconnect);
 
+// A direct NVLink connection between two GPUs of a node (local indices), of `links` bonded links.
+struct NvlinkPair {
+  int first = 0;
+  int second = 0;
+  int links = 1;
+};
+
 // One node. Bandwidths are per direction (links are full duplex); latencies are per link crossed.
 struct NodeSpec {
   GpuInterconnect gpu_interconnect = GpuInterconnect::pcie;
-  // Per GPU (nvswitch, pcie) or per GPU pair (nvlink_mesh). For pcie these equal the PCIe figures.
+  // Per GPU (nvswitch, pcie) or per NVLink (nvlink_mesh). For pcie these equal the PCIe figures.
   double gpu_link_bandwidth_bytes_per_second = 0;
   double gpu_link_latency_seconds = 0;
+  // nvlink_mesh: the directly linked GPU pairs (a DGX-1's hybrid cube mesh); empty: every pair
+  // has one link. Unlinked pairs talk over PCIe, as with gpu_interconnect: pcie.
+  std::vector<NvlinkPair> nvlinks;
   // Each GPU's link to the host CPUs (PCIe, or NVLink on Power9 nodes).
   double pcie_bandwidth_bytes_per_second = 0;
   double pcie_latency_seconds = 0;
@@ -56,6 +66,9 @@ struct NodeSpec {
   // Node-local storage (NVMe, or a RAM disk) that a data set can be staged to; 0 when none.
   double local_storage_bytes = 0;
   double local_storage_bandwidth_bytes_per_second = 0;  // read
+
+  // NVLinks joining local GPUs a and b (0: none, they talk over PCIe).
+  int nvlinks_between(int a, int b) const;
 
   double node_nic_bandwidth_bytes_per_second() const {
     return static_cast<double>(nics) * nic_bandwidth_bytes_per_second;

@@ -11,10 +11,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tessera/simulator/fabric.hpp"
 #include "tessera/simulator/member_group.hpp"
+#include "tessera/simulator/node_rings.hpp"
 
 namespace tessera::sim {
 
@@ -37,7 +39,17 @@ struct CollectiveContext {
   // node (member ranks r, r + played, r + 2 played, ... play alike). The algorithms keep the full
   // group's step counts, shard sizes and tree depth; only the played members' flows exist.
   int replicas = 1;
+  // The nodes' NVLink rings (null: none). Ring phases inside one node then run one ring per
+  // channel the links allow, and rings crossing nodes visit each node's members in the order of
+  // its first ring, so that hops inside a node take NVLinks (ring_channels).
+  const NodeRings* node_rings = nullptr;
 };
+
+// What of the context the collectives' per-group caches depend on besides the group: its
+// nodes' size and NVLink rings.
+inline std::tuple<int, std::uint64_t> layout_key(const CollectiveContext& context) {
+  return {context.gpus_per_node, context.node_rings ? context.node_rings->id() : 0};
+}
 
 // All-reduce of `bytes` per member. Every member passes the same group object (member_group.hpp);
 // the overloads taking rank lists look it up by its ranks (for tests and small groups).
@@ -93,6 +105,19 @@ std::array<double, 2> collective_max(const CollectiveContext& context, const Mem
 // steps of S/p each, all-reduce 2(p-1) steps.
 void ring_pass(const CollectiveContext& context, const MemberGroup& members, std::size_t my_index,
                int steps, double bytes_per_step);
+// The same over several rings at once (each a MemberGroup of the same members in its ring
+// order), the member being rank `me`: `bytes_per_step` is each ring's.
+void ring_pass(const CollectiveContext& context, const std::vector<const MemberGroup*>& rings,
+               int me, int steps, double bytes_per_step);
+
+// The rings a ring phase over `members` runs, in the same member set, each in its ring order:
+//  - all members on one node through which the node's NVLinks hold rings (and no replicas):
+//    those rings, the channels over which the phase's data is split evenly;
+//  - otherwise one ring: nodes in member order, each node's members in the order of the node's
+//    first NVLink ring through them (where there is one), else in member order.
+// Built once per group and context.
+const std::vector<const MemberGroup*>& ring_channels(const CollectiveContext& context,
+                                                     const MemberGroup& members);
 
 void ring_allreduce(const CollectiveContext& context, const MemberGroup& members,
                     std::size_t my_index, double bytes);
@@ -116,18 +141,19 @@ int double_binary_tree_depth(int size);
 // bytes/2), from the trees' slowest edge. See tree.cpp.
 int tree_chunk_count(const CollectiveContext& context, const MemberGroup& members, double bytes);
 
-// Members grouped by node (fabric rank / gpus_per_node), each node's members in member order.
+// Members grouped by node (fabric rank / gpus_per_node), each node's members in member order, or
+// along the node's first NVLink ring through them where the context has node rings.
 struct NodeGroups {
   std::vector<std::vector<std::size_t>> nodes;  // indices into `members`
   // More than one node and the same number of members on each: hierarchical applies.
   bool hierarchical() const;
 };
 NodeGroups group_by_node(const CollectiveContext& context, const std::vector<int>& members);
-// The same, computed once per (group, gpus_per_node) and kept for the process.
+// The same, computed once per (group, layout_key) and kept for the process.
 const NodeGroups& node_groups(const CollectiveContext& context, const MemberGroup& members);
 
 // The tree all-reduce's two trees (NCCL's tree algorithm), for member `local` of node `node` of
-// `groups`, as indices into `members`. Inside a node the members form a chain in member order
+// `groups`, as indices into `members`. Inside a node the members form a chain in node_groups' order
 // (parent: the previous member, child: the next one), the same in both trees; the nodes' first
 // members (leaders) form double_binary_tree over the nodes, a leader's children being the leaders
 // of its child nodes and its node's second member. Nodes may hold different counts (each its own

@@ -8,7 +8,8 @@
 //  - each node: a Full zone "node<k>" with its GPU hosts "gpu<rank>" (speed = fp32 peak), a CPU
 //    host "node<k>-cpu" (nominal speed: no CPU work is modelled) and a router "node<k>-gw".
 //    GPU i -> GPU j: nvswitch: links node<k>-nvswitch<i>, node<k>-nvswitch<j>;
-//                    nvlink_mesh: link node<k>-nvlink<i>-<j> (i < j);
+//                    nvlink_mesh: link node<k>-nvlink<i>-<j> (i < j; bonded links as one of
+//                    their summed bandwidth), or over PCIe as below where the pair has none;
 //                    pcie: links node<k>-pcie<i>, node<k>-pcie<j>.
 //    GPU i -> CPU: node<k>-pcie<i>. GPU i -> network: node<k>-pcie<i>, node<k>-nic.
 //    Node-local storage, where the cluster has it, is a Disk "node<k>-local" on the CPU host.
@@ -39,6 +40,7 @@
 #include <simgrid/s4u/NetZone.hpp>
 
 #include "tessera/core/cluster_spec.hpp"
+#include "tessera/simulator/node_rings.hpp"
 
 namespace tessera::sim {
 
@@ -71,6 +73,7 @@ struct SimPlatform {
   std::string description;  // e.g. "lassen: 512 nodes, fat-tree 2 levels, ..."
   FabricPlan fabric;
   simgrid::s4u::NetZone* zone = nullptr;  // "tessera-cluster"
+  NodeRings node_rings;                   // the nodes' NVLink rings (none for an XML platform)
 
   int node_of(int rank) const { return rank / gpus_per_node; }
 };

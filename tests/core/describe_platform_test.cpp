@@ -1,0 +1,43 @@
+// `tessera describe`'s platform lines: a node's NVLink mesh, how many GPU pairs it links and how
+// many rings an all-reduce inside the node runs, per node group.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tessera/core/describe_report.hpp"
+#include "tessera/core/scenario_loader.hpp"
+
+namespace tessera {
+namespace {
+
+std::string describe_on(const std::string& preset) {
+  const auto loaded = load_scenario_text(
+      "name: platform-describe\nmodel: {zoo: resnet18, mini_batch: 32}\nplatform: {preset: " +
+          preset + "}\n",
+      "describe.yaml", ".");
+  return describe_scenario(loaded, {.layers = false});
+}
+
+TEST(DescribePlatform, SaysTheNvlinkMeshAndItsRings) {
+  const auto dgx1 = describe_on("dgx1_v100");
+  EXPECT_NE(dgx1.find("NVLink mesh: 16 of 28 GPU pairs linked (the others over PCIe); all-reduce "
+                      "inside a node: 6 rings of 25 GB/s per link"),
+            std::string::npos)
+      << dgx1;
+  const auto mixed = describe_on("v100_p100_mixed");
+  EXPECT_NE(mixed.find("v100 nodes: NVLink mesh"), std::string::npos) << mixed;
+  EXPECT_NE(mixed.find("p100 nodes: NVLink mesh: 16 of 28 GPU pairs linked (the others over "
+                       "PCIe); all-reduce inside a node: 4 rings of 20 GB/s per link"),
+            std::string::npos)
+      << mixed;
+  // Every pair of Lassen's 4 GPUs linked once: one ring each way.
+  const auto lassen = describe_on("lassen");
+  EXPECT_NE(lassen.find("NVLink mesh: 6 of 6 GPU pairs linked; all-reduce inside a node: 2 rings "
+                        "of 75 GB/s per link"),
+            std::string::npos)
+      << lassen;
+  EXPECT_EQ(describe_on("dgx_h100_superpod").find("NVLink mesh"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tessera
