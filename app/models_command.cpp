@@ -47,7 +47,7 @@ void add_models_command(CLI::App& cli, Action& action) {
         std::cout << models.render() << "\nCluster presets (platform.preset):\n";
         for (const auto& name : cluster_preset_names()) {
           const auto cluster = load_cluster_preset(name, {}, "platform.preset");
-          if (!cluster.uniform()) {
+          if (!cluster.uniform() || !cluster.failed_nodes.empty()) {
             std::cout << "  " << name << ": " << describe_node_groups(cluster) << "\n";
             continue;
           }

@@ -31,7 +31,7 @@ struct ValidateSettings {
 int validate_cluster(const std::string& path) {
   return run_guarded([&] {
     const auto cluster = load_cluster_file(path);
-    if (!cluster.uniform()) {
+    if (!cluster.uniform() || !cluster.failed_nodes.empty()) {
       std::cout << path << ": ok (cluster " << cluster.name << ": " << describe_node_groups(cluster)
                 << ")\n";
       return kExitOk;

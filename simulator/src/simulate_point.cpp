@@ -90,6 +90,19 @@ SymmetricReduction plan_reduction(const LoadedScenario& loaded, const ParallelCo
     return full_simulation(loaded.cluster, config,
                            "a tree all-reduce over an oversubscribed fat tree is not symmetric");
   }
+  // Failed nodes among the job's leave its nodes unevenly placed in the fabric; beyond them they
+  // change nothing, and the reduced cluster leaves them out.
+  if (!loaded.cluster.failed_nodes.empty()) {
+    const std::int64_t job_nodes =
+        (config.gpus() + loaded.cluster.gpus_per_node - 1) / loaded.cluster.gpus_per_node;
+    if (loaded.cluster.failed_nodes.front() < loaded.cluster.node_of_job_node(job_nodes - 1)) {
+      return full_simulation(loaded.cluster, config,
+                             "failed nodes among the job's leave them unevenly placed");
+    }
+    ClusterSpec healthy = loaded.cluster;
+    healthy.failed_nodes.clear();
+    return plan_symmetric_reduction(healthy, config, options.min_played_nodes, batches);
+  }
   return plan_symmetric_reduction(loaded.cluster, config, options.min_played_nodes, batches);
 }
 

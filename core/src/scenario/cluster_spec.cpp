@@ -327,7 +327,8 @@ Straggler parse_straggler(const YamlValue& value, const ClusterSpec& cluster) {
   Straggler straggler;
   if (map.has("gpu") && !map.has("node") && map.has("clock") && !map.has("nic_bandwidth")) {
     straggler.kind = StragglerKind::gpu_clock;
-    straggler.index = map.required("gpu", "a GPU rank").as_integer(0, cluster.total_gpus() - 1);
+    straggler.index =
+        map.required("gpu", "a GPU rank").as_integer(0, cluster.nodes * cluster.gpus_per_node - 1);
     straggler.fraction = map.required("clock", "a fraction").as_number(0.01, 1.0);
     return straggler;
   }
@@ -344,7 +345,7 @@ Straggler parse_straggler(const YamlValue& value, const ClusterSpec& cluster) {
 
 ClusterSpec parse_cluster(const YamlValue& root) {
   YamlMap map(root, {"name", "description", "sources", "nodes", "gpus_per_node", "gpu", "node",
-                     "node_groups", "stragglers", "network", "filesystem"});
+                     "node_groups", "stragglers", "failed_nodes", "network", "filesystem"});
   ClusterSpec cluster;
   cluster.file = root.location().file;
   cluster.name = map.required("name", "the cluster's name").as_string();
@@ -393,6 +394,21 @@ ClusterSpec parse_cluster(const YamlValue& root) {
   if (auto stragglers = map.optional("stragglers")) {
     for (const auto& item : stragglers->as_sequence(1)) {
       cluster.stragglers.push_back(parse_straggler(item, cluster));
+    }
+  }
+  if (auto failed = map.optional("failed_nodes")) {
+    const std::string what = "distinct node indices from 0 to " +
+                             std::to_string(cluster.nodes - 1) + ", leaving at least one node";
+    if (!failed->is_sequence() ||
+        failed->node().size() >= static_cast<std::size_t>(cluster.nodes)) {
+      failed->fail(what);
+    }
+    cluster.failed_nodes = failed->as_integer_list(1, static_cast<std::size_t>(cluster.nodes - 1),
+                                                   0, cluster.nodes - 1);
+    std::sort(cluster.failed_nodes.begin(), cluster.failed_nodes.end());
+    if (std::adjacent_find(cluster.failed_nodes.begin(), cluster.failed_nodes.end()) !=
+        cluster.failed_nodes.end()) {
+      failed->fail(what);
     }
   }
   cluster.network = parse_network(map.required(

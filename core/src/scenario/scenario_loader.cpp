@@ -164,6 +164,14 @@ ClusterSpec load_cluster(const Scenario& s, const std::string& base_directory) {
                            cluster.name + ", got " + std::to_string(*s.platform.nodes));
     }
     cluster.nodes = *s.platform.nodes;
+    std::erase_if(cluster.failed_nodes, [&](std::int64_t node) { return node >= cluster.nodes; });
+    if (cluster.total_gpus() == 0) {
+      throw InputError(
+          where_of(s, "platform.nodes", "platform"), "platform.nodes",
+          "expected more nodes than the " +
+              counted(static_cast<std::int64_t>(cluster.failed_nodes.size()), "failed node") +
+              " of " + cluster.name + " among the first " + std::to_string(cluster.nodes));
+    }
   }
   return cluster;
 }
@@ -187,10 +195,16 @@ LoadedScenario check(Scenario scenario, const std::string& base_directory) {
     const SourceLocation point_where =
         swept ? sc.sweep->gpus_where[i] : where_of(sc, "parallelism", "model");
     if (config.gpus() > loaded.cluster.total_gpus()) {
-      throw InputError(point_where, point_key,
-                       std::to_string(config.gpus()) + " GPUs exceed platform " +
-                           loaded.cluster.name + " (" + counted(loaded.cluster.nodes, "node") +
-                           " x " + counted(loaded.cluster.gpus_per_node, "GPU") + ")");
+      throw InputError(
+          point_where, point_key,
+          std::to_string(config.gpus()) + " GPUs exceed platform " + loaded.cluster.name + " (" +
+              counted(loaded.cluster.nodes, "node") + " x " +
+              counted(loaded.cluster.gpus_per_node, "GPU") +
+              (loaded.cluster.failed_nodes.empty()
+                   ? std::string()
+                   : ", " + counted(static_cast<std::int64_t>(loaded.cluster.failed_nodes.size()),
+                                    "failed node")) +
+              ")");
     }
     largest = std::max(largest, config.gpus());
     try {

@@ -87,6 +87,9 @@ std::string describe(const ClusterSpec& cluster, const FabricPlan& plan, std::in
     text += "; straggler " + to_string(straggler.kind) + " " + std::to_string(straggler.index) +
             " at " + std::to_string(straggler.fraction);
   }
+  for (const std::int64_t failed : cluster.failed_nodes) {
+    if (failed < plan.nodes) text += "; node " + std::to_string(failed) + " failed (skipped)";
+  }
   text += ", links " + gbps(plan.link_bandwidth_bytes_per_second) + "; file system " +
           std::to_string(cluster.filesystem.servers) + " servers x " +
           gbps(cluster.filesystem.server_bandwidth_bytes_per_second) + ", attachment " +
@@ -103,10 +106,17 @@ SimPlatform build_cluster_platform(sg4::Engine& engine, const ClusterSpec& clust
                                 " GPUs for cluster " + cluster.name + ", got " +
                                 std::to_string(gpus));
   }
+  // The job's nodes, and the cluster's nodes up to the last of them: failed ones keep their
+  // place in the fabric, holding nothing (cluster_spec.hpp: failed_nodes).
   const std::int64_t nodes = (gpus + cluster.gpus_per_node - 1) / cluster.gpus_per_node;
+  const std::int64_t positions = cluster.node_of_job_node(nodes - 1) + 1;
+  std::vector<std::int64_t> job_node_at(static_cast<std::size_t>(positions), -1);
+  for (std::int64_t node = 0; node < nodes; ++node) {
+    job_node_at[static_cast<std::size_t>(cluster.node_of_job_node(node))] = node;
+  }
   SimPlatform platform;
   platform.gpus_per_node = static_cast<int>(cluster.gpus_per_node);
-  platform.fabric = plan_fabric(cluster, nodes);
+  platform.fabric = plan_fabric(cluster, positions);
   platform.node_rings = NodeRings(cluster, nodes);
   const FabricPlan& plan = platform.fabric;
 
@@ -129,9 +139,10 @@ SimPlatform build_cluster_platform(sg4::Engine& engine, const ClusterSpec& clust
   auto leaf = [&](sg4::NetZone* fabric, const std::vector<unsigned long>& /*coordinates*/,
                   unsigned long position) -> std::pair<NetPoint*, NetPoint*> {
     const auto index = static_cast<std::int64_t>(position);
-    if (index < nodes) {
+    if (index < positions && job_node_at[position] >= 0) {
+      const std::int64_t node = job_node_at[position];
       node_zones.push_back(
-          build_node_zone(fabric, cluster, index, node_links[static_cast<std::size_t>(index)]));
+          build_node_zone(fabric, cluster, node, node_links[static_cast<std::size_t>(node)]));
       return {node_zones.back().netpoint, node_zones.back().gateway};
     }
     if (index == plan.filesystem_leaf) {

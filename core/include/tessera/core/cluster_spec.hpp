@@ -132,17 +132,28 @@ struct ClusterSpec {
   // made in code) `gpu` and `node` above are authoritative; with several, the groups are.
   std::vector<NodeGroupSpec> groups;
   std::vector<Straggler> stragglers;
+  // Nodes that are down (sorted, distinct): a job's ranks fill the other nodes in order, each in
+  // its place in the fabric. Node indices everywhere else (stragglers, groups) count every node.
+  std::vector<std::int64_t> failed_nodes;
   NetworkSpec network;
   FilesystemSpec filesystem;
   std::string file;  // where it was read from ("built-in:<name>" for presets)
 
-  std::int64_t total_gpus() const { return nodes * gpus_per_node; }
+  // The GPUs a job can use: those of the nodes that have not failed.
+  std::int64_t total_gpus() const {
+    return (nodes - static_cast<std::int64_t>(failed_nodes.size())) * gpus_per_node;
+  }
+  // The cluster's node that a job's node `job_node` runs on: the job_node-th node that has not
+  // failed (job_node itself without failures). The functions below take a job's node and rank
+  // indices, as the backends number them (ranks fill the job's nodes in order, gpus_per_node
+  // each), and look them up on the node the job runs on.
+  std::int64_t node_of_job_node(std::int64_t job_node) const;
   // Node `node`'s group index (0 with fewer than two groups); nodes past the groups' total (a
   // cluster enlarged in code) are the last group's.
   std::size_t group_index_of_node(std::int64_t node_index) const;
-  // The group of the node rank `rank` runs on (ranks fill nodes in order, gpus_per_node each).
+  // The group of the node rank `rank` runs on.
   std::size_t group_index_of_rank(std::int64_t rank) const;
-  // The first node of group `group` (nodes are numbered group by group).
+  // The job's first node in group `group` (the cluster numbers nodes group by group).
   std::int64_t first_node_of_group(std::size_t group) const;
   const GpuSpec& gpu_of_group(std::size_t group) const;
   const GpuSpec& gpu_of_node(std::int64_t node_index) const;

@@ -5,8 +5,10 @@
 //
 // Layout built by build_cluster_platform (every link full duplex, SPLITDUPLEX):
 //  - root: a Full zone "tessera-cluster" holding the fabric and the file system;
-//  - each node: a Full zone "node<k>" with its GPU hosts "gpu<rank>" (speed = fp32 peak), a CPU
-//    host "node<k>-cpu" (nominal speed: no CPU work is modelled) and a router "node<k>-gw".
+//  - each node of the job (k counts the job's nodes; a failed node of the cluster keeps its leaf
+//    position, holding a spare router): a Full zone "node<k>" with its GPU hosts "gpu<rank>"
+//    (speed = fp32 peak), a CPU host "node<k>-cpu" (nominal speed: no CPU work is modelled) and
+//    a router "node<k>-gw".
 //    GPU i -> GPU j: nvswitch: links node<k>-nvswitch<i>, node<k>-nvswitch<j>;
 //                    nvlink_mesh: link node<k>-nvlink<i>-<j> (i < j; bonded links as one of
 //                    their summed bandwidth), or over PCIe as below where the pair has none;
