@@ -72,9 +72,6 @@ SymmetricReduction plan_reduction(const LoadedScenario& loaded, const ParallelCo
   if (loaded.scenario.sim.mode == "full") {
     return full_simulation(loaded.cluster, config, "sim.mode: full");
   }
-  if (!loaded.cluster.stragglers.empty()) {
-    return full_simulation(loaded.cluster, config, "a straggler is a class of one node");
-  }
   if (!loaded.simgrid_xml_path.empty()) {
     return full_simulation(loaded.cluster, config, "a SimGrid platform file may be heterogeneous");
   }
