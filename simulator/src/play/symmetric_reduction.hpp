@@ -44,11 +44,11 @@ struct SymmetricReduction {
 // stands for k nodes of that group (same GPU, links and, with `batches` per full rank, batch).
 // Where a group's GPUs have unequal batches (rounding) nothing is reduced.
 //
-// Stragglers on one node (a cluster of one group, equal batches): each annotation moves to the
-// played node that stands for that node, which is then slowed with the k - 1 others it stands
-// for. A synchronous step waits for its slowest GPU either way; held to the full simulation
-// within 1% by tests. Not reduced: stragglers on several nodes, with node groups, or with
-// unequal batches (the proportional split).
+// Stragglers (a cluster of one group, equal batches) whose nodes lie in one block of n
+// consecutive nodes: each annotation moves to the played node that stands for its node, which
+// is then slowed with the k - 1 others it stands for. A synchronous step waits for its slowest
+// GPU either way; held to the full simulation within 1% by tests. Not reduced: stragglers in
+// different blocks, with node groups, or with unequal batches (the proportional split).
 SymmetricReduction plan_symmetric_reduction(const ClusterSpec& cluster,
                                             const ParallelConfig& config,
                                             std::int64_t min_played_nodes,
