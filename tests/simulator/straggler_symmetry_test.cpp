@@ -115,12 +115,24 @@ TEST(StragglerSymmetry, StragglersFurtherApartThanThePlayedNodesArePlayedInFull)
   sim::SimulationOptions options;
   options.min_played_nodes = 16;
   const auto result = sim::simulate_point_isolated(loaded, loaded.points.front(), options).result;
-  EXPECT_NE(result.note.find("full simulation (every GPU played: stragglers further apart than "
-                             "the 32 played nodes"),
+  EXPECT_NE(result.note.find("full simulation (every GPU played: the stragglers lie further "
+                             "apart than any reduction's played nodes"),
             std::string::npos)
       << result.note;
-  // Stragglers beyond the point's nodes are not in the job: the point is reduced.
+  // On 128 nodes a reduction by 2 plays 64, holding nodes 17 and 50 in one block.
   loaded.cluster.nodes = 128;
+  auto wider = loaded;
+  wider.scenario.sim.mode = "full";
+  wider.points.front().config.data = 1024;
+  wider.points.front().plan.config.data = 1024;
+  const auto full = sim::simulate_point_isolated(wider, wider.points.front(), options).result;
+  wider.scenario.sim.mode = "symmetric";
+  const auto halved = sim::simulate_point_isolated(wider, wider.points.front(), options).result;
+  EXPECT_NE(halved.note.find("symmetric simulation (64 of 128 nodes played, each standing for 2"),
+            std::string::npos)
+      << halved.note;
+  EXPECT_NEAR(halved.step_seconds, full.step_seconds, kTolerance * full.step_seconds);
+  // Stragglers beyond the point's nodes are not in the job: the point is reduced.
   loaded.cluster.stragglers = {{StragglerKind::nic_bandwidth, 3, 0.5},
                                {StragglerKind::nic_bandwidth, 100, 0.5}};
   const auto beyond = sim::simulate_point_isolated(loaded, loaded.points.front(), options).result;

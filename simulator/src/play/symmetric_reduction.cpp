@@ -111,6 +111,7 @@ SymmetricReduction plan_symmetric_reduction(const ClusterSpec& cluster,
   std::int64_t least = std::max<std::int64_t>(min_played_nodes, 1);
   // Several leaf switches stay several: routes keep their hops and the core its traffic.
   if (nodes > per_switch) least = std::max(least, per_switch + 1);
+  bool stragglers_apart = false;
   for (std::int64_t k = nodes / least; k >= 2; --k) {
     const std::int64_t played = nodes / k;
     const bool fits = nodes % k == 0 && config.data % k == 0 && (gpus / k) % per_node == 0;
@@ -120,6 +121,12 @@ SymmetricReduction plan_symmetric_reduction(const ClusterSpec& cluster,
     bool groups_divide = true;
     for (auto count : group_nodes) groups_divide = groups_divide && count % k == 0;
     if (!fits || !same_server_share || !groups_divide) continue;
+    // Stragglers farther apart than `played` nodes: a smaller k may hold them in one block.
+    auto represented = represented_stragglers(cluster, nodes, played);
+    if (!represented) {
+      stragglers_apart = true;
+      continue;
+    }
     SymmetricReduction reduction;
     reduction.replicas = static_cast<int>(k);
     reduction.played = config;
@@ -135,18 +142,14 @@ SymmetricReduction plan_symmetric_reduction(const ClusterSpec& cluster,
       }
       reduction.cluster.nodes = played;
     }
-    if (stragglers) {
-      auto represented = represented_stragglers(cluster, nodes, played);
-      if (!represented) {
-        return full_simulation(
-            cluster, config,
-            "stragglers further apart than the " + std::to_string(played) + " played nodes");
-      }
-      reduction.cluster.stragglers = std::move(*represented);
-    }
+    reduction.cluster.stragglers = std::move(*represented);
     reduction.nodes = nodes;
     reduction.played_nodes = played;
     return reduction;
+  }
+  if (stragglers_apart) {
+    return full_simulation(cluster, config,
+                           "the stragglers lie further apart than any reduction's played nodes");
   }
   return full_simulation(cluster, config,
                          "no reduction to at least " + std::to_string(least) +
