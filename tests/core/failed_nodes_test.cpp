@@ -1,6 +1,7 @@
 // Failed nodes: a job's ranks fill the nodes that are up, in order, and every lookup by a job's
 // node or rank (group, GPU, stragglers) answers for the cluster's node it runs on; a point needing
-// more GPUs than the nodes that are up is refused with the count of failed nodes.
+// more GPUs than the nodes that are up is refused with the count of failed nodes. A failed GPU
+// takes its node out.
 #include <gtest/gtest.h>
 
 #include "test_support.hpp"
@@ -56,6 +57,15 @@ filesystem: {servers: 1, server_bandwidth: 1 GB/s, attachment_bandwidth: 1 GB/s,
     return parse_cluster(parse_yaml_text(base + "failed_nodes: " + failed + "\n", "c.yaml"));
   };
   EXPECT_EQ(parse("[3, 0]").failed_nodes, (std::vector<std::int64_t>{0, 3}));
+  // A failed GPU takes its node out (2 GPUs per node: GPU 5 is on node 2), merged with the nodes.
+  const auto gpus =
+      parse_cluster(parse_yaml_text(base + "failed_nodes: [2]\nfailed_gpus: [5, 0]\n", "c.yaml"));
+  EXPECT_EQ(gpus.failed_nodes, (std::vector<std::int64_t>{0, 2}));
+  const auto too_many = input_error([&] {
+    parse_cluster(parse_yaml_text(base + "failed_nodes: [0, 1]\nfailed_gpus: [4, 7]\n", "c.yaml"));
+  });
+  EXPECT_EQ(too_many.key(), "failed_gpus");
+  EXPECT_TRUE(contains(too_many.problem(), "leaving at least one of the 4 nodes up"));
   for (const std::string bad : {"[4]", "[1, 1]", "[0, 1, 2, 3]", "2"}) {
     SCOPED_TRACE(bad);
     const auto error = input_error([&] { parse(bad); });

@@ -344,8 +344,9 @@ Straggler parse_straggler(const YamlValue& value, const ClusterSpec& cluster) {
 }  // namespace
 
 ClusterSpec parse_cluster(const YamlValue& root) {
-  YamlMap map(root, {"name", "description", "sources", "nodes", "gpus_per_node", "gpu", "node",
-                     "node_groups", "stragglers", "failed_nodes", "network", "filesystem"});
+  YamlMap map(
+      root, {"name", "description", "sources", "nodes", "gpus_per_node", "gpu", "node",
+             "node_groups", "stragglers", "failed_nodes", "failed_gpus", "network", "filesystem"});
   ClusterSpec cluster;
   cluster.file = root.location().file;
   cluster.name = map.required("name", "the cluster's name").as_string();
@@ -396,19 +397,30 @@ ClusterSpec parse_cluster(const YamlValue& root) {
       cluster.stragglers.push_back(parse_straggler(item, cluster));
     }
   }
-  if (auto failed = map.optional("failed_nodes")) {
-    const std::string what = "distinct node indices from 0 to " +
-                             std::to_string(cluster.nodes - 1) + ", leaving at least one node";
-    if (!failed->is_sequence() ||
-        failed->node().size() >= static_cast<std::size_t>(cluster.nodes)) {
-      failed->fail(what);
+  // A failed GPU takes its node out of jobs (ranks fill whole nodes), as schedulers drain it.
+  const std::string failed_what = "distinct indices, leaving at least one node";
+  for (const char* key : {"failed_nodes", "failed_gpus"}) {
+    const auto failed = map.optional(key);
+    if (!failed) continue;
+    const bool gpus = std::string(key) == "failed_gpus";
+    const std::int64_t count = gpus ? cluster.nodes * cluster.gpus_per_node : cluster.nodes;
+    const auto indices = failed->as_integer_list(1, static_cast<std::size_t>(count), 0, count - 1);
+    auto sorted = indices;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+      failed->fail("distinct " + std::string(gpus ? "GPU" : "node") + " indices from 0 to " +
+                   std::to_string(count - 1));
     }
-    cluster.failed_nodes = failed->as_integer_list(1, static_cast<std::size_t>(cluster.nodes - 1),
-                                                   0, cluster.nodes - 1);
+    for (const std::int64_t index : indices) {
+      cluster.failed_nodes.push_back(gpus ? index / cluster.gpus_per_node : index);
+    }
     std::sort(cluster.failed_nodes.begin(), cluster.failed_nodes.end());
-    if (std::adjacent_find(cluster.failed_nodes.begin(), cluster.failed_nodes.end()) !=
-        cluster.failed_nodes.end()) {
-      failed->fail(what);
+    cluster.failed_nodes.erase(
+        std::unique(cluster.failed_nodes.begin(), cluster.failed_nodes.end()),
+        cluster.failed_nodes.end());
+    if (static_cast<std::int64_t>(cluster.failed_nodes.size()) >= cluster.nodes) {
+      failed->fail("failures leaving at least one of the " + std::to_string(cluster.nodes) +
+                   " nodes up");
     }
   }
   cluster.network = parse_network(map.required(

@@ -132,8 +132,9 @@ struct ClusterSpec {
   // made in code) `gpu` and `node` above are authoritative; with several, the groups are.
   std::vector<NodeGroupSpec> groups;
   std::vector<Straggler> stragglers;
-  // Nodes that are down (sorted, distinct): a job's ranks fill the other nodes in order, each in
-  // its place in the fabric. Node indices everywhere else (stragglers, groups) count every node.
+  // Nodes that are down (sorted, distinct; a file's failed_nodes and the nodes of its
+  // failed_gpus): a job's ranks fill the other nodes in order, each in its place in the fabric.
+  // Node indices everywhere else (stragglers, groups) count every node.
   std::vector<std::int64_t> failed_nodes;
   NetworkSpec network;
   FilesystemSpec filesystem;
