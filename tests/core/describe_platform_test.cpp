@@ -1,5 +1,5 @@
 // `tessera describe`'s platform lines: a node's NVLink mesh, how many GPU pairs it links and how
-// many rings an all-reduce inside the node runs, per node group.
+// many rings an all-reduce inside the node runs, per node group; the failed nodes.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -37,6 +37,17 @@ TEST(DescribePlatform, SaysTheNvlinkMeshAndItsRings) {
             std::string::npos)
       << lassen;
   EXPECT_EQ(describe_on("dgx_h100_superpod").find("NVLink mesh"), std::string::npos);
+}
+
+TEST(DescribePlatform, NamesTheFailedNodes) {
+  auto loaded = load_scenario_text(
+      "name: failed\nmodel: {zoo: resnet18, mini_batch: 32}\nplatform: {preset: dgx1_v100}\n",
+      "describe.yaml", ".");
+  loaded.cluster.failed_nodes = {2, 7};
+  const auto report = describe_scenario(loaded, {.layers = false});
+  EXPECT_NE(report.find("failed nodes: 2, 7 (jobs run on the 126 nodes that are up)"),
+            std::string::npos)
+      << report;
 }
 
 }  // namespace

@@ -73,6 +73,14 @@ std::string header(const LoadedScenario& loaded) {
   out << "Platform  " << c.name << ": " << counted(c.nodes, "node") << " x " << c.gpus_per_node
       << " " << c.gpu.model << " (" << format_bytes(c.gpu.memory_bytes) << ")  [" << c.file
       << "]\n";
+  if (!c.failed_nodes.empty()) {
+    std::string nodes;
+    for (const auto node : c.failed_nodes)
+      nodes += (nodes.empty() ? "" : ", ") + std::to_string(node);
+    out << "          failed nodes: " << nodes << " (jobs run on the "
+        << counted(c.nodes - static_cast<std::int64_t>(c.failed_nodes.size()), "node")
+        << " that are up)\n";
+  }
   for (const auto& group : c.groups) {
     if (const auto text = nvlink_text(group.node, group.gpus_per_node); !text.empty()) {
       out << "          " << (c.groups.size() > 1 ? group.name + " nodes: " : "") << text << "\n";
