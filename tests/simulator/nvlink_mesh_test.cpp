@@ -2,17 +2,12 @@
 // (bonded links as one of their summed bandwidth) or PCIe where the pair has none, and an
 // all-reduce inside a node runs one ring per channel the links hold, simulated against the
 // alpha-beta prediction (both at 1%) and the links' total: 6 rings x 25 GB/s.
-//
-// SimGrid allows one Engine per process, so every simulation runs in a child process (a
-// "threadsafe" death test) that exits 0 when its checks pass; failures print from the child.
+// Every simulation runs in a child process (child_process_support.hpp).
 #include <gtest/gtest.h>
 
+#include "child_process_support.hpp"
+
 #include <algorithm>
-#include <array>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -30,50 +25,10 @@ namespace {
 
 namespace s4u = simgrid::s4u;
 
-class ThreadsafeDeathTests : public ::testing::Environment {
- public:
-  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
-};
-[[maybe_unused]] ::testing::Environment* const kThreadsafeDeathTests =
-    ::testing::AddGlobalTestEnvironment(new ThreadsafeDeathTests);
+using test::in_own_process;
 
-[[noreturn]] void exit_with_result() {
-  const auto* result = ::testing::UnitTest::GetInstance()->current_test_info()->result();
-  for (int i = 0; i < result->total_part_count(); ++i) {
-    const auto& part = result->GetTestPartResult(i);
-    if (part.failed()) {
-      std::fprintf(stderr, "%s:%d: %s\n", part.file_name() ? part.file_name() : "?",
-                   part.line_number(), part.message());
-    }
-  }
-  std::fflush(nullptr);
-  std::_Exit(result->Failed() ? 1 : 0);
-}
-
-template <typename Body>
-void in_own_process(Body body) {
-  EXPECT_EXIT(
-      {
-        body();
-        exit_with_result();
-      },
-      ::testing::ExitedWithCode(0), "");
-}
-
-// CM02 without cross-traffic: a lone transfer takes latency + size / bandwidth.
 s4u::Engine& engine() {
-  static std::string name = "nvlink_mesh_test";
-  static std::string log = "--log=root.thres:critical";
-  static std::array<char*, 3> argv{name.data(), log.data(), nullptr};
-  static int argc = 2;
-  static s4u::Engine instance(&argc, argv.data());
-  static const bool configured = [] {
-    s4u::Engine::set_config("network/model:CM02");
-    s4u::Engine::set_config("network/crosstraffic:0");
-    return true;
-  }();
-  (void)configured;
-  return instance;
+  return test::cm02_engine();
 }
 
 ClusterSpec dgx1() {

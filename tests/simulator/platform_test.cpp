@@ -6,11 +6,11 @@
 // "threadsafe" death test) that exits 0 when its checks pass; failures print from the child.
 #include <gtest/gtest.h>
 
+#include "child_process_support.hpp"
+
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <stdexcept>
@@ -31,58 +31,12 @@ namespace {
 
 namespace s4u = simgrid::s4u;
 
-// Simulations run in death-test children; "threadsafe" re-executes the binary for each. Set in a
-// global environment, after gtest has initialised its flags (a static initialiser would race
-// gtest's own and leak).
-class ThreadsafeDeathTests : public ::testing::Environment {
- public:
-  void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
-};
-[[maybe_unused]] ::testing::Environment* const kThreadsafeDeathTests =
-    ::testing::AddGlobalTestEnvironment(new ThreadsafeDeathTests);
-
 const std::string kDataDir = TESSERA_TEST_DATA_DIR;
 
-// In a child process: writes the current test's failures to stderr, which the parent shows.
-[[noreturn]] void exit_with_result() {
-  const auto* result = ::testing::UnitTest::GetInstance()->current_test_info()->result();
-  for (int i = 0; i < result->total_part_count(); ++i) {
-    const auto& part = result->GetTestPartResult(i);
-    if (part.failed()) {
-      std::fprintf(stderr, "%s:%d: %s\n", part.file_name() ? part.file_name() : "?",
-                   part.line_number(), part.message());
-    }
-  }
-  std::fflush(nullptr);
-  std::_Exit(result->Failed() ? 1 : 0);
-}
+using test::in_own_process;
 
-// Runs `body` in a child process; the test passes when the child's checks all pass.
-template <typename Body>
-void in_own_process(Body body) {
-  EXPECT_EXIT(
-      {
-        body();
-        exit_with_result();
-      },
-      ::testing::ExitedWithCode(0), "");
-}
-
-// The child's one engine, with the CM02 model and no cross-traffic so that a lone transfer takes
-// latency + size / bandwidth.
 s4u::Engine& engine() {
-  static std::string name = "platform_test";
-  static std::string log = "--log=root.thres:critical";
-  static std::array<char*, 3> argv{name.data(), log.data(), nullptr};
-  static int argc = 2;
-  static s4u::Engine instance(&argc, argv.data());
-  static const bool configured = [] {
-    s4u::Engine::set_config("network/model:CM02");
-    s4u::Engine::set_config("network/crosstraffic:0");
-    return true;
-  }();
-  (void)configured;
-  return instance;
+  return test::cm02_engine();
 }
 
 ClusterSpec preset(const std::string& name) {

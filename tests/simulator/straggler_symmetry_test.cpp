@@ -10,6 +10,7 @@
 #include <iostream>
 #include <string>
 
+#include "symmetry_test_support.hpp"
 #include "tessera/core/scenario_loader.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 
@@ -27,23 +28,13 @@ LoadedScenario resnet18_on_64_nodes(const std::string& allreduce) {
       "straggler_symmetry.yaml", "");
 }
 
-struct Pair {
-  PointResult full;
-  PointResult symmetric;
-};
+using test::FullAndSymmetric;
 
-Pair simulate_both(LoadedScenario loaded) {
-  sim::SimulationOptions options;
-  options.min_played_nodes = 16;
-  Pair pair;
-  loaded.scenario.sim.mode = "full";
-  pair.full = sim::simulate_point_isolated(loaded, loaded.points.front(), options).result;
-  loaded.scenario.sim.mode = "symmetric";
-  pair.symmetric = sim::simulate_point_isolated(loaded, loaded.points.front(), options).result;
-  return pair;
+FullAndSymmetric simulate_both(const LoadedScenario& loaded) {
+  return test::simulate_full_and_symmetric(loaded, 16);
 }
 
-void expect_agree(const Pair& pair) {
+void expect_agree(const FullAndSymmetric& pair) {
   const auto& f = pair.full;
   const auto& s = pair.symmetric;
   EXPECT_NE(f.note.find("full simulation"), std::string::npos) << f.note;

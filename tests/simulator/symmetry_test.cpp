@@ -8,6 +8,7 @@
 #include <iostream>
 #include <string>
 
+#include "symmetry_test_support.hpp"
 #include "tessera/core/scenario_loader.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 
@@ -49,20 +50,10 @@ void network_bound(LoadedScenario& loaded) {
   loaded.cluster.filesystem.attachment_bandwidth_bytes_per_second = 1e12;
 }
 
-struct Pair {
-  PointResult full;
-  PointResult symmetric;
-};
+using test::FullAndSymmetric;
 
-Pair simulate_both(LoadedScenario loaded) {
-  sim::SimulationOptions options;
-  options.min_played_nodes = kPlayedNodes;
-  Pair pair;
-  loaded.scenario.sim.mode = "full";
-  pair.full = sim::simulate_point_isolated(loaded, loaded.points.front(), options).result;
-  loaded.scenario.sim.mode = "symmetric";
-  pair.symmetric = sim::simulate_point_isolated(loaded, loaded.points.front(), options).result;
-  return pair;
+FullAndSymmetric simulate_both(const LoadedScenario& loaded) {
+  return test::simulate_full_and_symmetric(loaded, kPlayedNodes);
 }
 
 // Within `tolerance` of the part itself, or of 5% of the step for parts much smaller than the
@@ -75,7 +66,7 @@ void expect_close(double full, double symmetric, double scale, double tolerance,
 
 // The step within 1%; each part of its breakdown within 1%, or, for the tree all-reduce (whose
 // node trees over fewer nodes meet other contention in the core), within 5% of the step.
-void expect_agree(const Pair& pair, bool tree = false) {
+void expect_agree(const FullAndSymmetric& pair, bool tree = false) {
   const auto& f = pair.full;
   const auto& s = pair.symmetric;
   EXPECT_NE(f.note.find("full simulation"), std::string::npos) << f.note;

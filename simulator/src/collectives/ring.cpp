@@ -16,29 +16,6 @@
 #include "tessera/simulator/collectives.hpp"
 
 namespace tessera::sim {
-namespace {
-
-// Each node's members in the order of the node's first NVLink ring through them.
-std::vector<int> nodes_in_ring_order(const CollectiveContext& context,
-                                     const std::vector<int>& ranks) {
-  const int per_node = std::max(context.gpus_per_node, 1);
-  std::vector<int> ordered;
-  std::size_t begin = 0;
-  while (begin < ranks.size()) {
-    std::size_t end = begin + 1;
-    while (end < ranks.size() && ranks[end] / per_node == ranks[begin] / per_node) ++end;
-    const std::vector<int> node(ranks.begin() + static_cast<std::ptrdiff_t>(begin),
-                                ranks.begin() + static_cast<std::ptrdiff_t>(end));
-    const auto rings = context.node_rings->rings(node);
-    const auto& order = rings.empty() ? node : rings.front();
-    ordered.insert(ordered.end(), order.begin(), order.end());
-    begin = end;
-  }
-  return ordered;
-}
-
-}  // namespace
-
 const std::vector<const MemberGroup*>& ring_channels(const CollectiveContext& context,
                                                      const MemberGroup& members) {
   struct Channels {
@@ -62,7 +39,11 @@ const std::vector<const MemberGroup*>& ring_channels(const CollectiveContext& co
       }
     }
     if (channels.owned.empty()) {
-      auto ordered = nodes_in_ring_order(context, ranks);
+      // node_groups orders each node's members along its first NVLink ring.
+      std::vector<int> ordered;
+      for (const auto& node : node_groups(context, members).nodes) {
+        for (std::size_t index : node) ordered.push_back(ranks[index]);
+      }
       if (ordered != ranks) channels.owned.push_back(std::make_unique<MemberGroup>(ordered));
     }
   }

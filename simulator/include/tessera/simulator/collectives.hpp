@@ -113,8 +113,8 @@ void ring_pass(const CollectiveContext& context, const std::vector<const MemberG
 // The rings a ring phase over `members` runs, in the same member set, each in its ring order:
 //  - all members on one node through which the node's NVLinks hold rings (and no replicas):
 //    those rings, the channels over which the phase's data is split evenly;
-//  - otherwise one ring: nodes in member order, each node's members in the order of the node's
-//    first NVLink ring through them (where there is one), else in member order.
+//  - otherwise one ring, node by node as node_groups orders them (nodes by their first member,
+//    each node's members along its first NVLink ring through them where there is one).
 // Built once per group and context.
 const std::vector<const MemberGroup*>& ring_channels(const CollectiveContext& context,
                                                      const MemberGroup& members);
