@@ -107,7 +107,10 @@ int layer_check(const LayerCheckSettings& settings) {
   std::set<std::string> found;
   const std::set<std::string> wanted(settings.layers.begin(), settings.layers.end());
   for (const auto& kernel : kernels_to_profile(one_point)) {
-    if (kernel.direction != Direction::forward || !kernels::checkable_layer(kernel.layer)) continue;
+    if (kernel.direction != Direction::forward || kernel.window ||
+        !kernels::checkable_layer(kernel.layer)) {
+      continue;
+    }
     if (!wanted.empty() && !wanted.contains(kernel.layer.name)) continue;
     if (!found.insert(kernel.layer.name).second) continue;
     selected.push_back(kernel);

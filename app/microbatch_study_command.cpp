@@ -137,7 +137,7 @@ std::vector<StudyKernel> convolution_kernels(const LoadedScenario& loaded,
   std::vector<StudyKernel> result;
   const std::set<std::string> wanted(settings.layers.begin(), settings.layers.end());
   for (KernelToProfile& kernel : kernels_to_profile(first)) {
-    if (kernel.layer.kind != LayerKind::convolution) continue;
+    if (kernel.layer.kind != LayerKind::convolution || kernel.window) continue;
     if (!wanted.empty() && !wanted.contains(kernel.layer.name)) continue;
     if (settings.mini_batch > 0) kernel.batch = settings.mini_batch;
     result.push_back({name_prefix.empty() ? kernel.layer.name : name_prefix, std::move(kernel)});

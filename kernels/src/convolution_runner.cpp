@@ -49,9 +49,20 @@ ConvolutionRunner::ConvolutionRunner(Device& device,
                            : std::make_shared<ConvolutionWorkspace>(device)) {}
 ConvolutionRunner::~ConvolutionRunner() = default;
 
-void ConvolutionRunner::follow(Direction direction, MicroBatchPlan plan) {
-  followed_.at(static_cast<std::size_t>(direction)) = std::move(plan);
-  chosen_.clear();  // called while setting up, so recomputing the others costs nothing
+void ConvolutionRunner::follow(const ConvolutionGeometry& geometry, std::int64_t batch,
+                               Direction direction, MicroBatchPlan plan) {
+  const std::string key = problem_key(geometry, batch, direction);
+  chosen_.erase(key);
+  if (plan.micro_batches.empty()) {
+    followed_.erase(key);
+    return;
+  }
+  if (plan.samples() != batch) {
+    throw std::invalid_argument("micro-batch plan '" + describe(plan) + "' covers " +
+                                std::to_string(plan.samples()) + " samples, the problem " +
+                                std::to_string(batch));
+  }
+  followed_[key] = std::move(plan);
 }
 
 const ConvolutionRunner::Choice& ConvolutionRunner::choose(const ConvolutionGeometry& geometry,
@@ -61,10 +72,19 @@ const ConvolutionRunner::Choice& ConvolutionRunner::choose(const ConvolutionGeom
   auto found = chosen_.find(key);
   if (found != chosen_.end()) return found->second;
   auto& kernels = device_.convolutions();
-  const auto& followed = followed_.at(static_cast<std::size_t>(direction));
-  if (!followed.micro_batches.empty() && followed.samples() == batch) {
-    if (const auto bytes = offered_workspace_bytes(kernels, geometry, direction, followed)) {
-      return chosen_.emplace(key, Choice{followed, *bytes}).first->second;
+  if (auto followed = followed_.find(key); followed != followed_.end()) {
+    if (const auto bytes =
+            offered_workspace_bytes(kernels, geometry, direction, followed->second)) {
+      return chosen_.emplace(key, Choice{followed->second, *bytes}).first->second;
+    }
+    // The user's real.deterministic overrides the plan: the first deterministic algorithm runs.
+    if (!kernels.deterministic_only()) {
+      try {
+        micro_batched_workspace_bytes(kernels, geometry, direction, followed->second);
+      } catch (const std::invalid_argument& error) {
+        throw std::runtime_error(device_.info().name + ": the step program runs " + key + " as " +
+                                 error.what() + " (a profile of another device or library?)");
+      }
     }
   }
   const auto offered = kernels.algorithms(geometry, batch, direction);
@@ -84,6 +104,14 @@ const ConvolutionRunner::Choice& ConvolutionRunner::choose(const ConvolutionGeom
   }
   Choice first{{{{batch, pick->name, 0, pick->workspace_bytes}}}, pick->workspace_bytes};
   return chosen_.emplace(key, std::move(first)).first->second;
+}
+
+std::vector<std::string> ConvolutionRunner::unplanned_problems() const {
+  std::vector<std::string> unplanned;
+  for (const auto& [key, choice] : chosen_) {
+    if (!followed_.contains(key)) unplanned.push_back(key);
+  }
+  return unplanned;
 }
 
 const MicroBatchPlan& ConvolutionRunner::plan(const ConvolutionGeometry& geometry,

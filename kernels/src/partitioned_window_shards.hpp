@@ -6,9 +6,10 @@
 #include <memory>
 #include <vector>
 
+#include "tessera/core/shard_window.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/halo_exchange.hpp"
-#include "tessera/kernels/shard_window.hpp"
+#include "tessera/kernels/tensor_box.hpp"
 
 namespace tessera::kernels {
 

@@ -47,6 +47,10 @@ void expect_plan_covers_every_step(const LoadedScenario& loaded) {
       for (const StepOp& op : program.ops) {
         if (op.kind != StepOpKind::compute) continue;
         EXPECT_EQ(op.provenance, Provenance::profile) << op.label << " at point " << point.index;
+        for (const auto& window : op.window_plans) {
+          EXPECT_EQ(window.source, WindowPlanSource::follows_layer)
+              << op.label << ": " << window.kernel.shape << " at point " << point.index;
+        }
         if (op.layer == SIZE_MAX) {
           EXPECT_EQ(op.seconds, 2e-3) << op.label;
         }
@@ -64,13 +68,17 @@ TEST(KernelsToProfile, CoverEveryShardOfAStrongScalingStudy) {
       load_scenario(std::string(TESSERA_SOURCE_DIR) + "/scenarios/cosmoflow_strong_scaling.yaml");
   expect_plan_covers_every_step(loaded);
   // The grid grows along depth, so conv1 runs a different shard at every point.
-  std::set<std::string> conv1_shapes;
+  std::set<std::string> conv1_shapes, conv1_windows;
   for (const KernelToProfile& kernel : kernels_to_profile(loaded)) {
     if (kernel.layer.name == "conv1" && kernel.direction == Direction::forward) {
-      conv1_shapes.insert(kernel.shape);
+      (kernel.window ? conv1_windows : conv1_shapes).insert(kernel.shape);
     }
   }
   EXPECT_EQ(conv1_shapes.size(), loaded.points.size());
+  // Split points add the windows their partitioned kernels run, unpadded.
+  EXPECT_FALSE(conv1_windows.empty());
+  for (const auto& shape : conv1_windows)
+    EXPECT_NE(shape.find(" p0x0x0 "), std::string::npos) << shape;
 }
 
 TEST(KernelsToProfile, CoverEveryStageOfModelParallelWorkers) {

@@ -355,6 +355,84 @@ TEST(StepProgram, ProfiledKernelsReplaceTheRoofline) {
             Provenance::roofline);
 }
 
+// A depth-split convolution runs windows (window_kernels.hpp): its interior window follows the
+// layer's profiled plan at the window's own measured time, its boundary slabs, whose rows lack
+// that algorithm, fall back to theirs, and a pass without window rows keeps its share of the
+// layer's time with no plan (the library picks).
+TEST(StepProgram, SplitConvolutionsRunTheirWindowsAsProfiled) {
+  auto model = build_zoo_model("cosmoflow", {{"width", "128"}});
+  const auto plan = plan_shards(model, config(1, {4, 1, 1}), "pool5", {});
+  const std::size_t index = *model.index_of("conv1");
+  const auto& conv1 = model.layers()[index];
+  const auto& shard = plan.layers[index];
+  ASSERT_TRUE(runs_window_kernels(conv1.layer, shard));
+  ProfileDatabase profiles;
+  const auto row = [&](const std::string& shape, const std::string& algorithm, double seconds) {
+    profiles.add({.device = "test-gpu",
+                  .op = "conv",
+                  .direction = Direction::forward,
+                  .shape = shape,
+                  .micro_batch = 1,
+                  .algorithm = algorithm,
+                  .time_seconds = seconds});
+  };
+  row(kernel_shape_key(conv1.layer, shard.local_inputs, shard.local_output), "implicit_gemm",
+      0.004);
+  const auto windows_of = [&](StepPart part) {
+    return window_kernels_by_shard(conv1, plan.config.spatial_grid, Direction::forward, part);
+  };
+  for (const auto& windows : windows_of(StepPart::interior)) {
+    for (const auto& window : windows) row(window.shape, "implicit_gemm", 0.003);
+  }
+  for (const auto& windows : windows_of(StepPart::boundary)) {
+    for (const auto& window : windows) row(window.shape, "direct", 0.0005);
+  }
+  ComputeCostModel costs{test_device(), &profiles, 64.0 * 1024 * 1024};
+  const auto program = build_step_programs(model, plan, costs, {}).at(0);
+
+  const auto* interior = find_op(program, StepOpKind::compute, "conv1 forward (interior)");
+  ASSERT_NE(interior, nullptr);
+  ASSERT_FALSE(interior->window_plans.empty());
+  for (const auto& window : interior->window_plans) {
+    EXPECT_EQ(window.source, WindowPlanSource::follows_layer);
+    EXPECT_EQ(describe(window.plan), "1 x 1 implicit_gemm");
+  }
+  EXPECT_DOUBLE_EQ(interior->seconds, 0.003);
+  EXPECT_EQ(interior->provenance, Provenance::profile);
+
+  const auto* boundary = find_op(program, StepOpKind::compute, "conv1 forward (boundary)");
+  ASSERT_NE(boundary, nullptr);
+  // Every shard's slabs: the first and last shard have one, the middle ones two of equal shape.
+  ASSERT_FALSE(boundary->window_plans.empty());
+  for (const auto& window : boundary->window_plans) {
+    EXPECT_EQ(window.source, WindowPlanSource::falls_back);
+    EXPECT_EQ(window.plan.micro_batches.at(0).algorithm, "direct");
+    EXPECT_EQ(window.kernel.output.spatial.at(0), 1) << window.kernel.shape;
+  }
+  // The timed shard (the third of four) has a neighbour on each side: two slabs.
+  EXPECT_DOUBLE_EQ(boundary->seconds, 2 * 0.0005);
+  EXPECT_NE(boundary->label.find("windows fall back"), std::string::npos) << boundary->label;
+
+  const auto* filter = find_op(program, StepOpKind::compute, "conv1 backward_filter");
+  ASSERT_NE(filter, nullptr);
+  ASSERT_FALSE(filter->window_plans.empty());
+  for (const auto& window : filter->window_plans) {
+    EXPECT_EQ(window.source, WindowPlanSource::unprofiled);
+    EXPECT_TRUE(window.plan.micro_batches.empty());
+  }
+  EXPECT_EQ(filter->provenance, Provenance::roofline);
+  const auto roofline =
+      costs.layer_time(conv1.layer, shard.local_inputs, shard.local_output, shard.local_batch,
+                       DType::float32, Direction::backward_filter);
+  EXPECT_DOUBLE_EQ(filter->seconds, roofline.seconds);
+  // Unsplit layers run their own problem.
+  for (const auto& op : program.ops) {
+    if (op.layer != SIZE_MAX && !plan.layers[op.layer].spatially_split) {
+      EXPECT_TRUE(op.window_plans.empty()) << op.label;
+    }
+  }
+}
+
 // The ops that take time or move data: without the memory plan's allocations and releases.
 std::vector<StepOp> timed_ops(const StepProgram& program) {
   std::vector<StepOp> ops;

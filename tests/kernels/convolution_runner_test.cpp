@@ -3,6 +3,7 @@
 // results equal the exact convolution either way.
 #include "tessera/kernels/convolution_runner.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -46,7 +47,7 @@ void run(ConvolutionRunner& runner, const ConvolutionGeometry& geometry, std::in
 
 class ConvolutionRunnerFollowing : public ::testing::TestWithParam<Direction> {};
 
-TEST_P(ConvolutionRunnerFollowing, RunsThePlanWhereOfferedAndTheFirstChoiceElsewhere) {
+TEST_P(ConvolutionRunnerFollowing, RunsThePlanForItsProblemAndTheFirstChoiceElsewhere) {
   const Direction direction = GetParam();
   const ConvolutionGeometry geometry = small_3d_convolution();
   auto device = open_cpu_device();
@@ -59,11 +60,11 @@ TEST_P(ConvolutionRunnerFollowing, RunsThePlanWhereOfferedAndTheFirstChoiceElsew
   ConvolutionRunner runner(*device);
   EXPECT_EQ(runner.plan(geometry, batch, direction).micro_batches.front().algorithm,
             first_choice.name);
-  runner.follow(direction, plan);
+  runner.follow(geometry, batch, direction, plan);
   const auto& followed = runner.plan(geometry, batch, direction);
   ASSERT_EQ(followed.micro_batches.size(), 2u);
   EXPECT_EQ(followed.micro_batches[1].algorithm, planned_algorithm);
-  // Another batch cannot be made of the plan's micro-batches: the first choice, undivided.
+  // Another problem (here another batch) has no plan: the first choice, undivided.
   const auto& other_batch = runner.plan(geometry, batch + 1, direction);
   ASSERT_EQ(other_batch.micro_batches.size(), 1u);
   EXPECT_EQ(other_batch.micro_batches.front().samples, batch + 1);
@@ -83,15 +84,29 @@ TEST_P(ConvolutionRunnerFollowing, RunsThePlanWhereOfferedAndTheFirstChoiceElsew
   EXPECT_TRUE(within_rounding(download(*device, *result), tensors.expected, tensors.magnitude));
 }
 
-TEST_P(ConvolutionRunnerFollowing, FallsBackWhenThePlannedAlgorithmIsNotOffered) {
+TEST_P(ConvolutionRunnerFollowing, RefusesAPlanTheDeviceDoesNotOffer) {
   const Direction direction = GetParam();
   const ConvolutionGeometry geometry = small_3d_convolution();
   auto device = open_cpu_device();
   ConvolutionRunner runner(*device);
-  runner.follow(direction, {{{.samples = batch, .algorithm = "no such algorithm"}}});
-  const auto& chosen = runner.plan(geometry, batch, direction);
-  ASSERT_EQ(chosen.micro_batches.size(), 1u);
-  EXPECT_EQ(chosen.micro_batches.front().algorithm,
+  runner.follow(geometry, batch, direction,
+                {{{.samples = batch, .algorithm = "no such algorithm"}}});
+  try {
+    runner.plan(geometry, batch, direction);
+    FAIL() << "ran a plan the device does not offer";
+  } catch (const std::runtime_error& error) {
+    EXPECT_THAT(error.what(), ::testing::HasSubstr("'no such algorithm'"));
+  }
+  EXPECT_THROW(runner.follow(geometry, batch + 1, direction,
+                             {{{.samples = batch, .algorithm = "no such algorithm"}}}),
+               std::invalid_argument);
+  // Under real.deterministic the user's choice overrides the plan: the first deterministic
+  // algorithm runs instead.
+  device->convolutions().keep_deterministic_only(true);
+  ConvolutionRunner deterministic(*device);
+  deterministic.follow(geometry, batch, direction,
+                       {{{.samples = batch, .algorithm = "no such algorithm"}}});
+  EXPECT_EQ(deterministic.plan(geometry, batch, direction).micro_batches.front().algorithm,
             device->convolutions().algorithms(geometry, batch, direction).front().name);
 }
 

@@ -7,6 +7,8 @@
 #include <stdexcept>
 
 #include "partitioned_test_support.hpp"
+#include "tessera/core/window_kernels.hpp"
+#include "tessera/kernels/layer_geometry.hpp"
 
 namespace tessera::kernels {
 namespace {
@@ -69,6 +71,74 @@ TEST(PartitionedConvolution, TwoDimensionalAndBatchOneAlsoMatchWithEveryOverlapP
   auto exchange = in_process_halo_exchange(cpu_device(), 6);
   for (const auto overlap : {HaloOverlap::automatic, HaloOverlap::always, HaloOverlap::never}) {
     const auto errors = check_partitioned_convolution(*exchange, whole, {3, 2}, 1, 5, overlap);
+    EXPECT_LE(errors.output, tolerance);
+    EXPECT_LE(errors.input_gradient, tolerance);
+    EXPECT_LE(errors.filter_gradient, tolerance);
+  }
+}
+
+// The layer core sees for a convolution geometry (one sample).
+ResolvedLayer resolved(const ConvolutionGeometry& g) {
+  ResolvedLayer layer;
+  layer.layer = {.name = "conv",
+                 .kind = LayerKind::convolution,
+                 .params = ConvolutionParams{.out_channels = g.out_channels,
+                                             .kernel = g.kernel,
+                                             .stride = g.stride,
+                                             .padding = g.padding,
+                                             .dilation = g.dilation}};
+  layer.input_shapes = {{.n = 1, .c = g.in_channels, .spatial = g.input_spatial}};
+  layer.output_shape = {.n = 1, .c = g.out_channels, .spatial = g.output_spatial};
+  return layer;
+}
+
+// The windows core plans and times (window_kernels.hpp) are the problems the partitioned kernel
+// runs: given a plan for each of them (the first algorithm offered for it), it runs no problem
+// unplanned, and still matches the unpartitioned convolution.
+TEST(PartitionedConvolution, RunsExactlyTheWindowsCorePlans) {
+  struct Case {
+    std::vector<std::int64_t> grid;
+    std::int64_t stride;
+    HaloOverlap overlap;
+  };
+  for (const Case& c :
+       {Case{{3, 1, 1}, 1, HaloOverlap::always}, Case{{2, 2, 1}, 2, HaloOverlap::always},
+        Case{{1, 3, 2}, 1, HaloOverlap::never}}) {
+    SCOPED_TRACE("grid " + grid_name(c.grid));
+    const auto whole = cubic_convolution(3, 12, 2, 3, 3, c.stride);
+    const ResolvedLayer layer = resolved(whole);
+    const std::int64_t batch = 2;
+    auto runner = std::make_unique<ConvolutionRunner>(cpu_device());
+    std::size_t windows = 0;
+    for (const auto direction :
+         {Direction::forward, Direction::backward_data, Direction::backward_filter}) {
+      std::vector<StepPart> parts{StepPart::whole};
+      if (direction == Direction::forward && c.overlap == HaloOverlap::always) {
+        parts = {StepPart::interior, StepPart::boundary};
+      }
+      for (const StepPart part : parts) {
+        for (const auto& shard : window_kernels_by_shard(layer, c.grid, direction, part)) {
+          for (const WindowKernel& window : shard) {
+            const auto geometry = convolution_geometry(window.layer, window.input, window.output);
+            const auto offered = cpu_device().convolutions().algorithms(geometry, batch, direction);
+            ASSERT_FALSE(offered.empty()) << window.shape;
+            runner->follow(geometry, batch, direction,
+                           {{{.samples = batch, .algorithm = offered.front().name}}});
+            ++windows;
+          }
+        }
+      }
+    }
+    std::int64_t shards = 1;
+    for (std::int64_t parts : c.grid) shards *= parts;
+    EXPECT_GE(windows,
+              static_cast<std::size_t>(3 * shards));  // a window per shard and pass at least
+    auto exchange = in_process_halo_exchange(cpu_device(), shards);
+    const auto errors = check_partitioned_convolution(*exchange, whole, c.grid, batch, 11,
+                                                      c.overlap, std::move(runner));
+    EXPECT_TRUE(errors.unplanned_problems.empty())
+        << errors.unplanned_problems.size() << " unplanned, e.g. "
+        << errors.unplanned_problems.front();
     EXPECT_LE(errors.output, tolerance);
     EXPECT_LE(errors.input_gradient, tolerance);
     EXPECT_LE(errors.filter_gradient, tolerance);

@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "partitioned_test_support.hpp"
-#include "tessera/kernels/tensor_distribution.hpp"
+#include "tessera/kernels/tensor_scatter.hpp"
 
 namespace tessera::kernels {
 namespace {

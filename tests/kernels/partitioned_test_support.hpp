@@ -100,6 +100,7 @@ struct PartitionedErrors {
   double output = 0;
   double input_gradient = 0;
   double filter_gradient = 0;
+  std::vector<std::string> unplanned_problems;  // of the partitioned runner (convolutions)
 };
 
 inline std::vector<std::int64_t> cube(int rank, std::int64_t extent) {
@@ -122,7 +123,8 @@ inline ConvolutionGeometry cubic_convolution(int rank, std::int64_t extent,
 
 inline PartitionedErrors check_partitioned_convolution(
     HaloExchange& exchange, const ConvolutionGeometry& whole, const std::vector<std::int64_t>& grid,
-    std::int64_t batch, std::uint32_t seed, HaloOverlap overlap = HaloOverlap::automatic) {
+    std::int64_t batch, std::uint32_t seed, HaloOverlap overlap = HaloOverlap::automatic,
+    std::unique_ptr<ConvolutionRunner> partitioned_runner = {}) {
   Device& device = exchange.device();
   DeviceTensors memory(device);
   const std::int64_t in_floats = batch * whole.input_floats_per_sample();
@@ -145,7 +147,9 @@ inline PartitionedErrors check_partitioned_convolution(
   const auto dx_expected = memory.read(dx_whole, in_floats);
   const auto dw_expected = memory.read(dw_whole, whole.filter_floats());
 
-  PartitionedConvolution partitioned(exchange, whole, grid, batch, overlap);
+  PartitionedConvolution partitioned(exchange, whole, grid, batch, overlap,
+                                     FilterGradients::summed_over_shards,
+                                     std::move(partitioned_runner));
   const WindowPlan& plan = partitioned.plan();
   const TensorPlacement x_all{batch * whole.in_channels, plan.input().whole()};
   const TensorPlacement y_all{batch * whole.out_channels, plan.output().whole()};
@@ -174,6 +178,7 @@ inline PartitionedErrors check_partitioned_convolution(
         errors.input_gradient, relative_difference(dx, host_box(dx_expected, x_all, window.owned)));
     errors.filter_gradient = std::max(errors.filter_gradient, relative_difference(dw, dw_expected));
   }
+  errors.unplanned_problems = partitioned.runner().unplanned_problems();
   return errors;
 }
 

@@ -88,6 +88,46 @@ inline NetworkMicroBatchPlan halved_micro_batch_plan(Device& device, const Model
   return network;
 }
 
+// Profile rows for every window the split convolutions of `plan` run (window_kernels.hpp), as
+// `tessera profile` would measure them on `device`: each algorithm the device offers for the
+// window at half the batch (1 ms, the first fastest) and at the whole batch (10 ms), so that the
+// windows follow halved_micro_batch_plan's micro-batches wherever its algorithm runs on them.
+inline ProfileDatabase window_profiles(Device& device, const ModelGraph& model,
+                                       const ShardPlan& plan) {
+  ProfileDatabase profiles;
+  for (std::size_t i = 0; i < model.layers().size(); ++i) {
+    const auto& layer = model.layers()[i];
+    if (!runs_window_kernels(layer.layer, plan.layers[i])) continue;
+    const std::int64_t batch = plan.layers[i].local_batch;
+    const std::int64_t half = std::max<std::int64_t>(1, batch / 2);
+    for (const auto direction :
+         {Direction::forward, Direction::backward_data, Direction::backward_filter}) {
+      for (const auto part : {StepPart::whole, StepPart::interior, StepPart::boundary}) {
+        for (const auto& windows :
+             window_kernels_by_shard(layer, plan.config.spatial_grid, direction, part)) {
+          for (const auto& window : windows) {
+            const auto geometry = convolution_geometry(window.layer, window.input, window.output);
+            for (const std::int64_t samples : {half, batch}) {
+              const auto offered = device.convolutions().algorithms(geometry, samples, direction);
+              for (std::size_t k = 0; k < offered.size(); ++k) {
+                profiles.add({.device = "cpu",
+                              .op = "conv",
+                              .direction = direction,
+                              .shape = window.shape,
+                              .micro_batch = samples,
+                              .algorithm = offered[k].name,
+                              .time_seconds = (samples == half ? 1e-3 : 1e-2) * double(k + 1),
+                              .workspace_bytes = offered[k].workspace_bytes});
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return profiles;
+}
+
 // How far trained weights stand from a reference's: the largest absolute difference, and the
 // largest reference weight it is judged against (a relative bound over the whole network).
 struct WeightGap {
@@ -130,12 +170,12 @@ inline void expect_trains_like(const TrainingRun& run, const TrainingRun& refere
 inline StepProgram cpu_program(const ModelGraph& model, const ShardPlan& plan, Optimizer optimizer,
                                const NetworkMicroBatchPlan& micro_batching,
                                bool global_batch_norm = false, const OffloadDecision& offload = {},
-                               int stage = 0) {
+                               int stage = 0, const ProfileDatabase* profiles = nullptr) {
   DeviceRoofline roofline;
   roofline.device = "cpu";
   roofline.fp32_flops_per_second = 1e11;
   roofline.memory_bandwidth_bytes_per_second = 1e10;
-  const ComputeCostModel costs(roofline, nullptr, 64.0 * 1024 * 1024);
+  const ComputeCostModel costs(roofline, profiles, 64.0 * 1024 * 1024);
   const StepOptions options{.optimizer = optimizer,
                             .gradient_bucket_bytes = 1 << 20,
                             .input_source = InputSource::none,
@@ -160,14 +200,17 @@ inline TrainingRun train_model(Communicator& world, const ModelGraph& model,
   const auto plan = plan_shards(model, config, c.spatial_until, c.placement);
   const auto micro_batching = c.halve_micro_batches ? halved_micro_batch_plan(*device, model, plan)
                                                     : NetworkMicroBatchPlan{};
-  real::Trainer trainer(model, plan,
-                        cpu_program(model, plan, c.optimizer, micro_batching, c.global_batch_norm,
-                                    c.offload, static_cast<int>(layout.stage)),
-                        *device, layout,
-                        {.optimizer = c.optimizer,
-                         .learning_rate = c.learning_rate,
-                         .seed = 7,
-                         .deterministic = c.deterministic});
+  const auto windows =
+      c.halve_micro_batches ? window_profiles(*device, model, plan) : ProfileDatabase{};
+  real::Trainer trainer(
+      model, plan,
+      cpu_program(model, plan, c.optimizer, micro_batching, c.global_batch_norm, c.offload,
+                  static_cast<int>(layout.stage), c.halve_micro_batches ? &windows : nullptr),
+      *device, layout,
+      {.optimizer = c.optimizer,
+       .learning_rate = c.learning_rate,
+       .seed = 7,
+       .deterministic = c.deterministic});
   const real::SyntheticInput samples{.seed = 3,
                                      .dataset_samples = c.dataset_samples,
                                      .sample = model.layers().front().output_shape,

@@ -62,6 +62,19 @@ TEST_P(RealTrainerOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
   // redistribution and the gradient buckets where the program has them, and nothing else.
   EXPECT_EQ(run.last_step.executed, testing::expected_executions(run.program))
       << "rank " << world().rank();
+  if (c.halve_micro_batches && world().size() / data > 1) {
+    // The split layers' windows run two micro-batches each where the planned algorithm runs on
+    // them, as the program says.
+    std::size_t halved_windows = 0;
+    for (const auto& op : run.program.ops) {
+      for (const auto& window : op.window_plans) {
+        EXPECT_NE(window.source, WindowPlanSource::unprofiled) << op.label;
+        halved_windows += window.source == WindowPlanSource::follows_layer &&
+                          window.plan.micro_batches.size() == 2;
+      }
+    }
+    EXPECT_GT(halved_windows, 0u);
+  }
 }
 
 // data_split: proportional in the real backend: replicas of unequal batches (3 and 1 samples in

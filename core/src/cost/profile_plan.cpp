@@ -7,6 +7,7 @@
 #include "tessera/core/layer_cost.hpp"
 #include "tessera/core/micro_batch_planner.hpp"
 #include "tessera/core/step_program.hpp"
+#include "tessera/core/window_kernels.hpp"
 
 namespace tessera {
 namespace {
@@ -23,6 +24,14 @@ std::vector<Direction> directions_of(const Layer& layer, const std::vector<Tenso
   if (has_weights)
     return {Direction::forward, Direction::backward_data, Direction::backward_filter};
   return {Direction::forward, Direction::backward_data};
+}
+
+// The parts a split convolution's windows may run in: forward overlapped with the halos or not.
+std::vector<StepPart> parts_of(Direction direction) {
+  if (direction == Direction::forward) {
+    return {StepPart::whole, StepPart::interior, StepPart::boundary};
+  }
+  return {StepPart::whole};
 }
 
 }  // namespace
@@ -51,10 +60,30 @@ std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario) 
           is_convolution(kernel.layer.kind)
               ? candidate_micro_batch_sizes(scenario.scenario.micro_batching.policy, kernel.batch)
               : std::vector<std::int64_t>{kernel.batch};
-      for (Direction direction : directions_of(kernel.layer, kernel.inputs, kernel.output)) {
+      const auto directions = directions_of(kernel.layer, kernel.inputs, kernel.output);
+      for (Direction direction : directions) {
         if (!seen.emplace(kernel.op, kernel.shape, direction, kernel.batch).second) continue;
         kernel.direction = direction;
         kernels.push_back(kernel);
+      }
+      if (!runs_window_kernels(kernel.layer, shard)) continue;
+      for (Direction direction : directions) {
+        for (StepPart part : parts_of(direction)) {
+          for (const auto& windows :
+               window_kernels_by_shard(layers[i], point.config.spatial_grid, direction, part)) {
+            for (const WindowKernel& window : windows) {
+              if (!seen.emplace(kernel.op, window.shape, direction, kernel.batch).second) continue;
+              KernelToProfile windowed = kernel;
+              windowed.layer = window.layer;
+              windowed.inputs = {window.input};
+              windowed.output = window.output;
+              windowed.shape = window.shape;
+              windowed.direction = direction;
+              windowed.window = true;
+              kernels.push_back(std::move(windowed));
+            }
+          }
+        }
       }
     }
   }

@@ -115,7 +115,7 @@ double step_lower_bound(const std::vector<StepProgram>& programs) {
 // The signature lists every field of these structures: one added to them (pipelining's, say)
 // must be added to it too, or candidates that differ in it would share a simulation. These
 // sizes (x86-64, GCC 12) stop the build until it is.
-static_assert(sizeof(StepOp) == 160 && sizeof(StepProgram) == 72 && sizeof(ParallelConfig) == 64,
+static_assert(sizeof(StepOp) == 184 && sizeof(StepProgram) == 72 && sizeof(ParallelConfig) == 64,
               "a field was added to StepOp, StepProgram or ParallelConfig: add it to "
               "simulation_signature, then update these sizes");
 
@@ -158,6 +158,9 @@ std::string simulation_signature(const ParallelConfig& config,
               std::to_string(static_cast<int>(op.source)) + " " +
               std::to_string(static_cast<int>(op.memory)) + " " + std::to_string(op.micro_batch) +
               " " + describe(op.micro_batches);
+      for (const auto& window : op.window_plans) {
+        text += " window " + window.kernel.shape + " " + describe(window.plan);
+      }
     }
   }
   return content_digest(text);

@@ -30,11 +30,6 @@ std::string to_string(StepOpKind kind) {
   return names[static_cast<int>(kind)];
 }
 
-std::string to_string(StepPart part) {
-  static const char* const names[] = {"whole", "interior", "boundary", "statistics", "apply"};
-  return names[static_cast<int>(part)];
-}
-
 MicroBatchingSection micro_batching_under(const Scenario& scenario,
                                           const OffloadDecision& offload) {
   auto settings = scenario.micro_batching;

@@ -6,9 +6,9 @@
 
 #include "tessera/core/input_gradients.hpp"
 #include "tessera/core/memory_plan.hpp"
+#include "tessera/core/tensor_distribution.hpp"
 #include "tessera/core/training_task.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
-#include "tessera/kernels/tensor_distribution.hpp"
 
 namespace tessera::kernels::real {
 namespace {

@@ -409,8 +409,9 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
         "first heuristic; no --profiles)";
   } else if (point.config.spatial_parts() > 1) {
     result.note +=
-        "; convolutions run as the micro-batching plan from the profiles (split layers on their "
-        "haloed windows where the planned algorithms take them)";
+        "; convolutions run as the micro-batching plan from the profiles (split layers on "
+        "their haloed windows, each as the step program planned it from the windows' own "
+        "rows; a window without rows runs the library's choice)";
   } else {
     result.note += "; convolutions run as the micro-batching plan from the profiles";
   }

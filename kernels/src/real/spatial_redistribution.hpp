@@ -14,7 +14,7 @@
 
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/device.hpp"
-#include "tessera/kernels/tensor_distribution.hpp"
+#include "tessera/kernels/tensor_scatter.hpp"
 
 namespace tessera::kernels::real {
 

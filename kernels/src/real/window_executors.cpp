@@ -4,12 +4,12 @@
 #include <stdexcept>
 
 #include "execution_context.hpp"
+#include "tessera/core/tensor_distribution.hpp"
 #include "tessera/kernels/convolution_runner.hpp"
 #include "tessera/kernels/layer_geometry.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
 #include "tessera/kernels/partitioned_convolution.hpp"
 #include "tessera/kernels/partitioned_pooling.hpp"
-#include "tessera/kernels/tensor_distribution.hpp"
 
 namespace tessera::kernels::real {
 namespace {
@@ -41,12 +41,13 @@ class Convolution : public LayerExecutor {
         bias_(std::get<ConvolutionParams>(layer.layer.params).bias) {
     auto runner =
         std::make_unique<ConvolutionRunner>(context.device, context.convolution_workspace);
-    follow_plans(*runner, index, program);
-    if (split && geometry_.transposed) {
-      // Each shard's outputs come from its own inputs alone: one local kernel, no exchange.
+    // Each shard's outputs of a split transposed convolution come from its own inputs alone: one
+    // local kernel, no exchange. A split convolution runs windows.
+    if (split && geometry_.transposed)
       geometry_ = local_transposed_geometry(layer, index, program, context);
-      runner_ = std::move(runner);
-    } else if (split) {
+    const bool windows = split && !geometry_.transposed;
+    follow_plans(*runner, index, program, windows);
+    if (windows) {
       // The program says whether the interior is computed while the halos fly.
       const bool interior = program_has(program, index, StepOpKind::compute, StepPart::interior);
       partitioned_ = std::make_unique<PartitionedConvolution>(
@@ -125,21 +126,21 @@ class Convolution : public LayerExecutor {
 
  private:
   // The micro-batches and algorithms the program's ops run as, where planned from profiles (the
-  // ones the simulator times): an unsplit layer runs them as they are; a split one on its
-  // windows (the runner falls back to the library's first choice where a window cannot take the
-  // planned algorithm).
-  void follow_plans(ConvolutionRunner& runner, std::size_t index, const StepProgram& program) {
+  // ones the simulator times): an unsplit layer's problem, a split transposed convolution's local
+  // one, or each window of a split convolution as the program planned it, fallbacks included.
+  void follow_plans(ConvolutionRunner& runner, std::size_t index, const StepProgram& program,
+                    bool windows) {
     for (const auto& op : program.ops) {
-      if (op.kind != StepOpKind::compute || op.layer != index ||
-          op.micro_batches.micro_batches.empty() || op.provenance != Provenance::profile) {
-        continue;
+      if (op.kind != StepOpKind::compute || op.layer != index) continue;
+      if (windows) {
+        for (const auto& window : op.window_plans) {
+          runner.follow(
+              convolution_geometry(window.kernel.layer, window.kernel.input, window.kernel.output),
+              batch_, op.direction, window.plan);
+        }
+      } else if (!op.micro_batches.micro_batches.empty() && op.provenance == Provenance::profile) {
+        runner.follow(geometry_, batch_, op.direction, op.micro_batches);
       }
-      if (op.micro_batches.samples() != batch_) {
-        throw std::invalid_argument("layer " + name_ + ": the micro-batching plan covers " +
-                                    std::to_string(op.micro_batches.samples()) +
-                                    " samples, the rank runs " + std::to_string(batch_));
-      }
-      runner.follow(op.direction, op.micro_batches);
     }
   }
 

@@ -25,6 +25,9 @@ struct KernelToProfile {
   std::vector<std::int64_t> micro_batches;
   std::string op;     // to_string(layer.kind)
   std::string shape;  // kernel_shape_key(layer, inputs, output)
+  // A window of a split convolution's shard as the partitioned kernel runs it (window_kernels.hpp;
+  // the layer unpadded), not a layer's shard.
+  bool window = false;
 };
 
 // The optimizer update of one GPU's parameters (one model-parallel stage's), keyed as the cost
@@ -37,8 +40,9 @@ struct UpdateToProfile {
   std::string shape;  // parameters_shape(parameters)
 };
 
-// Distinct kernels over all sweep points, in model order, first point first. Only convolutions
-// are micro-batched; other layers are measured at their undivided batch.
+// Distinct kernels over all sweep points, in model order, first point first; a split convolution's
+// windows (every shard's, forward whole, interior and boundary, backward whole) follow its shard.
+// Only convolutions are micro-batched; other layers are measured at their undivided batch.
 std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario);
 // Distinct updates over all sweep points and stages.
 std::vector<UpdateToProfile> updates_to_profile(const LoadedScenario& scenario);

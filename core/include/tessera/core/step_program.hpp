@@ -20,6 +20,8 @@
 #include "tessera/core/parallel_strategy.hpp"
 #include "tessera/core/result_schema.hpp"
 #include "tessera/core/scenario.hpp"
+#include "tessera/core/step_part.hpp"
+#include "tessera/core/window_kernel_plan.hpp"
 
 namespace tessera {
 
@@ -56,13 +58,6 @@ enum class StepOpKind {
 };
 std::string to_string(StepOpKind kind);
 
-// Which part of a layer's pass a compute op is. A window layer split over GPUs computes the
-// outputs that need no halo (interior) while the halos fly and the rest (boundary) after; a
-// batch-norm summing its statistics over the spatial group computes them (statistics), then,
-// after the group's all-reduce, normalises with them (apply).
-enum class StepPart { whole, interior, boundary, statistics, apply };
-std::string to_string(StepPart part);
-
 // The GPUs a group collective spans: the spatial group of a replica, or every GPU of the stage.
 enum class CollectiveGroup { spatial, stage };
 
@@ -92,6 +87,11 @@ struct StepOp {
   // of network_micro_batch_plan.hpp; `seconds` is their time, times the fraction for interior or
   // boundary parts). Empty for other ops.
   MicroBatchPlan micro_batches;
+  // A spatially split convolution runs windows (window_kernels.hpp), not the shard's problem:
+  // with profiles, every distinct window of every shard with its plan (window_kernel_plan.hpp),
+  // which the real backend runs as given; `seconds` is then the timed shard's windows' time
+  // where all of them are profiled. Empty without profiles: the library picks.
+  std::vector<WindowKernelPlan> window_plans;
 };
 
 // Layers whose parameter gradients are all-reduced together, in the order backward finishes

@@ -64,6 +64,7 @@ class ConvolutionKernels {
   // Offer only deterministic algorithms from now on (the scenario's real.deterministic, as
   // PyTorch's torch.backends.cudnn.deterministic), so that training is bit-reproducible.
   void keep_deterministic_only(bool only) { deterministic_only_ = only; }
+  bool deterministic_only() const { return deterministic_only_; }
 
   // y = conv(x, w) + beta * y
   virtual void forward(const ConvolutionGeometry& geometry, std::int64_t batch,

@@ -3,18 +3,16 @@
 // problem runs undivided with the first algorithm the device's library offers, which is what the
 // library itself would pick (oneDNN's automatic implementation on its preferred layouts, cuDNN's
 // first heuristic), or, under a workspace limit, the first that needs no more than the limit
-// (the least needing one where none does). follow() gives a direction a plan made from profiles
-// (micro-batches and algorithms, named as the profile database names them); the runner then
-// executes that plan wherever the device offers its algorithms for the problem at hand, so a
-// partitioned layer's window kernels run the algorithms its shard was planned and simulated with,
-// and falls back to the first choice elsewhere (a boundary slab too thin for the planned algorithm,
-// say).
-#include <array>
+// (the least needing one where none does). follow() gives one problem the plan the step program
+// made for it from profiles (micro-batches and algorithms, named as the profile database names
+// them): a layer's shard, or one window of a split layer's (window_kernel_plan.hpp), whose
+// fallbacks the program has already decided. The runner decides nothing of its own.
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tessera/core/micro_batch_plan.hpp"
 #include "tessera/kernels/convolution_kernels.hpp"
@@ -49,10 +47,11 @@ class ConvolutionRunner {
   explicit ConvolutionRunner(Device& device, std::shared_ptr<ConvolutionWorkspace> workspace = {});
   ~ConvolutionRunner();
 
-  // From now on, run `direction` by `plan` where the device offers its algorithms for the sizes
-  // of its micro-batches and they add up to the problem's batch. An empty plan restores the
-  // library's first choice.
-  void follow(Direction direction, MicroBatchPlan plan);
+  // From now on, run this problem by `plan` (the step program's, from profiles), whose
+  // micro-batches add up to `batch`: a device that does not offer its algorithms for it is an
+  // error, not a silent change of plan. An empty plan restores the library's first choice.
+  void follow(const ConvolutionGeometry& geometry, std::int64_t batch, Direction direction,
+              MicroBatchPlan plan);
 
   void forward(const ConvolutionGeometry& geometry, std::int64_t batch, const float* x,
                const float* w, float* y, float beta);
@@ -60,6 +59,9 @@ class ConvolutionRunner {
                      const float* w, float* dx, float beta);
   void backward_filter(const ConvolutionGeometry& geometry, std::int64_t batch, const float* x,
                        const float* dy, float* dw, float beta);
+
+  // The problems run so far without a plan (on the library's first choice), one line each.
+  std::vector<std::string> unplanned_problems() const;
 
   // How this problem runs (cached): the followed plan, or one micro-batch of the whole batch with
   // the library's first algorithm.
@@ -78,7 +80,7 @@ class ConvolutionRunner {
 
   Device& device_;
   std::shared_ptr<ConvolutionWorkspace> workspace_;
-  std::array<MicroBatchPlan, 3> followed_;  // by Direction; empty: the library's first choice
+  std::map<std::string, MicroBatchPlan> followed_;  // by problem; others: the first choice
   std::map<std::string, Choice> chosen_;
 };
 

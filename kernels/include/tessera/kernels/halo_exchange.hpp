@@ -14,7 +14,8 @@
 #include <memory>
 #include <vector>
 
-#include "tessera/kernels/shard_window.hpp"
+#include "tessera/core/shard_window.hpp"
+#include "tessera/kernels/tensor_box.hpp"
 
 namespace tessera::kernels {
 

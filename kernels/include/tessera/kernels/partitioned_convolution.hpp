@@ -21,9 +21,9 @@
 #include <memory>
 #include <vector>
 
+#include "tessera/core/shard_window.hpp"
 #include "tessera/kernels/convolution_kernels.hpp"
 #include "tessera/kernels/halo_exchange.hpp"
-#include "tessera/kernels/shard_window.hpp"
 
 namespace tessera::kernels {
 
@@ -62,6 +62,8 @@ class PartitionedConvolution {
   PartitionedConvolution& operator=(const PartitionedConvolution&) = delete;
 
   const WindowPlan& plan() const;
+  // The runner its windows run on (and the plans they follow).
+  const ConvolutionRunner& runner() const { return *runner_; }
 
   // One entry per shard the exchange holds locally, in its order: x[i] is batch x in_channels x
   // the shard's input planes (plan().shard(s).owned), y[i] batch x out_channels x its outputs.
@@ -106,13 +108,5 @@ class PartitionedConvolution {
   struct Scratches;
   std::unique_ptr<Scratches> scratch_;
 };
-
-// Outputs of `shard` that read only planes ready before the exchange (`interior`), and the rest
-// of its outputs as disjoint boxes (at most two per axis).
-struct OutputSplit {
-  SpatialBox interior;
-  std::vector<SpatialBox> boundary;
-};
-OutputSplit split_interior(const WindowPlan& plan, const ShardWindow& shard);
 
 }  // namespace tessera::kernels

@@ -11,9 +11,9 @@
 #include <memory>
 #include <vector>
 
+#include "tessera/core/shard_window.hpp"
 #include "tessera/kernels/halo_exchange.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
-#include "tessera/kernels/shard_window.hpp"
 
 namespace tessera::kernels {
 

@@ -7,25 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/spatial_box.hpp"
+
 namespace tessera::kernels {
 
 class Device;
-
-// Per spatial axis, planes [first, first + count).
-struct SpatialBox {
-  std::vector<std::int64_t> first;
-  std::vector<std::int64_t> count;
-
-  int spatial_rank() const { return static_cast<int>(first.size()); }
-  std::int64_t volume() const;  // voxels
-  bool empty() const { return volume() == 0; }
-  std::int64_t last(int axis) const { return first[axis] + count[axis] - 1; }
-  bool operator==(const SpatialBox&) const = default;
-};
-
-SpatialBox intersection(const SpatialBox& a, const SpatialBox& b);
-bool contains(const SpatialBox& outer, const SpatialBox& inner);
-std::string to_string(const SpatialBox& box);  // "[0,8)x[2,4)"
 
 // A dense tensor whose first `spatial.first` plane sits at those coordinates (global ones for a
 // shard's buffer, so that boxes given in global coordinates find their place in it).

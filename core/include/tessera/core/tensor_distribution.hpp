@@ -1,17 +1,14 @@
 #pragma once
 // How a dense N x C x (D x) H x W tensor is split over a grid of shards along its spatial axes:
 // shard boxes (uneven extents allowed, the first extent % parts shards one plane larger, as
-// tessera::shard_planes says), shard numbering and neighbours, and scatter/gather of a whole
-// tensor for tests and for the real backend's input.
+// shard_planes says), shard numbering and neighbours.
 #include <cstdint>
 #include <optional>
 #include <vector>
 
-#include "tessera/kernels/tensor_box.hpp"
+#include "tessera/core/spatial_box.hpp"
 
-namespace tessera::kernels {
-
-class Device;
+namespace tessera {
 
 enum class Side { lower, upper };
 inline Side opposite(Side side) {
@@ -43,14 +40,4 @@ class TensorDistribution {
   std::vector<std::int64_t> grid_;
 };
 
-// Placement of a shard's dense tensor: its owned box, in global coordinates.
-TensorPlacement owned_placement(const TensorDistribution& distribution, std::int64_t shard,
-                                std::int64_t batch_channels);
-
-// whole: host memory, batch_channels x the global volume; shards[i]: device memory of shard i.
-void scatter(Device& device, const TensorDistribution& distribution, std::int64_t batch_channels,
-             const float* whole, const std::vector<float*>& shards);
-void gather(Device& device, const TensorDistribution& distribution, std::int64_t batch_channels,
-            const std::vector<const float*>& shards, float* whole);
-
-}  // namespace tessera::kernels
+}  // namespace tessera

@@ -1,13 +1,13 @@
-#include "tessera/kernels/shard_window.hpp"
+#include "tessera/core/shard_window.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
-#include "integer_division.hpp"
+#include "tessera/core/integer_division.hpp"
 #include "tessera/core/shape_inference.hpp"
 
-namespace tessera::kernels {
+namespace tessera {
 namespace {
 
 const char* axis_name(int axis, int rank) {
@@ -143,4 +143,35 @@ SpatialBox WindowPlan::window_of(const SpatialBox& outputs) const {
   return window;
 }
 
-}  // namespace tessera::kernels
+OutputSplit all_boundary(const ShardWindow& shard) {
+  SpatialBox nothing = shard.outputs;
+  nothing.count.assign(nothing.count.size(), 0);
+  return {nothing, {shard.outputs}};
+}
+
+OutputSplit split_interior(const WindowPlan& plan, const ShardWindow& shard) {
+  OutputSplit split;
+  SpatialBox core = shard.outputs;
+  const SpatialBox& ready = shard.ready_before_exchange;
+  for (int axis = 0; axis < core.spatial_rank(); ++axis) {
+    const WindowAxis& w = plan.axes()[axis];
+    // Output o reads input planes [o*stride - padding, o*stride - padding + reach - 1].
+    const std::int64_t first =
+        std::max(core.first[axis], ceil_div(ready.first[axis] + w.padding, w.stride));
+    const std::int64_t last = std::min(
+        core.last(axis), floor_div(ready.last(axis) + w.padding - w.reach() + 1, w.stride));
+    if (first > last) return all_boundary(shard);
+    SpatialBox below = core, above = core;
+    below.count[axis] = first - core.first[axis];
+    above.first[axis] = last + 1;
+    above.count[axis] = core.last(axis) - last;
+    if (!below.empty()) split.boundary.push_back(below);
+    if (!above.empty()) split.boundary.push_back(above);
+    core.first[axis] = first;
+    core.count[axis] = last - first + 1;
+  }
+  split.interior = core;
+  return split;
+}
+
+}  // namespace tessera

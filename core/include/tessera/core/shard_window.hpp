@@ -3,15 +3,16 @@
 // its own input planes, the halo planes its neighbours send (tessera::shard_window_halo, the
 // core's exact per-shard halo, so the simulator and the real run exchange the same planes), and
 // the padding at the volume's boundary. Both the input and the output are split over the same
-// grid by TensorDistribution's rule.
+// grid by TensorDistribution's rule. The kernels run these windows (kernels/
+// partitioned_convolution.hpp); core times and plans the same ones (window_kernels.hpp).
 #include <cstdint>
 #include <vector>
 
 #include "tessera/core/layer.hpp"
 #include "tessera/core/parallel_strategy.hpp"
-#include "tessera/kernels/tensor_distribution.hpp"
+#include "tessera/core/tensor_distribution.hpp"
 
-namespace tessera::kernels {
+namespace tessera {
 
 struct WindowAxis {
   std::int64_t kernel = 1;
@@ -80,4 +81,14 @@ class WindowPlan {
   std::vector<ShardWindow> shards_;
 };
 
-}  // namespace tessera::kernels
+// Outputs of `shard` that read only planes ready before the exchange (`interior`), and the rest
+// of its outputs as disjoint boxes (at most two per axis).
+struct OutputSplit {
+  SpatialBox interior;
+  std::vector<SpatialBox> boundary;
+};
+OutputSplit split_interior(const WindowPlan& plan, const ShardWindow& shard);
+// No interior: the whole shard is one boundary box, computed after the exchange.
+OutputSplit all_boundary(const ShardWindow& shard);
+
+}  // namespace tessera

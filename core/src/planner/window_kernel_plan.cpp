@@ -1,0 +1,77 @@
+#include "tessera/core/window_kernel_plan.hpp"
+
+#include <algorithm>
+#include <optional>
+
+namespace tessera {
+namespace {
+
+std::optional<MicroBatchPlan> followed(const MicroBatchPlan& layer_plan,
+                                       const std::vector<ProfileEntry>& rows) {
+  MicroBatchPlan plan;
+  for (const MicroBatch& part : layer_plan.micro_batches) {
+    const auto row = std::find_if(rows.begin(), rows.end(), [&](const ProfileEntry& entry) {
+      return entry.ok && entry.micro_batch == part.samples && entry.algorithm == part.algorithm;
+    });
+    if (row == rows.end()) return std::nullopt;
+    plan.micro_batches.push_back(
+        {part.samples, part.algorithm, row->time_seconds, row->workspace_bytes});
+  }
+  return plan;
+}
+
+// The fastest undivided row within the limit, else the least-needing one.
+std::optional<MicroBatchPlan> fallback(const std::vector<ProfileEntry>& rows, std::int64_t batch,
+                                       double limit_bytes) {
+  std::optional<ProfileEntry> fastest, least;
+  for (const auto& entry : rows) {
+    if (!entry.ok || entry.micro_batch != batch) continue;
+    if (entry.workspace_bytes <= limit_bytes &&
+        (!fastest || entry.time_seconds < fastest->time_seconds)) {
+      fastest = entry;
+    }
+    if (!least || entry.workspace_bytes < least->workspace_bytes) least = entry;
+  }
+  const auto& pick = fastest ? fastest : least;
+  if (!pick) return std::nullopt;
+  return MicroBatchPlan{{{batch, pick->algorithm, pick->time_seconds, pick->workspace_bytes}}};
+}
+
+bool profiled(const MicroBatchPlan* plan) {
+  return plan != nullptr && !plan->micro_batches.empty() &&
+         std::all_of(plan->micro_batches.begin(), plan->micro_batches.end(),
+                     [](const MicroBatch& part) { return !part.algorithm.empty(); });
+}
+
+}  // namespace
+
+std::string to_string(WindowPlanSource source) {
+  static const char* const names[] = {"follows the layer", "falls back", "unprofiled"};
+  return names[static_cast<int>(source)];
+}
+
+WindowKernelPlan plan_window_kernel(const WindowKernel& window, Direction direction,
+                                    std::int64_t batch, const MicroBatchPlan* layer_plan,
+                                    const ComputeCostModel& costs, DType dtype) {
+  WindowKernelPlan result{window, direction, {}, WindowPlanSource::unprofiled};
+  if (costs.profiles() == nullptr) return result;
+  const auto rows = costs.profiles()->entries_for(
+      costs.device().device, to_string(window.layer.kind), direction, window.shape, dtype);
+  if (rows.empty()) return result;
+  if (profiled(layer_plan)) {
+    if (auto plan = followed(*layer_plan, rows)) {
+      result.plan = std::move(*plan);
+      result.source = WindowPlanSource::follows_layer;
+      return result;
+    }
+  }
+  const double limit = profiled(layer_plan) ? layer_plan->workspace_bytes()
+                                            : costs.micro_batching().workspace_limit_bytes;
+  if (auto plan = fallback(rows, batch, limit)) {
+    result.plan = std::move(*plan);
+    result.source = WindowPlanSource::falls_back;
+  }
+  return result;
+}
+
+}  // namespace tessera

@@ -1,0 +1,10 @@
+#include "tessera/core/step_part.hpp"
+
+namespace tessera {
+
+std::string to_string(StepPart part) {
+  static const char* const names[] = {"whole", "interior", "boundary", "statistics", "apply"};
+  return names[static_cast<int>(part)];
+}
+
+}  // namespace tessera
