@@ -101,7 +101,8 @@ int profile(const ProfileSettings& settings) {
       settings.layers.empty() ? updates_to_profile(subset) : std::vector<UpdateToProfile>{};
   if (settings.list) {
     for (const auto& kernel : kernels) {
-      std::cout << kernel.layer.name << "  " << to_string(kernel.direction) << "  batch "
+      std::cout << kernel.layer.name << (kernel.window ? " (window)" : "") << "  "
+                << to_string(kernel.direction) << "  batch "
                 << kernel.batch << "  micro-batches " << kernel.micro_batches.size() << "  "
                 << kernel.shape << "\n";
     }
