@@ -145,7 +145,12 @@ TEST(ClusterSpec, EveryPresetHasAllSectionsAndSaysWhatItAssumes) {
 TEST(ClusterSpec, LassenPreset) {
   const auto c = load_cluster_preset("lassen", {}, "platform.preset");
   EXPECT_EQ(c.node.gpu_interconnect, GpuInterconnect::nvlink_mesh);
-  EXPECT_DOUBLE_EQ(c.node.gpu_link_bandwidth_bytes_per_second, 75e9);
+  // AC922: each V100 has 3 links to its socket's other GPU and 3 to its Power9.
+  EXPECT_DOUBLE_EQ(c.node.gpu_link_bandwidth_bytes_per_second, 25e9);
+  EXPECT_EQ(c.node.nvlinks_between(0, 1), 3);
+  EXPECT_EQ(c.node.nvlinks_between(3, 2), 3);
+  EXPECT_EQ(c.node.nvlinks_between(1, 2), 0);  // across the sockets: through the CPUs
+  EXPECT_DOUBLE_EQ(c.node.pcie_bandwidth_bytes_per_second, 75e9);
   EXPECT_EQ(c.node.nics, 2);
   EXPECT_DOUBLE_EQ(c.node.node_nic_bandwidth_bytes_per_second(), 25e9);
   EXPECT_DOUBLE_EQ(c.node.host_memory_bytes, 256e9);
@@ -175,14 +180,16 @@ TEST(ClusterSpec, Dgx1V100Preset) {
   EXPECT_DOUBLE_EQ(c.node.host_memory_bytes, 512e9);
 }
 
-// Every preset that lists NVLinks gives each GPU no more links than its GPU model has (V100 6,
-// P100 4), and the stragglers file keeps dgx1_v100's mesh.
+// Every preset that lists NVLinks gives each GPU the links its GPU model has (V100 6, P100 4),
+// less those to a CPU where the CPU speaks NVLink (Lassen's Power9: 3 per GPU), and the
+// stragglers file keeps dgx1_v100's mesh.
 TEST(ClusterSpec, PresetNvlinkMeshesMatchTheirGpus) {
   for (const auto& name : cluster_preset_names()) {
     SCOPED_TRACE(name);
     const auto c = load_cluster_preset(name, {}, "platform.preset");
     for (const auto& group : c.groups) {
-      const int most = contains(group.gpu.model, "P100") ? 4 : 6;
+      const int cpu_links = name == "lassen" ? 3 : 0;
+      const int most = (contains(group.gpu.model, "P100") ? 4 : 6) - cpu_links;
       for (int gpu = 0; gpu < group.gpus_per_node && !group.node.nvlinks.empty(); ++gpu) {
         int links = 0;
         for (int peer = 0; peer < group.gpus_per_node; ++peer) {

@@ -21,21 +21,27 @@ std::string describe_on(const std::string& preset) {
 TEST(DescribePlatform, SaysTheNvlinkMeshAndItsRings) {
   const auto dgx1 = describe_on("dgx1_v100");
   EXPECT_NE(dgx1.find("NVLink mesh: 16 of 28 GPU pairs linked (the others over PCIe); all-reduce "
-                      "inside a node: 6 rings of 25 GB/s per link"),
+                      "inside a node: 6 rings; 25 GB/s per link"),
             std::string::npos)
       << dgx1;
   const auto mixed = describe_on("v100_p100_mixed");
   EXPECT_NE(mixed.find("v100 nodes: NVLink mesh"), std::string::npos) << mixed;
   EXPECT_NE(mixed.find("p100 nodes: NVLink mesh: 16 of 28 GPU pairs linked (the others over "
-                       "PCIe); all-reduce inside a node: 4 rings of 20 GB/s per link"),
+                       "PCIe); all-reduce inside a node: 4 rings; 20 GB/s per link"),
             std::string::npos)
       << mixed;
-  // Every pair of Lassen's 4 GPUs linked once: one ring each way.
+  // Lassen's GPUs are linked in pairs (3 links each): no NVLink ring through all four.
   const auto lassen = describe_on("lassen");
-  EXPECT_NE(lassen.find("NVLink mesh: 6 of 6 GPU pairs linked; all-reduce inside a node: 2 rings "
-                        "of 75 GB/s per link"),
+  EXPECT_NE(lassen.find("NVLink mesh: 2 of 6 GPU pairs linked (the others over PCIe); all-reduce "
+                        "inside a node: one ring in GPU order, its unlinked hops over PCIe"),
             std::string::npos)
       << lassen;
+  // ABCI's four V100s are fully linked (2 links a pair): one ring each way, as NCCL finds.
+  const auto abci = describe_on("abci");
+  EXPECT_NE(abci.find("NVLink mesh: 6 of 6 GPU pairs linked; all-reduce inside a node: 2 rings; "
+                      "50 GB/s per link"),
+            std::string::npos)
+      << abci;
   EXPECT_EQ(describe_on("dgx_h100_superpod").find("NVLink mesh"), std::string::npos);
 }
 

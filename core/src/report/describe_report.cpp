@@ -54,8 +54,14 @@ std::string nvlink_text(const NodeSpec& node, std::int64_t gpus_per_node) {
   std::ostringstream out;
   out << "NVLink mesh: " << linked_pairs << " of " << pairs << " GPU pairs linked"
       << (linked_pairs < pairs ? " (the others over PCIe)" : "")
-      << "; all-reduce inside a node: " << counted(static_cast<std::int64_t>(rings), "ring")
-      << " of " << node.gpu_link_bandwidth_bytes_per_second / 1e9 << " GB/s per link";
+      << "; all-reduce inside a node: ";
+  if (rings == 0) {
+    out << "one ring in GPU order, its unlinked hops over PCIe (no NVLink ring through every "
+           "GPU)";
+  } else {
+    out << counted(static_cast<std::int64_t>(rings), "ring");
+  }
+  out << "; " << node.gpu_link_bandwidth_bytes_per_second / 1e9 << " GB/s per link";
   return out.str();
 }
 
