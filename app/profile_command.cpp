@@ -102,9 +102,8 @@ int profile(const ProfileSettings& settings) {
   if (settings.list) {
     for (const auto& kernel : kernels) {
       std::cout << kernel.layer.name << (kernel.window ? " (window)" : "") << "  "
-                << to_string(kernel.direction) << "  batch "
-                << kernel.batch << "  micro-batches " << kernel.micro_batches.size() << "  "
-                << kernel.shape << "\n";
+                << to_string(kernel.direction) << "  batch " << kernel.batch << "  micro-batches "
+                << kernel.micro_batches.size() << "  " << kernel.shape << "\n";
     }
     for (const auto& update : updates) std::cout << update.op << "  " << update.shape << "\n";
     std::cout << kernels.size() << " kernels, " << updates.size() << " optimizer updates\n";

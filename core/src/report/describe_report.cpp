@@ -53,8 +53,7 @@ std::string nvlink_text(const NodeSpec& node, std::int64_t gpus_per_node) {
   const int pairs = static_cast<int>(gpus_per_node * (gpus_per_node - 1) / 2);
   std::ostringstream out;
   out << "NVLink mesh: " << linked_pairs << " of " << pairs << " GPU pairs linked"
-      << (linked_pairs < pairs ? " (the others over PCIe)" : "")
-      << "; all-reduce inside a node: ";
+      << (linked_pairs < pairs ? " (the others over PCIe)" : "") << "; all-reduce inside a node: ";
   if (rings == 0) {
     out << "one ring in GPU order, its unlinked hops over PCIe (no NVLink ring through every "
            "GPU)";
