@@ -62,6 +62,34 @@ TEST(KernelProfiler, MeasuresEveryAlgorithmAtEveryMicroBatchSize) {
   }
 }
 
+// A resumed profile measures only the sizes it lacks: a row of any algorithm (failed ones too)
+// makes a size present, and the same shape at another batch is still missing.
+TEST(KernelProfiler, MissingMicroBatchesAreTheSizesWithoutARow) {
+  KernelToProfile kernel;
+  kernel.op = "conv";
+  kernel.shape = "conv k3 s1 p1 d1 g1 in 4x8 out 4x8";
+  kernel.direction = Direction::backward_data;
+  ProfileDatabase database;
+  const auto row = [&](const std::string& device, std::int64_t size, bool ok,
+                       Direction direction = Direction::backward_data) {
+    database.add({.device = device,
+                  .op = "conv",
+                  .direction = direction,
+                  .shape = kernel.shape,
+                  .micro_batch = size,
+                  .algorithm = "a",
+                  .time_seconds = 1e-3,
+                  .ok = ok});
+  };
+  row("cpu", 2, true);
+  row("cpu", 4, false);
+  row("other", 1, true);
+  row("cpu", 1, true, Direction::forward);
+  EXPECT_EQ(missing_micro_batches(database, "cpu", kernel, {1, 2, 4, 8}),
+            (std::vector<std::int64_t>{1, 8}));
+  EXPECT_TRUE(missing_micro_batches(database, "cpu", kernel, {2, 4}).empty());
+}
+
 TEST(KernelProfiler, OtherLayersHaveOneAlgorithmAndLossesComputeTheirGradientInForward) {
   auto device = open_cpu_device();
   std::vector<KernelToProfile> chosen;

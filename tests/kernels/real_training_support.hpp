@@ -28,8 +28,9 @@ struct TrainingRun {
   real::StepReport last_step;
   // Per layer, its parameters where this rank's stage holds the layer (else empty).
   std::vector<std::vector<float>> layer_parameters;
-  StepProgram program;    // the one the trainer played
-  double peak_bytes = 0;  // the most device memory the trainer held at once
+  StepProgram program;                     // the one the trainer played
+  double peak_bytes = 0;                   // the most device memory the trainer held at once
+  std::size_t unplanned_convolutions = 0;  // problems run without a plan from the program
 };
 
 struct TrainingCase {
@@ -231,6 +232,7 @@ inline TrainingRun train_model(Communicator& world, const ModelGraph& model,
   }
   run.program = trainer.program();
   run.peak_bytes = trainer.peak_bytes();
+  run.unplanned_convolutions = trainer.unplanned_convolutions();
   return run;
 }
 

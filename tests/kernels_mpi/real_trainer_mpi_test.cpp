@@ -74,6 +74,10 @@ TEST_P(RealTrainerOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
       }
     }
     EXPECT_GT(halved_windows, 0u);
+    // Every convolution problem ran as the program planned it; the reference, without a plan,
+    // ran the library's choice.
+    EXPECT_EQ(run.unplanned_convolutions, 0u) << "rank " << world().rank();
+    EXPECT_GT(reference.unplanned_convolutions, 0u);
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <set>
 #include <stdexcept>
 
 #include "kernel_launch.hpp"
@@ -126,6 +127,22 @@ std::string transfer_shape(double bytes, int ranks) {
 const std::vector<double>& transfer_sizes_bytes() {
   static const std::vector<double> sizes{4e3, 64e3, 1e6, 16e6, 256e6};
   return sizes;
+}
+
+std::vector<std::int64_t> missing_micro_batches(const ProfileDatabase& database,
+                                                const std::string& device_name,
+                                                const KernelToProfile& kernel,
+                                                const std::vector<std::int64_t>& sizes) {
+  std::set<std::int64_t> present;
+  for (const ProfileEntry& row :
+       database.entries_for(device_name, kernel.op, kernel.direction, kernel.shape, kernel.dtype)) {
+    present.insert(row.micro_batch);
+  }
+  std::vector<std::int64_t> missing;
+  for (std::int64_t size : sizes) {
+    if (!present.contains(size)) missing.push_back(size);
+  }
+  return missing;
 }
 
 }  // namespace tessera::kernels

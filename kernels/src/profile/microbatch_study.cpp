@@ -106,15 +106,7 @@ std::vector<std::int64_t> study_micro_batch_sizes(const StudyOptions& options, s
 std::size_t profile_missing_sizes(Device& device, KernelToProfile kernel,
                                   const std::vector<std::int64_t>& sizes,
                                   const ProfilerOptions& options, ProfileDatabase& database) {
-  std::set<std::int64_t> present;
-  for (const ProfileEntry& row : database.entries_for(
-           device.info().name, kernel.op, kernel.direction, kernel.shape, kernel.dtype)) {
-    present.insert(row.micro_batch);
-  }
-  kernel.micro_batches.clear();
-  for (std::int64_t size : sizes) {
-    if (!present.contains(size)) kernel.micro_batches.push_back(size);
-  }
+  kernel.micro_batches = missing_micro_batches(database, device.info().name, kernel, sizes);
   if (!kernel.micro_batches.empty()) profile_kernels(device, {kernel}, options, database);
   return kernel.micro_batches.size();
 }
@@ -123,17 +115,11 @@ std::size_t profile_missing_sizes_in_context(Device& device, const KernelToProfi
                                              const std::vector<std::int64_t>& sizes,
                                              const ProfilerOptions& options,
                                              ProfileDatabase& database) {
-  std::set<std::int64_t> present;
-  for (const ProfileEntry& row : database.entries_for(
-           device.info().name, kernel.op, kernel.direction, kernel.shape, kernel.dtype)) {
-    present.insert(row.micro_batch);
-  }
   StudyOperands operands(device, kernel);
   const auto geometry = convolution_geometry(kernel.layer, kernel.inputs.front(), kernel.output);
   const auto& skipped = options.skipped_algorithm_prefixes;
   std::size_t measured = 0;
-  for (std::int64_t size : sizes) {
-    if (present.contains(size)) continue;
+  for (std::int64_t size : missing_micro_batches(database, device.info().name, kernel, sizes)) {
     ++measured;
     const std::int64_t repeats = std::max<std::int64_t>(1, kernel.batch / size);
     for (const ConvolutionAlgorithm& algorithm :

@@ -71,6 +71,8 @@ class LayerExecutor {
   virtual void sum_statistics(Direction pass);
   // The loss of the last forward (loss layers only).
   virtual double loss() const { return 0; }
+  // Convolution problems run so far without a plan from the program (the library's choice).
+  virtual std::size_t unplanned_convolutions() const { return 0; }
 
  protected:
   [[noreturn]] void refuse(const std::string& op) const;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <numeric>
 #include <optional>
 #include <set>
 
@@ -382,6 +383,9 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   }
   const auto memory = gather_values(ranks, trainer->peak_bytes());
   result.peak_memory_bytes = *std::max_element(memory.begin(), memory.end());
+  const auto unplanned =
+      gather_values(ranks, static_cast<double>(trainer->unplanned_convolutions()));
+  const auto unplanned_total = std::accumulate(unplanned.begin(), unplanned.end(), 0.0);
   result.samples_per_second = result.step_seconds > 0
                                   ? static_cast<double>(config.global_batch()) / result.step_seconds
                                   : 0;
@@ -414,6 +418,11 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
         "rows; a window without rows runs the library's choice)";
   } else {
     result.note += "; convolutions run as the micro-batching plan from the profiles";
+  }
+  if (profiles != nullptr && unplanned_total > 0) {
+    result.note += "; " + std::to_string(static_cast<long long>(unplanned_total)) +
+                   " convolution problem(s) over the ranks had no rows in the profiles and ran "
+                   "the library's choice";
   }
   if (scenario.real.deterministic) {
     result.note +=

@@ -110,6 +110,10 @@ class Convolution : public LayerExecutor {
     }
   }
 
+  std::size_t unplanned_convolutions() const override {
+    return (partitioned_ ? partitioned_->runner() : *runner_).unplanned_problems().size();
+  }
+
   // A split layer leaves its planes' part of the filter and bias gradients: the gradient
   // all-reduce over every rank sums them (rank_layout.hpp).
   void backward_filter() override {

@@ -56,6 +56,13 @@ void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels
                      const ProfilerOptions& options, ProfileDatabase& database,
                      const ProfileProgress& progress = {});
 
+// The sizes of `sizes` (micro-batches of the kernel) that `database` has no row for on
+// `device_name`, any algorithm: what a resumed or extended run still has to measure.
+std::vector<std::int64_t> missing_micro_batches(const ProfileDatabase& database,
+                                                const std::string& device_name,
+                                                const KernelToProfile& kernel,
+                                                const std::vector<std::int64_t>& sizes);
+
 // The optimizer update over each one's parameters (weights, gradients and moments in device
 // memory, as the real backend holds them), one row each (op update_adam etc., micro-batch 1).
 void profile_updates(Device& device, const std::vector<UpdateToProfile>& updates,

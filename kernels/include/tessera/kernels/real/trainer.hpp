@@ -104,6 +104,9 @@ class Trainer {
   // The most device memory this rank has held at once (tensors, parameters, optimizer state).
   double peak_bytes() const;
   const StepProgram& program() const;
+  // Convolution problems run so far without a plan from the program: the library chose their
+  // algorithm (every one without profiles; with them, windows the profile did not measure).
+  std::size_t unplanned_convolutions() const;
 
  private:
   struct State;
