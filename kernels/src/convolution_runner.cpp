@@ -73,15 +73,13 @@ const ConvolutionRunner::Choice& ConvolutionRunner::choose(const ConvolutionGeom
   if (found != chosen_.end()) return found->second;
   auto& kernels = device_.convolutions();
   if (auto followed = followed_.find(key); followed != followed_.end()) {
-    if (const auto bytes =
-            offered_workspace_bytes(kernels, geometry, direction, followed->second)) {
-      return chosen_.emplace(key, Choice{followed->second, *bytes}).first->second;
-    }
-    // The user's real.deterministic overrides the plan: the first deterministic algorithm runs.
-    if (!kernels.deterministic_only()) {
-      try {
-        micro_batched_workspace_bytes(kernels, geometry, direction, followed->second);
-      } catch (const std::invalid_argument& error) {
+    try {
+      const double bytes =
+          micro_batched_workspace_bytes(kernels, geometry, direction, followed->second);
+      return chosen_.emplace(key, Choice{followed->second, bytes}).first->second;
+    } catch (const std::invalid_argument& error) {
+      // The user's real.deterministic overrides the plan: the first deterministic algorithm runs.
+      if (!kernels.deterministic_only()) {
         throw std::runtime_error(device_.info().name + ": the step program runs " + key + " as " +
                                  error.what() + " (a profile of another device or library?)");
       }

@@ -66,14 +66,6 @@ double micro_batched_workspace_bytes(ConvolutionKernels& kernels,
   return std::get<double>(workspace);
 }
 
-std::optional<double> offered_workspace_bytes(ConvolutionKernels& kernels,
-                                              const ConvolutionGeometry& geometry,
-                                              Direction direction, const MicroBatchPlan& plan) {
-  const auto workspace = plan_workspace(kernels, geometry, direction, plan);
-  if (const auto* bytes = std::get_if<double>(&workspace)) return *bytes;
-  return std::nullopt;
-}
-
 void micro_batched_forward(ConvolutionKernels& kernels, const ConvolutionGeometry& geometry,
                            const MicroBatchPlan& plan, const float* x, const float* w, float* y,
                            float beta, DeviceMemory* workspace) {

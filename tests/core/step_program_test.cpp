@@ -365,7 +365,7 @@ TEST(StepProgram, SplitConvolutionsRunTheirWindowsAsProfiled) {
   const std::size_t index = *model.index_of("conv1");
   const auto& conv1 = model.layers()[index];
   const auto& shard = plan.layers[index];
-  ASSERT_TRUE(runs_window_kernels(conv1.layer, shard));
+  ASSERT_TRUE(runs_window_kernels(conv1.layer, shard.spatially_split));
   ProfileDatabase profiles;
   const auto row = [&](const std::string& shape, const std::string& algorithm, double seconds) {
     profiles.add({.device = "test-gpu",

@@ -98,7 +98,7 @@ inline ProfileDatabase window_profiles(Device& device, const ModelGraph& model,
   ProfileDatabase profiles;
   for (std::size_t i = 0; i < model.layers().size(); ++i) {
     const auto& layer = model.layers()[i];
-    if (!runs_window_kernels(layer.layer, plan.layers[i])) continue;
+    if (!runs_window_kernels(layer.layer, plan.layers[i].spatially_split)) continue;
     const std::int64_t batch = plan.layers[i].local_batch;
     const std::int64_t half = std::max<std::int64_t>(1, batch / 2);
     for (const auto direction :

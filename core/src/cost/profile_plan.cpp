@@ -66,7 +66,7 @@ std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario) 
         kernel.direction = direction;
         kernels.push_back(kernel);
       }
-      if (!runs_window_kernels(kernel.layer, shard)) continue;
+      if (!runs_window_kernels(kernel.layer, shard.spatially_split)) continue;
       for (Direction direction : directions) {
         for (StepPart part : parts_of(direction)) {
           for (const auto& windows :

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <optional>
 
+#include "tessera/core/micro_batch_planner.hpp"
+
 namespace tessera {
 namespace {
 
@@ -18,23 +20,6 @@ std::optional<MicroBatchPlan> followed(const MicroBatchPlan& layer_plan,
         {part.samples, part.algorithm, row->time_seconds, row->workspace_bytes});
   }
   return plan;
-}
-
-// The fastest undivided row within the limit, else the least-needing one.
-std::optional<MicroBatchPlan> fallback(const std::vector<ProfileEntry>& rows, std::int64_t batch,
-                                       double limit_bytes) {
-  std::optional<ProfileEntry> fastest, least;
-  for (const auto& entry : rows) {
-    if (!entry.ok || entry.micro_batch != batch) continue;
-    if (entry.workspace_bytes <= limit_bytes &&
-        (!fastest || entry.time_seconds < fastest->time_seconds)) {
-      fastest = entry;
-    }
-    if (!least || entry.workspace_bytes < least->workspace_bytes) least = entry;
-  }
-  const auto& pick = fastest ? fastest : least;
-  if (!pick) return std::nullopt;
-  return MicroBatchPlan{{{batch, pick->algorithm, pick->time_seconds, pick->workspace_bytes}}};
 }
 
 bool profiled(const MicroBatchPlan* plan) {
@@ -58,17 +43,19 @@ WindowKernelPlan plan_window_kernel(const WindowKernel& window, Direction direct
   const auto rows = costs.profiles()->entries_for(
       costs.device().device, to_string(window.layer.kind), direction, window.shape, dtype);
   if (rows.empty()) return result;
-  if (profiled(layer_plan)) {
+  const bool follows = profiled(layer_plan);
+  if (follows) {
     if (auto plan = followed(*layer_plan, rows)) {
       result.plan = std::move(*plan);
       result.source = WindowPlanSource::follows_layer;
       return result;
     }
   }
-  const double limit = profiled(layer_plan) ? layer_plan->workspace_bytes()
-                                            : costs.micro_batching().workspace_limit_bytes;
-  if (auto plan = fallback(rows, batch, limit)) {
-    result.plan = std::move(*plan);
+  // The fastest undivided row within the limit, else the least-needing one.
+  const double limit =
+      follows ? layer_plan->workspace_bytes() : costs.micro_batching().workspace_limit_bytes;
+  if (auto planned = plan_kernel(rows, MicroBatchPolicy::undivided, batch, limit)) {
+    result.plan = std::move(planned->plan);
     result.source = WindowPlanSource::falls_back;
   }
   return result;

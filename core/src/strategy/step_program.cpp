@@ -174,7 +174,7 @@ class ProgramWriter {
               .seconds = std::max(0.0, cost.seconds) * fraction,
               .provenance = cost.provenance,
               .micro_batches = micro_batches};
-    if (costs_.profiles() != nullptr && runs_window_kernels(layer.layer, shard)) {
+    if (costs_.profiles() != nullptr && runs_window_kernels(layer.layer, shard.spatially_split)) {
       plan_windows(op, micro_batches.micro_batches.empty() ? nullptr : &micro_batches);
     }
     add(std::move(op));

@@ -58,15 +58,8 @@ void check_convolution(const ResolvedLayer& layer) {
 
 }  // namespace
 
-bool runs_window_kernels(const Layer& layer, const LayerShard& shard) {
-  return shard.spatially_split && layer.kind == LayerKind::convolution;
-}
-
-std::vector<WindowKernel> window_kernels(const ResolvedLayer& layer,
-                                         const std::vector<std::int64_t>& grid, std::int64_t shard,
-                                         Direction direction, StepPart part) {
-  check_convolution(layer);
-  return windows_of(layer, window_plan(layer, grid), shard, direction, part);
+bool runs_window_kernels(const Layer& layer, bool spatially_split) {
+  return spatially_split && layer.kind == LayerKind::convolution;
 }
 
 std::vector<std::vector<WindowKernel>> window_kernels_by_shard(

@@ -5,6 +5,7 @@
 
 #include "execution_context.hpp"
 #include "tessera/core/tensor_distribution.hpp"
+#include "tessera/core/window_kernels.hpp"
 #include "tessera/kernels/convolution_runner.hpp"
 #include "tessera/kernels/layer_geometry.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
@@ -43,9 +44,8 @@ class Convolution : public LayerExecutor {
         std::make_unique<ConvolutionRunner>(context.device, context.convolution_workspace);
     // Each shard's outputs of a split transposed convolution come from its own inputs alone: one
     // local kernel, no exchange. A split convolution runs windows.
-    if (split && geometry_.transposed)
-      geometry_ = local_transposed_geometry(layer, index, program, context);
-    const bool windows = split && !geometry_.transposed;
+    const bool windows = runs_window_kernels(layer.layer, split);
+    if (split && !windows) geometry_ = local_transposed_geometry(layer, index, program, context);
     follow_plans(*runner, index, program, windows);
     if (windows) {
       // The program says whether the interior is computed while the halos fly.

@@ -28,17 +28,12 @@ struct WindowKernel {
 
 // Whether a layer's shard runs as window kernels: a (not transposed) convolution split over the
 // spatial grid. A split transposed convolution runs its shard's own planes (no halo).
-bool runs_window_kernels(const Layer& layer, const LayerShard& shard);
+bool runs_window_kernels(const Layer& layer, bool spatially_split);
 
-// The windows shard `shard` (numbered row-major over `grid`, as ranks of a spatial group are)
-// computes for `part` of `direction`: forward interior (none where the shard has no interior) or
-// boundary (one box per side and axis that waits for a halo), else the whole shard. Throws
-// std::invalid_argument where the grid does not fit the layer.
-std::vector<WindowKernel> window_kernels(const ResolvedLayer& layer,
-                                         const std::vector<std::int64_t>& grid, std::int64_t shard,
-                                         Direction direction, StepPart part);
-
-// The same for every shard of the grid, by shard.
+// The windows each shard of `grid` (numbered row-major, as ranks of a spatial group are)
+// computes for `part` of `direction`, by shard: forward interior (none where the shard has no
+// interior) or boundary (one box per side and axis that waits for a halo), else the whole shard.
+// Throws std::invalid_argument where the grid does not fit the layer.
 std::vector<std::vector<WindowKernel>> window_kernels_by_shard(
     const ResolvedLayer& layer, const std::vector<std::int64_t>& grid, Direction direction,
     StepPart part);

@@ -8,7 +8,6 @@
 // beta applies to the first micro-batch only and the others accumulate (beta = 1); passing the
 // caller's beta = 0 to every micro-batch would keep only the last micro-batch's contribution.
 #include <cstdint>
-#include <optional>
 
 #include "tessera/core/micro_batch_plan.hpp"
 #include "tessera/kernels/convolution_kernels.hpp"
@@ -22,11 +21,6 @@ namespace tessera::kernels {
 double micro_batched_workspace_bytes(ConvolutionKernels& kernels,
                                      const ConvolutionGeometry& geometry, Direction direction,
                                      const MicroBatchPlan& plan);
-// The same, or nullopt where the kernels do not offer one of the plan's algorithms for its
-// micro-batch's size (a problem the plan was not made for). Throws for an empty micro-batch.
-std::optional<double> offered_workspace_bytes(ConvolutionKernels& kernels,
-                                              const ConvolutionGeometry& geometry,
-                                              Direction direction, const MicroBatchPlan& plan);
 
 // The batch is plan.samples(); pointers and beta as in ConvolutionKernels.
 void micro_batched_forward(ConvolutionKernels& kernels, const ConvolutionGeometry& geometry,
