@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -71,6 +73,40 @@ TEST_F(CudaDevice, AnImpossibleAllocationSaysHowMuchIsFree) {
   auto small = gpu().allocate(4096);
   gpu().fill(small->data(), small->floats(), 1.0f);
   gpu().synchronize();
+}
+
+TEST_F(CudaDevice, ReleasedMemoryLeavesTheCountInUse) {
+  constexpr std::size_t bytes = std::size_t{256} << 20;
+  const double before = gpu().bytes_in_use();
+  for (int round = 0; round < 2; ++round) {  // the second round reuses what the pool kept
+    {
+      auto block = gpu().allocate(bytes);
+      gpu().fill(block->data(), block->floats(), 1.0f);
+      gpu().synchronize();
+      EXPECT_GE(gpu().bytes_in_use(), before + static_cast<double>(bytes)) << round;
+    }
+    gpu().synchronize();
+    // The pool's page granularity and bookkeeping, not the block.
+    EXPECT_NEAR(gpu().bytes_in_use(), before, 4 << 20) << round;
+  }
+  EXPECT_GE(gpu().peak_bytes_in_use(), before + static_cast<double>(bytes));
+}
+
+TEST(CudaDeviceLifetime, ABlockOutlivingItsDeviceIsFreed) {
+  std::unique_ptr<Device> gpu;
+  try {
+    gpu = open_cuda_device(0);
+  } catch (const std::runtime_error& error) {
+    GTEST_SKIP() << "no CUDA device (" << error.what() << ")";
+  }
+  auto block = gpu->allocate(std::size_t{64} << 20);
+  gpu->fill(block->data(), block->floats(), 1.0f);
+  gpu.reset();    // its streams are gone
+  block.reset();  // freed without them
+  auto again = open_cuda_device(0);
+  auto other = again->allocate(std::size_t{64} << 20);
+  again->fill(other->data(), other->floats(), 2.0f);
+  again->synchronize();
 }
 
 TEST_F(CudaDevice, TimesWorkWithEvents) {

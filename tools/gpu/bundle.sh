@@ -40,7 +40,7 @@ build_dir=$(cd "$build_dir" && pwd)
 
 programs=(app/tessera tests/tessera_kernels_tests tests/tessera_kernels_mpi_tests)
 benchmarks=(tessera_partitioned_convolution_bench tessera_convolution_bench
-            tessera_cpu_layer_kernels_bench tessera_hdf5_read_bench tessera_collectives_bench
+            tessera_device_memory_bench tessera_cpu_layer_kernels_bench tessera_hdf5_read_bench tessera_collectives_bench
             tessera_step_bench)
 if [ "$build" -eq 1 ]; then
   cmake --build "$build_dir" -j "$(nproc)" --target tessera tessera_kernels_tests \

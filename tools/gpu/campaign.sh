@@ -14,6 +14,7 @@
 #   validate    tessera validate-sim on 1 GPU
 #   profile     tessera profile --device cuda:0 for each profile target
 #   microbatch  tessera microbatch-study on cuDNN for each study target
+#   bench       the device-memory benchmark: one allocate-release pair on the CPU and cuda:0
 # Options:
 #   --bundle FILE        the archive (default: build/gpu-bundle/tessera-gpu.tar.xz)
 #   --out DIR            where campaign.tar.gz and summary.txt go, e.g. the device tool's "$OUT"
@@ -67,7 +68,7 @@ study_policies=undivided,power_of_two
 study_in_context=0
 validate_scenarios=scenarios/cosmoflow128_real_gpu.yaml,scenarios/cosmoflow256_real_gpu.yaml
 check_targets=scenarios/cosmoflow128_real_gpu.yaml,scenarios/cosmoflow256_real_gpu.yaml
-all_steps=(versions tests memcheck mpi crosscheck validate profile microbatch)
+all_steps=(versions tests memcheck mpi crosscheck validate profile microbatch bench)
 while [ $# -gt 0 ]; do
   case "$1" in
     --bundle) bundle_archive=$2; shift ;;
@@ -342,6 +343,14 @@ step_microbatch() {
 
 # Runs one step, its output in logs/STEP.log (appended across calls), its outcome in steps.tsv.
 summary_rows=()
+step_bench() {
+  local program="$bundle/bench/tessera_device_memory_bench"
+  [ -x "$program" ] || { echo "no $program: the bundle was built without the benchmarks"; return 1; }
+  mkdir -p "$work/bench"
+  bounded_bundle "$program" \
+    --benchmark_out="$work/bench/device_memory.json" --benchmark_out_format=json
+}
+
 run_step() {
   local step=$1 status=0 begin=$SECONDS outcome log="$work/logs/$1.log"
   step_note=

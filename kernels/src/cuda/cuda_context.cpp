@@ -1,5 +1,7 @@
 #include "cuda/cuda_context.hpp"
 
+#include <cstdint>
+
 #include "cuda/cuda_check.hpp"
 
 namespace tessera::kernels::cuda {
@@ -11,6 +13,14 @@ CudaContext::CudaContext(int device_index) : device_index_(device_index) {
     // stream (nccl_communicator.cpp) then waits for both of them.
     TESSERA_CUDA_CHECK(cudaStreamCreate(&compute_stream_));
     TESSERA_CUDA_CHECK(cudaStreamCreate(&copy_stream_));
+    // Device memory comes from the default pool in stream order (cuda_memory.hpp). By default
+    // the pool gives back what it holds unused at every synchronisation, which the real backend
+    // does after every op; keeping it makes a step's layer-by-layer allocations reuse its blocks.
+    cudaMemPool_t pool = nullptr;
+    TESSERA_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device_index));
+    std::uint64_t keep_everything = UINT64_MAX;
+    TESSERA_CUDA_CHECK(
+        cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything));
     TESSERA_CUDA_CHECK(cudnnCreate(&cudnn_));
     TESSERA_CUDA_CHECK(cudnnSetStream(cudnn_, compute_stream_));
     TESSERA_CUDA_CHECK(cublasCreate(&cublas_));

@@ -1,5 +1,6 @@
-// Device on a CUDA GPU: memory through cudaMalloc, kernels on one compute stream, host transfers
-// on one copy stream, time measured with CUDA events.
+// Device on a CUDA GPU: memory from the device's pool in stream order, kernels on one compute
+// stream, host transfers on one copy stream, time measured with CUDA events.
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -43,6 +44,8 @@ class CudaDevice final : public Device {
   explicit CudaDevice(int index)
       : context_(index),
         info_(describe_device(index)),
+        allocation_stream_(std::make_shared<const AllocationStream>(
+            AllocationStream{.device_index = index, .stream = context_.compute_stream()})),
         copy_after_compute_(cudaEventDisableTiming),
         convolutions_(context_),
         layers_(context_) {}
@@ -52,7 +55,7 @@ class CudaDevice final : public Device {
   std::unique_ptr<DeviceMemory> allocate(std::size_t bytes) override {
     context_.make_current();
     return std::make_unique<CudaDeviceMemory>(
-        bytes, "cuda:" + std::to_string(info_.index) + " (" + info_.name + ")");
+        bytes, allocation_stream_, "cuda:" + std::to_string(info_.index) + " (" + info_.name + ")");
   }
 
   std::unique_ptr<DeviceMemory> allocate_pinned_host(std::size_t bytes) override {
@@ -77,10 +80,7 @@ class CudaDevice final : public Device {
   }
 
   double bytes_in_use() override {
-    context_.make_current();
-    std::size_t free_bytes = 0, total_bytes = 0;
-    TESSERA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const auto used = static_cast<double>(total_bytes - free_bytes);
+    const double used = device_bytes_in_use(info_.index);
     peak_bytes_ = std::max(peak_bytes_, used);
     return used;
   }
@@ -157,6 +157,8 @@ class CudaDevice final : public Device {
 
   CudaContext context_;
   DeviceInfo info_;
+  // Destroyed before context_'s streams: blocks that outlive it are then freed synchronously.
+  std::shared_ptr<const AllocationStream> allocation_stream_;
   double peak_bytes_ = 0;
   CudaEvent copy_after_compute_;
   CudnnConvolutions convolutions_;

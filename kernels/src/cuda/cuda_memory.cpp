@@ -2,29 +2,97 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
+
 #include "cuda/cuda_check.hpp"
 
 namespace tessera::kernels::cuda {
+namespace {
 
-CudaDeviceMemory::CudaDeviceMemory(std::size_t bytes, const std::string& device_name)
-    : bytes_(bytes) {
+struct DriverMemory {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+};
+
+DriverMemory driver_memory(int device_index) {
+  TESSERA_CUDA_CHECK(cudaSetDevice(device_index));
+  DriverMemory memory;
+  TESSERA_CUDA_CHECK(cudaMemGetInfo(&memory.free_bytes, &memory.total_bytes));
+  return memory;
+}
+
+cudaMemPool_t default_pool(int device_index) {
+  cudaMemPool_t pool = nullptr;
+  TESSERA_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device_index));
+  return pool;
+}
+
+std::uint64_t pool_attribute(int device_index, cudaMemPoolAttr attribute) {
+  std::uint64_t value = 0;
+  TESSERA_CUDA_CHECK(cudaMemPoolGetAttribute(default_pool(device_index), attribute, &value));
+  return value;
+}
+
+// Reserved by the pool but not handed out: free for the next allocation, counted used by the
+// driver.
+double pool_unused_bytes(int device_index) {
+  const auto reserved = pool_attribute(device_index, cudaMemPoolAttrReservedMemCurrent);
+  const auto used = pool_attribute(device_index, cudaMemPoolAttrUsedMemCurrent);
+  return reserved > used ? static_cast<double>(reserved - used) : 0.0;
+}
+
+}  // namespace
+
+double device_bytes_in_use(int device_index) {
+  const DriverMemory memory = driver_memory(device_index);
+  const double used = static_cast<double>(memory.total_bytes - memory.free_bytes);
+  const double in_use = used - pool_unused_bytes(device_index);
+  return in_use > 0 ? in_use : 0.0;
+}
+
+double device_bytes_available(int device_index) {
+  return static_cast<double>(driver_memory(device_index).free_bytes) +
+         pool_unused_bytes(device_index);
+}
+
+CudaDeviceMemory::CudaDeviceMemory(std::size_t bytes,
+                                   const std::shared_ptr<const AllocationStream>& stream,
+                                   const std::string& device_name)
+    : bytes_(bytes), stream_(stream) {
   if (bytes == 0) return;
+  const int device = stream->device_index;
+  const auto out_of_memory = [&] {
+    return OutOfDeviceMemory(static_cast<double>(bytes), device_bytes_available(device),
+                             device_name);
+  };
+  // More than the whole device is refused here, whatever the pool's own error for it would be.
+  if (bytes > driver_memory(device).total_bytes) throw out_of_memory();
   void* memory = nullptr;
-  const cudaError_t status = cudaMalloc(&memory, bytes);
+  cudaError_t status = cudaMallocAsync(&memory, bytes, stream->stream);
   if (status == cudaErrorMemoryAllocation) {
     cudaGetLastError();  // an allocation failure is not sticky; clear it for the next call
-    std::size_t free_bytes = 0;
-    std::size_t total_bytes = 0;
-    TESSERA_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    throw OutOfDeviceMemory(static_cast<double>(bytes), static_cast<double>(free_bytes),
-                            device_name);
+    // The pool may hold enough unused, in blocks of other sizes: give them back, then retry once.
+    TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream->stream));
+    TESSERA_CUDA_CHECK(cudaMemPoolTrimTo(default_pool(device), 0));
+    status = cudaMallocAsync(&memory, bytes, stream->stream);
+  }
+  if (status == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    throw out_of_memory();
   }
   TESSERA_CUDA_CHECK(status);
   data_ = static_cast<float*>(memory);
 }
 
 CudaDeviceMemory::~CudaDeviceMemory() {
-  if (data_ != nullptr) cudaFree(data_);
+  if (data_ == nullptr) return;
+  // Errors cannot be reported from a destructor; the block is gone either way.
+  if (const auto stream = stream_.lock()) {
+    cudaSetDevice(stream->device_index);
+    cudaFreeAsync(data_, stream->stream);
+  } else {
+    cudaFree(data_);
+  }
 }
 
 PinnedHostMemory::PinnedHostMemory(std::size_t bytes) : bytes_(bytes) {

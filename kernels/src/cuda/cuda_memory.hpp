@@ -1,20 +1,38 @@
 #pragma once
-// Memory blocks of a CUDA device: device memory (cudaMalloc), pinned host memory for the copy
-// stream (cudaMallocHost), and a growable scratch block for the small per-call uploads of the
-// layer kernels (per-channel statistics, labels) and their per-channel results.
+// Memory blocks of a CUDA device: device memory (stream-ordered, from the device's memory pool),
+// pinned host memory for the copy stream (cudaMallocHost), and a growable scratch block for the
+// small per-call uploads of the layer kernels (per-channel statistics, labels) and their
+// per-channel results.
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "tessera/kernels/device.hpp"
 
 namespace tessera::kernels::cuda {
 
+// The stream whose order device memory is allocated and freed in: the device's compute stream,
+// which every kernel runs on, and which copies and NCCL calls wait for before they start.
+struct AllocationStream {
+  int device_index = 0;
+  cudaStream_t stream = nullptr;
+};
+
+// Device memory from the device's default memory pool (cudaMallocAsync), given back to it in the
+// compute stream's order (cudaFreeAsync). The step program allocates and releases feature maps
+// layer by layer (vDNN); cudaMalloc and cudaFree map and unmap pages and wait for the whole
+// device, NCCL operations waiting for other ranks included, at every one of them. The pool keeps
+// what is freed (cuda_context.cpp sets its release threshold), so a later block of the same size
+// costs no mapping. A block that outlives its device's streams is freed synchronously.
 class CudaDeviceMemory final : public DeviceMemory {
  public:
-  // Throws OutOfDeviceMemory with the requested and the free bytes when cudaMalloc fails.
-  CudaDeviceMemory(std::size_t bytes, const std::string& device_name);
+  // Throws OutOfDeviceMemory with the requested and the free bytes (the device's, plus what the
+  // pool holds unused) when the pool cannot grow by `bytes`, even after giving back what it
+  // holds unused.
+  CudaDeviceMemory(std::size_t bytes, const std::shared_ptr<const AllocationStream>& stream,
+                   const std::string& device_name);
   ~CudaDeviceMemory() override;
   CudaDeviceMemory(const CudaDeviceMemory&) = delete;
   CudaDeviceMemory& operator=(const CudaDeviceMemory&) = delete;
@@ -24,7 +42,14 @@ class CudaDeviceMemory final : public DeviceMemory {
  private:
   float* data_ = nullptr;
   std::size_t bytes_ = 0;
+  std::weak_ptr<const AllocationStream> stream_;
 };
+
+// Bytes in use on the device: what the driver reports used, less what the default pool holds
+// for reuse but has not handed out.
+double device_bytes_in_use(int device_index);
+// Bytes an allocation could still get: the driver's free bytes plus the pool's unused ones.
+double device_bytes_available(int device_index);
 
 class PinnedHostMemory final : public DeviceMemory {
  public:

@@ -48,7 +48,8 @@ class Device {
   virtual void fill(float* device, std::size_t floats, float value) = 0;
   // Device memory in use now, and the most in use since the last reset: on a CPU what this device
   // handed out (exact, tracked at every allocation); on a GPU the device's used bytes as CUDA
-  // reports them (every allocation on it, sampled whenever these are asked).
+  // reports them, less what its memory pool keeps unused for reuse (every allocation on it,
+  // sampled whenever these are asked).
   virtual double bytes_in_use() = 0;
   virtual double peak_bytes_in_use() = 0;
   virtual void reset_peak_bytes_in_use() = 0;
