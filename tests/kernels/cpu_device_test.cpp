@@ -89,6 +89,35 @@ TEST(CpuDevice, CopiesAndFills) {
   EXPECT_EQ(back, std::vector<float>(host.size(), -2.5f));
 }
 
+TEST(CpuDevice, FillsUniformValuesThatDependOnSeedAndIndexAlone) {
+  auto device = open_cpu_device();
+  constexpr std::size_t floats = 100000;
+  auto first = device->allocate(floats * sizeof(float));
+  auto again = device->allocate(floats * sizeof(float));
+  auto other_seed = device->allocate(floats * sizeof(float));
+  auto prefix = device->allocate(10 * sizeof(float));
+  device->fill_uniform(first->data(), floats, 7);
+  device->fill_uniform(again->data(), floats, 7);
+  device->fill_uniform(other_seed->data(), floats, 8);
+  device->fill_uniform(prefix->data(), 10, 7);
+  double sum = 0;
+  std::size_t equal_to_other_seed = 0;
+  for (std::size_t i = 0; i < floats; ++i) {
+    const float value = first->data()[i];
+    ASSERT_GE(value, -1.0f) << i;
+    ASSERT_LT(value, 1.0f) << i;
+    ASSERT_EQ(value, again->data()[i]) << i;
+    if (i < 10) {
+      ASSERT_EQ(value, prefix->data()[i]) << i;
+    }
+    equal_to_other_seed += value == other_seed->data()[i];
+    sum += value;
+  }
+  EXPECT_LT(equal_to_other_seed, 10u);
+  EXPECT_NEAR(sum / floats, 0.0, 0.01);  // uniform on [-1, 1): standard error 0.0018
+  EXPECT_NE(first->data()[0], first->data()[1]);
+}
+
 TEST(CpuDevice, TimesWorkWithASteadyClock) {
   auto device = open_cpu_device();
   const double seconds =

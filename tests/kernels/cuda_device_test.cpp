@@ -59,6 +59,19 @@ TEST_F(CudaDevice, FillsAndCopiesThroughPinnedMemory) {
   for (std::size_t i = 0; i < floats; ++i) ASSERT_EQ(pinned->data()[i], 2.5f) << i;
 }
 
+TEST_F(CudaDevice, FillsTheUniformValuesOfTheCpu) {
+  constexpr std::size_t floats = (std::size_t{1} << 20) + 3;  // several blocks and a tail
+  auto on_gpu = gpu().allocate(floats * sizeof(float));
+  gpu().fill(on_gpu->data(), floats, 2.0f);  // outside [-1, 1): every element must be written
+  gpu().fill_uniform(on_gpu->data(), floats, 42);
+  std::vector<float> back(floats);
+  gpu().copy_to_host(on_gpu->data(), back.data(), floats);
+  auto cpu = open_cpu_device();
+  auto on_cpu = cpu->allocate(floats * sizeof(float));
+  cpu->fill_uniform(on_cpu->data(), floats, 42);
+  for (std::size_t i = 0; i < floats; ++i) ASSERT_EQ(back[i], on_cpu->data()[i]) << i;
+}
+
 TEST_F(CudaDevice, AnImpossibleAllocationSaysHowMuchIsFree) {
   const auto petabyte = std::size_t{1} << 50;
   try {

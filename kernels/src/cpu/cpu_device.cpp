@@ -6,6 +6,8 @@
 #include <cstring>
 #include <new>
 
+#include "counter_random.hpp"
+
 namespace tessera::kernels {
 namespace {
 
@@ -106,6 +108,10 @@ void CpuDevice::copy_on_device(const float* from, float* to, std::size_t floats)
 
 void CpuDevice::fill(float* device, std::size_t floats, float value) {
   std::fill_n(device, floats, value);
+}
+
+void CpuDevice::fill_uniform(float* device, std::size_t floats, std::uint64_t seed) {
+  for (std::size_t index = 0; index < floats; ++index) device[index] = counter_uniform(seed, index);
 }
 
 void CpuDevice::synchronize() {

@@ -38,6 +38,7 @@ class CpuDevice final : public Device {
     accounting_->peak_bytes = accounting_->in_use_bytes.load();
   }
   void fill(float* device, std::size_t floats, float value) override;
+  void fill_uniform(float* device, std::size_t floats, std::uint64_t seed) override;
   void synchronize() override;
   double time_seconds(const std::function<void()>& work) override;
   ConvolutionKernels& convolutions() override { return convolutions_; }

@@ -1,28 +1,16 @@
-// Inverted dropout with a counter-based mask: element i keeps its value when the i-th output of
-// SplitMix64 seeded with `seed` (Steele, Lea and Flood 2014) maps to a uniform >= p. Each
-// element's draw depends only on (seed, i), so the mask is reproducible whatever the order or
-// partitioning of the loop, and a shard can regenerate its part. A plain loop: oneDNN 2.6 has no
-// dropout or random-number primitive.
+// Inverted dropout with a counter-based mask (counter_random.hpp): element i keeps its value when
+// its draw maps to a uniform >= p. A plain loop: oneDNN 2.6 has no dropout or random-number
+// primitive.
 #include <bit>
 #include <cstddef>
 #include <string>
 
 #include "argument_check.hpp"
+#include "counter_random.hpp"
 #include "cpu/cpu_layer_kernels.hpp"
 #include "cpu/dnnl_plain_memory.hpp"
 
 namespace tessera::kernels {
-namespace {
-
-constexpr std::uint64_t kSplitMixIncrement = 0x9e3779b97f4a7c15ULL;
-
-std::uint64_t split_mix64(std::uint64_t state) {
-  state = (state ^ (state >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  state = (state ^ (state >> 27)) * 0x94d049bb133111ebULL;
-  return state ^ (state >> 31);
-}
-
-}  // namespace
 
 void CpuLayerKernels::dropout_forward(std::int64_t count, float drop_probability,
                                       std::uint64_t seed, const float* x, float* mask, float* y) {
@@ -34,7 +22,7 @@ void CpuLayerKernels::dropout_forward(std::int64_t count, float drop_probability
   const auto drop_below = static_cast<std::uint64_t>(static_cast<double>(drop_probability) *
                                                      static_cast<double>(1ULL << 24));
   for (std::size_t index = 0; index < static_cast<std::size_t>(count); ++index) {
-    const std::uint64_t draw = split_mix64(seed + (index + 1) * kSplitMixIncrement) >> 40;
+    const std::uint64_t draw = counter_draw24(seed, index);
     // Selected with integer bit masks: the compiler turns any float select into a branch, and a
     // branch on a random draw is mispredicted half the time at p = 0.5
     // (docs/measurements/2026-11-21.md).

@@ -112,6 +112,11 @@ class CudaDevice final : public Device {
     launch_fill(static_cast<std::int64_t>(floats), value, device, context_.compute_stream());
   }
 
+  void fill_uniform(float* device, std::size_t floats, std::uint64_t seed) override {
+    context_.make_current();
+    launch_fill_uniform(static_cast<std::int64_t>(floats), seed, device, context_.compute_stream());
+  }
+
   void synchronize() override {
     context_.make_current();
     TESSERA_CUDA_CHECK(cudaStreamSynchronize(context_.compute_stream()));

@@ -1,3 +1,4 @@
+#include "counter_random.hpp"
 #include "cuda/cuda_elementwise_kernels.hpp"
 #include "cuda/cuda_for_each.cuh"
 
@@ -25,13 +26,13 @@ struct LeakyReluBackward {
   __device__ void operator()(std::int64_t i) const { dx[i] = x[i] > 0.0f ? dy[i] : slope * dy[i]; }
 };
 
-// SplitMix64's finaliser: a counter-based generator, so every element draws independently of
-// the launch geometry and the mask is reproducible from the seed alone.
-__device__ std::uint64_t mix(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
+struct FillUniform {
+  std::uint64_t seed;
+  float* data;
+  __device__ void operator()(std::int64_t i) const {
+    data[i] = counter_uniform(seed, static_cast<std::uint64_t>(i));
+  }
+};
 
 struct DropoutForward {
   std::uint64_t drop_below;  // of 2^24
@@ -41,8 +42,7 @@ struct DropoutForward {
   float* mask;
   float* y;
   __device__ void operator()(std::int64_t i) const {
-    const std::uint64_t draw =
-        mix(seed + 0x9E3779B97F4A7C15ull * (static_cast<std::uint64_t>(i) + 1)) >> 40;
+    const std::uint64_t draw = counter_draw24(seed, static_cast<std::uint64_t>(i));
     const float m = draw < drop_below ? 0.0f : kept_scale;
     mask[i] = m;
     y[i] = x[i] * m;
@@ -102,6 +102,10 @@ struct AdamUpdate {
 
 void launch_fill(std::int64_t count, float value, float* data, cudaStream_t stream) {
   launch_for_each(count, Fill{value, data}, stream);
+}
+
+void launch_fill_uniform(std::int64_t count, std::uint64_t seed, float* data, cudaStream_t stream) {
+  launch_for_each(count, FillUniform{seed, data}, stream);
 }
 
 void launch_leaky_relu_forward(std::int64_t count, float slope, const float* x, float* y,

@@ -8,6 +8,8 @@
 namespace tessera::kernels::cuda {
 
 void launch_fill(std::int64_t count, float value, float* data, cudaStream_t stream);
+// counter_uniform(seed, i) into element i: values in [-1, 1), the CPU's bits.
+void launch_fill_uniform(std::int64_t count, std::uint64_t seed, float* data, cudaStream_t stream);
 void launch_leaky_relu_forward(std::int64_t count, float slope, const float* x, float* y,
                                cudaStream_t stream);
 void launch_leaky_relu_backward(std::int64_t count, float slope, const float* x, const float* dy,

@@ -46,6 +46,10 @@ class Device {
   virtual void copy_to_device_async(const float* host, float* device, std::size_t floats) = 0;
   virtual void wait_for_copies() = 0;
   virtual void fill(float* device, std::size_t floats, float value) = 0;
+  // Pseudo-random values in [-1, 1), written where they live: element i depends only on (seed,
+  // i), the same bits on every device (kernels/src/counter_random.hpp). For operands whose
+  // values do not matter but must not be zeros (profiles, benchmarks).
+  virtual void fill_uniform(float* device, std::size_t floats, std::uint64_t seed) = 0;
   // Device memory in use now, and the most in use since the last reset: on a CPU what this device
   // handed out (exact, tracked at every allocation); on a GPU the device's used bytes as CUDA
   // reports them, less what its memory pool keeps unused for reuse (every allocation on it,
