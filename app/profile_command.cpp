@@ -1,8 +1,10 @@
 // tessera profile: measure, on a local device, the kernels a scenario's GPUs run, into the
 // profile database the simulator reads. Resumable: the database is rewritten atomically after
 // every kernel, and kernels already in it are not measured again.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -20,6 +22,7 @@
 #include "tessera/kernels/device_inventory.hpp"
 #include "tessera/kernels/kernel_profiler.hpp"
 #include "tessera/kernels/machine_description.hpp"
+#include "tessera/kernels/microbatch_study.hpp"
 
 namespace tessera::app {
 namespace {
@@ -36,6 +39,7 @@ struct ProfileSettings {
   bool copies = true;
   bool fresh = false;
   bool warm_caches = false;
+  bool in_context = false;
   bool list = false;
 };
 
@@ -151,11 +155,29 @@ int profile(const ProfileSettings& settings) {
     kernel.micro_batches =
         kernels::missing_micro_batches(database, device_name, kernel, kernel.micro_batches);
     if (kernel.micro_batches.empty()) continue;
+    // Micro-batches as a plan runs them; the whole batch, one call, alone as without the flag.
+    std::vector<std::int64_t> below_batch;
+    if (settings.in_context && is_convolution(kernel.layer.kind)) {
+      std::copy_if(kernel.micro_batches.begin(), kernel.micro_batches.end(),
+                   std::back_inserter(below_batch),
+                   [&](std::int64_t size) { return size < kernel.batch; });
+    }
     if (writer) {
       std::cerr << "[" << i + 1 << "/" << kernels.size() << "] " << kernel.layer.name << " "
-                << to_string(kernel.direction) << " (batch " << kernel.batch << ")\n";
+                << to_string(kernel.direction) << " (batch " << kernel.batch;
+      if (!below_batch.empty()) {
+        std::cerr << "; micro-batches";
+        for (std::int64_t size : below_batch) std::cerr << " " << size;
+        std::cerr << " in context";
+      }
+      std::cerr << ")\n";
     }
-    kernels::profile_kernels(*device, {kernel}, options, database);
+    if (!below_batch.empty()) {
+      kernels::profile_missing_sizes_in_context(*device, kernel, below_batch, options, database);
+      std::erase_if(kernel.micro_batches, [&](std::int64_t size) { return size < kernel.batch; });
+    }
+    if (!kernel.micro_batches.empty())
+      kernels::profile_kernels(*device, {kernel}, options, database);
     ++measured;
     if (writer) save();
   }
@@ -250,6 +272,10 @@ void add_profile_command(CLI::App& cli, Action& action) {
                     "Time each run right after the previous one, its operands still cached "
                     "(default: write twice the last-level cache in between, as a training step's "
                     "other layers do)");
+  command->add_flag("--in-context", settings->in_context,
+                    "Time a convolution's micro-batch sizes below its batch as a micro-batched "
+                    "plan runs them: B/b calls one after another over the whole batch's operands, "
+                    "the time divided by B/b (default: each size alone)");
   command->add_flag("--list", settings->list, "Print the kernels to measure and stop");
   command->callback([&action, settings] {
     action = [settings] { return run_guarded([&] { return profile(*settings); }); };

@@ -26,6 +26,21 @@ grep -q ",relu,backward_data,.*,default," "$db" || fail "no relu backward row"
 output=$("$tessera" profile "$scenario" --device cpu --output "$db" --no-copies 2>&1)
 echo "$output" | grep -q "profiled 0 new kernels" || fail "second run measured again: $output"
 
+# --in-context: conv micro-batches below the batch timed as a plan runs them, the rest as before.
+in_context="$scratch/c/profile.csv"
+output=$("$tessera" profile "$scenario" --device cpu --output "$in_context" --in-context \
+  --seconds-per-measurement 0.001 --no-copies --warm-caches 2>&1) || fail "profile --in-context: $output"
+echo "$output" | grep -q "conv1 forward (batch 4; micro-batches 1 2 in context)" ||
+  fail "conv1's micro-batches not timed in context: $output"
+echo "$output" | grep -q "relu.*in context" && fail "a non-convolution timed in context: $output"
+for micro_batch in 1 2 4; do
+  grep -q ",conv,forward,conv k3x3 s1x1 p1x1 d1x1 g1 bias in 3x32x32 out 16x32x32,float32,$micro_batch,.*,true$" "$in_context" ||
+    fail "--in-context: no measured conv1 forward row at micro-batch $micro_batch"
+done
+grep -q ",relu,backward_data,.*,default," "$in_context" || fail "--in-context: no relu backward row"
+output=$("$tessera" profile "$scenario" --device cpu --output "$in_context" --in-context --no-copies 2>&1)
+echo "$output" | grep -q "profiled 0 new kernels" || fail "--in-context measured again: $output"
+
 output=$("$tessera" run "$scenario" --backend sim --profiles "$db" \
   --cluster "$scratch/p/this_machine.yaml" --output "$scratch/sim" \
   --trace "$scratch/trace.json" 2>&1) || fail "simulation: $output"

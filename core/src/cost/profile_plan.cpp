@@ -12,10 +12,6 @@
 namespace tessera {
 namespace {
 
-bool is_convolution(LayerKind kind) {
-  return kind == LayerKind::convolution || kind == LayerKind::transposed_convolution;
-}
-
 std::vector<Direction> directions_of(const Layer& layer, const std::vector<TensorShape>& inputs,
                                      const TensorShape& output) {
   if (layer.kind == LayerKind::input) return {};

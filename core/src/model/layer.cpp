@@ -37,6 +37,10 @@ std::string to_string(LayerKind kind) {
   return "unknown";
 }
 
+bool is_convolution(LayerKind kind) {
+  return kind == LayerKind::convolution || kind == LayerKind::transposed_convolution;
+}
+
 const std::vector<std::string>& layer_kind_names() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> list;

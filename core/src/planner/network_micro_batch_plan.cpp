@@ -9,10 +9,6 @@
 namespace tessera {
 namespace {
 
-bool is_convolution(LayerKind kind) {
-  return kind == LayerKind::convolution || kind == LayerKind::transposed_convolution;
-}
-
 // The Pareto plans of one kernel's profile rows within the limit (see pareto_plans_within).
 struct KernelFronts {
   std::vector<MicroBatchPlan> front;            // under the scenario's policy

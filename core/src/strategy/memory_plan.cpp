@@ -25,10 +25,6 @@ double optimizer_states(Optimizer optimizer) {
   return 0;
 }
 
-bool is_convolution(LayerKind kind) {
-  return kind == LayerKind::convolution || kind == LayerKind::transposed_convolution;
-}
-
 // One tensor (a layer's output) as the stage holds it.
 struct TensorLife {
   std::size_t first_forward = 0;  // its allocation: the first forward on the stage touching it

@@ -9,10 +9,6 @@
 namespace tessera::kernels {
 namespace {
 
-bool is_convolution(LayerKind kind) {
-  return kind == LayerKind::convolution || kind == LayerKind::transposed_convolution;
-}
-
 std::size_t to_size(std::int64_t value) {
   return static_cast<std::size_t>(value);
 }

@@ -67,13 +67,10 @@ class StudyOperands {
 
  private:
   float* operand(std::size_t floats) {
-    // Values in [-1, 1) from a fixed pattern: reproducible, and no denormals to slow a kernel.
-    std::vector<float> host(std::max<std::size_t>(floats, 1));
-    for (std::size_t i = 0; i < host.size(); ++i) {
-      host[i] = static_cast<float>(static_cast<double>((i * 7919) % 2001) / 1000.0 - 1.0);
-    }
-    memory_.push_back(device_.allocate(host.size() * sizeof(float)));
-    device_.copy_to_device(host.data(), memory_.back()->data(), host.size());
+    // Drawn on the device from a fixed seed per operand, as the profiler's (no denormals).
+    floats = std::max<std::size_t>(floats, 1);
+    memory_.push_back(device_.allocate(floats * sizeof(float)));
+    device_.fill_uniform(memory_.back()->data(), floats, memory_.size());
     return memory_.back()->data();
   }
 

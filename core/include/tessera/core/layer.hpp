@@ -34,6 +34,8 @@ enum class LayerKind {
 };
 
 std::string to_string(LayerKind kind);
+// A convolution or a transposed one: the layers with algorithms, workspaces and micro-batching.
+bool is_convolution(LayerKind kind);
 const std::vector<std::string>& layer_kind_names();  // as written in model files ("conv", ...)
 LayerKind layer_kind_from_name(const std::string& name);
 
