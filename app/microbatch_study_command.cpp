@@ -197,7 +197,9 @@ int study(const StudySettings& settings) {
       (output / (settings.in_context ? "profile_in_context.csv" : "profile.csv")).string();
   ProfileDatabase database;
   if (!settings.fresh && std::filesystem::exists(profile_path)) database.load_csv(profile_path);
-  const ProfileMetadata metadata{device->info().name, device->info().library, utc_now()};
+  const ProfileMetadata metadata{
+      device->info().name, device->info().library, utc_now(),
+      settings.in_context ? MicroBatchTiming::in_context : MicroBatchTiming::alone};
 
   std::vector<kernels::StudyRow> rows;
   for (std::size_t i = 0; i < to_study.size(); ++i) {

@@ -129,9 +129,21 @@ int profile(const ProfileSettings& settings) {
                                                       : "profiles/" + slug(device_name) + "/" +
                                                             slug(loaded.scenario.name) + ".csv";
 
+  const MicroBatchTiming timing =
+      settings.in_context ? MicroBatchTiming::in_context : MicroBatchTiming::alone;
   ProfileDatabase database;
-  if (!settings.fresh && std::filesystem::exists(output)) database.load_csv(output);
-  const ProfileMetadata metadata{device_name, device->info().library, utc_now()};
+  if (!settings.fresh && std::filesystem::exists(output)) {
+    database.load_csv(output);
+    // One file, one way of timing: its rows do not say which they were.
+    const MicroBatchTiming existing = database.sources().back().micro_batch_timing;
+    if (existing != timing) {
+      throw InputError({}, "--in-context",
+                       output + " holds micro-batches timed " + to_string(existing) + "; profile " +
+                           (settings.in_context ? "with" : "without") +
+                           " --in-context into another --output, or pass --fresh");
+    }
+  }
+  const ProfileMetadata metadata{device_name, device->info().library, utc_now(), timing};
   const auto save = [&] {
     if (!output.empty() && std::filesystem::path(output).has_parent_path()) {
       std::filesystem::create_directories(std::filesystem::path(output).parent_path());

@@ -40,6 +40,12 @@ done
 grep -q ",relu,backward_data,.*,default," "$in_context" || fail "--in-context: no relu backward row"
 output=$("$tessera" profile "$scenario" --device cpu --output "$in_context" --in-context --no-copies 2>&1)
 echo "$output" | grep -q "profiled 0 new kernels" || fail "--in-context measured again: $output"
+grep -q '^# micro_batch_timing: in_context$' "$in_context" || fail "--in-context file does not say so"
+grep -q '^# micro_batch_timing: alone$' "$db" || fail "the default file does not say alone"
+# One file, one way of timing.
+output=$("$tessera" profile "$scenario" --device cpu --output "$db" --in-context --no-copies 2>&1)
+[ $? -eq 2 ] && echo "$output" | grep -q "holds micro-batches timed alone" ||
+  fail "extending an alone-timed file --in-context not refused with exit 2: $output"
 
 output=$("$tessera" run "$scenario" --backend sim --profiles "$db" \
   --cluster "$scratch/p/this_machine.yaml" --output "$scratch/sim" \

@@ -61,6 +61,24 @@ TEST(ProfileDatabase, WhatItWritesReadsBack) {
   EXPECT_EQ(again.sources()[0].created_utc, "2026-01-01T00:00:00Z");
 }
 
+TEST(ProfileDatabase, SaysHowItsMicroBatchesWereTimed) {
+  const auto unstated = load(file(row()));  // written before the line existed: alone
+  EXPECT_EQ(unstated.sources()[0].micro_batch_timing, MicroBatchTiming::alone);
+  const auto written =
+      unstated.to_csv({"gpu", "none", "2026-01-01T00:00:00Z", MicroBatchTiming::in_context});
+  EXPECT_TRUE(contains(written, "\n# micro_batch_timing: in_context\n")) << written;
+  EXPECT_EQ(load(written).sources()[0].micro_batch_timing, MicroBatchTiming::in_context);
+  const auto alone = unstated.to_csv({"gpu", "none", "2026-01-01T00:00:00Z"});
+  EXPECT_EQ(load(alone).sources()[0].micro_batch_timing, MicroBatchTiming::alone);
+  const auto bad = input_error([] {
+    load("# tessera-profile/1\n# micro_batch_timing: warm\n" + std::string(kProfileHeader) + "\n" +
+         row());
+  });
+  EXPECT_EQ(bad.key(), "micro_batch_timing");
+  EXPECT_EQ(bad.where().line, 2);
+  EXPECT_TRUE(contains(bad.problem(), "expected alone or in_context, got 'warm'")) << bad.what();
+}
+
 TEST(ProfileDatabase, CrLfLinesAndBlankLinesAreFine) {
   EXPECT_EQ(load("\r\n" + std::string(kProfileHeader) + "\r\n\r\n" +
                  "gpu,relu,forward,relu in 4 out "

@@ -90,6 +90,13 @@ TEST_F(CudaDevice, AnImpossibleAllocationSaysHowMuchIsFree) {
 
 TEST_F(CudaDevice, ReleasedMemoryLeavesTheCountInUse) {
   constexpr std::size_t bytes = std::size_t{256} << 20;
+  {
+    // The fill kernel's module and the pool load at their first use: not what is counted here.
+    auto warm_up = gpu().allocate(4096);
+    gpu().fill(warm_up->data(), warm_up->floats(), 0.0f);
+    gpu().synchronize();
+  }
+  gpu().synchronize();
   const double before = gpu().bytes_in_use();
   for (int round = 0; round < 2; ++round) {  // the second round reuses what the pool kept
     {

@@ -163,6 +163,16 @@ void read_comment(const std::string& file, int line_number, const std::string& l
   if (name == "device") metadata.device = value;
   if (name == "libraries") metadata.libraries = value;
   if (name == "created_utc") metadata.created_utc = value;
+  if (name == "micro_batch_timing") {
+    if (value == to_string(MicroBatchTiming::alone)) {
+      metadata.micro_batch_timing = MicroBatchTiming::alone;
+    } else if (value == to_string(MicroBatchTiming::in_context)) {
+      metadata.micro_batch_timing = MicroBatchTiming::in_context;
+    } else {
+      throw InputError({file, line_number, 1}, "micro_batch_timing",
+                       "expected alone or in_context, got " + shown(value));
+    }
+  }
 }
 
 }  // namespace

@@ -111,11 +111,15 @@ std::optional<ProfileEntry> ProfileDatabase::best(const std::string& device, con
   return best;
 }
 
+std::string to_string(MicroBatchTiming timing) {
+  return timing == MicroBatchTiming::in_context ? "in_context" : "alone";
+}
+
 std::string ProfileDatabase::to_csv(const ProfileMetadata& metadata) const {
   std::ostringstream out;
   out << "# tessera-profile/1\n# device: " << metadata.device
       << "\n# libraries: " << metadata.libraries << "\n# created_utc: " << metadata.created_utc
-      << "\n"
+      << "\n# micro_batch_timing: " << to_string(metadata.micro_batch_timing) << "\n"
       << kProfileHeader << "\n";
   for (const auto& [key, entries] : by_kernel_) {
     for (const auto& e : entries) {

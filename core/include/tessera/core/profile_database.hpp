@@ -6,11 +6,14 @@
 //   # device: <name as the cluster file's gpu.model, or the CPU's model name>
 //   # libraries: cuDNN 9.19.0, NCCL 2.28.9
 //   # created_utc: 2026-11-21T12:00:00Z
+//   # micro_batch_timing: alone
 //   device,op,direction,shape,dtype,micro_batch,algorithm,time_s,workspace_bytes,ok
 //
 // `shape` is kernel_shape_key() of the layer shard, so the profiler and the simulator agree on
 // what was measured; `micro_batch` is the batch one kernel call processed (the shard's N when
-// undivided); `ok` says whether the algorithm ran.
+// undivided); `ok` says whether the algorithm ran. `micro_batch_timing` says how a convolution's
+// micro-batch sizes below its batch were timed (MicroBatchTiming; files written before
+// 2026-11-26 lack the line and were timed alone).
 //
 // The loader checks every row as the scenario loader checks a scenario; anything else is an
 // InputError naming file, line, column and the column's name:
@@ -64,10 +67,17 @@ struct ProfileEntry {
   SourceLocation where;  // the row's file and line; empty when measured by this process
 };
 
+// How a convolution's micro-batch sizes b below its batch B were timed: alone (one call of b
+// samples, repeated) or in context (B/b calls one after another over the whole batch, as a
+// micro-batched plan runs them, the time divided by B/b).
+enum class MicroBatchTiming { alone, in_context };
+std::string to_string(MicroBatchTiming timing);
+
 struct ProfileMetadata {
   std::string device;
   std::string libraries;
   std::string created_utc;
+  MicroBatchTiming micro_batch_timing = MicroBatchTiming::alone;
 };
 
 // Canonical text of what a kernel computes, without the batch: the op's hyper-parameters and the
