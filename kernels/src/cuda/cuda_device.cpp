@@ -44,8 +44,10 @@ class CudaDevice final : public Device {
   explicit CudaDevice(int index)
       : context_(index),
         info_(describe_device(index)),
-        allocation_stream_(std::make_shared<const AllocationStream>(
-            AllocationStream{.device_index = index, .stream = context_.compute_stream()})),
+        allocation_(std::make_shared<const AllocationContext>(
+            AllocationContext{.device_index = index,
+                              .capacity_bytes = info_.memory_bytes,
+                              .stream = context_.compute_stream()})),
         copy_after_compute_(cudaEventDisableTiming),
         convolutions_(context_),
         layers_(context_) {}
@@ -55,7 +57,7 @@ class CudaDevice final : public Device {
   std::unique_ptr<DeviceMemory> allocate(std::size_t bytes) override {
     context_.make_current();
     return std::make_unique<CudaDeviceMemory>(
-        bytes, allocation_stream_, "cuda:" + std::to_string(info_.index) + " (" + info_.name + ")");
+        bytes, allocation_, "cuda:" + std::to_string(info_.index) + " (" + info_.name + ")");
   }
 
   std::unique_ptr<DeviceMemory> allocate_pinned_host(std::size_t bytes) override {
@@ -163,7 +165,7 @@ class CudaDevice final : public Device {
   CudaContext context_;
   DeviceInfo info_;
   // Destroyed before context_'s streams: blocks that outlive it are then freed synchronously.
-  std::shared_ptr<const AllocationStream> allocation_stream_;
+  std::shared_ptr<const AllocationContext> allocation_;
   double peak_bytes_ = 0;
   CudaEvent copy_after_compute_;
   CudnnConvolutions convolutions_;

@@ -56,25 +56,25 @@ double device_bytes_available(int device_index) {
 }
 
 CudaDeviceMemory::CudaDeviceMemory(std::size_t bytes,
-                                   const std::shared_ptr<const AllocationStream>& stream,
+                                   const std::shared_ptr<const AllocationContext>& context,
                                    const std::string& device_name)
-    : bytes_(bytes), stream_(stream) {
+    : bytes_(bytes), context_(context) {
   if (bytes == 0) return;
-  const int device = stream->device_index;
+  const int device = context->device_index;
   const auto out_of_memory = [&] {
     return OutOfDeviceMemory(static_cast<double>(bytes), device_bytes_available(device),
                              device_name);
   };
   // More than the whole device is refused here, whatever the pool's own error for it would be.
-  if (bytes > driver_memory(device).total_bytes) throw out_of_memory();
+  if (static_cast<double>(bytes) > context->capacity_bytes) throw out_of_memory();
   void* memory = nullptr;
-  cudaError_t status = cudaMallocAsync(&memory, bytes, stream->stream);
+  cudaError_t status = cudaMallocAsync(&memory, bytes, context->stream);
   if (status == cudaErrorMemoryAllocation) {
     cudaGetLastError();  // an allocation failure is not sticky; clear it for the next call
     // The pool may hold enough unused, in blocks of other sizes: give them back, then retry once.
-    TESSERA_CUDA_CHECK(cudaStreamSynchronize(stream->stream));
+    TESSERA_CUDA_CHECK(cudaStreamSynchronize(context->stream));
     TESSERA_CUDA_CHECK(cudaMemPoolTrimTo(default_pool(device), 0));
-    status = cudaMallocAsync(&memory, bytes, stream->stream);
+    status = cudaMallocAsync(&memory, bytes, context->stream);
   }
   if (status == cudaErrorMemoryAllocation) {
     cudaGetLastError();
@@ -87,9 +87,9 @@ CudaDeviceMemory::CudaDeviceMemory(std::size_t bytes,
 CudaDeviceMemory::~CudaDeviceMemory() {
   if (data_ == nullptr) return;
   // Errors cannot be reported from a destructor; the block is gone either way.
-  if (const auto stream = stream_.lock()) {
-    cudaSetDevice(stream->device_index);
-    cudaFreeAsync(data_, stream->stream);
+  if (const auto context = context_.lock()) {
+    cudaSetDevice(context->device_index);
+    cudaFreeAsync(data_, context->stream);
   } else {
     cudaFree(data_);
   }

@@ -13,10 +13,12 @@
 
 namespace tessera::kernels::cuda {
 
-// The stream whose order device memory is allocated and freed in: the device's compute stream,
-// which every kernel runs on, and which copies and NCCL calls wait for before they start.
-struct AllocationStream {
+// Where device memory is allocated and freed: the device, its memory (known once, at opening),
+// and the stream whose order allocations and frees take: the compute stream, which every kernel
+// runs on, and which copies and NCCL calls wait for before they start.
+struct AllocationContext {
   int device_index = 0;
+  double capacity_bytes = 0;
   cudaStream_t stream = nullptr;
 };
 
@@ -31,7 +33,7 @@ class CudaDeviceMemory final : public DeviceMemory {
   // Throws OutOfDeviceMemory with the requested and the free bytes (the device's, plus what the
   // pool holds unused) when the pool cannot grow by `bytes`, even after giving back what it
   // holds unused.
-  CudaDeviceMemory(std::size_t bytes, const std::shared_ptr<const AllocationStream>& stream,
+  CudaDeviceMemory(std::size_t bytes, const std::shared_ptr<const AllocationContext>& context,
                    const std::string& device_name);
   ~CudaDeviceMemory() override;
   CudaDeviceMemory(const CudaDeviceMemory&) = delete;
@@ -42,7 +44,7 @@ class CudaDeviceMemory final : public DeviceMemory {
  private:
   float* data_ = nullptr;
   std::size_t bytes_ = 0;
-  std::weak_ptr<const AllocationStream> stream_;
+  std::weak_ptr<const AllocationContext> context_;
 };
 
 // Bytes in use on the device: what the driver reports used, less what the default pool holds
