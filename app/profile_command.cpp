@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
-#include <iterator>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -170,9 +169,11 @@ int profile(const ProfileSettings& settings) {
     // Micro-batches as a plan runs them; the whole batch, one call, alone as without the flag.
     std::vector<std::int64_t> below_batch;
     if (settings.in_context && is_convolution(kernel.layer.kind)) {
-      std::copy_if(kernel.micro_batches.begin(), kernel.micro_batches.end(),
-                   std::back_inserter(below_batch),
-                   [&](std::int64_t size) { return size < kernel.batch; });
+      const auto whole =
+          std::stable_partition(kernel.micro_batches.begin(), kernel.micro_batches.end(),
+                                [&](std::int64_t size) { return size < kernel.batch; });
+      below_batch.assign(kernel.micro_batches.begin(), whole);
+      kernel.micro_batches.erase(kernel.micro_batches.begin(), whole);
     }
     if (writer) {
       std::cerr << "[" << i + 1 << "/" << kernels.size() << "] " << kernel.layer.name << " "
@@ -186,7 +187,6 @@ int profile(const ProfileSettings& settings) {
     }
     if (!below_batch.empty()) {
       kernels::profile_missing_sizes_in_context(*device, kernel, below_batch, options, database);
-      std::erase_if(kernel.micro_batches, [&](std::int64_t size) { return size < kernel.batch; });
     }
     if (!kernel.micro_batches.empty())
       kernels::profile_kernels(*device, {kernel}, options, database);

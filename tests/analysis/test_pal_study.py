@@ -7,18 +7,13 @@ Needs Debian's python3-yaml (the script imports it); skipped without it.
 """
 
 import importlib.util
-import os
 import unittest
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCRIPT = os.path.join(REPO, "analysis", "pal_study.py")
+import analysis_scripts
 
 
 def load_script():
-    spec = importlib.util.spec_from_file_location("pal_study", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return analysis_scripts.load("pal_study")
 
 
 def point(variant, degree, gpus, hours, fits="true", status="ok"):

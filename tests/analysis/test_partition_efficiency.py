@@ -13,8 +13,9 @@ import sys
 import tempfile
 import unittest
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCRIPT = os.path.join(REPO, "analysis", "partition_efficiency.py")
+from analysis_scripts import REPO, script_path
+
+SCRIPT = script_path("partition_efficiency")
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 H100_PROFILE = os.path.join(REPO, "scenarios", "profiles", "h100",
                             "cosmoflow128-profile-shards.csv")

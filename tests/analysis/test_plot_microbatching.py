@@ -12,8 +12,9 @@ import sys
 import tempfile
 import unittest
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCRIPT = os.path.join(REPO, "analysis", "plot_microbatching.py")
+from analysis_scripts import script_path
+
+SCRIPT = script_path("plot_microbatching")
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 
 # The header `tessera microbatch-study` writes (kernels/src/profile/microbatch_study_report.cpp).

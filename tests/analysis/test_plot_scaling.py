@@ -13,8 +13,9 @@ import sys
 import tempfile
 import unittest
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCRIPT = os.path.join(REPO, "analysis", "plot_scaling.py")
+from analysis_scripts import script_path
+
+SCRIPT = script_path("plot_scaling")
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 
 # The header of analysis/RESULT_SCHEMA.md, in order.

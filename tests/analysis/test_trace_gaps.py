@@ -4,7 +4,6 @@
     /usr/bin/python3 -m unittest discover -s tests/analysis -v      (from the repository root)
 """
 
-import importlib.util
 import io
 import json
 import os
@@ -12,15 +11,11 @@ import tempfile
 import unittest
 from contextlib import redirect_stderr, redirect_stdout
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SCRIPT = os.path.join(REPO, "analysis", "trace_gaps.py")
+import analysis_scripts
 
 
 def load_script():
-    spec = importlib.util.spec_from_file_location("trace_gaps", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return analysis_scripts.load("trace_gaps")
 
 
 def span(name, ts, dur, pid=0, tid=0):

@@ -1,0 +1,18 @@
+"""The analysis/ scripts as modules, for the tests beside this file (not a test itself)."""
+
+import importlib.util
+import os
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def script_path(name):
+    return os.path.join(REPO, "analysis", name + ".py")
+
+
+def load(name):
+    """analysis/<name>.py, loaded as module <name> (the scripts are not a package)."""
+    spec = importlib.util.spec_from_file_location(name, script_path(name))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
