@@ -3,8 +3,8 @@
 #   ./setup.sh                      Release build in build/
 #   ./setup.sh --build-dir DIR      build elsewhere
 #   ./setup.sh --cpu-only           without the CUDA parts
-#   ./setup.sh --sanitize           with AddressSanitizer + UndefinedBehaviorSanitizer
-#   ./setup.sh --fuzz               the libFuzzer targets (clang)
+#   ./setup.sh --sanitize           with AddressSanitizer + UndefinedBehaviorSanitizer (clang, CPU parts)
+#   ./setup.sh --fuzz               the libFuzzer targets too (implies --sanitize)
 #   ./setup.sh --no-install         skip the package step
 #   ./setup.sh --target NAME        build only this target (e.g. the fuzzer)
 #   ./setup.sh --no-benchmarks      without the Google Benchmark binaries
@@ -15,17 +15,19 @@ build_dir=build
 cmake_args=(-DCMAKE_BUILD_TYPE=Release)
 install=1
 build_target=()
+sanitize_args=(-DTESSERA_SANITIZE=ON -DTESSERA_CUDA=OFF -DCMAKE_C_COMPILER=clang-14
+               -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo
+               "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
+               "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG")
 while [ $# -gt 0 ]; do
   case "$1" in
     --build-dir) build_dir=$2; shift ;;
     --cpu-only) cmake_args+=(-DTESSERA_CUDA=OFF) ;;
-    # -O1 -g1: line numbers in the sanitizers' reports at about half the compile time of -O2 -g
-    # (docs/measurements/2026-11-21.md).
-    --sanitize) cmake_args+=(-DTESSERA_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
-                             "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
-                             "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG") ;;
-    --fuzz) cmake_args+=(-DTESSERA_FUZZ=ON -DTESSERA_CUDA=OFF -DCMAKE_C_COMPILER=clang-14
-                         -DCMAKE_CXX_COMPILER=clang++-14 -DTESSERA_BUILD_BENCHMARKS=OFF) ;;
+    # clang: the sanitized build in about half GCC's time; -O1 -g1: line numbers in the reports
+    # at about half the compile time of -O2 -g (docs/measurements/2026-11-21.md, 2026-11-26.md).
+    # nvcc takes none of the sanitizers' flags: the CUDA parts are left out.
+    --sanitize) cmake_args+=("${sanitize_args[@]}") ;;
+    --fuzz) cmake_args+=("${sanitize_args[@]}" -DTESSERA_FUZZ=ON) ;;
     --werror) cmake_args+=(-DTESSERA_WERROR=ON) ;;
     --no-install) install=0 ;;
     --target) build_target=(--target "$2"); shift ;;

@@ -4,20 +4,31 @@
 #      every unit and command-line test; then the check that setup.sh installs every Debian
 #      package the build uses (tests/setup/check_packages.sh), and that every C++ source is
 #      formatted as .clang-format says (tests/style/check_format.sh).
-#   2. CPU-only build (no CUDA) with AddressSanitizer + UndefinedBehaviorSanitizer: every test
-#      again but those labelled `heavy` (4-rank MPI runs, command-line training runs, plan
-#      searches, sweeps over MPI ranks and the Python studies, which step 1 ran; under the
-#      sanitizers they take a minute or more each), those in sanitizer_skips below, and `setup`
-#      (the package check, which sanitizers do not change).
-#   3. libFuzzer over every input format's reader (tests/fuzz/: scenarios, profile databases,
-#      cluster files, model files, ...) for a bounded time each (TESSERA_FUZZ_SECONDS, default 30).
+#   2. One CPU-only clang build with AddressSanitizer + UndefinedBehaviorSanitizer and libFuzzer's
+#      coverage:
+#      a. every test again but those labelled `heavy` (4-rank MPI runs, command-line training
+#         runs, plan searches, sweeps over MPI ranks and the Python studies, which step 1 ran;
+#         under the sanitizers they take a minute or more each), those in sanitizer_skips below,
+#         `setup` (the package check, which sanitizers do not change) and `analysis` (the
+#         Python scripts' own tests: nothing sanitized runs there);
+#      b. libFuzzer over every input format's reader (tests/fuzz/: scenarios, profile databases,
+#         cluster files, model files, ...) for a bounded time each (--fuzz-seconds, default 30).
 # Each step prints how long it took. Budget: 40 minutes on a 2-core machine, from a fresh clone
 # (what it took: docs/measurements/, "./test.sh from a fresh clone").
-#   ./test.sh --quick   only step 1
+#   ./test.sh --quick             only step 1
+#   ./test.sh --fuzz-seconds N    each fuzzer for N seconds
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 quick=0
-[ "${1:-}" = "--quick" ] && quick=1
+fuzz_seconds=${TESSERA_FUZZ_SECONDS:-30}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --fuzz-seconds) fuzz_seconds=$2; shift ;;
+    *) echo "test.sh: unknown option '$1' (see the comment at the top of test.sh)" >&2; exit 2 ;;
+  esac
+  shift
+done
 jobs=$(nproc)
 started=$SECONDS
 step_started=$SECONDS
@@ -40,7 +51,7 @@ finish() {
   echo "== test.sh: all steps passed in $(((SECONDS - started) / 60)) min $(((SECONDS - started) % 60)) s"
 }
 
-step "[1/3] Release build (warnings as errors) and tests"
+step "[1/2] Release build (warnings as errors) and tests"
 ./setup.sh --werror
 run_tests build
 tests/setup/check_packages.sh build setup.sh
@@ -50,22 +61,20 @@ if [ "$quick" -eq 1 ]; then
   exit 0
 fi
 
-step "[2/3] CPU-only build with ASan + UBSan, and tests (labels heavy and setup excluded)"
-./setup.sh --no-install --werror --cpu-only --sanitize --no-benchmarks --build-dir build-sanitize
+step "[2/2] CPU-only clang build with ASan + UBSan: tests (labels heavy, setup, analysis excluded), fuzzers"
+./setup.sh --no-install --werror --sanitize --fuzz --no-benchmarks --build-dir build-sanitize
 sanitizer_skips=(
   # every candidate simulated: 100 to 150 s each under the sanitizers
   'PlanSearchSim\.EqualsExhaustive'
   # a plan search in 1 to 4 child processes: a minute; the search itself runs in the others
   'PlanSearchSim\.TheSameInputsGiveTheSameRankingWithAnyNumberOfChildren'
-  # the bad-input files of every format: step 3 seeds the fuzzers with them, sanitized too
+  # the bad-input files of every format: the fuzzers below start from them, sanitized too
   'cli_bad_[a-z]+_exit_2'
 )
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  run_tests build-sanitize --label-exclude "heavy|setup" \
+  run_tests build-sanitize --label-exclude "heavy|setup|analysis" \
   --exclude-regex "$(IFS='|'; echo "${sanitizer_skips[*]}")"
-
-step "[3/3] Fuzzing every input format's reader, ${TESSERA_FUZZ_SECONDS:-30} s each"
-./setup.sh --no-install --werror --fuzz --build-dir build-fuzz --target fuzzers
-tests/fuzz/run_fuzzers.sh build-fuzz "${TESSERA_FUZZ_SECONDS:-30}"
+echo "-- fuzzing every input format's reader, $fuzz_seconds s each"
+tests/fuzz/run_fuzzers.sh build-sanitize "$fuzz_seconds"
 step
 finish

@@ -203,7 +203,10 @@ int validate_sim(const ValidateSimSettings& settings) {
     largest_point = std::max(largest_point, point.config.gpus());
   }
   std::vector<PointResult> simulated;
-  for (const auto& [ranks, points] : runnable) {
+  for (const auto& rank_points : runnable) {
+    // Not a structured binding: a lambda below captures `points`, which clang 14 cannot do to one.
+    const std::int64_t ranks = rank_points.first;
+    const std::vector<const SweepPoint*>& points = rank_points.second;
     const fs::path directory = output / ("ranks-" + std::to_string(ranks));
     fs::create_directories(directory);
     const int threads = settings.threads_per_rank > 0
