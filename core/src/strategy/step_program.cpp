@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "halo_geometry.hpp"
 #include "memory_ops.hpp"
 #include "tessera/core/input_gradients.hpp"
 #include "tessera/core/layer_cost.hpp"
@@ -19,30 +20,6 @@ constexpr double kStatisticsShareBackward = 2.0 / 5.0;
 // Per channel, the sum and the sum of squares (forward) or of dy and dy * x_hat (backward), in
 // double precision as the kernels accumulate them.
 constexpr double kStatisticsBytesPerChannel = 2 * 8;
-
-struct Window {
-  bool convolution = false;
-  AxisValues kernel, dilation;
-};
-
-std::optional<Window> window_of(const Layer& layer, int rank) {
-  if (const auto* pool = std::get_if<PoolingParams>(&layer.params)) {
-    return Window{false, pool->kernel, AxisValues(static_cast<std::size_t>(rank), 1)};
-  }
-  if (const auto* conv = std::get_if<ConvolutionParams>(&layer.params)) {
-    return Window{layer.kind == LayerKind::convolution, conv->kernel, conv->dilation};
-  }
-  return std::nullopt;
-}
-
-// Bytes of one plane orthogonal to `axis` of a local tensor.
-double plane_bytes(const TensorShape& local, int axis, DType dtype) {
-  double elements = static_cast<double>(local.n * local.c);
-  for (int a = 0; a < local.spatial_rank(); ++a) {
-    if (a != axis) elements *= static_cast<double>(local.spatial[static_cast<std::size_t>(a)]);
-  }
-  return elements * static_cast<double>(dtype_bytes(dtype));
-}
 
 double tensor_bytes(const TensorShape& local, DType dtype) {
   return static_cast<double>(local.elements() * dtype_bytes(dtype));
@@ -215,56 +192,13 @@ class ProgramWriter {
     }
   }
 
-  // The spatial axes layer i exchanges halos along: split, with a halo.
-  std::vector<int> exchanged_axes(std::size_t i) const {
-    const auto& shard = plan_.layers[i];
-    std::vector<int> axes;
-    if (!shard.spatially_split || !window_of(layer_of(i), 0)) return axes;
-    for (std::size_t a = 0; a < shard.input_halo.size(); ++a) {
-      const Halo halo = shard.input_halo[a];
-      if (plan_.config.spatial_grid[a] > 1 && halo.lower + halo.upper > 0) {
-        axes.push_back(static_cast<int>(a));
-      }
-    }
-    return axes;
-  }
-
-  // A convolution's interior is computed during its first axis's exchange where every exchanged
-  // axis of the smallest shard holds enough planes (interior_overlaps_exchange); pooling always
-  // exchanges first, as its partitioned kernel does.
-  bool overlaps(std::size_t i, const std::vector<int>& axes) const {
-    const auto& layer = model_.layers()[i];
-    const auto window = window_of(layer.layer, layer.output_shape.spatial_rank());
-    if (!options_.overlap_halo || !window->convolution) return false;
-    for (int axis : axes) {
-      const auto a = static_cast<std::size_t>(axis);
-      const std::int64_t smallest = layer.input_shapes[0].spatial[a] / plan_.config.spatial_grid[a];
-      const std::int64_t reach = window->dilation[a] * (window->kernel[a] - 1) + 1;
-      if (!interior_overlaps_exchange(smallest, reach)) return false;
-    }
-    return true;
-  }
-
-  double boundary_fraction(std::size_t i, const std::vector<int>& axes) const {
-    const auto& shard = plan_.layers[i];
-    double fraction = 0;
-    for (int axis : axes) {
-      const auto a = static_cast<std::size_t>(axis);
-      const Halo halo = shard.input_halo[a];
-      const std::int64_t extent = shard.local_output.spatial[a];
-      const std::int64_t boundary = std::min<std::int64_t>(extent, halo.lower + halo.upper);
-      fraction = std::max(fraction, static_cast<double>(boundary) / static_cast<double>(extent));
-    }
-    return fraction;
-  }
-
   // Forward of a split window layer as its partitioned kernel runs it: the first axis's halos
   // start, the interior (where it pays) is computed meanwhile, then the other axes are exchanged
   // one after another (a face message carries the corners the earlier axes filled), then the
   // boundary, or the whole shard where nothing overlapped.
   void forward_window(std::size_t i, const std::vector<int>& axes) {
-    const bool overlap = overlaps(i, axes);
-    const double boundary = boundary_fraction(i, axes);
+    const bool overlap = options_.overlap_halo && interior_overlaps_halos(model_, plan_, i, axes);
+    const double boundary = boundary_fraction(plan_.layers[i], axes);
     halo(i, axes.front(), Direction::forward);
     if (overlap) compute(i, Direction::forward, StepPart::interior, 1.0 - boundary);
     halo_wait(i);
@@ -287,15 +221,8 @@ class ProgramWriter {
   void backward_window(std::size_t i, std::vector<int> axes, bool input_gradient, bool parameters) {
     std::reverse(axes.begin(), axes.end());
     if (input_gradient) {
-      const auto& shard = plan_.layers[i];
-      double window_factor = 1;
-      for (int axis : axes) {
-        const auto a = static_cast<std::size_t>(axis);
-        const auto owned = static_cast<double>(shard.local_inputs[0].spatial[a]);
-        const Halo halo = shard.input_halo[a];
-        window_factor *= (owned + static_cast<double>(halo.lower + halo.upper)) / owned;
-      }
-      compute(i, Direction::backward_data, StepPart::whole, window_factor);
+      compute(i, Direction::backward_data, StepPart::whole,
+              haloed_window_factor(plan_.layers[i], axes));
       halo(i, axes.front(), Direction::backward_data);
     }
     if (parameters) compute(i, Direction::backward_filter, StepPart::whole, 1.0);
@@ -477,7 +404,7 @@ class ProgramWriter {
     receive_inputs(i);
     redistribute(i, Direction::forward);
     if (layer_of(i).kind != LayerKind::input) {
-      if (const auto axes = exchanged_axes(i); !axes.empty()) {
+      if (const auto axes = exchanged_axes(model_, plan_, i); !axes.empty()) {
         forward_window(i, axes);
       } else if (sums_over_group(i)) {
         batch_norm_over_group(i, Direction::forward);
@@ -496,7 +423,7 @@ class ProgramWriter {
     // A tied embedding has no parameters but adds its rows' gradients into its owner's table.
     const bool weight_gradients = computes_weight_gradients(layer.layer, parameter_count(layer));
     if (layer.layer.kind != LayerKind::input) {
-      if (const auto axes = exchanged_axes(i); !axes.empty()) {
+      if (const auto axes = exchanged_axes(model_, plan_, i); !axes.empty()) {
         backward_window(i, axes, input_gradient, weight_gradients);
       } else {
         if (sums_over_group(i)) {
