@@ -24,11 +24,13 @@ fuzz_seconds=${TESSERA_FUZZ_SECONDS:-30}
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
-    --fuzz-seconds) fuzz_seconds=$2; shift ;;
+    --fuzz-seconds) fuzz_seconds=${2:-}; shift $(($# > 1 ? 1 : 0)) ;;
     *) echo "test.sh: unknown option '$1' (see the comment at the top of test.sh)" >&2; exit 2 ;;
   esac
   shift
 done
+[[ "$fuzz_seconds" =~ ^[1-9][0-9]*$ ]] ||
+  { echo "test.sh: --fuzz-seconds takes a whole number of seconds, not '$fuzz_seconds'" >&2; exit 2; }
 jobs=$(nproc)
 started=$SECONDS
 step_started=$SECONDS

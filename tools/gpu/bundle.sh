@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
     --build-dir) build_dir=$2; shift ;;
     --output) output=$2; shift ;;
     --no-build) build=0 ;;
-    --xz-level) xz_level=$2; shift ;;
+    --xz-level) xz_level=${2:-}; shift $(($# > 1 ? 1 : 0)) ;;
     *) echo "bundle.sh: unknown option '$1' (see the comment at the top of bundle.sh)" >&2; exit 2 ;;
   esac
   shift
