@@ -2,6 +2,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "scenario_target.hpp"
 #include "tessera/core/describe_report.hpp"
 #include "tessera/core/model_json.hpp"
 #include "tessera/core/profile_database.hpp"
@@ -36,8 +37,7 @@ void add_describe_command(CLI::App& cli, Action& action) {
   command->callback([&action, settings] {
     action = [settings] {
       return run_guarded([&] {
-        const auto loaded =
-            settings->file == "default" ? load_default_scenario() : load_scenario(settings->file);
+        const auto loaded = load_checked_scenario(settings->file);
         if (settings->point >= loaded.points.size()) {
           std::cerr << "error: --point " << settings->point << " is out of range; the scenario has "
                     << loaded.points.size() << " point(s)\n";

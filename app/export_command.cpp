@@ -4,6 +4,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "scenario_target.hpp"
 #include "tessera/chakra/chakra_export.hpp"
 #include "tessera/core/point_programs.hpp"
 #include "tessera/core/scenario_loader.hpp"
@@ -25,8 +26,7 @@ int export_point(const ExportSettings& settings) {
     throw InputError({"command line", 0, 0}, "--chakra",
                      "expected a format to export to: --chakra (the only one so far)");
   }
-  const auto loaded = settings.file == "default" ? load_default_scenario({settings.cluster})
-                                                 : load_scenario(settings.file, {settings.cluster});
+  const auto loaded = load_checked_scenario(settings.file, settings.cluster);
   if (settings.point < 0 || settings.point >= static_cast<std::int64_t>(loaded.points.size())) {
     throw InputError({"command line", 0, 0}, "--point",
                      "expected a sweep point from 0 to " +

@@ -14,6 +14,7 @@
 #include "commands.hpp"
 #include "plan_report.hpp"
 #include "rank_spread.hpp"
+#include "scenario_target.hpp"
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/best_scenario.hpp"
 #include "tessera/core/embedded_files.hpp"
@@ -24,7 +25,6 @@
 #include "tessera/core/scenario_json.hpp"
 #include "tessera/core/utc_time.hpp"
 #include "tessera/simulator/plan_evaluation.hpp"
-#include "tessera/simulator/xml_platform_check.hpp"
 #include "version_text.hpp"
 
 namespace tessera::app {
@@ -189,9 +189,7 @@ void show_progress(const PlanSearchResult& so_far, std::size_t candidates,
 int plan(const PlanSettings& settings) {
   const auto start = Clock::now();
   RankSpread spread;
-  auto loaded = settings.file == "default" ? load_default_scenario({settings.cluster})
-                                           : load_scenario(settings.file, {settings.cluster});
-  sim::check_scenario_platform(loaded);
+  auto loaded = load_checked_scenario(settings.file, settings.cluster);
   std::optional<double> memory_limit;
   if (!settings.memory_limit.empty()) {
     memory_limit = parse_quantity(settings.memory_limit, QuantityKind::bytes);

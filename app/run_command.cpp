@@ -8,6 +8,7 @@
 #include "commands.hpp"
 #include "rank_spread.hpp"
 #include "run_real.hpp"
+#include "scenario_target.hpp"
 #include "sweep_outcome.hpp"
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/input_source.hpp"
@@ -18,7 +19,6 @@
 #include "tessera/core/text_table.hpp"
 #include "tessera/core/time_to_train.hpp"
 #include "tessera/simulator/simulate_point.hpp"
-#include "tessera/simulator/xml_platform_check.hpp"
 #include "trace_files.hpp"
 #include "version_text.hpp"
 
@@ -140,9 +140,7 @@ int run(const RunSettings& settings) {
                              .trace_file = settings.trace_file,
                              .trace_point = settings.trace_point});
   }
-  const auto loaded = settings.file == "default" ? load_default_scenario({settings.cluster})
-                                                 : load_scenario(settings.file, {settings.cluster});
-  sim::check_scenario_platform(loaded);
+  const auto loaded = load_checked_scenario(settings.file, settings.cluster);
   ProfileDatabase profiles;
   for (const auto& path : settings.profiles) profiles.load_csv(path);
   sim::SimulationOptions options;

@@ -3,8 +3,16 @@
 #include <filesystem>
 
 #include "tessera/core/model_zoo.hpp"
+#include "tessera/simulator/xml_platform_check.hpp"
 
 namespace tessera::app {
+
+LoadedScenario load_checked_scenario(const std::string& file, const std::string& cluster_file) {
+  auto loaded = file == "default" ? load_default_scenario({cluster_file})
+                                  : load_scenario(file, {cluster_file});
+  sim::check_scenario_platform(loaded);
+  return loaded;
+}
 
 LoadedScenario load_target(const std::string& target, std::optional<std::int64_t> mini_batch) {
   if (target == "default") return load_default_scenario();

@@ -9,6 +9,11 @@
 
 namespace tessera::app {
 
+// A scenario file or "default", with `cluster_file` (when not empty) replacing its platform,
+// checked as `tessera validate` checks it (a SimGrid XML platform included): every command that
+// reads a scenario to show or run it reads it this way.
+LoadedScenario load_checked_scenario(const std::string& file, const std::string& cluster_file = "");
+
 // A zoo model runs `mini_batch` samples (default: the model's own mini-batch, else 1).
 LoadedScenario load_target(const std::string& target, std::optional<std::int64_t> mini_batch);
 

@@ -8,6 +8,7 @@
 #include "command_guard.hpp"
 #include "commands.hpp"
 #include "profile_coverage_report.hpp"
+#include "scenario_target.hpp"
 #include "tessera/core/cluster_spec.hpp"
 #include "tessera/core/layer_cost.hpp"
 #include "tessera/core/model_file.hpp"
@@ -93,8 +94,7 @@ int validate_profiles(const std::vector<std::string>& paths, ProfileDatabase& al
 int validate_scenario(const std::string& file, const ValidateSettings& settings,
                       const ProfileDatabase* profiles) {
   return run_guarded([&] {
-    const auto loaded = load_scenario(file, {settings.cluster});
-    sim::check_scenario_platform(loaded);
+    const auto loaded = load_checked_scenario(file, settings.cluster);
     std::cout << file << ": ok (" << loaded.model.name() << ", "
               << counted(static_cast<std::int64_t>(loaded.points.size()), "sweep point") << " on "
               << loaded.cluster.name << ")\n";

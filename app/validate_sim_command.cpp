@@ -35,6 +35,7 @@
 #include <thread>
 
 #include "command_guard.hpp"
+#include "command_line_words.hpp"
 #include "commands.hpp"
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/cluster_spec.hpp"
@@ -109,8 +110,9 @@ std::vector<std::string> tessera_command(const ValidateSimSettings& settings, st
   if (fresh) arguments.push_back("--fresh");
   std::vector<std::string> command;
   if (ranks > 1) {
-    command = {settings.mpirun,   "-np", std::to_string(ranks),
-               "--oversubscribe", "-x",  "OMP_NUM_THREADS"};
+    command = command_line_words(settings.mpirun, "--mpirun");
+    command.insert(command.end(),
+                   {"-np", std::to_string(ranks), "--oversubscribe", "-x", "OMP_NUM_THREADS"});
   }
   command.push_back(fs::read_symlink("/proc/self/exe").string());
   command.insert(command.end(), arguments.begin(), arguments.end());
@@ -156,6 +158,9 @@ void write_rank_cluster(const fs::path& directory, const ProfileDatabase& profil
   if (machine.cuda_devices == 0) {
     figures.cpu_cores = machine.cpu_cores;
     figures.threads_per_rank = threads_per_rank;
+    // CPU ranks share the machine's memory, as the real backend's ranks do.
+    figures.host_memory_bytes = single.node.host_memory_bytes;
+    figures.memory_bytes = single.gpu.memory_bytes / ranks;
   }
   if (const auto link = kernels::fit_rank_link(profiles, figures.device_name, ranks,
                                                kernels::transfer_sizes_bytes())) {
@@ -167,6 +172,7 @@ void write_rank_cluster(const fs::path& directory, const ProfileDatabase& profil
 }
 
 int validate_sim(const ValidateSimSettings& settings) {
+  command_line_words(settings.mpirun, "--mpirun");  // a bad one stops here, not after profiling
   const auto loaded = load_scenario(settings.file);
   const Machine machine = this_machine();
   const std::int64_t max_ranks =
@@ -321,7 +327,9 @@ void add_validate_sim_command(CLI::App& cli, Action& action) {
   command->add_option("--output", settings->output,
                       "Directory for profiles, runs and comparison.csv (default: "
                       "results/<scenario>/validate-sim)");
-  command->add_option("--mpirun", settings->mpirun, "MPI launcher for points of several ranks");
+  command->add_option("--mpirun", settings->mpirun,
+                      "MPI launcher for points of several ranks: a command line, e.g. \"mpirun "
+                      "--bind-to none\" (default: mpirun)");
   command
       ->add_option("--max-ranks", settings->max_ranks,
                    "Run points of at most this many ranks (default: the GPUs, or twice the CPU "

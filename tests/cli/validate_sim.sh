@@ -24,8 +24,9 @@ real: {warmup_steps: 1, measured_steps: 1}
 YAML
 
 # --warm-caches: no timing is asserted, and flushing the caches between runs only slows CI.
+# --mpirun takes a command line: the launcher and its own options.
 output=$("$tessera" validate-sim "$scratch/tiny.yaml" --output "$scratch/out" --max-ranks 2 \
-  --mpirun "$mpiexec" --seconds-per-measurement 0.01 --warm-caches 2>&1)
+  --mpirun "$mpiexec --bind-to none" --seconds-per-measurement 0.01 --warm-caches 2>&1)
 code=$?
 [ "$code" -eq 0 ] || fail "exit $code: $output"
 csv="$scratch/out/comparison.csv"
@@ -68,6 +69,11 @@ done
 
 "$tessera" validate-sim "$scratch/missing.yaml" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "a missing scenario does not exit 2"
+stderr=$("$tessera" validate-sim "$scratch/tiny.yaml" --output "$scratch/bad" --mpirun "mpirun 'x" 2>&1)
+code=$?
+[ "$code" -eq 2 ] && [[ "$stderr" == *"--mpirun: expected a command line"* ]] ||
+  fail "an unclosed quote in --mpirun: exit $code, $stderr"
+[ ! -e "$scratch/bad" ] || fail "a bad --mpirun profiled before stopping"
 
 [ "$failures" -eq 0 ] && echo "validate-sim: all checks passed"
 exit "$failures"

@@ -139,5 +139,13 @@ TEST(CpuDevice, OffersConvolutionsAndLayerKernels) {
   EXPECT_NE(dynamic_cast<CpuLayerKernels*>(&device->layers()), nullptr);
 }
 
+TEST(CpuDevice, RanksOnOneMachineShareItsMemory) {
+  const double whole = CpuDevice().info().memory_bytes;
+  EXPECT_GT(whole, 0);
+  EXPECT_DOUBLE_EQ(CpuDevice::memory_share_bytes(1), whole);
+  EXPECT_DOUBLE_EQ(CpuDevice::memory_share_bytes(4), whole / 4);
+  EXPECT_DOUBLE_EQ(CpuDevice::memory_share_bytes(0), whole);  // no rank counted: the whole
+}
+
 }  // namespace
 }  // namespace tessera::kernels

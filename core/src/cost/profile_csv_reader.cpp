@@ -10,6 +10,7 @@
 
 #include "tessera/core/input_error.hpp"
 #include "tessera/core/profile_database.hpp"
+#include "tessera/core/utf8_text.hpp"
 
 namespace tessera {
 namespace {
@@ -178,6 +179,7 @@ void read_comment(const std::string& file, int line_number, const std::string& l
 }  // namespace
 
 void ProfileDatabase::load_csv_text(const std::string& text, const std::string& file_name) {
+  require_utf8(text, file_name);
   std::istringstream lines(text);
   std::string line;
   int number = 0;

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "tessera/core/utf8_text.hpp"
+
 namespace tessera {
 namespace {
 
@@ -248,6 +250,7 @@ std::vector<std::string> YamlMap::keys() const {
 
 YamlValue parse_yaml_text(const std::string& text, const std::string& display_name) {
   auto file = std::make_shared<const std::string>(display_name);
+  require_utf8(text, display_name);
   try {
     YAML::Node root = YAML::Load(text);
     if (!root.IsDefined() || root.IsNull()) {

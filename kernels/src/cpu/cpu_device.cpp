@@ -51,6 +51,10 @@ CpuDevice::CpuDevice(double capacity_bytes)
 
 CpuDevice::CpuDevice() : CpuDevice(this_cpu().memory_bytes) {}
 
+double CpuDevice::memory_share_bytes(int ranks_on_this_machine) {
+  return this_cpu().memory_bytes / std::max(1, ranks_on_this_machine);
+}
+
 std::unique_ptr<DeviceMemory> CpuDevice::allocate(std::size_t bytes) {
   // Reserve first, so that concurrent allocations cannot both pass the check.
   const std::size_t before = accounting_->in_use_bytes.fetch_add(bytes);

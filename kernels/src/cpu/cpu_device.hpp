@@ -21,6 +21,9 @@ class CpuDevice final : public Device {
   explicit CpuDevice(double capacity_bytes);
   CpuDevice();
 
+  // The machine's physical memory divided among `ranks_on_this_machine` ranks, which share it.
+  static double memory_share_bytes(int ranks_on_this_machine);
+
   const DeviceInfo& info() const override { return info_; }
   std::unique_ptr<DeviceMemory> allocate(std::size_t bytes) override;
   std::unique_ptr<DeviceMemory> allocate_pinned_host(std::size_t bytes) override;

@@ -206,13 +206,18 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
     return result;
   }
   std::optional<CpuThreads> threads;
-  if (device_name == "cpu") threads = share_cpu_cores(ranks_on_this_machine(ranks));
-  // A CPU rank holds what the scenario's memory.device_capacity allows (a GPU: what it has).
-  const auto& capacity = loaded.scenario.memory.device_capacity_bytes;
-  const bool capped = device_name == "cpu" && capacity.has_value();
+  // A CPU rank holds what the scenario's memory.device_capacity allows, else its share of the
+  // machine's memory (the ranks on one machine share it); a GPU what it has.
+  std::optional<double> cpu_capacity;
+  if (device_name == "cpu") {
+    const int ranks_here = ranks_on_this_machine(ranks);
+    threads = share_cpu_cores(ranks_here);
+    cpu_capacity = loaded.scenario.memory.device_capacity_bytes.value_or(
+        CpuDevice::memory_share_bytes(ranks_here));
+  }
   std::unique_ptr<Device> device;
-  if (capped) {
-    device = std::make_unique<CpuDevice>(*capacity);
+  if (cpu_capacity) {
+    device = std::make_unique<CpuDevice>(*cpu_capacity);
   } else {
     device = open_device(device_name);
   }
@@ -298,7 +303,7 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   } catch (const OutOfDeviceMemory& error) {
     outcome = Outcome::does_not_fit;
     // In use when refused (capacity - free) plus the refused block: what the rank needs at least.
-    const double has = capped ? *capacity : device->info().memory_bytes;
+    const double has = cpu_capacity.value_or(device->info().memory_bytes);
     problem = "does not fit: needs at least " +
               format_bytes(has - error.available_bytes() + error.requested_bytes()) + ", has " +
               format_bytes(has) + " (" + device_name + ")";
@@ -310,7 +315,7 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   // that gave up.
   const auto outcomes = gather_values(ranks, static_cast<double>(outcome));
   const auto worst = static_cast<Outcome>(*std::max_element(outcomes.begin(), outcomes.end()));
-  result.device_capacity_bytes = capped ? *capacity : device->info().memory_bytes;
+  result.device_capacity_bytes = cpu_capacity.value_or(device->info().memory_bytes);
   result.memory_provenance = Provenance::measured;
   if (worst == Outcome::bad_input) {
     throw EveryRankInputError(bad_input ? *bad_input

@@ -19,6 +19,7 @@
 
 #include "process/child_process.hpp"
 #include "tessera/core/input_error.hpp"
+#include "tessera/core/utf8_text.hpp"
 
 // SimGrid's platform parser (flex) exports the line it is reading but declares it in no public
 // header; it is the only way to place an abort or an exception thrown while parsing.
@@ -221,6 +222,11 @@ std::string first_critical_message(const std::string& stderr_text) {
 void check_xml_platform(const std::string& xml_path, const std::optional<XmlGpuMapping>& mapping) {
   if (!std::ifstream(xml_path)) {
     throw InputError({xml_path, 0, 0}, "platform", "cannot be read (no such file, or no access)");
+  }
+  {
+    std::ostringstream text;
+    text << std::ifstream(xml_path, std::ios::binary).rdbuf();
+    require_utf8(text.str(), xml_path);
   }
   const auto child = run_in_child(
       [&] {

@@ -1,0 +1,14 @@
+#pragma once
+// Input files are UTF-8 text: a byte sequence that is not would pass the readers and fail later,
+// far from its cause (in the JSON writer of a result, say), so every reader checks it first.
+#include <string>
+#include <string_view>
+
+namespace tessera {
+
+// Throws InputError naming `file`, the line and column (in characters) of the first byte that
+// does not belong to a well-formed UTF-8 sequence (overlong forms, surrogates and code points
+// above U+10FFFF included), and that byte's value.
+void require_utf8(std::string_view text, const std::string& file);
+
+}  // namespace tessera

@@ -1,0 +1,67 @@
+#include "tessera/core/utf8_text.hpp"
+
+#include <cstdint>
+#include <cstdio>
+
+#include "tessera/core/input_error.hpp"
+
+namespace tessera {
+namespace {
+
+// The length of the well-formed sequence at `at`, or 0 where it is not one (Unicode 15, table
+// 3-7: the second byte's range depends on the first, which excludes overlong forms and
+// surrogates).
+std::size_t sequence_length(std::string_view text, std::size_t at) {
+  const auto byte = [&](std::size_t i) { return static_cast<std::uint8_t>(text[at + i]); };
+  const std::uint8_t lead = byte(0);
+  if (lead < 0x80) return 1;
+  std::size_t length = 0;
+  std::uint8_t second_low = 0x80;
+  std::uint8_t second_high = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) second_low = 0xA0;
+    if (lead == 0xED) second_high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) second_low = 0x90;
+    if (lead == 0xF4) second_high = 0x8F;
+  } else {
+    return 0;
+  }
+  if (at + length > text.size()) return 0;
+  if (byte(1) < second_low || byte(1) > second_high) return 0;
+  for (std::size_t i = 2; i < length; ++i) {
+    if (byte(i) < 0x80 || byte(i) > 0xBF) return 0;
+  }
+  return length;
+}
+
+}  // namespace
+
+void require_utf8(std::string_view text, const std::string& file) {
+  int line = 1;
+  int column = 1;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t length = sequence_length(text, at);
+    if (length == 0) {
+      char shown[8];
+      std::snprintf(shown, sizeof shown, "0x%02X", static_cast<std::uint8_t>(text[at]));
+      throw InputError({file, line, column}, "",
+                       std::string("expected UTF-8 text, got the byte ") + shown +
+                           ", which does not begin or continue a UTF-8 character (save the file "
+                           "as UTF-8)");
+    }
+    if (text[at] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    at += length;
+  }
+}
+
+}  // namespace tessera
