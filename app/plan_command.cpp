@@ -12,6 +12,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "plan_progress.hpp"
 #include "plan_report.hpp"
 #include "rank_spread.hpp"
 #include "scenario_target.hpp"
@@ -141,10 +142,15 @@ std::string scenario_text(const std::string& file) {
 class WaveSimulator {
  public:
   WaveSimulator(const LoadedScenario& base, const RankSpread& spread,
-                sim::SimulationOptions options, int jobs)
-      : base_(base), spread_(spread), options_(options), jobs_(jobs) {}
+                sim::SimulationOptions options, int jobs, std::function<void()> on_simulated)
+      : base_(base),
+        spread_(spread),
+        options_(options),
+        jobs_(jobs),
+        on_simulated_(std::move(on_simulated)) {}
 
-  std::vector<PointResult> operator()(const std::vector<const ScreenedCandidate*>& wave) const {
+  std::vector<std::optional<PointResult>> operator()(
+      const std::vector<const ScreenedCandidate*>& wave, const SearchDeadline& deadline) const {
     std::vector<const ScreenedCandidate*> share;
     std::vector<std::size_t> positions;
     for (std::size_t k = 0; k < wave.size(); ++k) {
@@ -152,12 +158,14 @@ class WaveSimulator {
       share.push_back(wave[k]);
       positions.push_back(k);
     }
-    const auto rows = sim::simulate_candidates(base_, share, options_, jobs_);
+    const auto rows = sim::simulate_candidates(
+        base_, share, options_, jobs_, {.deadline = deadline, .on_finished = on_simulated_});
     nlohmann::json mine = nlohmann::json::array();
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      mine.push_back({{"position", positions[i]}, {"row", to_json(rows[i])}});
+      // One the deadline stopped has no row: every rank then leaves that position empty.
+      if (rows[i]) mine.push_back({{"position", positions[i]}, {"row", to_json(*rows[i])}});
     }
-    std::vector<PointResult> results(wave.size());
+    std::vector<std::optional<PointResult>> results(wave.size());
     for (const auto& text : spread_.gather_all(mine.dump())) {
       for (const auto& entry : nlohmann::json::parse(text)) {
         results.at(entry["position"].get<std::size_t>()) = point_result_from_json(entry["row"]);
@@ -171,20 +179,8 @@ class WaveSimulator {
   const RankSpread& spread_;
   sim::SimulationOptions options_;
   int jobs_;
+  std::function<void()> on_simulated_;
 };
-
-void show_progress(const PlanSearchResult& so_far, std::size_t candidates,
-                   const PlanSearchOptions& options) {
-  if (::isatty(STDERR_FILENO) == 0) return;
-  std::size_t decided = 0;
-  for (const auto& outcome : so_far.outcomes) decided += outcome.decided() ? 1 : 0;
-  std::string best =
-      so_far.ranking.empty()
-          ? "-"
-          : format_objective(so_far.outcomes[so_far.ranking.front()].score, options.objective);
-  std::cerr << "\rplan: " << decided << "/" << candidates << " candidates decided, "
-            << so_far.simulated << " simulated, best " << best << "\x1b[K" << std::flush;
-}
 
 int plan(const PlanSettings& settings) {
   const auto start = Clock::now();
@@ -283,9 +279,18 @@ int plan(const PlanSettings& settings) {
                                {"exhaustive", options.exhaustive},
                                {"budget_seconds", options.budget_seconds}};
 
+  // The budget counts from the command's start: the search gets what screening left of it.
+  if (options.budget_seconds > 0) {
+    options.budget_seconds = std::max(options.budget_seconds - screening_seconds, 1e-3);
+  }
+  PlanProgress progress(std::cerr, ::isatty(STDERR_FILENO) != 0, start, candidates.size(),
+                        settings.budget_seconds, options.objective);
+  if (spread.writer()) progress.screened(screening_seconds);
   sim::SimulationOptions simulation;
   simulation.profiles = profile_db;
-  const WaveSimulator simulate(loaded, spread, simulation, settings.jobs);
+  const WaveSimulator simulate(loaded, spread, simulation, settings.jobs, [&] {
+    if (spread.writer()) progress.simulation_finished();
+  });
   auto last_write = Clock::now();
   std::string write_error;
   const auto search = search_plan(
@@ -293,7 +298,7 @@ int plan(const PlanSettings& settings) {
       [&](const PlanCandidate& candidate) { return stored.find(candidate); },
       [&](const PlanSearchResult& so_far, bool last) {
         if (!spread.writer()) return;
-        show_progress(so_far, candidates.size(), options);
+        progress.wave_finished(so_far);
         // Rewritten at most every two seconds: the files hold every candidate.
         // A failed write is reported after the search: the other ranks wait for this one.
         if ((last || seconds_since(last_write) > 2) && write_error.empty()) {
@@ -307,7 +312,7 @@ int plan(const PlanSettings& settings) {
       });
   if (!spread.writer()) return kExitOk;
   if (!write_error.empty()) throw std::runtime_error(write_error);
-  if (::isatty(STDERR_FILENO) != 0) std::cerr << "\n";
+  progress.end();
 
   std::cout << "Plan for " << loaded.scenario.name << ": " << loaded.model.name() << " on "
             << loaded.cluster.name << ", objective " << to_string(options.objective) << "\n";

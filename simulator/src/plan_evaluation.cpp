@@ -2,9 +2,9 @@
 
 namespace tessera::sim {
 
-std::vector<PointResult> simulate_candidates(
+std::vector<std::optional<PointResult>> simulate_candidates(
     const LoadedScenario& base, const std::vector<const ScreenedCandidate*>& candidates,
-    const SimulationOptions& options, int jobs) {
+    const SimulationOptions& options, int jobs, const RunLimits& limits) {
   std::vector<LoadedScenario> scenarios;
   scenarios.reserve(candidates.size());
   for (const auto* candidate : candidates) {
@@ -13,18 +13,23 @@ std::vector<PointResult> simulate_candidates(
   }
   std::vector<PointToSimulate> points;
   for (const auto& scenario : scenarios) points.push_back({&scenario, &scenario.points.front()});
-  std::vector<PointResult> rows;
-  for (auto& outcome : simulate_points(points, options, jobs)) {
-    outcome.result.layer_compute.clear();
-    rows.push_back(std::move(outcome.result));
+  std::vector<std::optional<PointResult>> rows;
+  for (auto& outcome : simulate_points(points, options, jobs, limits)) {
+    if (!outcome) {
+      rows.emplace_back();
+      continue;
+    }
+    outcome->result.layer_compute.clear();
+    rows.push_back(std::move(outcome->result));
   }
   return rows;
 }
 
 WaveEvaluator local_wave_evaluator(const LoadedScenario& base, const SimulationOptions& options,
                                    int jobs) {
-  return [&base, options, jobs](const std::vector<const ScreenedCandidate*>& wave) {
-    return simulate_candidates(base, wave, options, jobs);
+  return [&base, options, jobs](const std::vector<const ScreenedCandidate*>& wave,
+                                const SearchDeadline& deadline) {
+    return simulate_candidates(base, wave, options, jobs, {.deadline = deadline});
   };
 }
 

@@ -42,8 +42,9 @@ SimulationOutcome outcome_of(const ChildOutcome& child, const PointToSimulate& p
 
 }  // namespace
 
-std::vector<SimulationOutcome> simulate_points(const std::vector<PointToSimulate>& points,
-                                               const SimulationOptions& options, int jobs) {
+std::vector<std::optional<SimulationOutcome>> simulate_points(
+    const std::vector<PointToSimulate>& points, const SimulationOptions& options, int jobs,
+    const RunLimits& limits) {
   // One task per point and epoch that differs: the steady state, then the first epoch where its
   // samples come from elsewhere.
   struct Task {
@@ -68,16 +69,19 @@ std::vector<SimulationOutcome> simulate_points(const std::vector<PointToSimulate
           [p, first] { return outcome_message(simulate_point(*p.scenario, *p.point, first)); });
     }
   }
-  const auto children = run_in_children(work, jobs);
-  std::vector<SimulationOutcome> outcomes(points.size());
+  const auto children = run_in_children(work, jobs, limits);
+  std::vector<std::optional<SimulationOutcome>> outcomes(points.size());
+  std::vector<bool> cut_off(points.size(), false);
   for (std::size_t t = 0; t < tasks.size(); ++t) {
     const auto& task = tasks[t];
+    if (children[t].cut_off) cut_off[task.point] = true;
+    if (cut_off[task.point]) continue;
     auto outcome = outcome_of(children[t], points[task.point]);
-    auto& into = outcomes[task.point];
     if (!task.first_epoch) {
-      into = std::move(outcome);
+      outcomes[task.point] = std::move(outcome);
       continue;
     }
+    auto& into = *outcomes[task.point];
     // The steady state's task comes first, so `into` holds it already.
     if (outcome.result.status == PointStatus::failed) {
       into.result.status = PointStatus::failed;
@@ -86,6 +90,9 @@ std::vector<SimulationOutcome> simulate_points(const std::vector<PointToSimulate
       into.result.first_epoch_step_seconds = outcome.result.step_seconds;
       into.wall_seconds += outcome.wall_seconds;
     }
+  }
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (cut_off[i]) outcomes[i].reset();
   }
   return outcomes;
 }

@@ -43,9 +43,10 @@ std::vector<ScreenedCandidate> made_up(std::size_t count, unsigned seed,
 
 WaveEvaluator evaluator(const std::vector<Truth>& truth, std::size_t& calls,
                         std::size_t& simulated) {
-  return [&truth, &calls, &simulated](const std::vector<const ScreenedCandidate*>& wave) {
+  return [&truth, &calls, &simulated](const std::vector<const ScreenedCandidate*>& wave,
+                                      const SearchDeadline&) {
     ++calls;
-    std::vector<PointResult> rows;
+    std::vector<std::optional<PointResult>> rows;
     for (const auto* c : wave) {
       PointResult row;
       row.backend = "sim";
@@ -132,6 +133,46 @@ TEST(PlanSearch, TheBudgetStopsTheSearchAfterTheFirstWave) {
   EXPECT_EQ(not_reached, 46u);
 }
 
+// An evaluator that could not finish some candidates by the deadline leaves them unreached, and
+// the search stops there; the first wave gets no deadline.
+TEST(PlanSearch, CandidatesCutByTheDeadlineAreNotReachedAndTheSearchStops) {
+  std::vector<Truth> truth;
+  const auto candidates = made_up(20, 7, truth);
+  PlanSearchOptions options;
+  options.wave = 4;
+  options.exhaustive = true;
+  options.budget_seconds = 3600;
+  std::vector<bool> had_deadline;
+  const auto search = search_plan(
+      candidates, options,
+      [&](const std::vector<const ScreenedCandidate*>& wave, const SearchDeadline& deadline) {
+        had_deadline.push_back(deadline.has_value());
+        std::vector<std::optional<PointResult>> rows;
+        for (const auto* c : wave) {
+          rows.emplace_back();
+          // The second wave finishes its first two candidates only.
+          if (had_deadline.size() == 2 && rows.size() > 2) continue;
+          rows.back().emplace();
+          rows.back()->step_seconds = truth.at(c->candidate.index).step;
+          rows.back()->peak_memory_bytes = truth.at(c->candidate.index).memory;
+        }
+        return rows;
+      });
+  ASSERT_EQ(had_deadline.size(), 2u);
+  EXPECT_FALSE(had_deadline[0]);
+  EXPECT_TRUE(had_deadline[1]);
+  EXPECT_TRUE(search.budget_ran_out);
+  EXPECT_EQ(search.simulated, 6u);
+  EXPECT_EQ(search.ranking.size(), 6u);
+  std::size_t not_reached = 0;
+  for (const auto& outcome : search.outcomes) {
+    if (outcome.status != CandidateStatus::not_reached) continue;
+    ++not_reached;
+    EXPECT_TRUE(test::contains(outcome.reason, "time budget")) << outcome.reason;
+  }
+  EXPECT_EQ(not_reached, 14u);
+}
+
 // Ranks sharing the waves stop on rank 0's clock: the agreed time decides, not this process's.
 TEST(PlanSearch, TheBudgetGoesByTheAgreedTime) {
   std::vector<Truth> truth;
@@ -197,17 +238,18 @@ TEST(PlanSearch, TheExplanationNamesTheBreakdownPartThatDiffers) {
   PlanSearchOptions options;
   options.exhaustive = true;
   const auto search =
-      search_plan(candidates, options, [](const std::vector<const ScreenedCandidate*>& wave) {
-        std::vector<PointResult> rows;
-        for (const auto* c : wave) {
-          PointResult row;
-          row.breakdown.compute_seconds = 1;
-          row.breakdown.halo_seconds = c->candidate.index == 0 ? 0.5 : 0.1;
-          row.step_seconds = row.breakdown.total();
-          rows.push_back(row);
-        }
-        return rows;
-      });
+      search_plan(candidates, options,
+                  [](const std::vector<const ScreenedCandidate*>& wave, const SearchDeadline&) {
+                    std::vector<std::optional<PointResult>> rows;
+                    for (const auto* c : wave) {
+                      PointResult row;
+                      row.breakdown.compute_seconds = 1;
+                      row.breakdown.halo_seconds = c->candidate.index == 0 ? 0.5 : 0.1;
+                      row.step_seconds = row.breakdown.total();
+                      rows.push_back(row);
+                    }
+                    return rows;
+                  });
   const auto text = explain_winner(search, options);
   EXPECT_TRUE(test::contains(text, "Why candidate 1 beats candidate 0")) << text;
   EXPECT_TRUE(test::contains(text, "halo -400.000 ms")) << text;

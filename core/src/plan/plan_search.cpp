@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <stdexcept>
 
 #include "tessera/core/quantity.hpp"
@@ -218,23 +219,29 @@ PlanSearchResult search_plan(std::vector<ScreenedCandidate> candidates,
 
   std::vector<const CandidateOutcome*> done;
   std::map<std::string, std::size_t> played;  // simulation signature -> the candidate playing it
+  const auto not_reached = [&](CandidateOutcome& outcome) {
+    outcome.status = CandidateStatus::not_reached;
+    outcome.reason = "the search's time budget of " + format_seconds(options.budget_seconds) +
+                     " ran out before it";
+    outcome.result = candidate_row(outcome, options);
+  };
   std::size_t next = 0;
   while (next < order.size()) {
     double elapsed = 0;
+    SearchDeadline deadline;
     if (options.budget_seconds > 0) {
-      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const auto now = std::chrono::steady_clock::now();
+      elapsed = std::chrono::duration<double>(now - start).count();
       if (options.agreed_seconds) elapsed = options.agreed_seconds(elapsed);
+      // The first wave always runs whole, so that a budget too small still gives an answer.
+      if (!done.empty()) {
+        deadline = now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                             std::chrono::duration<double>(options.budget_seconds - elapsed));
+      }
     }
-    // The first wave always runs, so that a budget too small still gives an answer.
     if (options.budget_seconds > 0 && elapsed > options.budget_seconds && !done.empty()) {
       result.budget_ran_out = true;
-      for (; next < order.size(); ++next) {
-        auto& outcome = result.outcomes[order[next]];
-        outcome.status = CandidateStatus::not_reached;
-        outcome.reason = "the search's time budget of " + format_seconds(options.budget_seconds) +
-                         " ran out before it";
-        outcome.result = candidate_row(outcome, options);
-      }
+      for (; next < order.size(); ++next) not_reached(result.outcomes[order[next]]);
       break;
     }
     // The next wave: pruning is decided here, from the waves before only.
@@ -270,19 +277,30 @@ PlanSearchResult search_plan(std::vector<ScreenedCandidate> candidates,
         to_simulate.push_back(&outcome.screened);
       }
     }
+    std::set<std::size_t> cut;  // candidates the deadline stopped, and those sharing them
     if (!to_simulate.empty()) {
-      const auto simulated = evaluate(to_simulate);
+      auto simulated = evaluate(to_simulate, deadline);
       if (simulated.size() != to_simulate.size()) {
         throw std::logic_error(
             "plan: the evaluator returned a result per candidate it was not given");
       }
       for (std::size_t k = 0; k < to_simulate.size(); ++k) {
-        result.outcomes[to_simulate[k]->candidate.index].result = simulated[k];
+        const auto index = to_simulate[k]->candidate.index;
+        if (!simulated[k]) {
+          cut.insert(index);
+          continue;
+        }
+        result.outcomes[index].result = std::move(*simulated[k]);
+        ++result.simulated;
       }
-      result.simulated += to_simulate.size();
     }
     for (auto index : wave) {
       auto& outcome = result.outcomes[index];
+      if (cut.count(index) ||
+          (outcome.same_simulation_as && cut.count(*outcome.same_simulation_as))) {
+        not_reached(outcome);
+        continue;
+      }
       if (outcome.same_simulation_as) {
         outcome.result = shared_result(result.outcomes[*outcome.same_simulation_as], outcome);
         ++result.shared;
@@ -293,6 +311,10 @@ PlanSearchResult search_plan(std::vector<ScreenedCandidate> candidates,
       outcome.result = candidate_row(outcome, options);
       outcome.score = objective_of(outcome.result, options);
       if (ok) done.push_back(&outcome);
+    }
+    if (!cut.empty()) {
+      result.budget_ran_out = true;
+      for (; next < order.size(); ++next) not_reached(result.outcomes[order[next]]);
     }
     if (finished) {
       finish(result);

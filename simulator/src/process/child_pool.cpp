@@ -3,6 +3,7 @@
 #include "process/child_process.hpp"
 
 #include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,20 +49,38 @@ ChildOutcome reap(Running& running) {
 }  // namespace
 
 std::vector<ChildOutcome> run_in_children(const std::vector<std::function<nlohmann::json()>>& work,
-                                          int jobs) {
+                                          int jobs, const RunLimits& limits) {
+  using Clock = std::chrono::steady_clock;
   std::vector<ChildOutcome> outcomes(work.size());
   std::vector<Running> running;
   std::size_t next = 0;
   const std::size_t most = static_cast<std::size_t>(std::max(jobs, 1));
+  const auto passed = [&] { return limits.deadline && Clock::now() >= *limits.deadline; };
   char buffer[65536];
   while (next < work.size() || !running.empty()) {
+    if (passed()) {
+      for (auto& child : running) {
+        ::kill(child.pid, SIGKILL);
+        outcomes[child.index] = reap(child);
+        outcomes[child.index].cut_off = true;
+      }
+      running.clear();
+      for (; next < work.size(); ++next) outcomes[next].cut_off = true;
+      break;
+    }
     while (next < work.size() && running.size() < most) {
       running.push_back(start(next, work[next]));
       ++next;
     }
     std::vector<pollfd> fds;
     for (const auto& child : running) fds.push_back({child.fd, POLLIN, 0});
-    if (::poll(fds.data(), fds.size(), -1) < 0) continue;  // interrupted: poll again
+    int timeout_ms = -1;
+    if (limits.deadline) {
+      const auto left =
+          std::chrono::ceil<std::chrono::milliseconds>(*limits.deadline - Clock::now());
+      timeout_ms = static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 1000));
+    }
+    if (::poll(fds.data(), fds.size(), timeout_ms) <= 0) continue;  // interrupted or timed out
     for (std::size_t i = running.size(); i-- > 0;) {
       if (fds[i].revents == 0) continue;
       const ssize_t n = ::read(running[i].fd, buffer, sizeof buffer);
@@ -71,6 +90,7 @@ std::vector<ChildOutcome> run_in_children(const std::vector<std::function<nlohma
       }
       outcomes[running[i].index] = reap(running[i]);
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
+      if (limits.on_finished) limits.on_finished();
     }
   }
   return outcomes;

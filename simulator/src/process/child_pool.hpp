@@ -6,11 +6,13 @@
 #include <vector>
 
 #include "process/child_process.hpp"
+#include "tessera/simulator/run_limits.hpp"
 
 namespace tessera::sim {
 
-// Outcomes in the order of `work`; a child that dies or answers nothing has no message.
+// Outcomes in the order of `work`; a child that dies or answers nothing has no message. When the
+// deadline passes, running children are killed and no more start: their outcomes are cut_off.
 std::vector<ChildOutcome> run_in_children(const std::vector<std::function<nlohmann::json()>>& work,
-                                          int jobs);
+                                          int jobs, const RunLimits& limits = {});
 
 }  // namespace tessera::sim

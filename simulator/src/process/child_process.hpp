@@ -14,6 +14,7 @@ struct ChildOutcome {
   int signal = 0;                         // the signal that ended the child, if one did
   int exit_code = 0;
   std::string captured_stderr;  // with capture_stderr: what the child wrote there
+  bool cut_off = false;         // stopped, or never started, because a deadline passed
 };
 
 // Forks, runs `work` in the child and returns its JSON. An exception in `work` becomes

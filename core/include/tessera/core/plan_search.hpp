@@ -55,9 +55,11 @@ struct CandidateOutcome {
 struct PlanSearchOptions {
   PlanObjective objective = PlanObjective::step;
   std::size_t top = 5;
-  std::size_t wave = 8;       // candidates simulated between pruning decisions
-  bool exhaustive = false;    // no bound pruning: simulate every valid candidate that fits
-  double budget_seconds = 0;  // > 0: start no wave after this much time (but the first)
+  std::size_t wave = 8;     // candidates simulated between pruning decisions
+  bool exhaustive = false;  // no bound pruning: simulate every valid candidate that fits
+  // > 0: stop after this much time; the first wave runs whole, so that a budget too small still
+  // gives an answer, and later ones are cut where the budget ends (their evaluator's deadline).
+  double budget_seconds = 0;
   // With a budget: the seconds the search has run, read before every wave. Processes that share
   // the waves must agree on it (rank 0's clock), or one would stop while another waits for it.
   // Empty: this process's steady clock since the search began.
@@ -79,9 +81,12 @@ struct PlanSearchResult {
   double wall_seconds = 0;
 };
 
-// Simulates the candidates of one wave; results in the wave's order. May throw.
-using WaveEvaluator =
-    std::function<std::vector<PointResult>(const std::vector<const ScreenedCandidate*>& wave)>;
+// Simulates the candidates of one wave; results in the wave's order. A candidate it did not
+// finish by `deadline` (where the search's time budget ends; none: no limit) has no result.
+// May throw.
+using SearchDeadline = std::optional<std::chrono::steady_clock::time_point>;
+using WaveEvaluator = std::function<std::vector<std::optional<PointResult>>(
+    const std::vector<const ScreenedCandidate*>& wave, const SearchDeadline& deadline)>;
 // A result kept from an earlier run for this candidate, or null.
 using StoredResultLookup = std::function<const PointResult*(const PlanCandidate& candidate)>;
 // After every wave (and once at the end): the search so far, e.g. to write it down.

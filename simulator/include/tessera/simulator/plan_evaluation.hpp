@@ -9,10 +9,11 @@
 namespace tessera::sim {
 
 // Results in the order of `candidates`; a failed simulation gives a failed row, not an
-// exception. Rows carry no per-layer compute times (plan keeps its rows small).
-std::vector<PointResult> simulate_candidates(
+// exception, and one not finished by the limits' deadline none. Rows carry no per-layer compute
+// times (plan keeps its rows small).
+std::vector<std::optional<PointResult>> simulate_candidates(
     const LoadedScenario& base, const std::vector<const ScreenedCandidate*>& candidates,
-    const SimulationOptions& options, int jobs);
+    const SimulationOptions& options, int jobs, const RunLimits& limits = {});
 
 // A wave evaluator for search_plan that simulates every candidate on this machine.
 WaveEvaluator local_wave_evaluator(const LoadedScenario& base, const SimulationOptions& options,

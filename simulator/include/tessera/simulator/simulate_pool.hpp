@@ -4,6 +4,7 @@
 // candidates without a process start or a scenario load per candidate.
 #include <vector>
 
+#include "tessera/simulator/run_limits.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 
 namespace tessera::sim {
@@ -15,8 +16,10 @@ struct PointToSimulate {
 
 // Outcomes in the order of `points`, as simulate_point_isolated gives them (the first epoch's
 // step played too where it reads elsewhere), except that a point whose child fails does not
-// throw: its result has status failed and a note saying why. Traces are not recorded.
-std::vector<SimulationOutcome> simulate_points(const std::vector<PointToSimulate>& points,
-                                               const SimulationOptions& options, int jobs);
+// throw: its result has status failed and a note saying why. Traces are not recorded. A point
+// not finished by the limits' deadline has no outcome.
+std::vector<std::optional<SimulationOutcome>> simulate_points(
+    const std::vector<PointToSimulate>& points, const SimulationOptions& options, int jobs,
+    const RunLimits& limits = {});
 
 }  // namespace tessera::sim
