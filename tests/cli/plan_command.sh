@@ -33,6 +33,20 @@ done
 for file in plan.csv plan.json summary.json best.yaml; do
   [ -s "$scratch/one/$file" ] || fail "no $file"
 done
+grep -q "^plan: .* candidates screened in" "$scratch/one.err" ||
+  fail "no progress line in a log: $(cat "$scratch/one.err")"
+# The front drawn from the simulated candidates by default; --pareto proves it, simulating at
+# least as many, and the best stays the same.
+grep -q 'among the simulated candidates (--pareto proves it)' "$scratch/one.out" ||
+  fail "the default front is not said to be among the simulated candidates"
+"$tessera" plan "$scratch/small.yaml" --gpus 16 --output "$scratch/pareto" --pareto \
+  >"$scratch/pareto.out" 2>&1 || fail "--pareto: $(cat "$scratch/pareto.out")"
+grep -q 'among the simulated' "$scratch/pareto.out" && fail "--pareto front still 'among the simulated'"
+simulated() { sed -n 's/.*(\([0-9]*\) simulated,.*/\1/p' "$1"; }
+[ "$(simulated "$scratch/pareto.out")" -ge "$(simulated "$scratch/one.out")" ] ||
+  fail "--pareto simulated fewer: $(simulated "$scratch/pareto.out") < $(simulated "$scratch/one.out")"
+cmp -s <(grep -A3 '^Best 5' "$scratch/one.out") <(grep -A3 '^Best 5' "$scratch/pareto.out") ||
+  fail "--pareto changed the best"
 cp "$scratch/one/summary.json" "$scratch/one-summary.json"  # the resumed run counts kept rows
 "$tessera" validate "$scratch/one/best.yaml" >/dev/null || fail "best.yaml does not validate"
 predicted=$(sed -n 's/^# predicted step \([0-9.]* [mu]*s\),.*/\1/p' "$scratch/one/best.yaml")

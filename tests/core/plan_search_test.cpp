@@ -91,6 +91,31 @@ TEST(PlanSearch, PruningKeepsTheBestAndTheParetoFrontOfExhaustiveEvaluation) {
   }
 }
 
+// Without the Pareto front to prove, fewer candidates are simulated and the best are the same.
+TEST(PlanSearch, ProvingTheBestOnlySimulatesNoMoreAndKeepsTheBest) {
+  std::size_t fewer = 0;
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    std::vector<Truth> truth;
+    const auto candidates = made_up(200, seed, truth);
+    PlanSearchOptions options;
+    options.top = 5;
+    std::size_t calls = 0, with_front = 0;
+    const auto pareto = search_plan(candidates, options, evaluator(truth, calls, with_front));
+    options.pareto = false;
+    std::size_t best_calls = 0, best_only = 0;
+    const auto best = search_plan(candidates, options, evaluator(truth, best_calls, best_only));
+    EXPECT_LE(best_only, with_front) << "seed " << seed;
+    fewer += best_only < with_front ? 1 : 0;
+    EXPECT_EQ(indices(best, best.ranking, 5), indices(pareto, pareto.ranking, 5))
+        << "seed " << seed;
+    for (const auto& outcome : best.outcomes) {
+      if (outcome.status != CandidateStatus::bounded) continue;
+      EXPECT_FALSE(test::contains(outcome.reason, "less memory")) << outcome.reason;
+    }
+  }
+  EXPECT_GT(fewer, 0u) << "the front never cost a simulation in 20 made-up spaces";
+}
+
 TEST(PlanSearch, WavesDecideWhatIsSimulatedAndTheSameInputsGiveTheSameOutput) {
   std::vector<Truth> truth;
   const auto candidates = made_up(100, 7, truth);

@@ -65,26 +65,28 @@ bool ranks_before(const CandidateOutcome& a, const CandidateOutcome& b) {
   return a.screened.candidate.index < b.screened.candidate.index;
 }
 
-// Whether `pending` can still be among the best `top` or on the Pareto front, given what the
-// waves so far simulated (see the header).
+// Whether `pending` can still be among the best `top`, or with `pareto` on the Pareto front,
+// given what the waves so far simulated (see the header).
 bool may_matter(const CandidateOutcome& pending, const std::vector<const CandidateOutcome*>& done,
-                std::size_t top, std::string& reason) {
+                std::size_t top, bool pareto, std::string& reason) {
   std::size_t better = 0;
   const CandidateOutcome* dominating = nullptr;
   for (const auto* outcome : done) {
     if (outcome->score >= pending.bound_score) continue;
     ++better;
-    if (outcome->result.peak_memory_bytes <= pending.screened.peak_memory_bytes &&
+    if ((!pareto || outcome->result.peak_memory_bytes <= pending.screened.peak_memory_bytes) &&
         (!dominating || ranks_before(*outcome, *dominating))) {
       dominating = outcome;
     }
   }
   if (better < top || !dominating) return true;
   reason = "its step is at least " + format_seconds(pending.screened.step_lower_bound_seconds) +
-           "; " + std::to_string(better) + " simulated candidates do better, and candidate " +
-           std::to_string(dominating->screened.candidate.index) + " also needs less memory (" +
-           format_bytes(dominating->result.peak_memory_bytes) + " per GPU against " +
-           format_bytes(pending.screened.peak_memory_bytes) + ")";
+           "; " + std::to_string(better) + " simulated candidates do better";
+  if (pareto) {
+    reason += ", and candidate " + std::to_string(dominating->screened.candidate.index) +
+              " also needs less memory (" + format_bytes(dominating->result.peak_memory_bytes) +
+              " per GPU against " + format_bytes(pending.screened.peak_memory_bytes) + ")";
+  }
   return false;
 }
 
@@ -249,7 +251,7 @@ PlanSearchResult search_plan(std::vector<ScreenedCandidate> candidates,
     while (next < order.size() && wave.size() < std::max<std::size_t>(options.wave, 1)) {
       auto& outcome = result.outcomes[order[next++]];
       std::string reason;
-      if (!options.exhaustive && !may_matter(outcome, done, options.top, reason)) {
+      if (!options.exhaustive && !may_matter(outcome, done, options.top, options.pareto, reason)) {
         outcome.status = CandidateStatus::bounded;
         outcome.reason = reason;
         outcome.result = candidate_row(outcome, options);

@@ -1,11 +1,13 @@
 #pragma once
 // The search of `tessera plan`: screened candidates (plan_screen.hpp) are simulated in waves, in
 // the order of their lower bounds, and a candidate is skipped (branch and bound) only when it
-// can be neither among the best `top` nor on the Pareto front of objective against memory:
+// cannot be among the best `top`, nor, with `pareto`, on the Pareto front of objective against
+// memory:
 //   - at least `top` simulated candidates already beat its bound, and
-//   - one of those uses no more memory than it does.
-// So the ranking's first `top` entries and the whole Pareto front equal those of simulating
-// every valid candidate that fits. Pruning is decided only between waves, from the results of
+//   - with `pareto`, one of those uses no more memory than it does.
+// So the ranking's first `top` entries, and with `pareto` the whole Pareto front, equal those of
+// simulating every valid candidate that fits (without it the front is drawn from the simulated
+// ones). Pruning is decided only between waves, from the results of
 // the waves before: which candidates are simulated depends on the wave size, never on how many
 // processes or MPI ranks simulate a wave, so every way of running gives the same output.
 #include <chrono>
@@ -57,6 +59,7 @@ struct PlanSearchOptions {
   std::size_t top = 5;
   std::size_t wave = 8;     // candidates simulated between pruning decisions
   bool exhaustive = false;  // no bound pruning: simulate every valid candidate that fits
+  bool pareto = true;       // also keep every candidate that may be on the Pareto front
   // > 0: stop after this much time; the first wave runs whole, so that a budget too small still
   // gives an answer, and later ones are cut where the budget ends (their evaluator's deadline).
   double budget_seconds = 0;
