@@ -20,6 +20,8 @@ void add_devices_command(CLI::App& cli, Action& action) {
                     << format_bytes(device.memory_bytes) << "  [" << device.library << "]\n";
         }
         for (const auto& note : inventory.notes) std::cout << note << "\n";
+        std::cout << "libraries: " << kernels::cpu_library_versions() << "; "
+                  << kernels::cuda_library_versions() << "\n";
         return kExitOk;
       });
     };

@@ -1,6 +1,7 @@
-// What `tessera --version` prints: the project version, how this binary was built, and the
-// backend libraries' versions as the loader found them. A packed binary run on another machine
-// (tools/gpu/) says here which cuDNN and NCCL it picked up.
+// What `tessera --version` prints: the project version, how this binary was built, and the CPU
+// library's version. The CUDA libraries are loaded only when a GPU is used (the CUDA module,
+// kernels/src/cuda_module/cuda_entry.hpp), so --version does not name them: `tessera devices`
+// does, and says there which cuDNN and NCCL a packed binary picked up (tools/gpu/).
 #include "version_text.hpp"
 
 #include "tessera/core/content_digest.hpp"
@@ -17,8 +18,10 @@ std::string build_identity() {
 std::string version_text() {
   return std::string("tessera ") + TESSERA_VERSION + "\nbuild: " + TESSERA_BUILD_TYPE + ", " +
          TESSERA_COMPILER + ", CUDA parts: " + TESSERA_CUDA_BUILD +
-         "\nlibraries: " + kernels::cpu_library_versions() + "; " +
-         kernels::cuda_library_versions();
+         "\nlibraries: " + kernels::cpu_library_versions() +
+         (std::string(TESSERA_CUDA_BUILD) == "none"
+              ? std::string()
+              : "; CUDA libraries loaded on first use (tessera devices names them)");
 }
 
 }  // namespace tessera::app

@@ -2,16 +2,7 @@
 
 #include <stdexcept>
 
-#include "tessera/core/quantity.hpp"
-
 namespace tessera::kernels {
-
-OutOfDeviceMemory::OutOfDeviceMemory(double requested_bytes, double available_bytes,
-                                     const std::string& device)
-    : std::runtime_error("does not fit: needs " + format_bytes(requested_bytes) + ", " + device +
-                         " has " + format_bytes(available_bytes) + " free"),
-      requested_bytes_(requested_bytes),
-      available_bytes_(available_bytes) {}
 
 std::unique_ptr<Device> open_device(const std::string& name) {
   if (name == "cpu") return open_cpu_device();

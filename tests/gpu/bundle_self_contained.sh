@@ -71,12 +71,18 @@ for program in bin/tessera bin/mpirun tests/tessera_kernels_tests tests/tessera_
   [ -x "$bundle/$program" ] || fail "$program is not in the bundle"
 done
 
-# tessera runs so restricted and reports the libraries it loaded.
+# tessera runs so restricted and reports the libraries it loaded: the CUDA ones through its CUDA
+# module, found on the bundle's library path.
 version=$("$loader" --inhibit-cache --library-path "$library_path" "$bundle/bin/tessera" --version 2>&1)
 [ $? -eq 0 ] || fail "tessera --version: $version"
 grep -q "^tessera [0-9]" <<<"$version" || fail "tessera --version printed no version: $version"
-grep -q "cuDNN [1-9]" <<<"$version" || fail "tessera --version names no cuDNN: $version"
 grep -q "oneDNN [1-9]" <<<"$version" || fail "tessera --version names no oneDNN: $version"
+devices=$(LD_DEBUG=files "$loader" --inhibit-cache --library-path "$library_path" \
+  "$bundle/bin/tessera" devices 2>"$scratch/devices.ld")
+[ $? -eq 0 ] || fail "tessera devices: $devices"
+grep -q "^libraries: .*cuDNN [1-9]" <<<"$devices" || fail "tessera devices names no cuDNN: $devices"
+grep -q "calling init: $bundle/.*/libtessera_cuda.so" "$scratch/devices.ld" ||
+  fail "the CUDA module was not loaded from the bundle: $(grep libtessera_cuda "$scratch/devices.ld")"
 
 # The packed mpirun on 2 ranks, relocated by OPAL_PREFIX: every library and plugin any of its
 # processes initialises must come from the bundle or glibc (the loader's debug output names them).

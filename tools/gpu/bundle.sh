@@ -54,7 +54,8 @@ fi
 for program in "${programs[@]}"; do
   [ -x "$build_dir/$program" ] || { echo "bundle.sh: $build_dir/$program is not built" >&2; exit 1; }
 done
-if ! grep -q 'NEEDED *libcudnn' <<<"$(objdump -p "$build_dir/app/tessera")"; then
+cuda_module="$build_dir/lib/libtessera_cuda.so"  # the CUDA parts, loaded on first use
+if [ ! -f "$cuda_module" ] || ! grep -q 'NEEDED *libcudnn' <<<"$(objdump -p "$cuda_module")"; then
   echo "bundle.sh: $build_dir was built without the CUDA parts (nvcc, cuDNN and NCCL are needed;" \
        "see setup.sh)" >&2
   exit 1
@@ -113,6 +114,9 @@ for program in "${programs[@]}"; do
   esac
   pack_closure "$build_dir/$program"
 done
+# On the loader's path in the bundle (library_dirs.txt), where the programs' dlopen finds it.
+pack_file "$cuda_module"
+pack_closure "$cuda_module"
 for benchmark in "${benchmarks[@]}"; do
   [ -x "$build_dir/tests/$benchmark" ] || continue  # built without the benchmarks
   cp "$build_dir/tests/$benchmark" "$top/bench/"

@@ -195,7 +195,7 @@ step_versions() {
     echo "nvidia-smi: not on this machine"
   fi
   tessera --version
-  tessera devices
+  tessera devices  # with the CUDA libraries the module loaded
   local needed machine
   needed=$(awk '/^glibc needed:/ { print $3 }' "$bundle/manifest.txt")
   machine=$(getconf GNU_LIBC_VERSION | awk '{ print $2 }')
@@ -206,7 +206,7 @@ step_versions() {
   echo "NVIDIA library folders: ${pip_nvidia_dirs:-none found through $python} ${cuda_lib_dirs[*]:-}"
   local sanitizer
   sanitizer=$(compute_sanitizer) && "$sanitizer" --version | tail -n 1 || echo "compute-sanitizer: not found"
-  step_note="$(tessera --version | sed -n 3p)"
+  step_note="$(tessera devices | sed -n 's/^libraries: //p')"
   [ "$(printf '%s\n%s\n' "$needed" "$machine" | sort -V | tail -n 1)" = "$machine" ] ||
     { step_note="glibc $machine is older than the $needed the bundle needs"; return 1; }
 }

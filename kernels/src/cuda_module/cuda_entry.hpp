@@ -1,0 +1,37 @@
+#pragma once
+// The CUDA parts (kernels/src/cuda) are a module of their own, libtessera_cuda.so, loaded the
+// first time a GPU path asks for it: a command that uses no GPU never loads cuBLAS, cuDNN and
+// NCCL (with them, starting the program took about 0.27 s and 268 MB). The module hands the
+// program this table of its entry points; cuda_module.cpp forwards the public functions
+// (device.hpp, device_inventory.hpp, communicator.hpp, cudnn_layout_check.hpp) to it.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cudnn_layout.hpp"
+#include "tessera/kernels/communicator.hpp"
+#include "tessera/kernels/device.hpp"
+#include "tessera/kernels/device_inventory.hpp"
+
+namespace tessera::kernels {
+
+struct CudaEntry {
+  // The module and the program must be built from the same sources: a table of another layout
+  // is refused.
+  int layout_version = 1;
+  void (*add_cuda_devices)(DeviceInventory& inventory) = nullptr;
+  std::string (*cuda_library_versions)() = nullptr;
+  std::unique_ptr<Device> (*open_cuda_device)(int index) = nullptr;
+  std::unique_ptr<Communicator> (*nccl_over)(Communicator& bootstrap) = nullptr;
+  std::optional<std::vector<int>> (*cudnn_convolution_output_dims)(
+      const CudnnConvolutionLayout& layout) = nullptr;
+  std::optional<std::vector<int>> (*cudnn_pooling_output_dims)(
+      bool max, const CudnnPoolingLayout& layout) = nullptr;
+};
+
+inline constexpr int kCudaEntryLayoutVersion = 1;
+inline constexpr const char* kCudaModuleFile = "libtessera_cuda.so";
+inline constexpr const char* kCudaEntrySymbol = "tessera_cuda_entry";
+
+}  // namespace tessera::kernels

@@ -1,0 +1,91 @@
+// The program's side of the CUDA module (cuda_entry.hpp): the public CUDA functions load
+// libtessera_cuda.so on first use and forward to it. Where it cannot be loaded (a CUDA library
+// missing on this machine, say), the program goes on as a build without the CUDA parts would,
+// saying why.
+#include <dlfcn.h>
+
+#include <mutex>
+#include <stdexcept>
+
+#include "cuda_module/cuda_entry.hpp"
+#include "cudnn_layout_check.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+struct LoadedModule {
+  const CudaEntry* entry = nullptr;
+  std::string problem;  // why it did not load
+};
+
+const LoadedModule& cuda_module() {
+  static LoadedModule loaded;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // Found through the program's run path (the build folder) or LD_LIBRARY_PATH (the GPU
+    // bundle, tools/gpu/); kept loaded for the life of the process.
+    void* handle = ::dlopen(kCudaModuleFile, RTLD_NOW | RTLD_LOCAL);
+    if (handle == nullptr) {
+      const char* why = ::dlerror();
+      loaded.problem = std::string("cannot load ") + kCudaModuleFile + ": " +
+                       (why != nullptr ? why : "no reason given");
+      return;
+    }
+    using EntryFunction = const CudaEntry* (*)();
+    auto* function = reinterpret_cast<EntryFunction>(::dlsym(handle, kCudaEntrySymbol));
+    const CudaEntry* entry = function != nullptr ? function() : nullptr;
+    if (entry == nullptr || entry->layout_version != kCudaEntryLayoutVersion) {
+      loaded.problem = std::string(kCudaModuleFile) + " is not this build's CUDA module";
+      return;
+    }
+    loaded.entry = entry;
+  });
+  return loaded;
+}
+
+const CudaEntry& required() {
+  const auto& loaded = cuda_module();
+  if (loaded.entry == nullptr) throw std::runtime_error("no CUDA parts: " + loaded.problem);
+  return *loaded.entry;
+}
+
+}  // namespace
+
+void add_cuda_devices(DeviceInventory& inventory) {
+  const auto& loaded = cuda_module();
+  if (loaded.entry == nullptr) {
+    inventory.notes.push_back("CUDA parts not loaded: " + loaded.problem);
+    return;
+  }
+  loaded.entry->add_cuda_devices(inventory);
+}
+
+std::string cuda_library_versions() {
+  const auto& loaded = cuda_module();
+  return loaded.entry != nullptr ? loaded.entry->cuda_library_versions()
+                                 : "CUDA parts not loaded (" + loaded.problem + ")";
+}
+
+std::unique_ptr<Device> open_cuda_device(int index) {
+  return required().open_cuda_device(index);
+}
+
+std::unique_ptr<Communicator> nccl_over(Communicator& bootstrap) {
+  return required().nccl_over(bootstrap);
+}
+
+std::optional<std::vector<int>> cudnn_convolution_output_dims(
+    const CudnnConvolutionLayout& layout) {
+  const auto& loaded = cuda_module();
+  if (loaded.entry == nullptr) return std::nullopt;
+  return loaded.entry->cudnn_convolution_output_dims(layout);
+}
+
+std::optional<std::vector<int>> cudnn_pooling_output_dims(bool max,
+                                                          const CudnnPoolingLayout& layout) {
+  const auto& loaded = cuda_module();
+  if (loaded.entry == nullptr) return std::nullopt;
+  return loaded.entry->cudnn_pooling_output_dims(max, layout);
+}
+
+}  // namespace tessera::kernels
