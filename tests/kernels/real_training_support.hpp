@@ -232,7 +232,7 @@ inline TrainingRun train_model(Communicator& world, const ModelGraph& model,
   }
   run.program = trainer.program();
   run.peak_bytes = trainer.peak_bytes();
-  run.unplanned_convolutions = trainer.unplanned_convolutions();
+  run.unplanned_convolutions = trainer.convolution_plan_counts().without_plan;
   return run;
 }
 

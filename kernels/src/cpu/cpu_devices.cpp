@@ -40,6 +40,36 @@ double last_level_cache_bytes() {
   return largest;
 }
 
+// The instruction set oneDNN dispatches to on this CPU: it decides which implementations
+// ("jit:avx512_core", ...) the library offers, so it is part of the device's name, and profiles
+// measured on a CPU of another instruction set do not pass for this one's.
+std::string effective_isa() {
+  switch (dnnl::get_effective_cpu_isa()) {
+    case dnnl::cpu_isa::sse41:
+      return "sse41";
+    case dnnl::cpu_isa::avx:
+      return "avx";
+    case dnnl::cpu_isa::avx2:
+      return "avx2";
+    case dnnl::cpu_isa::avx2_vnni:
+      return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_mic:
+      return "avx512_mic";
+    case dnnl::cpu_isa::avx512_mic_4ops:
+      return "avx512_mic_4ops";
+    case dnnl::cpu_isa::avx512_core:
+      return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni:
+      return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16:
+      return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx:
+      return "avx512_core_amx";
+    default:
+      return "generic";
+  }
+}
+
 }  // namespace
 
 std::string cpu_library_versions() {
@@ -51,7 +81,7 @@ std::string cpu_library_versions() {
 void add_cpu_devices(DeviceInventory& inventory) {
   DeviceInfo cpu;
   cpu.kind = "cpu";
-  cpu.name = cpu_model_name();
+  cpu.name = cpu_model_name() + " " + effective_isa();
   cpu.compute_units = static_cast<int>(std::thread::hardware_concurrency());
   cpu.cache_bytes = last_level_cache_bytes();
   cpu.memory_bytes =

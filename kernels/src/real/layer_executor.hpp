@@ -13,6 +13,7 @@
 #include "tessera/core/model_graph.hpp"
 #include "tessera/core/parallel_strategy.hpp"
 #include "tessera/core/step_program.hpp"
+#include "tessera/kernels/convolution_runner.hpp"
 
 namespace tessera::kernels::real {
 
@@ -71,8 +72,8 @@ class LayerExecutor {
   virtual void sum_statistics(Direction pass);
   // The loss of the last forward (loss layers only).
   virtual double loss() const { return 0; }
-  // Convolution problems run so far without a plan from the program (the library's choice).
-  virtual std::size_t unplanned_convolutions() const { return 0; }
+  // Convolution problems run so far on the library's choice instead of a plan from the program.
+  virtual ConvolutionPlanCounts convolution_plan_counts() const { return {}; }
 
  protected:
   [[noreturn]] void refuse(const std::string& op) const;

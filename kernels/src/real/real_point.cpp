@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <numeric>
 #include <optional>
 #include <set>
@@ -388,9 +389,11 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   }
   const auto memory = gather_values(ranks, trainer->peak_bytes());
   result.peak_memory_bytes = *std::max_element(memory.begin(), memory.end());
-  const auto unplanned =
-      gather_values(ranks, static_cast<double>(trainer->unplanned_convolutions()));
+  const auto plan_counts = trainer->convolution_plan_counts();
+  const auto unplanned = gather_values(ranks, static_cast<double>(plan_counts.without_plan));
   const auto unplanned_total = std::accumulate(unplanned.begin(), unplanned.end(), 0.0);
+  const auto replaced = gather_values(ranks, static_cast<double>(plan_counts.replaced));
+  const auto replaced_total = std::accumulate(replaced.begin(), replaced.end(), 0.0);
   result.samples_per_second = result.step_seconds > 0
                                   ? static_cast<double>(config.global_batch()) / result.step_seconds
                                   : 0;
@@ -428,6 +431,16 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
     result.note += "; " + std::to_string(static_cast<long long>(unplanned_total)) +
                    " convolution problem(s) over the ranks had no rows in the profiles and ran "
                    "the library's choice";
+  }
+  if (replaced_total > 0) {
+    const std::string replaced_text =
+        std::to_string(static_cast<long long>(replaced_total)) +
+        " convolution plan(s) over the ranks named an algorithm " + device->info().name +
+        " does not offer (profiles of another device or library version?) and ran the "
+        "library's choice";
+    result.note += "; " + replaced_text;
+    if (ranks.rank() == 0)
+      std::cerr << "warning: point " << point.index << ": " << replaced_text << "\n";
   }
   if (scenario.real.deterministic) {
     result.note +=

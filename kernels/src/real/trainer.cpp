@@ -61,17 +61,17 @@ std::vector<float> Trainer::parameters_of(std::size_t layer) const {
 const StepProgram& Trainer::program() const {
   return state_->program;
 }
-std::size_t Trainer::unplanned_convolutions() const {
-  std::size_t unplanned = 0;
+ConvolutionPlanCounts Trainer::convolution_plan_counts() const {
+  ConvolutionPlanCounts counts;
   auto& tensors = state_->tensors;
   for (std::int64_t k = 0; k < tensors.micro_batches(); ++k) {
     for (std::size_t i = 0; i < tensors.layer_count(); ++i) {
       if (const auto& executor = tensors.layer(i, k).executor) {
-        unplanned += executor->unplanned_convolutions();
+        counts += executor->convolution_plan_counts();
       }
     }
   }
-  return unplanned;
+  return counts;
 }
 
 StepReport Trainer::step(StepInputSource& source) {

@@ -110,8 +110,8 @@ class Convolution : public LayerExecutor {
     }
   }
 
-  std::size_t unplanned_convolutions() const override {
-    return (partitioned_ ? partitioned_->runner() : *runner_).unplanned_problems().size();
+  ConvolutionPlanCounts convolution_plan_counts() const override {
+    return (partitioned_ ? partitioned_->runner() : *runner_).plan_counts();
   }
 
   // A split layer leaves its planes' part of the filter and bias gradients: the gradient

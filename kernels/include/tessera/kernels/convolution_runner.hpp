@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,17 @@
 namespace tessera::kernels {
 
 class Device;
+
+// Convolution problems that ran the library's first choice instead of a plan from the profiles.
+struct ConvolutionPlanCounts {
+  std::size_t without_plan = 0;  // the program gave none (the profiles have no rows for them)
+  std::size_t replaced = 0;      // the plan named an algorithm the device does not offer
+  ConvolutionPlanCounts& operator+=(const ConvolutionPlanCounts& other) {
+    without_plan += other.without_plan;
+    replaced += other.replaced;
+    return *this;
+  }
+};
 
 // One workspace buffer grown to the largest request. Runners whose kernels never run at the same
 // time (the layers of one rank) share one, as frameworks share one cuDNN workspace.
@@ -48,8 +60,9 @@ class ConvolutionRunner {
   ~ConvolutionRunner();
 
   // From now on, run this problem by `plan` (the step program's, from profiles), whose
-  // micro-batches add up to `batch`: a device that does not offer its algorithms for it is an
-  // error, not a silent change of plan. An empty plan restores the library's first choice.
+  // micro-batches add up to `batch`. A device that does not offer its algorithms for it (a
+  // profile of another device or library version) runs the library's first choice instead, and
+  // replaced_plans() counts it. An empty plan restores the library's first choice.
   void follow(const ConvolutionGeometry& geometry, std::int64_t batch, Direction direction,
               MicroBatchPlan plan);
 
@@ -62,6 +75,12 @@ class ConvolutionRunner {
 
   // The problems run so far without a plan (on the library's first choice), one line each.
   std::vector<std::string> unplanned_problems() const;
+  // The problems whose plan named an algorithm the device does not offer for it, and ran the
+  // library's first choice instead.
+  std::size_t replaced_plans() const { return replaced_.size(); }
+  ConvolutionPlanCounts plan_counts() const {
+    return {unplanned_problems().size(), replaced_plans()};
+  }
 
   // How this problem runs (cached): the followed plan, or one micro-batch of the whole batch with
   // the library's first algorithm.
@@ -82,6 +101,7 @@ class ConvolutionRunner {
   std::shared_ptr<ConvolutionWorkspace> workspace_;
   std::map<std::string, MicroBatchPlan> followed_;  // by problem; others: the first choice
   std::map<std::string, Choice> chosen_;
+  std::set<std::string> replaced_;  // followed problems whose plan the device cannot run
 };
 
 }  // namespace tessera::kernels

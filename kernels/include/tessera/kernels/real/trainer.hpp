@@ -24,6 +24,7 @@
 #include "tessera/core/scenario.hpp"
 #include "tessera/core/step_program.hpp"
 #include "tessera/core/timeline.hpp"
+#include "tessera/kernels/convolution_runner.hpp"
 #include "tessera/kernels/real/rank_layout.hpp"
 #include "tessera/kernels/real/step_input_source.hpp"
 
@@ -104,9 +105,10 @@ class Trainer {
   // The most device memory this rank has held at once (tensors, parameters, optimizer state).
   double peak_bytes() const;
   const StepProgram& program() const;
-  // Convolution problems run so far without a plan from the program: the library chose their
-  // algorithm (every one without profiles; with them, windows the profile did not measure).
-  std::size_t unplanned_convolutions() const;
+  // Convolution problems run so far on the library's choice: without a plan from the program
+  // (every one without profiles; with them, windows the profile did not measure), or with one
+  // naming an algorithm this device does not offer (a profile of another device or library).
+  ConvolutionPlanCounts convolution_plan_counts() const;
 
  private:
   struct State;
