@@ -80,7 +80,7 @@ TEST(Hdf5InputSource, AStoreReadsEachFileOnceAndServesLaterEpochsFromMemory) {
   for (std::int64_t step = 0; step < 3 * kSamples; ++step) {
     const auto s = static_cast<std::size_t>(step);
     EXPECT_EQ(without_store[s], InputSource::file_system);
-    EXPECT_EQ(with_store[s], step < kSamples ? InputSource::file_system : InputSource::peer_memory)
+    EXPECT_EQ(with_store[s], step < kSamples ? InputSource::file_system : InputSource::own_memory)
         << "step " << step;
     EXPECT_EQ(plain[s].volume, stored[s].volume) << "step " << step;  // the same samples
   }
@@ -93,7 +93,7 @@ TEST(Hdf5InputSource, AStoreReadsEachFileOnceAndServesLaterEpochsFromMemory) {
   std::filesystem::remove_all(scratch.path());
   for (std::int64_t step = 0; step < kSamples; ++step) {
     EXPECT_FALSE(source->next(io_seconds).volume.empty());
-    EXPECT_EQ(source->last_source(), InputSource::node_local_storage);
+    EXPECT_EQ(source->last_source(), InputSource::own_memory);
     EXPECT_EQ(io_seconds, 0);
   }
 }

@@ -14,6 +14,8 @@ std::string to_string(InputSource source) {
       return "peer_memory";
     case InputSource::node_local_storage:
       return "node_local_storage";
+    case InputSource::own_memory:
+      return "own_memory";
   }
   return "none";
 }
@@ -30,6 +32,8 @@ std::string phrase(InputSource source) {
       return "samples from the data store in the nodes' host memory, most from another node";
     case InputSource::node_local_storage:
       return "samples read from node-local storage";
+    case InputSource::own_memory:
+      return "samples kept in the rank's own host memory";
   }
   return "";
 }

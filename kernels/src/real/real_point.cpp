@@ -145,10 +145,10 @@ Measurement train(Trainer& trainer, StepInputSource& source, Communicator& ranks
         plan.epochs_differ() && report.read_source == plan.first_epoch;
     (reads_like_first_epoch ? first_epoch : steady).push_back({step, std::move(report)});
   }
-  measurement.typical_source = steady.empty() ? plan.first_epoch : plan.later_epochs;
   if (!first_epoch.empty())
     measurement.first_epoch_step_seconds = median_step(first_epoch).report.step_seconds;
   auto typical = median_step(steady.empty() ? first_epoch : steady);
+  measurement.typical_source = typical.report.read_source;  // where it really read
   measurement.typical = std::move(typical.report);
   measurement.typical_step = typical.step;
   return measurement;

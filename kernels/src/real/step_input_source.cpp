@@ -217,7 +217,8 @@ class Hdf5Source : public StepInputSource {
 
   // The input plan decides: a store that cannot hold the rank's share is not used.
   bool keeps_samples() const { return later_epochs_ != InputSource::file_system; }
-  InputSource store_source() const { return later_epochs_; }
+  // Whatever io.store says, the samples come from this process's memory.
+  InputSource store_source() const { return InputSource::own_memory; }
 
   std::string directory_;
   InputPlacement placement_;

@@ -42,6 +42,7 @@ bool InputPipeline::can_play() const {
   if (platform_.node_hosts.empty()) return false;
   switch (source_) {
     case InputSource::none:
+    case InputSource::own_memory:  // the real backend's store: no platform resource to play
       return false;
     case InputSource::file_system:
       return !platform_.filesystem_servers.empty();

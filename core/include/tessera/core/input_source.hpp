@@ -18,7 +18,9 @@
 
 namespace tessera {
 
-enum class InputSource { none, file_system, peer_memory, node_local_storage };
+// own_memory: the rank's own host memory, where the real backend keeps the samples it read
+// (its store crosses no network and stages to no disk); the simulator plays the others.
+enum class InputSource { none, file_system, peer_memory, node_local_storage, own_memory };
 enum class Epoch { first, later };
 std::string to_string(InputSource source);
 
