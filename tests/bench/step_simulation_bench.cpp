@@ -9,6 +9,13 @@
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
+#include <ctime>
+#include <map>
+#include <queue>
+#include <random>
+#include <unordered_map>
+#include <vector>
+
 #include "tessera/core/scenario_loader.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 
@@ -56,6 +63,45 @@ void every_size(benchmark::internal::Benchmark* benchmark) {
   for (std::int64_t gpus = 64; gpus <= 16384; gpus *= 2) benchmark->Args({gpus, 1});
   for (std::int64_t gpus = 64; gpus <= 16384; gpus *= 2) benchmark->Args({gpus, 0});
 }
+
+// A fixed piece of work of a simulator's kind (an event queue, maps keyed by flow, small
+// allocations), independent of Tessera's code: its CPU time measures the machine, so that
+// simulate_step's time divided by it compares across machines and runs
+// (tests/bench/check_step_ratio.py fails CI when the ratio grows past its recorded baseline).
+void reference_work(benchmark::State& state) {
+  double cpu_seconds = 0;
+  std::uint64_t checksum = 0;
+  for (auto _ : state) {
+    timespec start{}, end{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &start);
+    std::mt19937_64 random(42);
+    std::priority_queue<std::pair<double, std::uint64_t>> events;
+    std::unordered_map<std::uint64_t, std::vector<double>> flows;
+    std::map<std::uint64_t, double> remaining;
+    for (std::uint64_t step = 0; step < 1'500'000; ++step) {
+      const std::uint64_t flow = random() % 200'000;
+      events.emplace(static_cast<double>(random() % 1'000'000), flow);
+      flows[flow].push_back(static_cast<double>(step));
+      remaining[flow] += 1.0;
+      if (events.size() > 50'000) {
+        const auto [time, done] = events.top();
+        events.pop();
+        checksum += static_cast<std::uint64_t>(time) ^ done;
+        remaining.erase(done);
+        flows.erase(done);
+      }
+    }
+    checksum += flows.size() + remaining.size();
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &end);
+    cpu_seconds = static_cast<double>(end.tv_sec - start.tv_sec) +
+                  1e-9 * static_cast<double>(end.tv_nsec - start.tv_nsec);
+    state.SetIterationTime(cpu_seconds);
+  }
+  benchmark::DoNotOptimize(checksum);
+  state.counters["cpu_s"] = cpu_seconds;
+}
+
+BENCHMARK(reference_work)->UseManualTime()->Iterations(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK(simulate_step)
     ->Apply(every_size)
