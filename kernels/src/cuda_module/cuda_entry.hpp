@@ -1,8 +1,8 @@
 #pragma once
 // The CUDA parts (kernels/src/cuda) are a module of their own, libtessera_cuda.so, loaded the
 // first time a GPU path asks for it: a command that uses no GPU never loads cuBLAS, cuDNN and
-// NCCL (with them, starting the program took about 0.27 s and 268 MB). The module hands the
-// program this table of its entry points; cuda_module.cpp forwards the public functions
+// NCCL, most of what starting the program cost (docs/measurements/2026-11-27.md). The module hands
+// the program this table of its entry points; cuda_module.cpp forwards the public functions
 // (device.hpp, device_inventory.hpp, communicator.hpp, cudnn_layout_check.hpp) to it.
 #include <memory>
 #include <optional>
