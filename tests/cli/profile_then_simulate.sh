@@ -59,20 +59,24 @@ convs = [e for e in events if e.get("name", "").startswith(("conv1 ", "conv2 ", 
 assert convs and all(e["args"]["source"] == "profile" for e in convs), convs[:3]
 PY
 
-# A profile of another CPU or library version: its rows name algorithms this CPU does not offer.
-# The real backend runs the library's choice for them and says so once, with the count.
-awk -F, -v OFS=, '/^#|^device,/ { print; next } $7 ~ /^(jit|x64|ref):/ {
+# A profile of another library version: its rows name algorithms this CPU does not offer. The
+# real backend says which versions differ, runs the library's choice for those rows and says so
+# once, with the count.
+awk -F, -v OFS=, '/^# libraries:/ { print "# libraries: oneDNN 0.0.1"; next }
+  /^#|^device,/ { print; next } $7 ~ /^(jit|x64|ref):/ {
   $7 = "jit:no_such_isa/blocked"; key = $1 FS $2 FS $3 FS $4 FS $5 FS $6 FS $7
   if (seen[key]++) next } { print }' "$db" >"$scratch/foreign.csv"
 output=$("$tessera" run "$scenario" --backend real --profiles "$scratch/foreign.csv" \
   --output "$scratch/foreign" 2>&1) || fail "a real run with a foreign profile failed: $output"
 [ "$(grep -c '^warning: point 0: [1-9][0-9]* convolution plan(s) .*does not offer' <<<"$output")" -eq 1 ] ||
   fail "no single warning naming the replaced plans: $output"
+grep -q '^warning: point 0: profiles of .* measured with oneDNN 0.0.1, this device runs oneDNN' <<<"$output" ||
+  fail "no warning naming the profile's other library version: $output"
 grep -q 'convolution plan(s) over the ranks named an algorithm' "$scratch/foreign/real.json" ||
   fail "the result's note does not count the replaced plans"
 output=$("$tessera" run "$scenario" --backend real --profiles "$db" --output "$scratch/own" 2>&1) ||
   fail "a real run with this CPU's profile failed: $output"
-grep -q 'does not offer' <<<"$output" && fail "this CPU's own profile replaced plans: $output"
+grep -q 'does not offer\|measured with' <<<"$output" && fail "this CPU's own profile warned: $output"
 
 output=$("$tessera" profile "$scenario" --device nowhere 2>&1)
 [ $? -eq 2 ] && echo "$output" | grep -q "cpu or cuda:N" || fail "bad --device not exit 2: $output"

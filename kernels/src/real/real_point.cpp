@@ -14,6 +14,7 @@
 #include "tessera/core/input_source.hpp"
 #include "tessera/core/network_micro_batch_plan.hpp"
 #include "tessera/core/point_programs.hpp"
+#include "tessera/core/profile_database.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/step_program.hpp"
 #include "tessera/core/training_task.hpp"
@@ -182,6 +183,24 @@ int ranks_on_this_machine(const Communicator& ranks_of_point) {
   return ranks;
 }
 
+// The profiles of this device measured with other library versions, which may name algorithms
+// the device lacks (those plans then run the library's choice): empty when there are none.
+std::string other_library_versions(const ProfileDatabase* profiles, const DeviceInfo& device) {
+  if (profiles == nullptr) return "";
+  std::set<std::string> others;
+  for (const auto& source : profiles->sources()) {
+    if (source.device == device.name && !source.libraries.empty() &&
+        source.libraries != device.library) {
+      others.insert(source.libraries);
+    }
+  }
+  std::string text;
+  for (const auto& libraries : others) text += (text.empty() ? "" : "; ") + libraries;
+  return text.empty() ? ""
+                      : "profiles of " + device.name + " measured with " + text +
+                            ", this device runs " + device.library;
+}
+
 // `ranks`: the point's ranks, this one among them.
 PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, Communicator& ranks,
                         const ProfileDatabase* profiles, PointResult result,
@@ -221,6 +240,10 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
     device = std::make_unique<CpuDevice>(*cpu_capacity);
   } else {
     device = open_device(device_name);
+  }
+  const std::string library_mismatch = other_library_versions(profiles, device->info());
+  if (!library_mismatch.empty() && ranks.rank() == 0) {
+    std::cerr << "warning: point " << point.index << ": " << library_mismatch << "\n";
   }
   std::unique_ptr<Communicator> nccl;
   Communicator* transport = &ranks;
@@ -432,6 +455,7 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                    " convolution problem(s) over the ranks had no rows in the profiles and ran "
                    "the library's choice";
   }
+  if (!library_mismatch.empty()) result.note += "; " + library_mismatch;
   if (replaced_total > 0) {
     const std::string replaced_text =
         std::to_string(static_cast<long long>(replaced_total)) +
