@@ -45,6 +45,19 @@ void run(ConvolutionRunner& runner, const ConvolutionGeometry& geometry, std::in
   }
 }
 
+// Runs the runner's plan for (geometry, batch, direction) on seeded operands: true when the
+// result equals the reference convolution's within rounding.
+bool runs_correctly(ConvolutionRunner& runner, Device& device, const ConvolutionGeometry& geometry,
+                    Direction direction, std::uint32_t seed) {
+  const auto tensors = direction_tensors(geometry, batch, direction, seed);
+  auto first_input = upload(device, tensors.first_input);
+  auto second_input = upload(device, tensors.second_input);
+  auto result = device.allocate(tensors.expected.size() * sizeof(float));
+  run(runner, geometry, batch, direction, first_input->data(), second_input->data(),
+      result->data());
+  return within_rounding(download(device, *result), tensors.expected, tensors.magnitude);
+}
+
 class ConvolutionRunnerFollowing : public ::testing::TestWithParam<Direction> {};
 
 TEST_P(ConvolutionRunnerFollowing, RunsThePlanForItsProblemAndTheFirstChoiceElsewhere) {
@@ -75,13 +88,7 @@ TEST_P(ConvolutionRunnerFollowing, RunsThePlanForItsProblemAndTheFirstChoiceElse
     EXPECT_TRUE(runner.plan(geometry, batch, other).undivided());
   }
 
-  const auto tensors = direction_tensors(geometry, batch, direction, 17);
-  auto first_input = upload(*device, tensors.first_input);
-  auto second_input = upload(*device, tensors.second_input);
-  auto result = device->allocate(tensors.expected.size() * sizeof(float));
-  run(runner, geometry, batch, direction, first_input->data(), second_input->data(),
-      result->data());
-  EXPECT_TRUE(within_rounding(download(*device, *result), tensors.expected, tensors.magnitude));
+  EXPECT_TRUE(runs_correctly(runner, *device, geometry, direction, 17));
 }
 
 // A plan from a profile of another device or library names an algorithm this one lacks: the
@@ -101,13 +108,7 @@ TEST_P(ConvolutionRunnerFollowing, RunsTheLibrarysChoiceForAPlanTheDeviceDoesNot
   EXPECT_EQ(runner.replaced_plans(), 1u);
   EXPECT_EQ(runner.plan_counts().replaced, 1u);
   EXPECT_EQ(runner.plan_counts().without_plan, 0u);
-  const auto tensors = direction_tensors(geometry, batch, direction, 19);
-  auto first_input = upload(*device, tensors.first_input);
-  auto second_input = upload(*device, tensors.second_input);
-  auto result = device->allocate(tensors.expected.size() * sizeof(float));
-  run(runner, geometry, batch, direction, first_input->data(), second_input->data(),
-      result->data());
-  EXPECT_TRUE(within_rounding(download(*device, *result), tensors.expected, tensors.magnitude));
+  EXPECT_TRUE(runs_correctly(runner, *device, geometry, direction, 19));
   EXPECT_THROW(runner.follow(geometry, batch + 1, direction,
                              {{{.samples = batch, .algorithm = "no such algorithm"}}}),
                std::invalid_argument);
