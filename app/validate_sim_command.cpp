@@ -42,6 +42,7 @@
 #include "tessera/core/input_error.hpp"
 #include "tessera/core/layer_time_comparison.hpp"
 #include "tessera/core/parallel_strategy.hpp"
+#include "tessera/core/point_identity.hpp"
 #include "tessera/core/profile_database.hpp"
 #include "tessera/core/result_schema.hpp"
 #include "tessera/core/scenario_loader.hpp"
@@ -127,12 +128,8 @@ std::string join(const std::vector<std::string>& words, const std::string& separ
 
 PointResult unmeasured(const LoadedScenario& loaded, const SweepPoint& point, PointStatus status,
                        const std::string& note) {
-  PointResult result;
-  result.scenario = loaded.scenario.name;
-  result.backend = "real";
-  result.point = static_cast<std::int64_t>(point.index);
-  result.gpus = point.config.gpus();
-  result.spatial_grid = grid_to_string(point.config.spatial_grid);
+  auto result = point_identity(loaded.scenario.name, static_cast<std::int64_t>(point.index), "real",
+                               point.config);
   result.status = status;
   result.note = note;
   return result;

@@ -14,6 +14,7 @@
 #include "play/symmetric_reduction.hpp"
 #include "process/child_process.hpp"
 #include "tessera/core/memory_estimate.hpp"
+#include "tessera/core/point_identity.hpp"
 #include "tessera/core/point_programs.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/timeline.hpp"
@@ -191,15 +192,7 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   const auto& t = player.times()[critical];
   SimulationOutcome outcome;
   auto& r = outcome.result;
-  r.scenario = s.name;
-  r.point = static_cast<std::int64_t>(point.index);
-  r.backend = "sim";
-  r.gpus = config.gpus();
-  r.data = config.data;
-  r.spatial_grid = grid_to_string(config.spatial_grid);
-  r.model_degree = config.model_degree;
-  r.mini_batch = config.mini_batch;
-  r.global_batch = config.global_batch();
+  r = point_identity(s.name, static_cast<std::int64_t>(point.index), "sim", config);
   r.step_seconds = t.end_seconds;
   r.samples_per_second =
       t.end_seconds > 0 ? static_cast<double>(r.global_batch) / t.end_seconds : 0;

@@ -5,6 +5,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "tessera/core/point_identity.hpp"
 #include "tessera/core/quantity.hpp"
 
 namespace tessera {
@@ -161,7 +162,6 @@ PointResult candidate_row(const CandidateOutcome& outcome, const PlanSearchOptio
       if (row.note.find(outcome.reason) == std::string::npos) row.note += "; " + outcome.reason;
     }
   } else {
-    row.backend = "sim";
     row.status = PointStatus::skipped;
     row.note = "pruned (" + to_string(outcome.status) + "): " + outcome.reason + "; " + what;
     row.peak_memory_bytes = outcome.screened.peak_memory_bytes;
@@ -169,15 +169,9 @@ PointResult candidate_row(const CandidateOutcome& outcome, const PlanSearchOptio
     row.fits = outcome.screened.valid && outcome.screened.fits;
     row.memory_provenance = outcome.screened.valid ? Provenance::estimated : Provenance::none;
   }
-  const auto config = strategy.config();
-  row.scenario = options.scenario_name;
-  row.point = static_cast<std::int64_t>(outcome.screened.candidate.index);
-  row.gpus = config.gpus();
-  row.data = config.data;
-  row.spatial_grid = grid_to_string(config.spatial_grid);
-  row.model_degree = config.model_degree;
-  row.mini_batch = config.mini_batch;
-  row.global_batch = config.global_batch();
+  set_point_identity(row, options.scenario_name,
+                     static_cast<std::int64_t>(outcome.screened.candidate.index), "sim",
+                     strategy.config());
   if (options.efficiency.target != TrainingTarget::none) {
     fill_time_to_train(row, options.efficiency);
   }

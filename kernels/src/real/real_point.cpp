@@ -13,6 +13,7 @@
 #include "tessera/core/cost_model.hpp"
 #include "tessera/core/input_source.hpp"
 #include "tessera/core/network_micro_batch_plan.hpp"
+#include "tessera/core/point_identity.hpp"
 #include "tessera/core/point_programs.hpp"
 #include "tessera/core/profile_database.hpp"
 #include "tessera/core/quantity.hpp"
@@ -37,17 +38,8 @@ const ResolvedLayer* first_sequence_layer(const ModelGraph& model) {
 }
 
 PointResult point_skeleton(const LoadedScenario& loaded, const SweepPoint& point) {
-  PointResult result;
-  result.scenario = loaded.scenario.name;
-  result.point = static_cast<std::int64_t>(point.index);
-  result.backend = "real";
-  result.gpus = point.config.gpus();
-  result.data = point.config.data;
-  result.spatial_grid = grid_to_string(point.config.spatial_grid);
-  result.model_degree = point.config.model_degree;
-  result.mini_batch = point.config.mini_batch;
-  result.global_batch = point.config.global_batch();
-  return result;
+  return point_identity(loaded.scenario.name, static_cast<std::int64_t>(point.index), "real",
+                        point.config);
 }
 
 // This rank's device: a GPU per rank of the node when there are any, else the CPU.
