@@ -8,7 +8,6 @@
 
 #include <simgrid/s4u/Engine.hpp>
 
-#include "play/rank_layout.hpp"
 #include "play/rank_programs.hpp"
 #include "play/step_player.hpp"
 #include "play/symmetric_reduction.hpp"
@@ -17,6 +16,7 @@
 #include "tessera/core/point_identity.hpp"
 #include "tessera/core/point_programs.hpp"
 #include "tessera/core/quantity.hpp"
+#include "tessera/core/rank_numbering.hpp"
 #include "tessera/core/timeline.hpp"
 #include "tessera/simulator/platform.hpp"
 
@@ -146,7 +146,7 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   std::vector<simgrid::s4u::Host*> gpu_hosts(platform.gpu_hosts.begin(),
                                              platform.gpu_hosts.begin() + played_gpus);
   const Fabric fabric(std::move(gpu_hosts));
-  const RankLayout layout(reduction.played);
+  const RankNumbering layout(reduction.played);
   PlaySettings settings;
   settings.replicas = reduction.replicas;
   settings.nodes_in_point =

@@ -6,10 +6,10 @@
 
 #include <simgrid/s4u/Engine.hpp>
 
-#include "play/rank_layout.hpp"
 #include "play/step_player.hpp"
 #include "process/child_process.hpp"
 #include "tessera/core/cluster_spec.hpp"
+#include "tessera/core/rank_numbering.hpp"
 #include "tessera/simulator/fabric.hpp"
 #include "tessera/simulator/platform.hpp"
 
@@ -54,7 +54,7 @@ nlohmann::json play_on(const std::string& cluster_file, std::int64_t gpus,
         const Fabric fabric(platform.gpu_hosts);
         ParallelConfig config;
         config.data = gpus;
-        const RankLayout layout(config);
+        const RankNumbering layout(config);
         StepProgram program;
         program.ops = std::move(ops);
         const std::vector<std::vector<StepProgram>> programs{{program}};

@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "tessera/core/rank_numbering.hpp"
+
 namespace tessera::kernels::real {
 
 RankLayout make_rank_layout(Communicator& world, const ParallelConfig& config,
@@ -16,10 +18,11 @@ RankLayout make_rank_layout(Communicator& world, const ParallelConfig& config,
   layout.shards = config.spatial_parts();
   layout.stages = config.model_degree;
   layout.replicas = config.data;
-  const std::int64_t rank = world.rank();
-  layout.shard = rank % layout.shards;
-  layout.stage = (rank / layout.shards) % layout.stages;
-  layout.replica = rank / (layout.shards * layout.stages);
+  // Numbered as the simulator numbers its GPUs.
+  const RankNumbering numbering(config);
+  layout.shard = numbering.spatial_index_of(world.rank());
+  layout.stage = numbering.stage_of(world.rank());
+  layout.replica = numbering.replica_of(world.rank());
   layout.global_batch = config.global_batch();
   layout.replica_batch = config.mini_batch;
   layout.samples_before = layout.replica * config.mini_batch;

@@ -45,7 +45,8 @@ struct StepPlayer::Streams {
   simgrid::s4u::SemaphorePtr gradient_done = simgrid::s4u::Semaphore::create(0);
 };
 
-StepPlayer::StepPlayer(const SimPlatform& platform, const Fabric& fabric, const RankLayout& layout,
+StepPlayer::StepPlayer(const SimPlatform& platform, const Fabric& fabric,
+                       const RankNumbering& layout,
                        const std::vector<std::vector<StepProgram>>& program_sets,
                        PlaySettings settings)
     : platform_(platform),

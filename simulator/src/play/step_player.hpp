@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "input_pipeline.hpp"
-#include "rank_layout.hpp"
+#include "tessera/core/rank_numbering.hpp"
 #include "tessera/core/step_program.hpp"
 #include "tessera/core/timeline.hpp"
 #include "tessera/simulator/collectives.hpp"
@@ -44,7 +44,7 @@ struct PlaySettings {
 class StepPlayer {
  public:
   // `program_sets`: at least one set of one program per stage (PlaySettings says who plays which).
-  StepPlayer(const SimPlatform& platform, const Fabric& fabric, const RankLayout& layout,
+  StepPlayer(const SimPlatform& platform, const Fabric& fabric, const RankNumbering& layout,
              const std::vector<std::vector<StepProgram>>& program_sets, PlaySettings settings);
   ~StepPlayer();
 
@@ -71,7 +71,7 @@ class StepPlayer {
 
   const SimPlatform& platform_;
   const Fabric& fabric_;
-  const RankLayout& layout_;
+  const RankNumbering& layout_;
   const StepProgram& program_of(int rank) const;
   double compute_stretch_of(int rank) const;
 

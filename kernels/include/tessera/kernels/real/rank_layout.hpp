@@ -1,8 +1,6 @@
 #pragma once
-// Where one rank of a real run sits, numbered as the simulator numbers its GPUs:
-// rank = (replica x stages + stage) x spatial_parts + shard, so the ranks of a spatial group are
-// neighbours (on one node when ranks fill nodes in order), a replica's stages follow one another,
-// and shard numbers follow TensorDistribution's row-major grid order.
+// Where one rank of a real run sits, numbered by core's RankNumbering (rank_numbering.hpp) as the
+// simulator numbers its GPUs, and the communicators of its groups.
 #include <cstdint>
 #include <memory>
 #include <vector>

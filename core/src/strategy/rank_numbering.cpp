@@ -1,21 +1,21 @@
-#include "rank_layout.hpp"
+#include "tessera/core/rank_numbering.hpp"
 
-namespace tessera::sim {
+namespace tessera {
 
-RankLayout::RankLayout(const ParallelConfig& config)
+RankNumbering::RankNumbering(const ParallelConfig& config)
     : config_(config),
       parts_(static_cast<int>(config.spatial_parts())),
       stages_(static_cast<int>(config.model_degree)) {}
 
-int RankLayout::stage_of(int rank) const {
+int RankNumbering::stage_of(int rank) const {
   return (rank / parts_) % stages_;
 }
 
-int RankLayout::replica_of(int rank) const {
+int RankNumbering::replica_of(int rank) const {
   return rank / (parts_ * stages_);
 }
 
-int RankLayout::neighbour(int rank, int axis, int step) const {
+int RankNumbering::neighbour(int rank, int axis, int step) const {
   const auto& grid = config_.spatial_grid;
   int stride = 1;
   for (std::size_t a = grid.size(); a-- > static_cast<std::size_t>(axis) + 1;) {
@@ -28,18 +28,18 @@ int RankLayout::neighbour(int rank, int axis, int step) const {
   return rank + step * stride;
 }
 
-int RankLayout::peer_in_stage(int rank, int stage) const {
+int RankNumbering::peer_in_stage(int rank, int stage) const {
   return (replica_of(rank) * stages_ + stage) * parts_ + spatial_index_of(rank);
 }
 
-std::vector<int> RankLayout::spatial_group(int rank) const {
+std::vector<int> RankNumbering::spatial_group(int rank) const {
   std::vector<int> group;
   const int base = rank - spatial_index_of(rank);
   for (int s = 0; s < parts_; ++s) group.push_back(base + s);
   return group;
 }
 
-std::vector<int> RankLayout::stage_group(int stage) const {
+std::vector<int> RankNumbering::stage_group(int stage) const {
   std::vector<int> group;
   const int replicas = static_cast<int>(config_.data);
   for (int replica = 0; replica < replicas; ++replica) {
@@ -48,4 +48,4 @@ std::vector<int> RankLayout::stage_group(int stage) const {
   return group;
 }
 
-}  // namespace tessera::sim
+}  // namespace tessera

@@ -1,17 +1,18 @@
 #pragma once
-// Where each GPU rank sits in the strategy: rank = (replica * stages + stage) * spatial_parts +
-// spatial index, so a spatial group (the halo-heavy one) shares a node whenever it fits in one.
-// Spatial indices are row-major over the grid ((D,) H, W).
+// Where each GPU rank sits in the strategy, for both backends: rank = (replica * stages + stage)
+// * spatial_parts + spatial index, so a spatial group (the halo-heavy one) shares a node whenever
+// it fits in one (ranks fill nodes in order) and a replica's stages follow one another. Spatial
+// indices are row-major over the grid ((D,) H, W), as TensorDistribution numbers shards.
 #include <cstdint>
 #include <vector>
 
 #include "tessera/core/parallel_strategy.hpp"
 
-namespace tessera::sim {
+namespace tessera {
 
-class RankLayout {
+class RankNumbering {
  public:
-  explicit RankLayout(const ParallelConfig& config);
+  explicit RankNumbering(const ParallelConfig& config);
 
   int gpus() const { return static_cast<int>(config_.gpus()); }
   int stage_of(int rank) const;
@@ -32,4 +33,4 @@ class RankLayout {
   int stages_ = 1;
 };
 
-}  // namespace tessera::sim
+}  // namespace tessera

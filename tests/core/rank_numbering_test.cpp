@@ -1,0 +1,45 @@
+// One numbering of the GPU ranks for both backends: rank = (replica * stages + stage) *
+// spatial_parts + spatial index, spatial indices row-major over the grid.
+#include "tessera/core/rank_numbering.hpp"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace tessera {
+namespace {
+
+TEST(RankNumbering, RanksFollowReplicaThenStageThenSpatialIndex) {
+  ParallelConfig config;
+  config.data = 2;
+  config.model_degree = 3;
+  config.spatial_grid = {2, 2};
+  const RankNumbering numbering(config);
+  ASSERT_EQ(numbering.gpus(), 24);
+  for (int rank = 0; rank < 24; ++rank) {
+    EXPECT_EQ((numbering.replica_of(rank) * 3 + numbering.stage_of(rank)) * 4 +
+                  numbering.spatial_index_of(rank),
+              rank);
+  }
+  EXPECT_EQ(numbering.replica_of(13), 1);
+  EXPECT_EQ(numbering.stage_of(13), 0);
+  EXPECT_EQ(numbering.spatial_index_of(13), 1);
+  EXPECT_EQ(numbering.peer_in_stage(13, 2), 21);
+  EXPECT_EQ(numbering.spatial_group(13), (std::vector<int>{12, 13, 14, 15}));
+  EXPECT_EQ(numbering.stage_group(1), (std::vector<int>{4, 5, 6, 7, 16, 17, 18, 19}));
+}
+
+TEST(RankNumbering, NeighboursAreRowMajorOverTheGridAndNoneAtTheEdges) {
+  ParallelConfig config;
+  config.data = 1;
+  config.spatial_grid = {2, 3};  // index = row * 3 + column
+  const RankNumbering numbering(config);
+  EXPECT_EQ(numbering.neighbour(4, 0, -1), 1);  // (1,1) -> (0,1)
+  EXPECT_EQ(numbering.neighbour(4, 0, +1), -1);
+  EXPECT_EQ(numbering.neighbour(4, 1, -1), 3);
+  EXPECT_EQ(numbering.neighbour(4, 1, +1), 5);
+  EXPECT_EQ(numbering.neighbour(5, 1, +1), -1);
+}
+
+}  // namespace
+}  // namespace tessera
