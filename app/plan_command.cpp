@@ -282,10 +282,7 @@ int plan(const PlanSettings& settings) {
                                {"pareto", options.pareto},
                                {"budget_seconds", options.budget_seconds}};
 
-  // The budget counts from the command's start: the search gets what screening left of it.
-  if (options.budget_seconds > 0) {
-    options.budget_seconds = std::max(options.budget_seconds - screening_seconds, 1e-3);
-  }
+  options.budget_start = start;  // the budget counts from the command's start
   PlanProgress progress(std::cerr, ::isatty(STDERR_FILENO) != 0, start, candidates.size(),
                         settings.budget_seconds, options.objective);
   if (spread.writer()) progress.screened(screening_seconds);

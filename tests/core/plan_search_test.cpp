@@ -198,6 +198,25 @@ TEST(PlanSearch, CandidatesCutByTheDeadlineAreNotReachedAndTheSearchStops) {
   EXPECT_EQ(not_reached, 14u);
 }
 
+// The budget counts from when it began (the command's start, before screening), not from the
+// search's own start.
+TEST(PlanSearch, TheBudgetCountsFromItsStart) {
+  std::vector<Truth> truth;
+  const auto candidates = made_up(50, 11, truth);
+  PlanSearchOptions options;
+  options.wave = 4;
+  options.budget_seconds = 60;
+  options.budget_start = std::chrono::steady_clock::now() - std::chrono::hours(1);
+  std::size_t calls = 0, simulated = 0;
+  const auto search = search_plan(candidates, options, evaluator(truth, calls, simulated));
+  EXPECT_EQ(calls, 1u);  // the first wave only: the hour before the search spent the budget
+  EXPECT_TRUE(search.budget_ran_out);
+  for (const auto& outcome : search.outcomes) {
+    if (outcome.status != CandidateStatus::not_reached) continue;
+    EXPECT_TRUE(test::contains(outcome.reason, "time budget of 60.000 s")) << outcome.reason;
+  }
+}
+
 // Ranks sharing the waves stop on rank 0's clock: the agreed time decides, not this process's.
 TEST(PlanSearch, TheBudgetGoesByTheAgreedTime) {
   std::vector<Truth> truth;

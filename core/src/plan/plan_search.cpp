@@ -227,7 +227,7 @@ PlanSearchResult search_plan(std::vector<ScreenedCandidate> candidates,
     SearchDeadline deadline;
     if (options.budget_seconds > 0) {
       const auto now = std::chrono::steady_clock::now();
-      elapsed = std::chrono::duration<double>(now - start).count();
+      elapsed = std::chrono::duration<double>(now - options.budget_start.value_or(start)).count();
       if (options.agreed_seconds) elapsed = options.agreed_seconds(elapsed);
       // The first wave always runs whole, so that a budget too small still gives an answer.
       if (!done.empty()) {

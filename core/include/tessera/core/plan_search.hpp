@@ -63,6 +63,9 @@ struct PlanSearchOptions {
   // > 0: stop after this much time; the first wave runs whole, so that a budget too small still
   // gives an answer, and later ones are cut where the budget ends (their evaluator's deadline).
   double budget_seconds = 0;
+  // When the budget began (a command's start, its screening included); none: when the search
+  // began.
+  std::optional<std::chrono::steady_clock::time_point> budget_start;
   // With a budget: the seconds the search has run, read before every wave. Processes that share
   // the waves must agree on it (rank 0's clock), or one would stop while another waits for it.
   // Empty: this process's steady clock since the search began.
