@@ -105,13 +105,15 @@ int run_child(const std::vector<std::string>& arguments, const fs::path& log) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-// `tessera ARGS...` with R ranks: under mpirun when R > 1, passing OMP_NUM_THREADS on.
-std::vector<std::string> tessera_command(const ValidateSimSettings& settings, std::int64_t ranks,
-                                         std::vector<std::string> arguments, bool fresh = false) {
+// `tessera ARGS...` with R ranks: under the `launcher` command line (--mpirun's words) when R > 1,
+// passing OMP_NUM_THREADS on.
+std::vector<std::string> tessera_command(const std::vector<std::string>& launcher,
+                                         std::int64_t ranks, std::vector<std::string> arguments,
+                                         bool fresh = false) {
   if (fresh) arguments.push_back("--fresh");
   std::vector<std::string> command;
   if (ranks > 1) {
-    command = command_line_words(settings.mpirun, "--mpirun");
+    command = launcher;
     command.insert(command.end(),
                    {"-np", std::to_string(ranks), "--oversubscribe", "-x", "OMP_NUM_THREADS"});
   }
@@ -169,7 +171,8 @@ void write_rank_cluster(const fs::path& directory, const ProfileDatabase& profil
 }
 
 int validate_sim(const ValidateSimSettings& settings) {
-  command_line_words(settings.mpirun, "--mpirun");  // a bad one stops here, not after profiling
+  // A bad --mpirun stops here, not after profiling.
+  const auto launcher = command_line_words(settings.mpirun, "--mpirun");
   const auto loaded = load_scenario(settings.file);
   const Machine machine = this_machine();
   const std::int64_t max_ranks =
@@ -238,7 +241,7 @@ int validate_sim(const ValidateSimSettings& settings) {
                                                std::to_string(settings.seconds_per_measurement)};
     if (settings.warm_caches) profile_arguments.push_back("--warm-caches");
     const int profiled =
-        run_child(tessera_command(settings, ranks, profile_arguments, settings.fresh), profile_log);
+        run_child(tessera_command(launcher, ranks, profile_arguments, settings.fresh), profile_log);
     if (profiled != 0) {
       fail_points("profiling failed (exit " + std::to_string(profiled) + "), see " +
                   profile_log.string());
@@ -249,7 +252,7 @@ int validate_sim(const ValidateSimSettings& settings) {
     fs::remove(real_csv);  // what is read below is this run's, or nothing
     std::cerr << ranks << " rank(s): training for real (" << real_log.string() << ")\n";
     const int trained = run_child(
-        tessera_command(settings, ranks,
+        tessera_command(launcher, ranks,
                         {"run", settings.file, "--backend", "real", "--output",
                          (directory / "real").string(), "--profiles", profiles_csv.string(),
                          "--fresh", "--trace", (directory / "real-trace-{point}.json").string()}),

@@ -145,8 +145,8 @@ nlohmann::json inspect(const std::string& xml_path, const std::optional<XmlGpuMa
   return nullptr;
 }
 
-std::vector<std::string> lines_of(const std::string& path) {
-  std::ifstream in(path);
+std::vector<std::string> lines_of(const std::string& text) {
+  std::istringstream in(text);
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
@@ -223,18 +223,16 @@ void check_xml_platform(const std::string& xml_path, const std::optional<XmlGpuM
   if (!std::ifstream(xml_path)) {
     throw InputError({xml_path, 0, 0}, "platform", "cannot be read (no such file, or no access)");
   }
-  {
-    std::ostringstream text;
-    text << std::ifstream(xml_path, std::ios::binary).rdbuf();
-    require_utf8(text.str(), xml_path);
-  }
+  std::ostringstream text;
+  text << std::ifstream(xml_path, std::ios::binary).rdbuf();
+  require_utf8(text.str(), xml_path);
   const auto child = run_in_child(
       [&] {
         std::signal(SIGABRT, report_abort_line);
         return inspect(xml_path, mapping);
       },
       true);
-  const auto lines = lines_of(xml_path);
+  const auto lines = lines_of(text.str());
   auto fail = [&](int line, std::string element, const std::string& problem) {
     if (element.empty()) element = element_on(lines, line);
     throw InputError({xml_path, line, 0}, element, problem);
