@@ -134,12 +134,17 @@ def points(predicted, measured):
 # ---------------------------------------------------------------------------------------------
 # Inputs
 
-def read_measured(path):
+def read_csv_rows(path):
+    """The rows of a CSV file as dictionaries; BadInput naming the file if it cannot be read."""
     try:
         with open(path, newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
+            return list(csv.DictReader(f))
     except OSError as e:
         raise BadInput(f"{path}: {e.strerror}")
+
+
+def read_measured(path):
+    rows = read_csv_rows(path)
     if not rows:
         raise BadInput(f"{path}: no rows")
     missing = [c for c in MEASURED_COLUMNS if c not in rows[0]]
@@ -149,11 +154,7 @@ def read_measured(path):
 
 
 def read_systems(path):
-    try:
-        with open(path, newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
-    except OSError as e:
-        raise BadInput(f"{path}: {e.strerror}")
+    rows = read_csv_rows(path)
     base = os.path.dirname(os.path.abspath(path))
     systems = []
     for line, row in enumerate(rows, start=2):

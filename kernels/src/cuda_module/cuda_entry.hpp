@@ -16,10 +16,14 @@
 
 namespace tessera::kernels {
 
+inline constexpr int kCudaEntryLayoutVersion = 1;
+inline constexpr const char* kCudaModuleFile = "libtessera_cuda.so";
+inline constexpr const char* kCudaEntrySymbol = "tessera_cuda_entry";
+
 struct CudaEntry {
   // The module and the program must be built from the same sources: a table of another layout
   // is refused.
-  int layout_version = 1;
+  int layout_version = kCudaEntryLayoutVersion;
   void (*add_cuda_devices)(DeviceInventory& inventory) = nullptr;
   std::string (*cuda_library_versions)() = nullptr;
   std::unique_ptr<Device> (*open_cuda_device)(int index) = nullptr;
@@ -29,9 +33,5 @@ struct CudaEntry {
   std::optional<std::vector<int>> (*cudnn_pooling_output_dims)(
       bool max, const CudnnPoolingLayout& layout) = nullptr;
 };
-
-inline constexpr int kCudaEntryLayoutVersion = 1;
-inline constexpr const char* kCudaModuleFile = "libtessera_cuda.so";
-inline constexpr const char* kCudaEntrySymbol = "tessera_cuda_entry";
 
 }  // namespace tessera::kernels
