@@ -129,6 +129,38 @@ TEST(CudaDeviceLifetime, ABlockOutlivingItsDeviceIsFreed) {
   again->synchronize();
 }
 
+TEST(CudaDeviceCap, ACappedDeviceRefusesWhatWouldPassTheCap) {
+  std::unique_ptr<Device> gpu;
+  try {
+    gpu = open_cuda_device(0);
+  } catch (const std::runtime_error& error) {
+    GTEST_SKIP() << "no CUDA device (" << error.what() << ")";
+  }
+  gpu.reset();
+  constexpr double block_bytes = 256.0 * 1024 * 1024;
+  // What is in use before (CUDA's context, other processes) plus two blocks and a half.
+  auto probe = open_cuda_device(0);
+  const double cap = probe->bytes_in_use() + 2.5 * block_bytes;
+  probe.reset();
+  auto capped = open_cuda_device(0, cap);
+  auto first = capped->allocate(static_cast<std::size_t>(block_bytes));
+  auto second = capped->allocate(static_cast<std::size_t>(block_bytes));
+  try {
+    capped->allocate(static_cast<std::size_t>(block_bytes));
+    FAIL() << "a third block fitted under a cap of two and a half";
+  } catch (const OutOfDeviceMemory& error) {
+    EXPECT_EQ(error.requested_bytes(), block_bytes);
+    EXPECT_LT(error.available_bytes(), block_bytes);
+    EXPECT_NE(std::string(error.what()).find("capped at"), std::string::npos) << error.what();
+  }
+  first.reset();
+  capped->synchronize();
+  auto third = capped->allocate(static_cast<std::size_t>(block_bytes));  // room again
+  capped->fill(third->data(), third->floats(), 1.0f);
+  capped->synchronize();
+  EXPECT_THROW(open_cuda_device(0, 0.0), std::invalid_argument);
+}
+
 TEST_F(CudaDevice, TimesWorkWithEvents) {
   constexpr std::size_t floats = 1 << 24;  // 64 MiB: tens of microseconds at least
   auto memory = gpu().allocate(floats * sizeof(float));

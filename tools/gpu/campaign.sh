@@ -3,16 +3,29 @@
 # made here: unpacks it, points the loader at it and at the pip packages' NVIDIA libraries, prints
 # the versions, then runs the steps, each logged and timed, a failure recorded without stopping
 # the rest. Results stay in the work folder between calls on a warm machine (profiles and studies
-# resume where they stopped); each call packs them into --out: campaign.tar.gz and summary.txt.
+# resume where they stopped); each call packs them into --out: campaign.tar.gz, summary.txt and
+# progress.tsv.
 #   tools/gpu/campaign.sh [options] [STEP...]
-# Steps (default: all, in this order):
+# Named steps run in the order named. With none named, the campaign's steps run in priority order
+# (tests memcheck racecheck validate vdnn onegpu bench profile microbatch), less those the
+# progress file (--progress) records as done: commit the returned progress.tsv there and the next
+# GPU session resumes at the first unfinished step by the same command. A dry run names none:
+# every step, the progress file ignored.
+# Steps:
 #   versions    driver, CUDA runtime, cuDNN, NCCL, GPU; the machine's glibc against the bundle's
 #   tests       every GPU test (the CUDA, cuDNN and NCCL suites of the kernel tests)
-#   memcheck    compute-sanitizer memcheck on the convolution and partitioned-convolution tests
+#   memcheck    compute-sanitizer memcheck over the same GPU tests (--memcheck-filter)
+#   racecheck   compute-sanitizer racecheck on the layer kernels' tests (the reductions)
 #   mpi         the MPI kernel tests on 2 ranks through the packed mpirun
 #   crosscheck  tessera layer-check, then analysis/torch_crosscheck.py on the same operands
-#   validate    tessera validate-sim on 1 GPU
-#   profile     tessera profile --device cuda:0 for each profile target
+#   validate    tessera validate-sim on 1 GPU (--validate-scenarios)
+#   vdnn        vDNN on the GPU: tessera run --backend real of VGG-16 (batch 256) with the device
+#               capped at 12 GiB under offload all, conv and dyn, and uncapped (the oracle, and
+#               all and conv without the cap); AlexNet, OverFeat, GoogLeNet (128) with offload
+#               none and all; vdnn/summary.csv
+#   onegpu      tessera validate-sim on 1 GPU of U-Net-128, ResNet-18 (128), AlexNet (256)
+#   profile     tessera profile --device cuda:0 for each profile target, resuming from the
+#               committed profiles of this GPU (scenarios/profiles/<h100|h200>/)
 #   microbatch  tessera microbatch-study on cuDNN for each study target
 #   bench       the device-memory benchmark: one allocate-release pair on the CPU and cuda:0
 # Options:
@@ -21,9 +34,13 @@
 #                        (default: the work folder's out/)
 #   --work DIR           results kept between calls (default: build/gpu-campaign)
 #   --resume FILE        a campaign.tar.gz of an earlier call: its results are restored first
-#   --deadline SECONDS   start no step later than 30 s before this many seconds, and end a
-#                        running one then, so that packing still fits the call (default 540; a
-#                        call runs 600 at most)
+#   --budget-s SECONDS   the call's budget, counted from the script's start: start no step
+#                        later than 30 s before it, and end a running one then, so that packing
+#                        still fits the call (default 540; a call runs 600 at most). --deadline
+#                        is the same option
+#   --step-limit STEP=S  end STEP after S seconds even where budget is left (repeatable; default
+#                        memcheck=200, racecheck=60): one slow step leaves time to the next
+#   --progress FILE      which steps earlier calls finished (default tools/gpu/progress.tsv)
 #   --dry-run            on this machine's CPU with CI sizes: what a step can do without a GPU
 #   --python PROGRAM     a Python with PyTorch (default: python3)
 #   --cuda-lib-dir DIR   a folder of NVIDIA libraries besides the pip packages' (repeatable)
@@ -37,7 +54,8 @@
 #                        into microbatch/<target>-in-context/
 #   --study-policies L   micro-batching policies (default undivided,power_of_two; 'all' profiles
 #                        every micro-batch size and takes many times longer)
-#   --validate-scenarios L, --check-targets L   comma-separated scenario files or zoo names
+#   --validate-scenarios L, --check-targets L, --onegpu-scenarios L   comma-separated scenario
+#                        files or zoo names
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -52,30 +70,57 @@ out=
 work="$repo/build/gpu-campaign"
 resume=
 deadline=540
+progress="$repo/tools/gpu/progress.tsv"
+declare -A step_limit=([memcheck]=200 [racecheck]=60)
 dry_run=0
 python=python3
 cuda_lib_dirs=()
 steps=()
 test_filter='*Cuda*:*Cudnn*:*Nccl*'
-# Every cuDNN convolution case, the micro-batched runner, and the partitioned convolution on the
-# grids with 2 parts per split axis (memcheck slows every kernel many times over).
-memcheck_filter='*CudnnConvolution*:*CudnnMicroBatched*:*CudaPartitionedConvolution*grid2x*:*CudaPartitionedConvolution2d*'
-profile_targets=scenarios/cosmoflow128_profile_shards.yaml,scenarios/cosmoflow256_profile_shards.yaml,scenarios/unet3d128_profile.yaml,alexnet,resnet18,vgg16,scenarios/cosmoflow512_profile_shards.yaml
+# Every GPU test: layer kernels, fixed-order reductions, offload, the pool, the fill kernel and
+# the convolutions (the first two campaigns checked only the convolutions).
+memcheck_filter=$test_filter
+racecheck_filter='CudaLayerKernels.*'
+# What campaigns 1 and 2 left: the rest of CosmoFlow-512's kernels (the others were profiled on
+# the H100; scenarios/profiles/).
+profile_targets=scenarios/cosmoflow512_profile_shards.yaml
 seconds_per_measurement=0.05
-study_targets=deepbench,scenarios/microbatching_alexnet.yaml,scenarios/microbatching_resnet18.yaml
+# DeepBench's micro-batches timed in context, then the 'all' policy on AlexNet.
+study_targets=deepbench,scenarios/microbatching_alexnet.yaml
 study_limits=8,64,512
 study_policies=undivided,power_of_two
-study_in_context=0
+study_in_context=1
 validate_scenarios=scenarios/cosmoflow128_real_gpu.yaml,scenarios/cosmoflow256_real_gpu.yaml
 check_targets=scenarios/cosmoflow128_real_gpu.yaml,scenarios/cosmoflow256_real_gpu.yaml
-all_steps=(versions tests memcheck mpi crosscheck validate profile microbatch bench)
+onegpu_scenarios=scenarios/unet3d128_real_gpu.yaml,scenarios/resnet18_real_gpu.yaml,scenarios/alexnet_real_gpu.yaml
+# vDNN runs: name, zoo model, batch, offload policy, device cap (GiB; 0 = the whole GPU).
+vdnn_runs='vgg16-none-uncapped vgg16 256 none 0
+vgg16-all-12GiB vgg16 256 all 12
+vgg16-conv-12GiB vgg16 256 conv 12
+vgg16-dyn-12GiB vgg16 256 dyn 12
+vgg16-all-uncapped vgg16 256 all 0
+vgg16-conv-uncapped vgg16 256 conv 0
+alexnet-none alexnet 128 none 0
+alexnet-all alexnet 128 all 0
+overfeat-none overfeat 128 none 0
+overfeat-all overfeat 128 all 0
+googlenet-none googlenet 128 none 0
+googlenet-all googlenet 128 all 0'
+vdnn_model_options=
+campaign_steps=(tests memcheck racecheck validate vdnn onegpu bench profile microbatch)
+all_steps=(versions tests memcheck racecheck mpi crosscheck validate vdnn onegpu profile microbatch bench)
 while [ $# -gt 0 ]; do
   case "$1" in
     --bundle) bundle_archive=$2; shift ;;
     --out) out=$2; shift ;;
     --work) work=$2; shift ;;
     --resume) resume=$2; shift ;;
-    --deadline) deadline=$2; shift ;;
+    --deadline | --budget-s) deadline=$2; shift ;;
+    --step-limit)
+      [[ $2 =~ ^([a-z]+)=([0-9]+)$ ]] ||
+        { echo "campaign.sh: --step-limit takes STEP=SECONDS, got '$2'" >&2; exit 2; }
+      step_limit[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}; shift ;;
+    --progress) progress=$2; shift ;;
     --dry-run) dry_run=1 ;;
     --python) python=$2; shift ;;
     --cuda-lib-dir) cuda_lib_dirs+=("$2"); shift ;;
@@ -89,6 +134,7 @@ while [ $# -gt 0 ]; do
     --study-in-context) study_in_context=1 ;;
     --validate-scenarios) validate_scenarios=$2; shift ;;
     --check-targets) check_targets=$2; shift ;;
+    --onegpu-scenarios) onegpu_scenarios=$2; shift ;;
     -*) echo "campaign.sh: unknown option '$1' (see the comment at the top)" >&2; exit 2 ;;
     *)
       [[ " ${all_steps[*]} " == *" $1 "* ]] ||
@@ -97,9 +143,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-[ ${#steps[@]} -gt 0 ] || steps=("${all_steps[@]}")
-[[ " ${steps[*]} " == *" versions "* ]] || steps=(versions "${steps[@]}")
-[[ $deadline =~ ^[0-9]+$ ]] || { echo "campaign.sh: --deadline takes seconds, got '$deadline'" >&2; exit 2; }
+[[ $deadline =~ ^[0-9]+$ ]] || { echo "campaign.sh: --budget-s takes seconds, got '$deadline'" >&2; exit 2; }
 [ -f "$bundle_archive" ] || { echo "campaign.sh: no bundle at $bundle_archive (tools/gpu/bundle.sh makes it)" >&2; exit 2; }
 bundle_archive=$(cd "$(dirname "$bundle_archive")" && pwd)/$(basename "$bundle_archive")
 mkdir -p "$work"
@@ -107,6 +151,28 @@ work=$(cd "$work" && pwd)
 [ -n "$out" ] || out="$work/out"
 mkdir -p "$out" "$work/logs"
 out=$(cd "$out" && pwd)
+
+# Which steps earlier calls finished: the work folder's record on a warm machine, else the
+# committed one. step<TAB>state<TAB>device<TAB>when<TAB>note; state done, partial or failed.
+declare -A progress_row=()
+progress_source=$progress
+[ ! -f "$work/progress.tsv" ] || progress_source="$work/progress.tsv"
+if [ "$dry_run" -eq 0 ] && [ -f "$progress_source" ]; then
+  while IFS=$'\t' read -r step_name rest; do
+    [[ -z $step_name || $step_name == \#* || $step_name == step ]] || progress_row[$step_name]="$rest"
+  done <"$progress_source"
+fi
+if [ ${#steps[@]} -eq 0 ]; then
+  if [ "$dry_run" -eq 1 ]; then
+    steps=("${all_steps[@]}")
+  else
+    for step in "${campaign_steps[@]}"; do
+      [[ ${progress_row[$step]:-} == done$'\t'* ]] || steps+=("$step")
+    done
+    echo "campaign.sh: steps left by $progress_source: ${steps[*]:-none}"
+  fi
+fi
+[[ " ${steps[*]} " == *" versions "* ]] || steps=(versions "${steps[@]}")
 
 # CPU sizes for the dry run: every step's path through the script, nothing that needs a GPU.
 device=cuda:0
@@ -123,6 +189,11 @@ if [ "$dry_run" -eq 1 ]; then
   study_limits=8
   validate_scenarios=tests/data/campaign/cosmoflow16_real.yaml
   check_targets=tests/data/campaign/cosmoflow16_real.yaml
+  onegpu_scenarios=tests/data/campaign/cosmoflow16_real.yaml
+  vdnn_runs='resnet18-none-uncapped resnet18 2 none 0
+resnet18-all-1GiB resnet18 2 all 1
+resnet18-dyn-1GiB resnet18 2 dyn 1'
+  vdnn_model_options='{image_size: 32, classes: 10}'
 fi
 
 if [ -n "$resume" ]; then
@@ -160,10 +231,12 @@ bundle_env+=("PATH=$bundle/bin:$PATH")
 with_bundle() { env "${bundle_env[@]}" "$@"; }
 tessera() { with_bundle "$bundle/bin/tessera" "$@"; }
 
-# Runs COMMAND with what is left of the deadline (minus 30 s to pack the results); 124 when none.
-# bounded_bundle runs it in the bundle's environment.
+# Runs COMMAND with what is left of the deadline (minus 30 s to pack the results) and of the
+# running step's limit; 124 when none. bounded_bundle runs it in the bundle's environment.
+step_end=
 bounded() {
   local left=$((deadline - (SECONDS - started) - 30))
+  [ -z "$step_end" ] || [ $((step_end - SECONDS)) -ge "$left" ] || left=$((step_end - SECONDS))
   [ "$left" -gt 0 ] || return 124
   timeout --kill-after=10 "$left" "$@"
 }
@@ -232,21 +305,24 @@ compute_sanitizer() {
     echo "$(dirname "$nvcc")/compute-sanitizer"
 }
 
-step_memcheck() {
+# sanitize TOOL FILTER: compute-sanitizer's TOOL over the GPU tests FILTER selects, into
+# tests/TOOL.log.
+sanitize() {
   if [ "$dry_run" -eq 1 ]; then
-    step_note="skipped: memcheck needs a GPU"
+    step_note="skipped: $1 needs a GPU"
     return 0
   fi
-  local sanitizer log="$work/tests/memcheck.log" status=0
+  local sanitizer log="$work/tests/$1.log" status=0
   sanitizer=$(compute_sanitizer) || { step_note="compute-sanitizer not found"; return 1; }
   mkdir -p "$work/tests"
-  bounded_bundle "$sanitizer" --tool memcheck --error-exitcode 99 \
-    "$bundle/tests/tessera_kernels_tests" --gtest_filter="$memcheck_filter" >"$log" 2>&1 ||
-    status=$?
+  bounded_bundle "$sanitizer" --tool "$1" --error-exitcode 99 \
+    "$bundle/tests/tessera_kernels_tests" --gtest_filter="$2" >"$log" 2>&1 || status=$?
   cat "$log"
-  step_note="$(gtest_counts "$log"); $(grep -o 'ERROR SUMMARY: [0-9]* errors' "$log" | tail -n 1)"
+  step_note="$(gtest_counts "$log"); $(grep -o 'ERROR SUMMARY: [0-9]* errors\?' "$log" | tail -n 1)"
   return "$status"
 }
+step_memcheck() { sanitize memcheck "$memcheck_filter"; }
+step_racecheck() { sanitize racecheck "$racecheck_filter"; }
 
 step_mpi() {
   local filter='*'
@@ -275,9 +351,10 @@ step_crosscheck() {
   return $((failures > 0))
 }
 
-step_validate() {
+# validate_each LIST: validate-sim on one GPU of each scenario in LIST, into validate/<name>/.
+validate_each() {
   local scenario name failures=0
-  for scenario in $(items "$validate_scenarios"); do
+  for scenario in $(items "$1"); do
     name=$(target_name "$scenario")
     echo "== $scenario"
     if (cd "$work" && bounded_bundle "$bundle/bin/tessera" validate-sim "$(target_path "$scenario")" --max-ranks 1 \
@@ -300,6 +377,85 @@ step_validate() {
   done
   return $((failures > 0))
 }
+step_validate() { validate_each "$validate_scenarios"; }
+step_onegpu() { validate_each "$onegpu_scenarios"; }
+
+# One vDNN run: a scenario written from the run's line (vdnn_runs), trained for real on one device
+# capped where the line says so (a run an earlier call measured is kept); its row of
+# vdnn/summary.csv from the result's CSV.
+vdnn_run() {
+  local name=$1 model=$2 batch=$3 offload=$4 cap_gib=$5 folder="$work/vdnn"
+  local file="$folder/scenarios/$name.yaml"
+  {
+    echo "# Written by tools/gpu/campaign.sh (step vdnn): vDNN on the GPU at hand."
+    echo "name: vdnn-gpu-$name"
+    echo "model: {zoo: $model${vdnn_model_options:+, options: $vdnn_model_options}, mini_batch: $batch, optimizer: momentum}"
+    if [ "$cap_gib" = 0 ]; then
+      echo "memory: {offload: $offload}"
+    else
+      echo "memory: {offload: $offload, device_capacity: $cap_gib GiB}"
+    fi
+    echo "platform: {preset: dgx_h100_superpod, nodes: 1}"
+    echo "sweep: {scaling: strong, grow: data, gpus: [1]}"
+    echo "real: {warmup_steps: 1, measured_steps: 3}"
+  } >"$file"
+  echo "== $name"
+  local csv="$folder/$name/real.csv"
+  if [ -f "$csv" ]; then
+    echo "measured by an earlier call: $csv"
+  else
+    rm -rf "$folder/$name"
+    (cd "$work" && bounded_bundle "$bundle/bin/tessera" run "$file" --backend real \
+       --output "$folder/$name") || { rm -f "$csv"; return 1; }
+    [ -f "$csv" ] || { echo "no $csv"; return 1; }
+  fi
+  "$python" - "$csv" "$name" "$model" "$batch" "$offload" "$cap_gib" >>"$folder/summary.csv" <<'PYTHON'
+import csv, sys
+path, name, model, batch, offload, cap = sys.argv[1:]
+row = next(csv.DictReader(open(path)))
+print(",".join([name, model, batch, offload, cap, row["status"], row["step_s"],
+                row["peak_memory_bytes"], row["average_memory_bytes"],
+                row.get("offloaded_bytes", ""), row["note"].replace(",", ";")]))
+PYTHON
+}
+
+step_vdnn() {
+  local failures=0 line
+  mkdir -p "$work/vdnn/scenarios"
+  echo "run,model,batch,offload,cap_gib,status,step_s,peak_memory_bytes,average_memory_bytes,offloaded_bytes,note" \
+    >"$work/vdnn/summary.csv"
+  while read -r line; do
+    if [ $((deadline - (SECONDS - started) - 30)) -le 0 ]; then
+      failures=$((failures + 1))
+      step_note+="${line%% *} not run: out of time; "
+      continue
+    fi
+    # shellcheck disable=SC2086  # the line's five words
+    if vdnn_run $line; then
+      step_note+="${line%% *} ok; "
+    else
+      failures=$((failures + 1))
+      step_note+="${line%% *} FAILED; "
+    fi
+  done <<<"$vdnn_runs"
+  return $((failures > 0))
+}
+
+# The committed profiles of this GPU (scenarios/profiles/<h100|h200>/), copied where tessera
+# profile extends them (profiles/<device>/), so that a profile resumes where an earlier session
+# stopped.
+seed_profiles() {
+  local name kind slug file
+  name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1) || return 0
+  case "$name" in *H200*) kind=h200 ;; *H100*) kind=h100 ;; *) return 0 ;; esac
+  slug=$(sed -E 's/[^A-Za-z0-9.-]+/_/g; s/^_+//; s/_+$//' <<<"$name")
+  mkdir -p "$work/profiles/$slug"
+  for file in "$repo/scenarios/profiles/$kind"/*.csv; do
+    [ -f "$file" ] && [ ! -f "$work/profiles/$slug/$(basename "$file")" ] || continue
+    cp "$file" "$work/profiles/$slug/"
+    echo "resuming from $file"
+  done
+}
 
 step_profile() {
   local target failures=0
@@ -308,6 +464,7 @@ step_profile() {
       tessera profile "$(target_path "$target")" --list | tail -n 1 || failures=$((failures + 1))
     done
   fi
+  [ "$dry_run" -eq 1 ] || seed_profiles
   for target in $(items "$profile_targets"); do
     echo "== $target"
     # Run from the work folder: profiles/<device>/<scenario>.csv and this_machine.yaml land there.
@@ -364,7 +521,10 @@ run_step() {
   else
     echo "== [$step] started $(date -u +%H:%M:%S)"
     echo "=== call of $(date -u +%Y-%m-%dT%H:%M:%SZ)" >>"$log"
+    step_end=
+    [ -z "${step_limit[$step]:-}" ] || step_end=$((SECONDS + step_limit[$step]))
     "step_$step" >>"$log" 2>&1 || status=$?
+    step_end=
     # A runaway log (sanitizer reports, say) keeps its head and tail.
     if [ "$(stat -c %s "$log")" -gt $((4 * 1024 * 1024)) ]; then
       { head -c 1048576 "$log"; echo; echo "[... cut ...]"; tail -c 2097152 "$log"; } >"$log.cut"
@@ -373,7 +533,12 @@ run_step() {
     # A step of several commands may end with its own status when the deadline stopped one.
     case "$status" in
       0) outcome=ok ;;
-      124 | 137) outcome="timed out at the deadline" ;;
+      124 | 137)
+        if [ -n "${step_limit[$step]:-}" ] && [ $((SECONDS - begin)) -ge "${step_limit[$step]}" ]; then
+          outcome="stopped at its limit (--step-limit $step=${step_limit[$step]})"
+        else
+          outcome="timed out at the deadline"
+        fi ;;
       *) if [ $((deadline - (SECONDS - started) - 30)) -le 0 ]; then
            outcome="stopped at the deadline (exit $status)"
          else
@@ -385,12 +550,35 @@ run_step() {
   printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$step" "$outcome" "$seconds" \
     "$step_note" >>"$work/steps.tsv"
   summary_rows+=("$(printf '%-11s %-34s %6s s  %s' "$step" "$outcome" "$seconds" "$step_note")")
+  # The progress record: done, partial (stopped by time: profiles and studies resume) or failed;
+  # a step never started keeps its earlier state.
+  local state
+  case "$outcome" in
+    ok) state=done ;;
+    not\ started*) state= ;;
+    FAILED*) state=failed ;;
+    *) state=partial ;;
+  esac
+  [ -z "$state" ] || [ "$step" = versions ] ||
+    progress_row[$step]="$(printf '%s\t%s\t%s\t%s' "$state" "$gpu_name" \
+      "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "${step_note//$'\t'/ }")"
   echo "== [$step] $outcome in $seconds s${step_note:+: $step_note}"
   [ "$outcome" = ok ]
 }
 
+gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 || true)
+gpu_name=${gpu_name:-$device}
 failed=0
 for step in "${steps[@]}"; do run_step "$step" || failed=$((failed + 1)); done
+
+# The progress record, in the campaign's order, for the repository (--progress) and the next call.
+{
+  printf 'step\tstate\tdevice\twhen\tnote\n'
+  for step in "${all_steps[@]}"; do
+    [ -z "${progress_row[$step]:-}" ] || printf '%s\t%s\n' "$step" "${progress_row[$step]}"
+  done
+} >"$work/progress.tsv"
+cp "$work/progress.tsv" "$out/progress.tsv"
 
 {
   echo "Tessera GPU campaign$([ "$dry_run" -eq 0 ] || echo ' (dry run, CPU)'), $(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -403,11 +591,16 @@ for step in "${steps[@]}"; do run_step "$step" || failed=$((failed + 1)); done
   printf '%s\n' "${summary_rows[@]}"
   echo
   echo "Every call so far (steps.tsv): $(wc -l <"$work/steps.tsv") step runs"
+  left=()
+  for step in "${campaign_steps[@]}"; do
+    [[ ${progress_row[$step]:-} == done$'\t'* ]] || left+=("$step")
+  done
+  echo "Campaign steps not done yet (progress.tsv): ${left[*]:-none}"
 } >"$out/summary.txt"
 cp "$out/summary.txt" "$work/summary.txt"
 tar -C "$work" -czf "$out/campaign.tar.gz" --exclude=./bundle --exclude=./out --exclude='*.f32' .
 echo
 cat "$out/summary.txt"
-echo "results: $out/campaign.tar.gz ($(du -h "$out/campaign.tar.gz" | cut -f1)), $out/summary.txt"
+echo "results: $out/campaign.tar.gz ($(du -h "$out/campaign.tar.gz" | cut -f1)), $out/summary.txt, $out/progress.tsv"
 echo "$((${#steps[@]} - failed)) passed, $failed failed"
 exit $((failed > 0))

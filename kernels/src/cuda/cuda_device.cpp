@@ -1,6 +1,7 @@
 // Device on a CUDA GPU: memory from the device's pool in stream order, kernels on one compute
 // stream, host transfers on one copy stream, time measured with CUDA events.
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -41,12 +42,13 @@ DeviceInfo describe_device(int index) {
 
 class CudaDevice final : public Device {
  public:
-  explicit CudaDevice(int index)
+  CudaDevice(int index, std::optional<double> capacity_bytes)
       : context_(index),
         info_(describe_device(index)),
         allocation_(std::make_shared<const AllocationContext>(
             AllocationContext{.device_index = index,
-                              .capacity_bytes = info_.memory_bytes,
+                              .capacity_bytes = capacity_bytes.value_or(info_.memory_bytes),
+                              .capped = capacity_bytes.has_value(),
                               .stream = context_.compute_stream()})),
         copy_after_compute_(cudaEventDisableTiming),
         convolutions_(context_),
@@ -175,7 +177,7 @@ class CudaDevice final : public Device {
 }  // namespace
 }  // namespace cuda
 
-std::unique_ptr<Device> open_cuda_device(int index) {
+std::unique_ptr<Device> open_cuda_device(int index, std::optional<double> capacity_bytes) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess) {
@@ -188,7 +190,10 @@ std::unique_ptr<Device> open_cuda_device(int index) {
                              ": this machine has " + std::to_string(count) +
                              " (cuda:0 to cuda:" + std::to_string(count - 1) + ")");
   }
-  return std::make_unique<cuda::CudaDevice>(index);
+  if (capacity_bytes && *capacity_bytes <= 0) {
+    throw std::invalid_argument("a CUDA device's memory cap must be positive");
+  }
+  return std::make_unique<cuda::CudaDevice>(index, capacity_bytes);
 }
 
 }  // namespace tessera::kernels

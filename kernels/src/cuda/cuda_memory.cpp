@@ -2,9 +2,12 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <string>
 
 #include "cuda/cuda_check.hpp"
+#include "tessera/core/quantity.hpp"
 
 namespace tessera::kernels::cuda {
 namespace {
@@ -67,6 +70,12 @@ CudaDeviceMemory::CudaDeviceMemory(std::size_t bytes,
   };
   // More than the whole device is refused here, whatever the pool's own error for it would be.
   if (static_cast<double>(bytes) > context->capacity_bytes) throw out_of_memory();
+  if (context->capped &&
+      device_bytes_in_use(device) + static_cast<double>(bytes) > context->capacity_bytes) {
+    throw OutOfDeviceMemory(static_cast<double>(bytes),
+                            std::max(0.0, context->capacity_bytes - device_bytes_in_use(device)),
+                            device_name + ", capped at " + format_bytes(context->capacity_bytes));
+  }
   void* memory = nullptr;
   cudaError_t status = cudaMallocAsync(&memory, bytes, context->stream);
   if (status == cudaErrorMemoryAllocation) {

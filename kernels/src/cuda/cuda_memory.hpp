@@ -18,7 +18,10 @@ namespace tessera::kernels::cuda {
 // runs on, and which copies and NCCL calls wait for before they start.
 struct AllocationContext {
   int device_index = 0;
-  double capacity_bytes = 0;
+  double capacity_bytes = 0;  // the device's memory, or the cap it was opened with
+  // Capped: an allocation is refused where the bytes in use (device_bytes_in_use) would pass
+  // capacity_bytes; otherwise only one larger than the device is refused here.
+  bool capped = false;
   cudaStream_t stream = nullptr;
 };
 

@@ -1,5 +1,6 @@
 // Built with TESSERA_CUDA=OFF (or without nvcc, cuDNN or NCCL): the inventory says so and no CUDA
 // device can be opened.
+#include <optional>
 #include <stdexcept>
 
 #include "tessera/kernels/device.hpp"
@@ -15,7 +16,7 @@ std::string cuda_library_versions() {
   return "no CUDA parts in this build";
 }
 
-std::unique_ptr<Device> open_cuda_device(int /*index*/) {
+std::unique_ptr<Device> open_cuda_device(int /*index*/, std::optional<double> /*capacity_bytes*/) {
   throw std::runtime_error(
       "this build of tessera has no CUDA parts (configured with TESSERA_CUDA=OFF or without nvcc, "
       "cuDNN and NCCL)");

@@ -16,7 +16,7 @@
 
 namespace tessera::kernels {
 
-inline constexpr int kCudaEntryLayoutVersion = 1;
+inline constexpr int kCudaEntryLayoutVersion = 2;
 inline constexpr const char* kCudaModuleFile = "libtessera_cuda.so";
 inline constexpr const char* kCudaEntrySymbol = "tessera_cuda_entry";
 
@@ -26,7 +26,8 @@ struct CudaEntry {
   int layout_version = kCudaEntryLayoutVersion;
   void (*add_cuda_devices)(DeviceInventory& inventory) = nullptr;
   std::string (*cuda_library_versions)() = nullptr;
-  std::unique_ptr<Device> (*open_cuda_device)(int index) = nullptr;
+  std::unique_ptr<Device> (*open_cuda_device)(int index,
+                                              std::optional<double> capacity_bytes) = nullptr;
   std::unique_ptr<Communicator> (*nccl_over)(Communicator& bootstrap) = nullptr;
   std::optional<std::vector<int>> (*cudnn_convolution_output_dims)(
       const CudnnConvolutionLayout& layout) = nullptr;

@@ -66,8 +66,8 @@ std::string cuda_library_versions() {
                                  : "CUDA parts not loaded (" + loaded.problem + ")";
 }
 
-std::unique_ptr<Device> open_cuda_device(int index) {
-  return required().open_cuda_device(index);
+std::unique_ptr<Device> open_cuda_device(int index, std::optional<double> capacity_bytes) {
+  return required().open_cuda_device(index, capacity_bytes);
 }
 
 std::unique_ptr<Communicator> nccl_over(Communicator& bootstrap) {

@@ -219,7 +219,8 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   }
   std::optional<CpuThreads> threads;
   // A CPU rank holds what the scenario's memory.device_capacity allows, else its share of the
-  // machine's memory (the ranks on one machine share it); a GPU what it has.
+  // machine's memory (the ranks on one machine share it); a GPU what the scenario caps it at,
+  // else what it has.
   std::optional<double> cpu_capacity;
   if (device_name == "cpu") {
     const int ranks_here = ranks_on_this_machine(ranks);
@@ -231,8 +232,10 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   if (cpu_capacity) {
     device = std::make_unique<CpuDevice>(*cpu_capacity);
   } else {
-    device = open_device(device_name);
+    device = open_device(device_name, loaded.scenario.memory.device_capacity_bytes);
   }
+  const double device_capacity = cpu_capacity.value_or(
+      loaded.scenario.memory.device_capacity_bytes.value_or(device->info().memory_bytes));
   const std::string library_mismatch = other_library_versions(profiles, device->info());
   if (!library_mismatch.empty() && ranks.rank() == 0) {
     std::cerr << "warning: point " << point.index << ": " << library_mismatch << "\n";
@@ -319,7 +322,7 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   } catch (const OutOfDeviceMemory& error) {
     outcome = Outcome::does_not_fit;
     // In use when refused (capacity - free) plus the refused block: what the rank needs at least.
-    const double has = cpu_capacity.value_or(device->info().memory_bytes);
+    const double has = device_capacity;
     problem = "does not fit: needs at least " +
               format_bytes(has - error.available_bytes() + error.requested_bytes()) + ", has " +
               format_bytes(has) + " (" + device_name + ")";
@@ -331,7 +334,7 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   // that gave up.
   const auto outcomes = gather_values(ranks, static_cast<double>(outcome));
   const auto worst = static_cast<Outcome>(*std::max_element(outcomes.begin(), outcomes.end()));
-  result.device_capacity_bytes = cpu_capacity.value_or(device->info().memory_bytes);
+  result.device_capacity_bytes = device_capacity;
   result.memory_provenance = Provenance::measured;
   if (worst == Outcome::bad_input) {
     throw EveryRankInputError(bad_input ? *bad_input

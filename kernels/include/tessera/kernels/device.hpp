@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -84,9 +85,14 @@ class OutOfDeviceMemory : public std::runtime_error {
 // The host CPU through oneDNN. Always available.
 std::unique_ptr<Device> open_cpu_device();
 // CUDA device `index`; throws std::runtime_error with the reason when there is none or the
-// build has no CUDA parts.
-std::unique_ptr<Device> open_cuda_device(int index);
-// "cpu" or "cuda:N" (as `tessera devices` lists them).
-std::unique_ptr<Device> open_device(const std::string& name);
+// build has no CUDA parts. With `capacity_bytes`, the device acts as one of that much memory: an
+// allocation that would take the bytes in use (the driver's count, CUDA's own context included,
+// as on a card of that size) beyond it throws OutOfDeviceMemory (vDNN's memory-capped runs).
+std::unique_ptr<Device> open_cuda_device(int index,
+                                         std::optional<double> capacity_bytes = std::nullopt);
+// "cpu" or "cuda:N" (as `tessera devices` lists them); `capacity_bytes` caps a GPU as above (the
+// CPU device takes its capacity from CpuDevice's constructor).
+std::unique_ptr<Device> open_device(const std::string& name,
+                                    std::optional<double> capacity_bytes = std::nullopt);
 
 }  // namespace tessera::kernels
