@@ -125,21 +125,51 @@ CudnnPoolingLayout cudnn_pooling_layout(const PoolingGeometry& geometry, std::in
   require_axes(rank, geometry.stride, "pooling stride");
   require_axes(rank, geometry.padding, "pooling padding");
   std::vector<std::int64_t> expected_output(rank);
+  std::vector<std::int64_t> padded_input = geometry.input_spatial;
+  bool rounds_up = false;
   for (std::size_t axis = 0; axis < rank; ++axis) {
-    if (geometry.padding[axis] >= geometry.kernel[axis]) {
-      throw std::invalid_argument("pooling padding " + std::to_string(geometry.padding[axis]) +
-                                  " must be smaller than its window " +
-                                  std::to_string(geometry.kernel[axis]));
+    const std::int64_t input = geometry.input_spatial[axis];
+    const std::int64_t window = geometry.kernel[axis];
+    const std::int64_t stride = geometry.stride[axis];
+    const std::int64_t padding = geometry.padding[axis];
+    if (padding >= window) {
+      throw std::invalid_argument("pooling padding " + std::to_string(padding) +
+                                  " must be smaller than its window " + std::to_string(window));
     }
-    expected_output[axis] = output_extent(geometry.input_spatial[axis], geometry.kernel[axis],
-                                          geometry.stride[axis], geometry.padding[axis], 1);
+    expected_output[axis] = output_extent(input, window, stride, padding, 1);
+    // Ceil mode: one output more, its window starting inside the input or the low padding.
+    const std::int64_t output = geometry.output_spatial[axis];
+    if (output == expected_output[axis] + 1 && stride > 1 &&
+        (output - 1) * stride < input + padding) {
+      padded_input[axis] = (output - 1) * stride + window - 2 * padding;
+      rounds_up = true;
+    }
   }
-  if (expected_output != geometry.output_spatial) {
+  if (rounds_up && !geometry.max) {
+    throw std::invalid_argument(
+        "average pooling with output " + extents(geometry.output_spatial) +
+        " rounds up (ceil mode), which the GPU's pooling does not run: expected " +
+        extents(expected_output) + " (CPU ranks run it)");
+  }
+  if (!rounds_up && expected_output != geometry.output_spatial) {
     throw std::invalid_argument("pooling output " + extents(geometry.output_spatial) +
                                 " does not match its window: expected " + extents(expected_output));
   }
+  if (rounds_up) {
+    for (std::size_t axis = 0; axis < rank; ++axis) {
+      const std::int64_t floor_output =
+          output_extent(padded_input[axis], geometry.kernel[axis], geometry.stride[axis],
+                        geometry.padding[axis], 1);
+      if (floor_output != geometry.output_spatial[axis]) {
+        throw std::invalid_argument("pooling output " + extents(geometry.output_spatial) +
+                                    " does not match its window: expected " +
+                                    extents(expected_output) + " or one more per axis (ceil mode)");
+      }
+    }
+  }
   CudnnPoolingLayout layout;
   layout.input = cudnn_packed_layout(batch, geometry.channels, geometry.input_spatial);
+  layout.padded_input = cudnn_packed_layout(batch, geometry.channels, padded_input);
   layout.output = cudnn_packed_layout(batch, geometry.channels, geometry.output_spatial);
   layout.window = to_ints(at_least_2d(geometry.kernel, 1), "pooling window");
   layout.padding = to_ints(at_least_2d(geometry.padding, 0), "pooling padding");

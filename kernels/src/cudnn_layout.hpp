@@ -34,12 +34,20 @@ struct CudnnConvolutionLayout {
 CudnnConvolutionLayout cudnn_convolution_layout(const ConvolutionGeometry& geometry,
                                                 std::int64_t batch);
 
+// cuDNN pads both sides alike and rounds the output down. A max pooling in ceil mode (GoogLeNet's,
+// Caffe's rounding) has one output more on some axes: it runs on a copy of the input padded on the
+// high side of those axes (`padded_input`, the extra cells -inf), whose floor output is the ceil
+// one. An average pooling in ceil mode is refused: the copy's extra cells would be counted.
 struct CudnnPoolingLayout {
   CudnnTensorLayout input;
+  CudnnTensorLayout padded_input;  // equals input where no axis rounds up
   CudnnTensorLayout output;
   std::vector<int> window;
   std::vector<int> padding;
   std::vector<int> stride;
+  bool needs_padded_copy() const { return padded_input.dims != input.dims; }
+  // The input's dims with the padded copy's strides: the copy's interior (it starts at offset 0).
+  CudnnTensorLayout interior_of_padded() const { return {input.dims, padded_input.strides}; }
 };
 
 CudnnPoolingLayout cudnn_pooling_layout(const PoolingGeometry& geometry, std::int64_t batch);

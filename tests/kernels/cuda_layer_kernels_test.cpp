@@ -97,11 +97,27 @@ std::size_t product(const std::vector<std::int64_t>& values) {
   return result;
 }
 
+// Max pooling in ceil mode (GoogLeNet's): one output more than cuDNN's floor on the rounding axes.
+PoolingGeometry ceil_mode_max_pooling(std::vector<std::int64_t> input, std::int64_t kernel,
+                                      std::int64_t stride) {
+  PoolingGeometry geometry = pooling(true, input, kernel, stride, 0);
+  for (std::size_t axis = 0; axis < input.size(); ++axis) {
+    const std::int64_t span = input[axis] - kernel;
+    geometry.output_spatial[axis] = (span + stride - 1) / stride + 1;
+  }
+  return geometry;
+}
+
 TEST_F(CudaLayerKernels, PoolingForwardAndBackward) {
   for (bool max : {true, false}) {
-    for (const PoolingGeometry& geometry :
-         {pooling(max, {9, 8}, 3, 2, 1), pooling(max, {6, 6, 6}, 2, 2, 0),
-          pooling(max, {7, 5, 6}, 3, 2, 1)}) {
+    std::vector<PoolingGeometry> geometries = {pooling(max, {9, 8}, 3, 2, 1),
+                                               pooling(max, {6, 6, 6}, 2, 2, 0),
+                                               pooling(max, {7, 5, 6}, 3, 2, 1)};
+    if (max) {
+      geometries.push_back(ceil_mode_max_pooling({12, 12}, 3, 2));    // 6x6, floor 5x5
+      geometries.push_back(ceil_mode_max_pooling({8, 7, 10}, 3, 2));  // 4x3x5: two axes round up
+    }
+    for (const PoolingGeometry& geometry : geometries) {
       SCOPED_TRACE(std::string(max ? "max " : "average ") + std::to_string(geometry.kernel[0]));
       constexpr std::int64_t batch = 2;
       const std::size_t in = batch * 3 * product(geometry.input_spatial);

@@ -150,9 +150,42 @@ TEST(CudnnLayout, PoolingWindowsAndExtents) {
   EXPECT_EQ(layout.padding, (Ints{1, 0, 0}));
   EXPECT_EQ(layout.stride, (Ints{2, 2, 2}));
 
+  EXPECT_FALSE(layout.needs_padded_copy());
+
   pooling.output_spatial = {4, 4, 4};
   EXPECT_EQ(message_of([&] { cudnn_pooling_layout(pooling, 2); }),
             "pooling output 4x4x4 does not match its window: expected 5x4x4");
+}
+
+// GoogLeNet's 3x3 stride-2 max pooling of 112 rounds up to 56 (cuDNN's floor gives 55): it runs on
+// a copy padded by one on the high side; an average pooling that rounds up is refused.
+TEST(CudnnLayout, CeilModeMaxPoolingRunsOnAHighSidePaddedCopy) {
+  PoolingGeometry pooling;
+  pooling.channels = 64;
+  pooling.input_spatial = {112, 112};
+  pooling.output_spatial = {56, 56};
+  pooling.kernel = {3, 3};
+  pooling.stride = {2, 2};
+  pooling.padding = {0, 0};
+  const auto layout = cudnn_pooling_layout(pooling, 2);
+  EXPECT_TRUE(layout.needs_padded_copy());
+  EXPECT_EQ(layout.input.dims, (Ints{2, 64, 112, 112}));
+  EXPECT_EQ(layout.padded_input.dims, (Ints{2, 64, 113, 113}));
+  EXPECT_EQ(layout.interior_of_padded().dims, layout.input.dims);
+  EXPECT_EQ(layout.interior_of_padded().strides, layout.padded_input.strides);
+  EXPECT_EQ(output_extent(113, 3, 2, 0, 1), 56);
+
+  pooling.output_spatial = {56, 55};  // one axis rounds up, the other not
+  EXPECT_EQ(cudnn_pooling_layout(pooling, 2).padded_input.dims, (Ints{2, 64, 113, 112}));
+
+  pooling.output_spatial = {57, 56};  // two more than floor: no rounding gives it
+  EXPECT_NE(message_of([&] { cudnn_pooling_layout(pooling, 2); }).find("does not match"),
+            std::string::npos);
+
+  pooling.output_spatial = {56, 56};
+  pooling.max = false;
+  EXPECT_NE(message_of([&] { cudnn_pooling_layout(pooling, 2); }).find("average pooling"),
+            std::string::npos);
 }
 
 // cuDNN's own descriptor arithmetic (host-only calls, no GPU needed) agrees with the layouts:

@@ -6,6 +6,7 @@
 // the context's compute stream; calls that return host values synchronise it.
 #include "cuda/cuda_context.hpp"
 #include "cuda/cuda_memory.hpp"
+#include "cudnn_layout.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
 
 namespace tessera::kernels::cuda {
@@ -85,6 +86,9 @@ class CudaLayerKernels final : public LayerKernels {
   void download(const void* device, void* host, std::size_t bytes);
   ChannelSums channel_sums_on_host(const double* device_sums, std::size_t channels);
   cudaStream_t stream() const { return context_.compute_stream(); }
+  // x into the interior of a max pooling's high-side padded copy, the rest -inf (ceil mode,
+  // cudnn_layout.hpp).
+  void copy_into_padded(const CudnnPoolingLayout& layout, const float* x, float* padded);
 
   const CudaContext& context_;
   DeviceScratch scratch_;

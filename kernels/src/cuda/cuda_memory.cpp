@@ -47,10 +47,7 @@ double pool_unused_bytes(int device_index) {
 }  // namespace
 
 double device_bytes_in_use(int device_index) {
-  const DriverMemory memory = driver_memory(device_index);
-  const double used = static_cast<double>(memory.total_bytes - memory.free_bytes);
-  const double in_use = used - pool_unused_bytes(device_index);
-  return in_use > 0 ? in_use : 0.0;
+  return static_cast<double>(pool_attribute(device_index, cudaMemPoolAttrUsedMemCurrent));
 }
 
 double device_bytes_available(int device_index) {

@@ -19,8 +19,8 @@ namespace tessera::kernels::cuda {
 struct AllocationContext {
   int device_index = 0;
   double capacity_bytes = 0;  // the device's memory, or the cap it was opened with
-  // Capped: an allocation is refused where the bytes in use (device_bytes_in_use) would pass
-  // capacity_bytes; otherwise only one larger than the device is refused here.
+  // Capped: an allocation is refused where the program's bytes in use (device_bytes_in_use) would
+  // pass capacity_bytes; otherwise only one larger than the device is refused here.
   bool capped = false;
   cudaStream_t stream = nullptr;
 };
@@ -50,8 +50,11 @@ class CudaDeviceMemory final : public DeviceMemory {
   std::weak_ptr<const AllocationContext> context_;
 };
 
-// Bytes in use on the device: what the driver reports used, less what the default pool holds
-// for reuse but has not handed out.
+// Bytes in use on the device: what the default pool has handed out, that is every block of the
+// program (feature maps, weights, optimizer state, workspaces, the kernels' scratch), but not
+// CUDA's context nor the memory cuDNN, cuBLAS and NCCL hold for themselves, which the simulator
+// does not count either (measured on the H200 on 2026-11-27 with the driver's count:
+// docs/measurements/).
 double device_bytes_in_use(int device_index);
 // Bytes an allocation could still get: the driver's free bytes plus the pool's unused ones.
 double device_bytes_available(int device_index);

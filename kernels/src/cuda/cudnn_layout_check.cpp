@@ -18,7 +18,8 @@ std::optional<std::vector<int>> cudnn_convolution_output_dims(
 std::optional<std::vector<int>> cudnn_pooling_output_dims(bool max,
                                                           const CudnnPoolingLayout& layout) {
   const cuda::PoolingDescriptor pooling = cuda::pooling_descriptor(max, layout);
-  const cuda::TensorDescriptor input = cuda::tensor_descriptor(layout.input);
+  // What cuDNN pools: the padded copy where the layout rounds up (ceil mode), else the input.
+  const cuda::TensorDescriptor input = cuda::tensor_descriptor(layout.padded_input);
   std::vector<int> dims(layout.output.dims.size());
   TESSERA_CUDA_CHECK(cudnnGetPoolingNdForwardOutputDim(pooling.get(), input.get(),
                                                        static_cast<int>(dims.size()), dims.data()));

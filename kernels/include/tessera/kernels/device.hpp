@@ -52,9 +52,9 @@ class Device {
   // values do not matter but must not be zeros (profiles, benchmarks).
   virtual void fill_uniform(float* device, std::size_t floats, std::uint64_t seed) = 0;
   // Device memory in use now, and the most in use since the last reset: on a CPU what this device
-  // handed out (exact, tracked at every allocation); on a GPU the device's used bytes as CUDA
-  // reports them, less what its memory pool keeps unused for reuse (every allocation on it,
-  // sampled whenever these are asked).
+  // handed out (exact, tracked at every allocation); on a GPU what its stream-ordered memory pool
+  // has handed out (every allocation of the program; not CUDA's context nor the libraries' own
+  // memory), sampled whenever these are asked.
   virtual double bytes_in_use() = 0;
   virtual double peak_bytes_in_use() = 0;
   virtual void reset_peak_bytes_in_use() = 0;
@@ -86,8 +86,9 @@ class OutOfDeviceMemory : public std::runtime_error {
 std::unique_ptr<Device> open_cpu_device();
 // CUDA device `index`; throws std::runtime_error with the reason when there is none or the
 // build has no CUDA parts. With `capacity_bytes`, the device acts as one of that much memory: an
-// allocation that would take the bytes in use (the driver's count, CUDA's own context included,
-// as on a card of that size) beyond it throws OutOfDeviceMemory (vDNN's memory-capped runs).
+// allocation that would take the program's bytes in use (bytes_in_use: its own blocks, as the
+// simulator counts them; not CUDA's context nor the libraries' own memory) beyond it throws
+// OutOfDeviceMemory (vDNN's memory-capped runs).
 std::unique_ptr<Device> open_cuda_device(int index,
                                          std::optional<double> capacity_bytes = std::nullopt);
 // "cpu" or "cuda:N" (as `tessera devices` lists them); `capacity_bytes` caps a GPU as above (the
