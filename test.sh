@@ -2,8 +2,9 @@
 # Sets up and runs the whole test suite: what CI runs (.ci/run calls this).
 #   1. Release build with warnings as errors (CUDA parts compiled when nvcc, cuDNN, NCCL exist):
 #      every unit and command-line test; then the check that setup.sh installs every Debian
-#      package the build uses (tests/setup/check_packages.sh), and that every C++ source is
-#      formatted as .clang-format says (tests/style/check_format.sh).
+#      package the build uses (tests/setup/check_packages.sh), that every C++ source is
+#      formatted as .clang-format says (tests/style/check_format.sh), and that core's folders
+#      include no header of a folder above them (tests/style/check_core_layers.sh).
 #   2. One CPU-only clang build with AddressSanitizer + UndefinedBehaviorSanitizer and libFuzzer's
 #      coverage:
 #      a. every test again but those labelled `heavy` (4-rank MPI runs, command-line training
@@ -58,6 +59,7 @@ step "[1/2] Release build (warnings as errors) and tests"
 run_tests build
 tests/setup/check_packages.sh build setup.sh
 tests/style/check_format.sh
+tests/style/check_core_layers.sh
 if [ "$quick" -eq 1 ]; then
   finish
   exit 0

@@ -119,13 +119,10 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
 
   // The step program every GPU of a stage plays, timed by the cost model, under the offload
   // policy that fits (memory_plan.hpp).
-  const auto memory_inputs = memory_inputs_of(s, loaded.device_capacity_bytes);
-  const auto offload = decide_offload(loaded.model, point.plan, memory_inputs);
+  const auto recipe = point_recipe(loaded, point, options.epoch);
   const auto input = plan_input(loaded, config.gpus());
-  const auto step_options = step_options_of(s, loaded.cluster.gpu.overlaps_communication,
-                                            input.of(options.epoch), offload);
   // Each GPU type's programs at a mini-batch, and each GPU's samples (both backends' shares).
-  const auto build = program_builder(loaded, point.plan, options.profiles, step_options, offload);
+  const auto build = program_builder(loaded, point.plan, options.profiles, recipe);
   const auto batches = point_batches_of_ranks(loaded, point, options.profiles);
 
   std::vector<std::string> storage;

@@ -55,7 +55,8 @@ TEST(PointPrograms, EachGpuModelIsTimedByItsOwnProfileRows) {
   const auto& p100 = loaded.cluster.gpu_of_group(1);
   ASSERT_NE(v100.model, p100.model);
   const auto profiles = conv1_forward_on(loaded, p100.model, 0.123);
-  const auto build = program_builder(loaded, point.plan, &profiles, StepOptions{}, {});
+  const auto build =
+      program_builder(loaded, point.plan, &profiles, ProgramRecipe{.scenario = &loaded.scenario});
 
   const auto p100_programs = build(p100, point.config.mini_batch);
   const auto& on_p100 = conv1_forward(p100_programs);

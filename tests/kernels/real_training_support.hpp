@@ -176,13 +176,15 @@ inline StepProgram cpu_program(const ModelGraph& model, const ShardPlan& plan, O
   roofline.device = "cpu";
   roofline.fp32_flops_per_second = 1e11;
   roofline.memory_bandwidth_bytes_per_second = 1e10;
-  const ComputeCostModel costs(roofline, profiles, 64.0 * 1024 * 1024);
+  constexpr double workspace_bytes = 64.0 * 1024 * 1024;
+  const ComputeCostModel costs(roofline, profiles, workspace_bytes);
   const StepOptions options{.optimizer = optimizer,
                             .gradient_bucket_bytes = 1 << 20,
                             .input_source = InputSource::none,
                             .overlap_gradient_allreduce = false,
                             .batch_norm_over_replicas = global_batch_norm,
-                            .offload = offload};
+                            .offload = offload,
+                            .workspace_bytes = workspace_bytes};
   return build_step_programs(model, plan, costs, options, micro_batching)
       .at(static_cast<std::size_t>(stage));
 }

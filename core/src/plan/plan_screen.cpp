@@ -10,6 +10,7 @@
 #include "tessera/core/content_digest.hpp"
 #include "tessera/core/input_source.hpp"
 #include "tessera/core/memory_estimate.hpp"
+#include "tessera/core/program_recipe.hpp"
 #include "tessera/core/stage_balance.hpp"
 
 namespace tessera {
@@ -114,8 +115,10 @@ double step_lower_bound(const std::vector<StepProgram>& programs) {
 
 // The signature lists every field of these structures: one added to them (pipelining's, say)
 // must be added to it too, or candidates that differ in it would share a simulation. These
-// sizes (x86-64, GCC 12) stop the build until it is.
-static_assert(sizeof(StepOp) == 184 && sizeof(StepProgram) == 72 && sizeof(ParallelConfig) == 64,
+// sizes (x86-64, GCC 12) stop the build until it is. Left out on purpose: a program's
+// workspace_limit_bytes, which the simulator does not read (the op times it plays already hold
+// its effect), so candidates that differ only there share one simulation.
+static_assert(sizeof(StepOp) == 184 && sizeof(StepProgram) == 88 && sizeof(ParallelConfig) == 64,
               "a field was added to StepOp, StepProgram or ParallelConfig: add it to "
               "simulation_signature, then update these sizes");
 
@@ -197,12 +200,11 @@ ScreenedCandidate screen_candidate(const LoadedScenario& base, const PlanCandida
 
   // The program the simulator would play, under the policy the memory plan applies; only its
   // compute ops count, so the epoch's input source does not matter beyond the ops it adds.
-  const ComputeCostModel costs(roofline_of(base.cluster.gpu), profiles,
-                               micro_batching_under(s, memory.offload));
-  const auto input = plan_input(base, config.gpus());
-  const auto options = step_options_of(s, base.cluster.gpu.overlaps_communication,
-                                       input.of(Epoch::later), memory.offload);
-  const auto programs = build_step_programs(base.model, plan, costs, options);
+  const ProgramRecipe recipe{.scenario = &s,
+                             .offload = memory.offload,
+                             .input_source = plan_input(base, config.gpus()).of(Epoch::later),
+                             .overlaps_communication = base.cluster.gpu.overlaps_communication};
+  const auto programs = recipe.build(base.model, plan, roofline_of(base.cluster.gpu), profiles);
   // The programs hold the first node group's GPU at the average batch. Every candidate has GPUs
   // of that group, so its step is at least their compute, unless shares follow GPU speed: then a
   // slower first group holds fewer samples, and no bound is claimed.

@@ -5,6 +5,7 @@
 
 #include "tessera/core/cost_model.hpp"
 #include "tessera/core/memory_estimate.hpp"
+#include "tessera/core/program_recipe.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/step_program.hpp"
 #include "tessera/core/text_table.hpp"
@@ -51,11 +52,9 @@ std::string offload_table(const LoadedScenario& loaded, const SweepPoint& point,
   const auto play = [&](const Scenario& variant) {
     const auto memory = estimate_memory(loaded.model, point.plan,
                                         memory_inputs_of(variant, loaded.device_capacity_bytes));
-    const ComputeCostModel costs(roofline_of(loaded.cluster.gpu), profiles,
-                                 micro_batching_under(variant, memory.offload));
+    const ProgramRecipe recipe{.scenario = &variant, .offload = memory.offload};
     const auto programs =
-        build_step_programs(loaded.model, point.plan, costs,
-                            step_options_of(variant, true, InputSource::none, memory.offload));
+        recipe.build(loaded.model, point.plan, roofline_of(loaded.cluster.gpu), profiles);
     const auto& program = programs.at(static_cast<std::size_t>(memory.worst_stage));
     return Played{memory, serial_memory_timeline(program).average_bytes(),
                   serial_memory_timeline(program, holds_feature_maps).average_bytes()};

@@ -12,16 +12,6 @@
 namespace tessera {
 namespace {
 
-const std::array<std::pair<Provenance, const char*>, 7> kProvenanceNames{{
-    {Provenance::measured, "measured"},
-    {Provenance::simulated, "simulated"},
-    {Provenance::profile, "profile"},
-    {Provenance::roofline, "roofline"},
-    {Provenance::mixed, "mixed"},
-    {Provenance::estimated, "estimated"},
-    {Provenance::none, "none"},
-}};
-
 const std::array<std::pair<PointStatus, const char*>, 4> kStatusNames{{
     {PointStatus::ok, "ok"},
     {PointStatus::does_not_fit, "does_not_fit"},
@@ -97,20 +87,6 @@ double to_number(const std::string& text, const std::string& where) {
 double StepBreakdown::total() const {
   return compute_seconds + halo_seconds + allreduce_seconds + other_communication_seconds +
          io_seconds + offload_seconds + idle_seconds;
-}
-
-std::string to_string(Provenance provenance) {
-  for (const auto& [value, name] : kProvenanceNames) {
-    if (value == provenance) return name;
-  }
-  return "none";
-}
-
-Provenance provenance_from_string(const std::string& text) {
-  for (const auto& [value, name] : kProvenanceNames) {
-    if (text == name) return value;
-  }
-  throw std::invalid_argument("unknown provenance '" + text + "'");
 }
 
 std::string to_string(PointStatus status) {

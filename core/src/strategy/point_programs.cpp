@@ -9,18 +9,10 @@ namespace tessera {
 
 PointPrograms point_programs(const LoadedScenario& loaded, const SweepPoint& point,
                              const ProfileDatabase* profiles, Epoch epoch) {
-  // The same steps as simulate_point (simulator/src/simulate_point.cpp), in the same order.
-  const auto& s = loaded.scenario;
-  const auto memory_inputs = memory_inputs_of(s, loaded.device_capacity_bytes);
-  PointPrograms result;
-  result.offload = decide_offload(loaded.model, point.plan, memory_inputs);
-  const ComputeCostModel costs(roofline_of(loaded.cluster.gpu), profiles,
-                               micro_batching_under(s, result.offload));
-  const auto input = plan_input(loaded, point.config.gpus());
-  const auto options = step_options_of(s, loaded.cluster.gpu.overlaps_communication,
-                                       input.of(epoch), result.offload);
-  result.programs = build_step_programs(loaded.model, point.plan, costs, options);
-  return result;
+  const auto recipe = point_recipe(loaded, point, epoch);
+  return {
+      .programs = recipe.build(loaded.model, point.plan, roofline_of(loaded.cluster.gpu), profiles),
+      .offload = recipe.offload};
 }
 
 ShardPlan plan_at_mini_batch(const LoadedScenario& loaded, const ShardPlan& plan,
@@ -32,13 +24,10 @@ ShardPlan plan_at_mini_batch(const LoadedScenario& loaded, const ShardPlan& plan
 }
 
 ProgramBuilder program_builder(const LoadedScenario& loaded, const ShardPlan& plan,
-                               const ProfileDatabase* profiles, const StepOptions& options,
-                               const OffloadDecision& offload) {
-  return [&loaded, &plan, profiles, options, offload](const GpuSpec& gpu, std::int64_t mini_batch) {
-    const ComputeCostModel costs(roofline_of(gpu), profiles,
-                                 micro_batching_under(loaded.scenario, offload));
-    return build_step_programs(loaded.model, plan_at_mini_batch(loaded, plan, mini_batch), costs,
-                               options);
+                               const ProfileDatabase* profiles, const ProgramRecipe& recipe) {
+  return [&loaded, &plan, profiles, recipe](const GpuSpec& gpu, std::int64_t mini_batch) {
+    return recipe.build(loaded.model, plan_at_mini_batch(loaded, plan, mini_batch),
+                        roofline_of(gpu), profiles);
   };
 }
 
@@ -78,13 +67,9 @@ std::vector<std::int64_t> point_batches_of_ranks(const LoadedScenario& loaded,
   if (s.parallelism.data_split == DataSplit::equal) {
     return batches_of_ranks(loaded.cluster, point.config, DataSplit::equal, {});
   }
-  const auto offload =
-      decide_offload(loaded.model, point.plan, memory_inputs_of(s, loaded.device_capacity_bytes));
-  const auto input = plan_input(loaded, point.config.gpus());
-  const auto options = step_options_of(s, loaded.cluster.gpu.overlaps_communication,
-                                       input.of(Epoch::later), offload);
-  return batches_of_ranks(loaded.cluster, point.config, s.parallelism.data_split,
-                          program_builder(loaded, point.plan, profiles, options, offload));
+  return batches_of_ranks(
+      loaded.cluster, point.config, s.parallelism.data_split,
+      program_builder(loaded, point.plan, profiles, point_recipe(loaded, point, Epoch::later)));
 }
 
 }  // namespace tessera

@@ -486,6 +486,7 @@ std::vector<StepProgram> build_step_programs(const ModelGraph& model, const Shar
   std::vector<StepProgram> programs;
   for (int stage = 0; stage < plan.stages; ++stage) {
     programs.push_back(ProgramWriter(model, plan, costs, micro_batching, options, stage).write());
+    programs.back().workspace_limit_bytes = options.workspace_bytes;  // the pool it counts
   }
   return programs;
 }

@@ -16,6 +16,7 @@
 #include "tessera/core/point_identity.hpp"
 #include "tessera/core/point_programs.hpp"
 #include "tessera/core/profile_database.hpp"
+#include "tessera/core/program_recipe.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/step_program.hpp"
 #include "tessera/core/training_task.hpp"
@@ -280,19 +281,19 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
     const auto candidates = offload_candidates(scenario.memory.offload);
     for (std::size_t c = 0; c < candidates.size() && !trainer; ++c) {
       offload = candidates[c];
-      const ComputeCostModel costs(roofline, profiles, micro_batching_under(scenario, offload));
+      const ProgramRecipe recipe{.scenario = &scenario,
+                                 .offload = offload,
+                                 .input_source = input_plan.later_epochs,
+                                 .overlaps_communication = overlaps};
+      const auto costs = recipe.costs(roofline, profiles);
       const auto micro_batching = plan_network(loaded.model, plan, costs, scenario.model.dtype);
       result.micro_batching = to_json(micro_batching);
-      auto programs = build_step_programs(
-          loaded.model, plan, costs,
-          step_options_of(scenario, overlaps, input_plan.later_epochs, offload), micro_batching);
+      auto programs = recipe.build(loaded.model, plan, costs, micro_batching);
       try {
         trainer = std::make_unique<Trainer>(
             loaded.model, plan, std::move(programs.at(static_cast<std::size_t>(layout.stage))),
             *device, layout,
             TrainerOptions{.optimizer = scenario.model.optimizer,
-                           .workspace_limit_bytes =
-                               micro_batching_under(scenario, offload).workspace_limit_bytes,
                            .deterministic = scenario.real.deterministic});
       } catch (const OutOfDeviceMemory&) {
         if (c + 1 == candidates.size()) throw;

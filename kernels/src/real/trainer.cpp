@@ -25,8 +25,8 @@ struct Trainer::State {
                                          : default_learning_rate(options.optimizer)) {
     context.seed = options.seed;  // dropout masks
     device.convolutions().keep_deterministic_only(options.deterministic);
-    if (options.workspace_limit_bytes) {
-      context.convolution_workspace->limit_to(*options.workspace_limit_bytes);
+    if (program.workspace_limit_bytes) {
+      context.convolution_workspace->limit_to(*program.workspace_limit_bytes);
     }
     tensors.rehearse(program);
   }

@@ -9,7 +9,7 @@
 #include "tessera/core/cluster_spec.hpp"
 #include "tessera/core/layer.hpp"
 #include "tessera/core/profile_database.hpp"
-#include "tessera/core/result_schema.hpp"
+#include "tessera/core/provenance.hpp"
 #include "tessera/core/scenario.hpp"
 
 namespace tessera {

@@ -1,8 +1,7 @@
 #pragma once
-// The step programs of one sweep point as the simulator plays them: timed by the cost model
-// (profiles, else the cluster GPU's roofline), under the offload policy the memory plan applies
-// (dyn resolved), reading samples as the input plan says for `epoch`. `tessera plan` bounds
-// candidates with them and `tessera export --chakra` writes them out.
+// The step programs of one sweep point as the simulator plays them (point_recipe, timed by the
+// cost model: profiles, else the cluster GPU's roofline), reading samples as the input plan says
+// for `epoch`. `tessera export --chakra` writes them out.
 #include <cstdint>
 #include <vector>
 
@@ -11,6 +10,7 @@
 #include "tessera/core/memory_estimate.hpp"
 #include "tessera/core/memory_plan.hpp"
 #include "tessera/core/profile_database.hpp"
+#include "tessera/core/program_recipe.hpp"
 #include "tessera/core/scenario_loader.hpp"
 #include "tessera/core/step_program.hpp"
 
@@ -31,12 +31,11 @@ PointPrograms point_programs(const LoadedScenario& scenario, const SweepPoint& p
 ShardPlan plan_at_mini_batch(const LoadedScenario& scenario, const ShardPlan& plan,
                              std::int64_t mini_batch);
 
-// Each GPU type's programs of `plan` at a mini-batch, timed by `profiles` (may be null) where
-// they hold rows of that GPU's model, by its roofline elsewhere: a mixed cluster's profiles are
-// the files of each of its GPU models, loaded together.
+// Each GPU type's programs of `plan` at a mini-batch by `recipe`, timed by `profiles` (may be null)
+// where they hold rows of that GPU's model, by its roofline elsewhere: a mixed cluster's profiles
+// are the files of each of its GPU models, loaded together.
 ProgramBuilder program_builder(const LoadedScenario& scenario, const ShardPlan& plan,
-                               const ProfileDatabase* profiles, const StepOptions& options,
-                               const OffloadDecision& offload);
+                               const ProfileDatabase* profiles, const ProgramRecipe& recipe);
 
 // The memory estimate of the GPU of `point` that fits worst (memory_estimate.hpp): every GPU
 // model of the cluster at every batch it trains (`batches`, rank order, as

@@ -9,20 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-namespace tessera {
+#include "tessera/core/layer_compute_time.hpp"
+#include "tessera/core/provenance.hpp"
 
-// Where a number comes from.
-enum class Provenance {
-  measured,   // timed on real hardware by the real backend
-  simulated,  // played by the simulator
-  profile,    // compute durations from the measured profile database
-  roofline,   // compute durations from device specifications
-  mixed,      // compute durations from both profile and roofline
-  estimated,  // analytical (e.g. the memory model of core)
-  none,       // not available for this point
-};
-std::string to_string(Provenance provenance);
-Provenance provenance_from_string(const std::string& text);  // throws std::invalid_argument
+namespace tessera {
 
 enum class PointStatus { ok, does_not_fit, skipped, failed };
 std::string to_string(PointStatus status);
@@ -39,17 +29,6 @@ struct StepBreakdown {
   double idle_seconds = 0;
   double total() const;
   bool operator==(const StepBreakdown&) const = default;
-};
-
-// Compute time of one pass of one layer on the busiest GPU in a step: the real backend times it
-// around the layer's kernels, the simulator takes it from the step program it plays. Pass is
-// "forward", "backward" (backward-data and backward-filter) or "update" (the optimizer step,
-// layer "optimizer").
-struct LayerComputeTime {
-  std::string layer;
-  std::string pass;
-  double seconds = 0;
-  bool operator==(const LayerComputeTime&) const = default;
 };
 
 struct PointResult {

@@ -8,17 +8,19 @@
 // (kernels/src/real/program_player.cpp), which records the ops it executed so that a test holds
 // them to this list. Neither re-derives the schedule (docs/design/step-program.md).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tessera/core/cost_model.hpp"
 #include "tessera/core/input_source.hpp"
+#include "tessera/core/layer_compute_time.hpp"
 #include "tessera/core/memory_plan.hpp"
 #include "tessera/core/micro_batch_plan.hpp"
 #include "tessera/core/model_graph.hpp"
 #include "tessera/core/network_micro_batch_plan.hpp"
 #include "tessera/core/parallel_strategy.hpp"
-#include "tessera/core/result_schema.hpp"
+#include "tessera/core/provenance.hpp"
 #include "tessera/core/scenario.hpp"
 #include "tessera/core/step_part.hpp"
 #include "tessera/core/window_kernel_plan.hpp"
@@ -127,6 +129,10 @@ struct StepProgram {
   std::vector<GradientBucket> buckets;    // of this stage's parameters
   double parameters = 0;                  // parameters held by this stage
   std::int64_t allreduce_group_size = 1;  // GPUs summing this stage's gradients
+  // The kernel workspace the convolutions run within: the pool its memory plan counts
+  // (StepOptions::workspace_bytes, micro_batching_under's limit), algorithms chosen within it;
+  // none for a program built op by op: no limit.
+  std::optional<double> workspace_limit_bytes;
 };
 
 // The options a scenario gives its step programs, on devices that can or cannot all-reduce

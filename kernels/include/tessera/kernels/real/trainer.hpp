@@ -15,7 +15,6 @@
 // float32 rounding (tests/kernels_mpi/real_trainer_mpi_test.cpp).
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <vector>
 
 #include "tessera/core/model_graph.hpp"
@@ -38,9 +37,6 @@ struct TrainerOptions {
   Optimizer optimizer = Optimizer::adam;
   float learning_rate = 0;  // 0: the optimizer's usual default (sgd 0.01, momentum 0.01, adam 1e-3)
   std::uint64_t seed = 1;   // initial weights and dropout masks
-  // Kernel workspace (kernels.micro_batching.workspace_limit, none: no limit): one pool of this
-  // size shared by every convolution, and algorithms chosen within it.
-  std::optional<double> workspace_limit_bytes;
   // Only the convolution algorithms the library reports as deterministic (real.deterministic):
   // two runs give the same bits. Plans naming another algorithm fall back to the library's first
   // deterministic one.

@@ -1,0 +1,18 @@
+#pragma once
+// Compute time of one pass of one layer on the busiest GPU in a step: the real backend times it
+// around the layer's kernels, the simulator takes it from the step program it plays
+// (layer_compute_times, step_program.hpp). Pass is "forward", "backward" (backward-data and
+// backward-filter) or "update" (the optimizer step, layer "optimizer"). A field of a result
+// (result_schema.hpp).
+#include <string>
+
+namespace tessera {
+
+struct LayerComputeTime {
+  std::string layer;
+  std::string pass;
+  double seconds = 0;
+  bool operator==(const LayerComputeTime&) const = default;
+};
+
+}  // namespace tessera
