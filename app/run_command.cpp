@@ -12,6 +12,7 @@
 #include "sweep_outcome.hpp"
 #include "tessera/core/atomic_file.hpp"
 #include "tessera/core/input_source.hpp"
+#include "tessera/core/point_input.hpp"
 #include "tessera/core/profile_database.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/scenario_loader.hpp"

@@ -14,6 +14,7 @@
 #include "process/child_process.hpp"
 #include "tessera/core/memory_estimate.hpp"
 #include "tessera/core/point_identity.hpp"
+#include "tessera/core/point_input.hpp"
 #include "tessera/core/point_programs.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/rank_numbering.hpp"

@@ -9,7 +9,7 @@
 set -euo pipefail
 repo=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 cd "$repo"
-layers=(common model zoo scenario cost planner strategy time_to_train result report plan)
+layers=(common model zoo scenario cost planner strategy time_to_train loading point result report plan)
 declare -A header_only=(
   [embedded_files.hpp]=common [integer_division.hpp]=common [layer_compute_time.hpp]=common
   [scenario.hpp]=scenario [micro_batch_planner.hpp]=planner [time_to_train.hpp]=time_to_train)

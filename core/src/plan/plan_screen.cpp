@@ -10,6 +10,7 @@
 #include "tessera/core/content_digest.hpp"
 #include "tessera/core/input_source.hpp"
 #include "tessera/core/memory_estimate.hpp"
+#include "tessera/core/point_input.hpp"
 #include "tessera/core/program_recipe.hpp"
 #include "tessera/core/stage_balance.hpp"
 

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "tessera/core/point_identity.hpp"
+#include "tessera/core/point_time_to_train.hpp"
 #include "tessera/core/quantity.hpp"
 
 namespace tessera {

@@ -9,6 +9,7 @@
 #include "tessera/core/layer_cost.hpp"
 #include "tessera/core/memory_estimate.hpp"
 #include "tessera/core/nvlink_rings.hpp"
+#include "tessera/core/point_input.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/text_table.hpp"
 #include "tessera/core/time_to_train.hpp"

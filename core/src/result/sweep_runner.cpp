@@ -5,10 +5,10 @@
 #include <fstream>
 
 #include "tessera/core/network_micro_batch_plan.hpp"
+#include "tessera/core/point_time_to_train.hpp"
 #include "tessera/core/quantity.hpp"
 #include "tessera/core/run_inputs.hpp"
 #include "tessera/core/scenario_json.hpp"
-#include "tessera/core/time_to_train.hpp"
 #include "tessera/core/utc_time.hpp"
 
 namespace tessera {

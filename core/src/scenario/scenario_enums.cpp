@@ -150,4 +150,8 @@ std::string to_string(TrainingTarget value) {
   return enum_name(value);
 }
 
+std::string to_string(PipelineSchedule schedule) {
+  return schedule == PipelineSchedule::gpipe ? "gpipe" : "1f1b";
+}
+
 }  // namespace tessera

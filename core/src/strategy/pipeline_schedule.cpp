@@ -4,10 +4,6 @@
 
 namespace tessera {
 
-std::string to_string(PipelineSchedule schedule) {
-  return schedule == PipelineSchedule::gpipe ? "gpipe" : "1f1b";
-}
-
 std::vector<PipelinePass> pipeline_passes(int stage, int stages, std::int64_t micro_batches,
                                           PipelineSchedule schedule) {
   std::vector<PipelinePass> passes;

@@ -1,5 +1,5 @@
-// The scenario's statistical efficiency (its training key, else the zoo's published figures), its
-// description, and the time-to-train fields of a point's result.
+// The scenario's statistical efficiency (its training key, else the zoo's published figures) and
+// its description.
 #include <cstdio>
 
 #include "tessera/core/quantity.hpp"
@@ -7,8 +7,6 @@
 
 namespace tessera {
 namespace {
-
-constexpr const char* kExtrapolatedNote = "time to train extrapolated: ";
 
 SourceLocation training_location(const Scenario& s) {
   auto it = s.where.find("training.target");
@@ -42,13 +40,6 @@ std::string number_text(double value) {
   return text;
 }
 
-// The note without an earlier call's time-to-train sentence, which is always its last part.
-std::string without_extrapolation_note(const std::string& note) {
-  if (note.starts_with(kExtrapolatedNote)) return {};
-  const auto at = note.find(std::string("; ") + kExtrapolatedNote);
-  return at == std::string::npos ? note : note.substr(0, at);
-}
-
 }  // namespace
 
 StatisticalEfficiency resolve_statistical_efficiency(const Scenario& s) {
@@ -70,27 +61,6 @@ StatisticalEfficiency resolve_statistical_efficiency(const Scenario& s) {
                      "sequences, of the training set)");
   }
   return from_training_key(s, epoch_samples);
-}
-
-void fill_time_to_train(PointResult& point, const StatisticalEfficiency& efficiency) {
-  point.note = without_extrapolation_note(point.note);
-  point.epochs = point.steps_to_target = point.time_to_train_seconds = 0;
-  if (efficiency.target == TrainingTarget::none || point.global_batch < 1) return;
-  const auto target = steps_to_target(efficiency, point.global_batch);
-  point.epochs = target.epochs;
-  point.steps_to_target = target.steps;
-  if (point.status == PointStatus::ok && point.step_seconds > 0) {
-    point.time_to_train_seconds = time_to_train_seconds(
-        target, efficiency, point.global_batch, point.step_seconds, point.first_epoch_step_seconds);
-  }
-  if (target.extrapolated) {
-    const std::string sentence =
-        std::string(kExtrapolatedNote) + "global batch " + std::to_string(point.global_batch) +
-        " lies outside the steps-to-target table's " +
-        std::to_string(efficiency.table.front().global_batch) + ".." +
-        std::to_string(efficiency.table.back().global_batch) + " (" + efficiency.source + ")";
-    point.note += (point.note.empty() ? "" : "; ") + sentence;
-  }
 }
 
 std::string describe_statistical_efficiency(const StatisticalEfficiency& e) {

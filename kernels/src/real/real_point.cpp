@@ -14,6 +14,7 @@
 #include "tessera/core/input_source.hpp"
 #include "tessera/core/network_micro_batch_plan.hpp"
 #include "tessera/core/point_identity.hpp"
+#include "tessera/core/point_input.hpp"
 #include "tessera/core/point_programs.hpp"
 #include "tessera/core/profile_database.hpp"
 #include "tessera/core/program_recipe.hpp"

@@ -14,7 +14,6 @@
 
 #include "tessera/core/cluster_spec.hpp"
 #include "tessera/core/scenario.hpp"
-#include "tessera/core/scenario_loader.hpp"
 
 namespace tessera {
 
@@ -39,7 +38,6 @@ struct InputPlan {
 // `gpus` GPUs of `cluster` train; `sample_bytes` is one whole sample as the step reads it.
 InputPlan plan_input(const IoSection& io, const ClusterSpec& cluster, std::int64_t gpus,
                      double sample_bytes);
-// The same for a loaded scenario: a sample as the model's input in the scenario's dtype.
-InputPlan plan_input(const LoadedScenario& loaded, std::int64_t gpus);
+// For a loaded scenario: point_input.hpp.
 
 }  // namespace tessera

@@ -4,16 +4,11 @@
 // schedule of PipeDream, Narayanan et al. 2019 / 2021): the step program follows it, and so the
 // memory the stage holds at once.
 #include <cstdint>
-#include <string>
 #include <vector>
 
-namespace tessera {
+#include "tessera/core/scenario.hpp"  // PipelineSchedule, the scenario's choice
 
-enum class PipelineSchedule {
-  gpipe,        // every micro-batch's forward, then every backward (the last micro-batch first)
-  one_f_one_b,  // a few forwards to fill the pipeline, then one forward, one backward, ...
-};
-std::string to_string(PipelineSchedule schedule);
+namespace tessera {
 
 struct PipelinePass {
   bool forward = true;

@@ -11,9 +11,16 @@
 
 #include "tessera/core/dtype.hpp"
 #include "tessera/core/input_error.hpp"
-#include "tessera/core/pipeline_schedule.hpp"
 
 namespace tessera {
+
+// The order in which a model-parallel stage runs its micro-batches' passes
+// (pipeline_schedule.hpp says what each gives).
+enum class PipelineSchedule {
+  gpipe,        // every micro-batch's forward, then every backward (the last micro-batch first)
+  one_f_one_b,  // a few forwards to fill the pipeline, then one forward, one backward, ...
+};
+std::string to_string(PipelineSchedule schedule);
 
 enum class Optimizer { sgd, momentum, adam };
 enum class MicroBatchPolicy { undivided, power_of_two, all };

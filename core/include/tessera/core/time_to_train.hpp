@@ -17,7 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/result_schema.hpp"
+#include <nlohmann/json.hpp>
+
 #include "tessera/core/scenario.hpp"
 
 namespace tessera {
@@ -52,12 +53,6 @@ StepsToTarget steps_to_target(const StatisticalEfficiency& efficiency, std::int6
 double time_to_train_seconds(const StepsToTarget& target, const StatisticalEfficiency& efficiency,
                              std::int64_t global_batch, double step_seconds,
                              double first_epoch_step_seconds);
-
-// Sets the point's epochs and steps to the target (every status) and its time to train (points
-// that ran: ok with a step time; 0 otherwise), and says in its note when the figures are
-// extrapolated. Replaces what an earlier call wrote, so resumed points take the current model.
-// A target of none leaves zeros.
-void fill_time_to_train(PointResult& point, const StatisticalEfficiency& efficiency);
 
 // The statistical efficiency of the scenario: its training key, else the zoo model's published
 // figures, else none. Throws InputError at the training key when an epoch's size is unknown.

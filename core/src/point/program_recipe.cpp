@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "tessera/core/memory_estimate.hpp"
+#include "tessera/core/point_input.hpp"
 
 namespace tessera {
 

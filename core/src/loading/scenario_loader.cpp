@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "scenario_parser.hpp"
+#include "scenario/scenario_parser.hpp"
 #include "tessera/core/embedded_files.hpp"
 #include "tessera/core/model_file.hpp"
 #include "tessera/core/model_zoo.hpp"
