@@ -9,10 +9,12 @@
 set -euo pipefail
 repo=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 cd "$repo"
-layers=(common model zoo scenario cost planner strategy time_to_train loading point result report plan)
+layers=(common model zoo scenario cost micro_batching strategy time_to_train loading point result
+  report plan_search)
 declare -A header_only=(
   [embedded_files.hpp]=common [integer_division.hpp]=common [layer_compute_time.hpp]=common
-  [scenario.hpp]=scenario [micro_batch_planner.hpp]=planner [time_to_train.hpp]=time_to_train)
+  [scenario.hpp]=scenario [micro_batch_planner.hpp]=micro_batching
+  [time_to_train.hpp]=time_to_train)
 known_file=tests/style/core_layers_known.txt
 
 declare -A rank=()
