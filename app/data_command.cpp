@@ -104,7 +104,7 @@ void add_generate_command(CLI::App& data, Action& action) {
         const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
         std::cout << "wrote " << format_bytes(bytes * static_cast<double>(spec->samples)) << " in "
                   << format_seconds(seconds) << "; the targets follow from the volume (see "
-                  << "kernels/include/tessera/kernels/real/synthetic_input.hpp)\n"
+                  << "kernels/real/include/tessera/kernels/real/synthetic_input.hpp)\n"
                   << "reads will use " << io::hdf5_read_mode_description() << "\n";
         return kExitOk;
       });

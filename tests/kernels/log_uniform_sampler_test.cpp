@@ -1,6 +1,6 @@
 // The sampled softmax's classes: distinct, in the vocabulary, the same for the same seed, drawn
 // log-uniformly (low ids more often), with the expected counts TensorFlow's sampler reports.
-#include "real/log_uniform_sampler.hpp"
+#include "log_uniform_sampler.hpp"  // kernels/real/src
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Which whole samples each rank of a spatial group keeps after the redistribution.
-#include "real/spatial_redistribution.hpp"
+#include "spatial_redistribution.hpp"  // kernels/real/src
 
 #include <gtest/gtest.h>
 

@@ -134,4 +134,12 @@ std::unique_ptr<Device> open_cpu_device() {
   return std::make_unique<CpuDevice>();
 }
 
+std::unique_ptr<Device> open_cpu_device(double capacity_bytes) {
+  return std::make_unique<CpuDevice>(capacity_bytes);
+}
+
+double cpu_memory_share_bytes(int ranks_on_this_machine) {
+  return CpuDevice::memory_share_bytes(ranks_on_this_machine);
+}
+
 }  // namespace tessera::kernels

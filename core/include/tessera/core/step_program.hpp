@@ -5,7 +5,7 @@
 // model-parallel stages, bucketed gradient all-reduces overlapped with backward, the optimizer
 // update, and the read of the next sample's shard. Both backends play it op by op: the simulator's
 // actors (simulator/src/play/step_player.cpp) and the real trainer
-// (kernels/src/real/program_player.cpp), which records the ops it executed so that a test holds
+// (kernels/real/src/program_player.cpp), which records the ops it executed so that a test holds
 // them to this list. Neither re-derives the schedule (docs/design/step-program.md).
 #include <cstdint>
 #include <optional>

@@ -84,6 +84,10 @@ class OutOfDeviceMemory : public std::runtime_error {
 
 // The host CPU through oneDNN. Always available.
 std::unique_ptr<Device> open_cpu_device();
+// The same handing out at most `capacity_bytes` (a CPU rank of the real backend).
+std::unique_ptr<Device> open_cpu_device(double capacity_bytes);
+// This machine's physical memory divided among `ranks_on_this_machine` ranks, which share it.
+double cpu_memory_share_bytes(int ranks_on_this_machine);
 // CUDA device `index`; throws std::runtime_error with the reason when there is none or the
 // build has no CUDA parts. With `capacity_bytes`, the device acts as one of that much memory: an
 // allocation that would take the program's bytes in use (bytes_in_use: its own blocks, as the

@@ -9,7 +9,6 @@
 #include <optional>
 #include <set>
 
-#include "cpu/cpu_device.hpp"
 #include "tessera/core/cost_model.hpp"
 #include "tessera/core/input_source.hpp"
 #include "tessera/core/network_micro_batch_plan.hpp"
@@ -227,12 +226,12 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   if (device_name == "cpu") {
     const int ranks_here = ranks_on_this_machine(ranks);
     threads = share_cpu_cores(ranks_here);
-    cpu_capacity = loaded.scenario.memory.device_capacity_bytes.value_or(
-        CpuDevice::memory_share_bytes(ranks_here));
+    cpu_capacity =
+        loaded.scenario.memory.device_capacity_bytes.value_or(cpu_memory_share_bytes(ranks_here));
   }
   std::unique_ptr<Device> device;
   if (cpu_capacity) {
-    device = std::make_unique<CpuDevice>(*cpu_capacity);
+    device = open_cpu_device(*cpu_capacity);
   } else {
     device = open_device(device_name, loaded.scenario.memory.device_capacity_bytes);
   }
