@@ -5,7 +5,7 @@
 namespace tessera::kernels {
 
 std::unique_ptr<Device> open_device(const std::string& name, std::optional<double> capacity_bytes) {
-  if (name == "cpu") return open_cpu_device();
+  if (name == "cpu") return capacity_bytes ? open_cpu_device(*capacity_bytes) : open_cpu_device();
   if (name.rfind("cuda:", 0) == 0) {
     try {
       return open_cuda_device(std::stoi(name.substr(5)), capacity_bytes);

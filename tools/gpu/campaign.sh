@@ -167,14 +167,16 @@ if [ "$dry_run" -eq 0 ] && [ -f "$progress_source" ]; then
     [[ -z $step_name || $step_name == \#* || $step_name == step ]] || progress_row[$step_name]="$rest"
   done <"$progress_source"
 fi
+step_done() { [[ ${progress_row[$1]:-} == done$'\t'* ]]; }
 if [ ${#steps[@]} -eq 0 ]; then
   if [ "$dry_run" -eq 1 ]; then
     steps=("${all_steps[@]}")
   else
     for step in "${campaign_steps[@]}"; do
       # The bundle at hand is new: its GPU tests run whatever an earlier call found (seconds).
-      [[ ${progress_row[$step]:-} == done$'\t'* && " ${always_steps[*]} " != *" $step "* ]] ||
+      if ! step_done "$step" || [[ " ${always_steps[*]} " == *" $step "* ]]; then
         steps+=("$step")
+      fi
     done
     echo "campaign.sh: steps left by $progress_source: ${steps[*]:-none}"
   fi
@@ -468,10 +470,9 @@ step_vdnn() {
 # profile extends them (profiles/<device>/), so that a profile resumes where an earlier session
 # stopped.
 seed_profiles() {
-  local name kind slug file
-  name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1) || return 0
-  case "$name" in *H200*) kind=h200 ;; *H100*) kind=h100 ;; *) return 0 ;; esac
-  slug=$(sed -E 's/[^A-Za-z0-9.-]+/_/g; s/^_+//; s/_+$//' <<<"$name")
+  local kind slug file
+  case "$gpu_name" in *H200*) kind=h200 ;; *H100*) kind=h100 ;; *) return 0 ;; esac
+  slug=$(sed -E 's/[^A-Za-z0-9.-]+/_/g; s/^_+//; s/_+$//' <<<"$gpu_name")
   mkdir -p "$work/profiles/$slug"
   for file in "$repo/scenarios/profiles/$kind"/*.csv; do
     [ -f "$file" ] && [ ! -f "$work/profiles/$slug/$(basename "$file")" ] || continue
@@ -616,7 +617,7 @@ cp "$work/progress.tsv" "$out/progress.tsv"
   echo "Every call so far (steps.tsv): $(wc -l <"$work/steps.tsv") step runs"
   left=()
   for step in "${campaign_steps[@]}"; do
-    [[ ${progress_row[$step]:-} == done$'\t'* ]] || left+=("$step")
+    step_done "$step" || left+=("$step")
   done
   echo "Campaign steps not done yet (progress.tsv): ${left[*]:-none}"
 } >"$out/summary.txt"

@@ -222,21 +222,14 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   // A CPU rank holds what the scenario's memory.device_capacity allows, else its share of the
   // machine's memory (the ranks on one machine share it); a GPU what the scenario caps it at,
   // else what it has.
-  std::optional<double> cpu_capacity;
+  std::optional<double> capacity = loaded.scenario.memory.device_capacity_bytes;
   if (device_name == "cpu") {
     const int ranks_here = ranks_on_this_machine(ranks);
     threads = share_cpu_cores(ranks_here);
-    cpu_capacity =
-        loaded.scenario.memory.device_capacity_bytes.value_or(cpu_memory_share_bytes(ranks_here));
+    if (!capacity) capacity = cpu_memory_share_bytes(ranks_here);
   }
-  std::unique_ptr<Device> device;
-  if (cpu_capacity) {
-    device = open_cpu_device(*cpu_capacity);
-  } else {
-    device = open_device(device_name, loaded.scenario.memory.device_capacity_bytes);
-  }
-  const double device_capacity = cpu_capacity.value_or(
-      loaded.scenario.memory.device_capacity_bytes.value_or(device->info().memory_bytes));
+  const std::unique_ptr<Device> device = open_device(device_name, capacity);
+  const double device_capacity = capacity.value_or(device->info().memory_bytes);
   const std::string library_mismatch = other_library_versions(profiles, device->info());
   if (!library_mismatch.empty() && ranks.rank() == 0) {
     std::cerr << "warning: point " << point.index << ": " << library_mismatch << "\n";

@@ -67,11 +67,12 @@ CudaDeviceMemory::CudaDeviceMemory(std::size_t bytes,
   };
   // More than the whole device is refused here, whatever the pool's own error for it would be.
   if (static_cast<double>(bytes) > context->capacity_bytes) throw out_of_memory();
-  if (context->capped &&
-      device_bytes_in_use(device) + static_cast<double>(bytes) > context->capacity_bytes) {
-    throw OutOfDeviceMemory(static_cast<double>(bytes),
-                            std::max(0.0, context->capacity_bytes - device_bytes_in_use(device)),
-                            device_name + ", capped at " + format_bytes(context->capacity_bytes));
+  if (context->capped) {
+    const double free_under_cap = context->capacity_bytes - device_bytes_in_use(device);
+    if (static_cast<double>(bytes) > free_under_cap) {
+      throw OutOfDeviceMemory(static_cast<double>(bytes), std::max(0.0, free_under_cap),
+                              device_name + ", capped at " + format_bytes(context->capacity_bytes));
+    }
   }
   void* memory = nullptr;
   cudaError_t status = cudaMallocAsync(&memory, bytes, context->stream);

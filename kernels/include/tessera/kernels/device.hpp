@@ -95,8 +95,8 @@ double cpu_memory_share_bytes(int ranks_on_this_machine);
 // OutOfDeviceMemory (vDNN's memory-capped runs).
 std::unique_ptr<Device> open_cuda_device(int index,
                                          std::optional<double> capacity_bytes = std::nullopt);
-// "cpu" or "cuda:N" (as `tessera devices` lists them); `capacity_bytes` caps a GPU as above (the
-// CPU device takes its capacity from CpuDevice's constructor).
+// "cpu" or "cuda:N" (as `tessera devices` lists them), handing out at most `capacity_bytes` where
+// given (a GPU as above).
 std::unique_ptr<Device> open_device(const std::string& name,
                                     std::optional<double> capacity_bytes = std::nullopt);
 
