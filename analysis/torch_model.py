@@ -92,6 +92,8 @@ class TesseraNet(nn.Module):
                 y = functional.relu(xs[0])
             elif op == "leaky_relu":
                 y = functional.leaky_relu(xs[0], p["negative_slope"])
+            elif op == "gelu":
+                y = functional.gelu(xs[0], approximate=p["approximate"])
             elif op == "dropout":
                 y = functional.dropout(xs[0], p["drop_probability"], self.training)
             elif op == "add":

@@ -21,6 +21,22 @@ void require_argument(bool holds, const char* kernel, DescribeExpectation&& desc
   if (!holds) throw std::invalid_argument(std::string(kernel) + ": " + describe());
 }
 
+// A concat's channel counts: one per tensor of `tensors` (its inputs in forward, their gradients
+// in backward, as `role` says), at least one tensor, each count >= 0. Returns their sum.
+inline std::int64_t concat_channel_total(const char* kernel, std::size_t tensors,
+                                         const std::string& role,
+                                         const std::vector<std::int64_t>& channels) {
+  require_argument(tensors == channels.size() && tensors > 0, kernel,
+                   "one channel count per " + role + " expected, got " + std::to_string(tensors) +
+                       " " + role + "s and " + std::to_string(channels.size()) + " channel counts");
+  std::int64_t total = 0;
+  for (std::int64_t count : channels) {
+    require_argument(count >= 0, kernel, "channel counts must be >= 0");
+    total += count;
+  }
+  return total;
+}
+
 // A classification loss's batch, class count and one label per sample, each in [0, classes).
 inline void require_classification_labels(const char* kernel, std::int64_t batch,
                                           std::int64_t classes, std::int64_t positions,

@@ -33,6 +33,52 @@ TEST(CpuLeakyRelu, ForwardAndBackwardFollowTheDefinition) {
   }
 }
 
+// PyTorch's GELU (torch.nn.GELU(approximate=...)) and its derivative, in double.
+double gelu_reference(double x, bool tanh_approximation) {
+  if (!tanh_approximation) return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+  const double inner = std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x);
+  return 0.5 * x * (1.0 + std::tanh(inner));
+}
+
+double gelu_derivative_reference(double x, bool tanh_approximation) {
+  if (!tanh_approximation) {
+    return 0.5 * (1.0 + std::erf(x / std::sqrt(2.0))) +
+           x * std::exp(-0.5 * x * x) / std::sqrt(2 * M_PI);
+  }
+  const double t = std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x));
+  return 0.5 * (1.0 + t) +
+         0.5 * x * (1.0 - t * t) * std::sqrt(2.0 / M_PI) * (1.0 + 3 * 0.044715 * x * x);
+}
+
+TEST(CpuGelu, ForwardAndBackwardFollowPyTorchsDefinitions) {
+  auto x = random_values(301, 12, -5.0f, 5.0f);
+  const auto dy = random_values(x.size(), 13);
+  const auto count = static_cast<std::int64_t>(x.size());
+  CpuLayerKernels kernels;
+  for (const bool tanh_approximation : {false, true}) {
+    SCOPED_TRACE(tanh_approximation ? "tanh" : "erf");
+    std::vector<float> y(x.size()), dx(x.size());
+    kernels.gelu_forward(count, tanh_approximation, x.data(), y.data());
+    kernels.gelu_backward(count, tanh_approximation, x.data(), dy.data(), dx.data());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      EXPECT_NEAR(y[i], gelu_reference(x[i], tanh_approximation), 1e-5) << "x " << x[i];
+      EXPECT_NEAR(dx[i], dy[i] * gelu_derivative_reference(x[i], tanh_approximation), 1e-5)
+          << "x " << x[i];
+    }
+    const auto loss = [&] {
+      std::vector<float> out(x.size());
+      kernels.gelu_forward(count, tanh_approximation, x.data(), out.data());
+      return weighted_sum(out, dy);
+    };
+    expect_gradient_matches(dx, central_differences(x, loss, 1e-2f), 1e-3, "gelu dx");
+  }
+  // The two forms differ (by up to about 5e-4 near |x| = 2), so each is its own.
+  std::vector<float> exact(x.size()), approximate(x.size());
+  kernels.gelu_forward(count, false, x.data(), exact.data());
+  kernels.gelu_forward(count, true, x.data(), approximate.data());
+  EXPECT_NE(exact, approximate);
+}
+
 TEST(CpuDropout, MaskIsZeroOrInverseKeepWithTheRequestedRate) {
   const std::int64_t count = 100000;
   const float probability = 0.3f;

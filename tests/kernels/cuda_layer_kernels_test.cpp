@@ -185,6 +185,19 @@ TEST_F(CudaLayerKernels, ElementWiseKernels) {
   });
 }
 
+TEST_F(CudaLayerKernels, GeluBothForms) {
+  constexpr std::int64_t count = 1003;
+  for (const bool tanh_approximation : {false, true}) {
+    SCOPED_TRACE(tanh_approximation ? "tanh" : "erf");
+    const Buffers buffers = {random_floats(count, 21), random_floats(count, 22),
+                             std::vector<float>(count), std::vector<float>(count)};
+    expect_same(buffers, [&](LayerKernels& layers, const std::vector<float*>& p) {
+      layers.gelu_forward(count, tanh_approximation, p[0], p[2]);
+      layers.gelu_backward(count, tanh_approximation, p[0], p[1], p[3]);
+    });
+  }
+}
+
 TEST_F(CudaLayerKernels, DropoutDrawsTheCpuMaskFromTheSameSeed) {
   constexpr std::int64_t count = 4099;
   const Buffers buffers = {random_floats(count, 10), std::vector<float>(count),

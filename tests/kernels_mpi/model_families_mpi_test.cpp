@@ -1,12 +1,13 @@
 // Every model family trains exactly in parallel on the real backend: a narrow ResNet, a small
-// VGG-like net, an Inception-like block net, a small 3D U-Net (every layer split, transposed
-// convolution and skip concatenation included) and CosmoFlow-16, each with data parallelism over
-// every rank, a spatial split over every rank, and (on 4 ranks) 2 replicas x a 2-way split, give
-// the losses and weights of one rank training the same global batch, within float32 rounding,
-// after two momentum steps (the sequence models, a small LSTM and a tiny GNMT, with data
-// parallelism only); and every rank executes its step program's ops in order. With
-// replicas, batch-norm statistics are synchronised across them (parallelism.batch_norm_statistics:
-// global): per-replica statistics, the default, differ from one rank's by design.
+// VGG-like net, an Inception-like block net, a GELU net, a small 3D U-Net (every layer split,
+// transposed convolution and skip concatenation included) and CosmoFlow-16, each with data
+// parallelism over every rank, a spatial split over every rank, and (on 4 ranks) 2 replicas x a
+// 2-way split, give the losses and weights of one rank training the same global batch, within
+// float32 rounding, after two momentum steps (the sequence models, a small LSTM and a tiny GNMT,
+// with data parallelism only); and every rank executes its step program's ops in order. With
+// replicas, batch-norm statistics are synchronised across them
+// (parallelism.batch_norm_statistics: global): per-replica statistics, the default, differ from
+// one rank's by design.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -84,11 +85,9 @@ TEST_P(ModelFamilyOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
 }
 
 std::vector<Case> cases() {
-  const std::vector<Family> families{{"narrow_resnet", "pool"},
-                                     {"small_vgg", "fc1"},
-                                     {"inception_blocks", "pool"},
-                                     {"small_unet3d", ""},
-                                     {"cosmoflow", "pool2"}};
+  const std::vector<Family> families{{"narrow_resnet", "pool"},    {"small_vgg", "fc1"},
+                                     {"inception_blocks", "pool"}, {"small_unet3d", ""},
+                                     {"gelu_cnn", "fc1"},          {"cosmoflow", "pool2"}};
   std::vector<Case> all;
   for (const auto& family : families) {
     for (auto split : {Split::data, Split::space, Split::both}) all.push_back({family, split});

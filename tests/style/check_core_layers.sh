@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # core's folders in layers (docs/design/architecture.md, "core's layers"): a file may include the
 # core headers of its own folder and of the folders below it, never of one above. A header belongs
-# to the folder of its source file (core/src/<folder>/<name>.cpp), or, without one, to the folder
+# to the folder of its source file (core/src/<folder>/[...]/<name>.cpp), or, without one, to the folder
 # named below. Upward includes still being removed are listed, one "FILE includes HEADER" per
 # line, in tests/style/core_layers_known.txt: an upward include not listed fails, naming the file,
 # the line and both folders; a listed one that is gone fails too, so the list only shrinks.
@@ -20,11 +20,11 @@ known_file=tests/style/core_layers_known.txt
 declare -A rank=()
 for i in "${!layers[@]}"; do rank[${layers[$i]}]=$i; done
 declare -A folder_of=()
-for source in core/src/*/*.cpp; do
-  folder=$(basename "$(dirname "$source")")
+while read -r source; do
+  folder=$(cut -d/ -f3 <<<"$source")
   [ -n "${rank[$folder]:-}" ] || { echo "check_core_layers.sh: core/src/$folder is not a layer (add it to 'layers')" >&2; exit 1; }
   folder_of[$(basename "$source" .cpp).hpp]=$folder
-done
+done < <(find core/src -mindepth 2 -name '*.cpp')
 for header in "${!header_only[@]}"; do folder_of[$header]=${header_only[$header]}; done
 
 failures=0

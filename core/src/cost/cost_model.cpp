@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "tessera/core/layer_cost.hpp"
+#include "tessera/core/layer_kind_rules.hpp"
 
 namespace tessera {
 namespace {
@@ -13,11 +14,7 @@ double bytes_of(const TensorShape& shape, std::int64_t batch, DType dtype) {
 }
 
 bool uses_tensor_cores(const Layer& layer, DType dtype) {
-  const bool matrix_op =
-      layer.kind == LayerKind::convolution || layer.kind == LayerKind::transposed_convolution ||
-      layer.kind == LayerKind::fully_connected || layer.kind == LayerKind::lstm ||
-      layer.kind == LayerKind::attention || layer.kind == LayerKind::projection;
-  return matrix_op && dtype != DType::float32;
+  return rules_of(layer.kind).is_matrix_product() && dtype != DType::float32;
 }
 
 }  // namespace

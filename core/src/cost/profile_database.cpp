@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include "tessera/core/layer_kind_rules.hpp"
+
 namespace tessera {
 namespace {
 
@@ -10,12 +12,6 @@ namespace {
 std::string index_key(const std::string& device, const std::string& op, Direction direction,
                       const std::string& shape, DType dtype) {
   return device + "\n" + op + "\n" + to_string(direction) + "\n" + shape + "\n" + to_string(dtype);
-}
-
-std::string axes(const AxisValues& values) {
-  std::string text;
-  for (auto v : values) text += (text.empty() ? "" : "x") + std::to_string(v);
-  return text;
 }
 
 std::string per_sample(const TensorShape& shape) {
@@ -38,29 +34,7 @@ std::string to_string(Direction direction) {
 
 std::string kernel_shape_key(const Layer& layer, const std::vector<TensorShape>& inputs,
                              const TensorShape& output) {
-  std::string key = to_string(layer.kind);
-  if (const auto* conv = std::get_if<ConvolutionParams>(&layer.params)) {
-    key += " k" + axes(conv->kernel) + " s" + axes(conv->stride) + " p" + axes(conv->padding) +
-           " d" + axes(conv->dilation) + " g" + std::to_string(conv->groups) +
-           (conv->bias ? " bias" : "");
-  } else if (const auto* pool = std::get_if<PoolingParams>(&layer.params)) {
-    key += std::string(pool->mode == PoolMode::max ? " max" : " avg") + " k" + axes(pool->kernel) +
-           " s" + axes(pool->stride) + " p" + axes(pool->padding);
-  } else if (const auto* fc = std::get_if<FullyConnectedParams>(&layer.params)) {
-    key += fc->bias ? " bias" : "";
-  } else if (const auto* lstm = std::get_if<LstmParams>(&layer.params)) {
-    key += " h" + std::to_string(lstm->hidden) + " p" + std::to_string(lstm->projection) +
-           (lstm->bidirectional ? " bidirectional" : "") + " bias " + to_string(lstm->bias);
-  } else if (const auto* embedding = std::get_if<EmbeddingParams>(&layer.params)) {
-    key += " v" + std::to_string(embedding->vocabulary) + " c" +
-           std::to_string(embedding->channel) + (embedding->shared_with.empty() ? "" : " shared");
-  } else if (const auto* attention = std::get_if<AttentionParams>(&layer.params)) {
-    key += " u" + std::to_string(attention->units) + (attention->normalize ? " normalize" : "");
-  } else if (const auto* projection = std::get_if<ProjectionParams>(&layer.params)) {
-    key += " o" + std::to_string(projection->out_features) +
-           (projection->sampled > 0 ? " sampled" + std::to_string(projection->sampled) : "") +
-           (projection->bias ? " bias" : "");
-  }
+  std::string key = to_string(layer.kind) + rules_of(layer.kind).profile_key(layer);
   for (const auto& input : inputs) key += " in " + per_sample(input);
   return key + " out " + per_sample(output);
 }

@@ -41,6 +41,11 @@ std::string GraphBuilder::leaky_relu(const std::string& name, const std::string&
   return append({name, LayerKind::leaky_relu, LeakyReluParams{slope}, {from}});
 }
 
+std::string GraphBuilder::gelu(const std::string& name, const std::string& from,
+                               GeluApproximation approximation) {
+  return append({name, LayerKind::gelu, GeluParams{approximation}, {from}});
+}
+
 std::string GraphBuilder::dropout(const std::string& name, const std::string& from,
                                   double drop_probability) {
   return append({name, LayerKind::dropout, DropoutParams{drop_probability}, {from}});

@@ -1,5 +1,5 @@
 // An LSTM layer on the device's LSTM kernels. Its parameters are the tensors of core's count
-// (sequence_layer_cost.cpp) in the kernels' layouts (sequence_kernels.hpp): input weights,
+// (core/src/model/kinds/lstm.cpp) in the kernels' layouts (sequence_kernels.hpp): input weights,
 // recurrent weights, the bias vectors, the projection. With two bias vectors per gate (cuDNN and
 // PyTorch's b_ih and b_hh) the cell sees their sum and each gets the same gradient; with none it
 // sees zeros. One backward kernel gives the input and the weight gradients: it runs at the

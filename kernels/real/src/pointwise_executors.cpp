@@ -374,6 +374,8 @@ std::unique_ptr<LayerExecutor> make_pointwise_executor(const ModelGraph& model, 
       return std::make_unique<LeakyRelu>(name, slope, shapes.output_floats,
                                          backward_needs(layer.layer).output, context);
     }
+    case LayerKind::gelu:
+      return make_gelu_executor(layer, shapes, context);
     case LayerKind::dropout:
       return std::make_unique<Dropout>(
           name, index,

@@ -12,4 +12,9 @@ std::unique_ptr<LayerExecutor> make_pointwise_executor(const ModelGraph& model, 
                                                        const StepProgram& program,
                                                        ExecutionContext& context);
 
+// GELU (gelu_executor.cpp).
+std::unique_ptr<LayerExecutor> make_gelu_executor(const ResolvedLayer& layer,
+                                                  const LocalShapes& shapes,
+                                                  ExecutionContext& context);
+
 }  // namespace tessera::kernels::real

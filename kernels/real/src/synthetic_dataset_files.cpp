@@ -4,6 +4,7 @@
 
 #include "tessera/core/input_error.hpp"
 #include "tessera/kernels/io/sample_writer.hpp"
+#include "tessera/kernels/io/synthetic_dataset.hpp"
 #include "tessera/kernels/real/synthetic_input.hpp"
 
 namespace tessera::kernels::real {
@@ -26,25 +27,7 @@ std::vector<std::string> write_synthetic_dataset(
     throw InputError(where, "--classes",
                      "expected at least 2 classes, got " + std::to_string(targets.classes));
   }
-  if (spec.samples < 1) {
-    throw InputError(where, "--samples",
-                     "expected at least 1, got " + std::to_string(spec.samples));
-  }
-  if (spec.width < io::kMinimumSyntheticWidth) {
-    throw InputError(where, "--width",
-                     "expected at least " + std::to_string(io::kMinimumSyntheticWidth) + ", got " +
-                         std::to_string(spec.width));
-  }
-  if (spec.channels < 1) {
-    throw InputError(where, "--channels",
-                     "expected at least 1, got " + std::to_string(spec.channels));
-  }
-  std::error_code error;
-  std::filesystem::create_directories(spec.directory, error);
-  if (spec.directory.empty() || error || !std::filesystem::is_directory(spec.directory)) {
-    throw InputError(where, "--output",
-                     "cannot create the directory" + (error ? ": " + error.message() : ""));
-  }
+  io::prepare_synthetic_dataset(spec);
   const std::vector<std::int64_t> spatial{spec.width, spec.width, spec.width};
   const SyntheticInput source{.seed = spec.seed,
                               .dataset_samples = spec.samples,

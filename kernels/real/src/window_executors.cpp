@@ -30,11 +30,40 @@ OutputPart output_part(StepPart part) {
   }
 }
 
-class Convolution : public LayerExecutor {
+// What a sliding-window executor does around its kernels when the layer is split over the spatial
+// group (a PartitionedConvolution or PartitionedPooling): load its shard's inputs, exchange halos,
+// store its input gradients; an unsplit layer has no `partitioned_` and refuses halo ops.
+template <typename Partitioned>
+class WindowExecutor : public LayerExecutor {
+ public:
+  using LayerExecutor::LayerExecutor;
+
+  void begin_pass(Direction pass) override {
+    if (partitioned_ && pass == Direction::forward) partitioned_->load_inputs({t_.x[0]});
+  }
+  void end_pass(Direction pass) override {
+    if (partitioned_ && pass != Direction::forward && t_.dx[0] != nullptr) {
+      partitioned_->store_input_gradients({t_.dx[0]});
+    }
+  }
+  void halo_start(Direction pass, int axis) override {
+    if (!partitioned_) refuse("a halo exchange of an unsplit layer");
+    partitioned_->start_halo(halo_direction(pass), axis);
+  }
+  void halo_wait(Direction) override {
+    if (!partitioned_) refuse("a halo wait of an unsplit layer");
+    partitioned_->finish_halo();
+  }
+
+ protected:
+  std::unique_ptr<Partitioned> partitioned_;
+};
+
+class Convolution : public WindowExecutor<PartitionedConvolution> {
  public:
   Convolution(const ResolvedLayer& layer, std::size_t index, bool split, const LocalShapes& shapes,
               const StepProgram& program, ExecutionContext& context)
-      : LayerExecutor(layer.layer.name),
+      : WindowExecutor(layer.layer.name),
         context_(context),
         geometry_(convolution_geometry(layer.layer, layer.input_shapes.at(0), layer.output_shape)),
         batch_(shapes.batch),
@@ -69,23 +98,6 @@ class Convolution : public LayerExecutor {
     fill_uniform(seed, 0, static_cast<float>(std::sqrt(6.0 / static_cast<double>(fan_in))),
                  values.first(filter));
     for (std::size_t i = filter; i < values.size(); ++i) values[i] = 0;
-  }
-
-  void begin_pass(Direction pass) override {
-    if (partitioned_ && pass == Direction::forward) partitioned_->load_inputs({t_.x[0]});
-  }
-  void end_pass(Direction pass) override {
-    if (partitioned_ && pass != Direction::forward && t_.dx[0] != nullptr) {
-      partitioned_->store_input_gradients({t_.dx[0]});
-    }
-  }
-  void halo_start(Direction pass, int axis) override {
-    if (!partitioned_) refuse("a halo exchange of an unsplit layer");
-    partitioned_->start_halo(halo_direction(pass), axis);
-  }
-  void halo_wait(Direction) override {
-    if (!partitioned_) refuse("a halo wait of an unsplit layer");
-    partitioned_->finish_halo();
   }
 
   void forward(StepPart part) override {
@@ -183,14 +195,13 @@ class Convolution : public LayerExecutor {
   std::int64_t output_voxels_;
   bool bias_;
   std::unique_ptr<ConvolutionRunner> runner_;  // unsplit layers, and split halo-free ones
-  std::unique_ptr<PartitionedConvolution> partitioned_;
 };
 
-class Pooling : public LayerExecutor {
+class Pooling : public WindowExecutor<PartitionedPooling> {
  public:
   Pooling(const ResolvedLayer& layer, bool split, const LocalShapes& shapes,
           ExecutionContext& context)
-      : LayerExecutor(layer.layer.name),
+      : WindowExecutor(layer.layer.name),
         context_(context),
         geometry_(pooling_geometry(layer.layer, layer.input_shapes.at(0), layer.output_shape)),
         batch_(shapes.batch) {
@@ -198,23 +209,6 @@ class Pooling : public LayerExecutor {
       partitioned_ = std::make_unique<PartitionedPooling>(*context.halo_exchange, geometry_,
                                                           context.spatial_grid, batch_);
     }
-  }
-
-  void begin_pass(Direction pass) override {
-    if (partitioned_ && pass == Direction::forward) partitioned_->load_inputs({t_.x[0]});
-  }
-  void end_pass(Direction pass) override {
-    if (partitioned_ && pass != Direction::forward && t_.dx[0] != nullptr) {
-      partitioned_->store_input_gradients({t_.dx[0]});
-    }
-  }
-  void halo_start(Direction pass, int axis) override {
-    if (!partitioned_) refuse("a halo exchange of an unsplit layer");
-    partitioned_->start_halo(halo_direction(pass), axis);
-  }
-  void halo_wait(Direction) override {
-    if (!partitioned_) refuse("a halo wait of an unsplit layer");
-    partitioned_->finish_halo();
   }
 
   void forward(StepPart) override {
@@ -237,7 +231,6 @@ class Pooling : public LayerExecutor {
   ExecutionContext& context_;
   PoolingGeometry geometry_;
   std::int64_t batch_;
-  std::unique_ptr<PartitionedPooling> partitioned_;
 };
 
 }  // namespace

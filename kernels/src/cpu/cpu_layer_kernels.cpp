@@ -5,7 +5,6 @@
 #include "cpu/cpu_layer_kernels.hpp"
 
 #include <cstddef>
-#include <numeric>
 #include <string>
 #include <unordered_map>
 
@@ -75,6 +74,45 @@ void CpuLayerKernels::leaky_relu_backward(std::int64_t count, float slope, const
   stream_.wait();
 }
 
+namespace {
+
+dnnl::algorithm gelu_algorithm(bool tanh_approximation) {
+  return tanh_approximation ? dnnl::algorithm::eltwise_gelu_tanh
+                            : dnnl::algorithm::eltwise_gelu_erf;
+}
+
+}  // namespace
+
+void CpuLayerKernels::gelu_forward(std::int64_t count, bool tanh_approximation, const float* x,
+                                   float* y) {
+  require_nonnegative(count, "gelu_forward");
+  if (count == 0) return;
+  const memory::desc desc = plain_desc({count});
+  const dnnl::eltwise_forward::primitive_desc forward_pd(
+      {dnnl::prop_kind::forward_training, gelu_algorithm(tanh_approximation), desc, 0.0F}, engine_);
+  dnnl::eltwise_forward(forward_pd)
+      .execute(stream_,
+               {{DNNL_ARG_SRC, wrap(desc, engine_, x)}, {DNNL_ARG_DST, wrap(desc, engine_, y)}});
+  stream_.wait();
+}
+
+void CpuLayerKernels::gelu_backward(std::int64_t count, bool tanh_approximation, const float* x,
+                                    const float* dy, float* dx) {
+  require_nonnegative(count, "gelu_backward");
+  if (count == 0) return;
+  const memory::desc desc = plain_desc({count});
+  const auto algorithm = gelu_algorithm(tanh_approximation);
+  const dnnl::eltwise_forward::primitive_desc forward_pd(
+      {dnnl::prop_kind::forward_training, algorithm, desc, 0.0F}, engine_);
+  const dnnl::eltwise_backward::primitive_desc backward_pd({algorithm, desc, desc, 0.0F}, engine_,
+                                                           forward_pd);
+  dnnl::eltwise_backward(backward_pd)
+      .execute(stream_, {{DNNL_ARG_SRC, wrap(desc, engine_, x)},
+                         {DNNL_ARG_DIFF_DST, wrap(desc, engine_, dy)},
+                         {DNNL_ARG_DIFF_SRC, wrap(desc, engine_, dx)}});
+  stream_.wait();
+}
+
 void CpuLayerKernels::add(std::int64_t count, const float* a, const float* b, float* y) {
   require_nonnegative(count, "add");
   weighted_sum(engine_, stream_, count, 1.0f, a, 1.0f, b, y);
@@ -125,15 +163,11 @@ void CpuLayerKernels::bias_backward(std::int64_t batch, std::int64_t channels, s
 void CpuLayerKernels::concat_forward(std::int64_t batch, std::int64_t spatial,
                                      const std::vector<const float*>& inputs,
                                      const std::vector<std::int64_t>& channels, float* y) {
-  require_argument(inputs.size() == channels.size() && !inputs.empty(), "concat_forward",
-                   "one channel count per input expected, got " + std::to_string(inputs.size()) +
-                       " inputs and " + std::to_string(channels.size()) + " channel counts");
+  const std::int64_t total_channels =
+      concat_channel_total("concat_forward", inputs.size(), "input", channels);
   std::vector<memory::desc> input_descs;
   std::unordered_map<int, memory> arguments;
-  std::int64_t total_channels = 0;
   for (std::size_t index = 0; index < inputs.size(); ++index) {
-    require_argument(channels[index] >= 0, "concat_forward", "channel counts must be >= 0");
-    total_channels += channels[index];
     if (channels[index] == 0) continue;  // oneDNN rejects empty inputs; they add nothing
     input_descs.push_back(plain_desc({batch, channels[index], spatial}));
     arguments.emplace(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(input_descs.size() - 1),
@@ -151,17 +185,12 @@ void CpuLayerKernels::concat_forward(std::int64_t batch, std::int64_t spatial,
 void CpuLayerKernels::concat_backward(std::int64_t batch, std::int64_t spatial, const float* dy,
                                       const std::vector<std::int64_t>& channels,
                                       const std::vector<float*>& dinputs) {
-  require_argument(dinputs.size() == channels.size(), "concat_backward",
-                   "one channel count per input gradient expected, got " +
-                       std::to_string(dinputs.size()) + " gradients and " +
-                       std::to_string(channels.size()) + " channel counts");
   const std::int64_t total_channels =
-      std::accumulate(channels.begin(), channels.end(), std::int64_t{0});
+      concat_channel_total("concat_backward", dinputs.size(), "input gradient", channels);
   if (batch * total_channels * spatial == 0) return;
   const memory::desc dy_desc = plain_desc({batch, total_channels, spatial});
   std::int64_t channel_offset = 0;
   for (std::size_t index = 0; index < dinputs.size(); ++index) {
-    require_argument(channels[index] >= 0, "concat_backward", "channel counts must be >= 0");
     const std::int64_t part_offset = channel_offset;
     channel_offset += channels[index];
     if (channels[index] == 0 || dinputs[index] == nullptr) continue;  // null: no gradient wanted

@@ -26,6 +26,44 @@ struct LeakyReluBackward {
   __device__ void operator()(std::int64_t i) const { dx[i] = x[i] > 0.0f ? dy[i] : slope * dy[i]; }
 };
 
+// y = x Phi(x) = 0.5 x (1 + erf(x / sqrt 2)); dy/dx = Phi(x) + x phi(x). The tanh form replaces
+// erf(x / sqrt 2) by tanh(u), u = sqrt(2/pi) (x + 0.044715 x^3), as PyTorch does.
+constexpr float kSqrtHalf = 0.70710678118654752f;
+constexpr float kInvSqrtTwoPi = 0.39894228040143268f;
+constexpr float kSqrtTwoOverPi = 0.79788456080286536f;
+constexpr float kTanhCubic = 0.044715f;
+
+struct GeluForward {
+  bool tanh_approximation;
+  const float* x;
+  float* y;
+  __device__ void operator()(std::int64_t i) const {
+    const float v = x[i];
+    const float t = tanh_approximation ? tanhf(kSqrtTwoOverPi * (v + kTanhCubic * v * v * v))
+                                       : erff(v * kSqrtHalf);
+    y[i] = 0.5f * v * (1.0f + t);
+  }
+};
+
+struct GeluBackward {
+  bool tanh_approximation;
+  const float* x;
+  const float* dy;
+  float* dx;
+  __device__ void operator()(std::int64_t i) const {
+    const float v = x[i];
+    float derivative = 0.0f;
+    if (tanh_approximation) {
+      const float t = tanhf(kSqrtTwoOverPi * (v + kTanhCubic * v * v * v));
+      const float du = kSqrtTwoOverPi * (1.0f + 3.0f * kTanhCubic * v * v);
+      derivative = 0.5f * (1.0f + t) + 0.5f * v * (1.0f - t * t) * du;
+    } else {
+      derivative = 0.5f * (1.0f + erff(v * kSqrtHalf)) + v * kInvSqrtTwoPi * expf(-0.5f * v * v);
+    }
+    dx[i] = dy[i] * derivative;
+  }
+};
+
 struct FillUniform {
   std::uint64_t seed;
   float* data;
@@ -116,6 +154,16 @@ void launch_leaky_relu_forward(std::int64_t count, float slope, const float* x, 
 void launch_leaky_relu_backward(std::int64_t count, float slope, const float* x, const float* dy,
                                 float* dx, cudaStream_t stream) {
   launch_for_each(count, LeakyReluBackward{slope, x, dy, dx}, stream);
+}
+
+void launch_gelu_forward(std::int64_t count, bool tanh_approximation, const float* x, float* y,
+                         cudaStream_t stream) {
+  launch_for_each(count, GeluForward{tanh_approximation, x, y}, stream);
+}
+
+void launch_gelu_backward(std::int64_t count, bool tanh_approximation, const float* x,
+                          const float* dy, float* dx, cudaStream_t stream) {
+  launch_for_each(count, GeluBackward{tanh_approximation, x, dy, dx}, stream);
 }
 
 void launch_dropout_forward(std::int64_t count, float drop_probability, std::uint64_t seed,

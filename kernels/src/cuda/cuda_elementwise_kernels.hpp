@@ -14,6 +14,11 @@ void launch_leaky_relu_forward(std::int64_t count, float slope, const float* x, 
                                cudaStream_t stream);
 void launch_leaky_relu_backward(std::int64_t count, float slope, const float* x, const float* dy,
                                 float* dx, cudaStream_t stream);
+// GELU as PyTorch's (erf, or its tanh approximation); backward reads x.
+void launch_gelu_forward(std::int64_t count, bool tanh_approximation, const float* x, float* y,
+                         cudaStream_t stream);
+void launch_gelu_backward(std::int64_t count, bool tanh_approximation, const float* x,
+                          const float* dy, float* dx, cudaStream_t stream);
 // mask = 0 or 1/(1-p), p in [0, 1), from SplitMix64 of (seed, index): the same seed gives the
 // same mask on any GPU and grid, and the same as the CPU kernels; y = x * mask.
 void launch_dropout_forward(std::int64_t count, float drop_probability, std::uint64_t seed,

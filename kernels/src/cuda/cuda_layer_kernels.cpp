@@ -17,6 +17,15 @@ void require_count(std::int64_t count, const char* kernel) {
   require_argument(count >= 0, kernel, "element count must be >= 0, got " + std::to_string(count));
 }
 
+// An element-wise kernel: its count checked, then `launch(stream)` on the compute stream.
+template <typename Launch>
+void enqueue_element_wise(const CudaContext& context, std::int64_t count, const char* kernel,
+                          Launch&& launch) {
+  require_count(count, kernel);
+  context.make_current();
+  launch(context.compute_stream());
+}
+
 // cuBLAS's classic interface takes int dimensions.
 int blas_extent(std::int64_t value, const char* kernel) {
   require_argument(value >= 1 && value <= std::numeric_limits<int>::max(), kernel,
@@ -140,16 +149,30 @@ void CudaLayerKernels::pooling_backward(const PoolingGeometry& geometry, std::in
 
 void CudaLayerKernels::leaky_relu_forward(std::int64_t count, float slope, const float* x,
                                           float* y) {
-  require_count(count, "leaky_relu_forward");
-  context_.make_current();
-  launch_leaky_relu_forward(count, slope, x, y, stream());
+  enqueue_element_wise(context_, count, "leaky_relu_forward", [&](cudaStream_t queue) {
+    launch_leaky_relu_forward(count, slope, x, y, queue);
+  });
 }
 
 void CudaLayerKernels::leaky_relu_backward(std::int64_t count, float slope, const float* x,
                                            const float* dy, float* dx) {
-  require_count(count, "leaky_relu_backward");
-  context_.make_current();
-  launch_leaky_relu_backward(count, slope, x, dy, dx, stream());
+  enqueue_element_wise(context_, count, "leaky_relu_backward", [&](cudaStream_t queue) {
+    launch_leaky_relu_backward(count, slope, x, dy, dx, queue);
+  });
+}
+
+void CudaLayerKernels::gelu_forward(std::int64_t count, bool tanh_approximation, const float* x,
+                                    float* y) {
+  enqueue_element_wise(context_, count, "gelu_forward", [&](cudaStream_t queue) {
+    launch_gelu_forward(count, tanh_approximation, x, y, queue);
+  });
+}
+
+void CudaLayerKernels::gelu_backward(std::int64_t count, bool tanh_approximation, const float* x,
+                                     const float* dy, float* dx) {
+  enqueue_element_wise(context_, count, "gelu_backward", [&](cudaStream_t queue) {
+    launch_gelu_backward(count, tanh_approximation, x, dy, dx, queue);
+  });
 }
 
 void CudaLayerKernels::dropout_forward(std::int64_t count, float drop_probability,
@@ -163,9 +186,8 @@ void CudaLayerKernels::dropout_forward(std::int64_t count, float drop_probabilit
 
 void CudaLayerKernels::dropout_backward(std::int64_t count, const float* mask, const float* dy,
                                         float* dx) {
-  require_count(count, "dropout_backward");
-  context_.make_current();
-  launch_multiply(count, mask, dy, dx, stream());
+  enqueue_element_wise(context_, count, "dropout_backward",
+                       [&](cudaStream_t queue) { launch_multiply(count, mask, dy, dx, queue); });
 }
 
 // Row-major matrices are column-major transposes to cuBLAS: with X = x^T (in x batch),
@@ -238,14 +260,8 @@ void CudaLayerKernels::bias_backward(std::int64_t batch, std::int64_t channels,
 void CudaLayerKernels::concat_forward(std::int64_t batch, std::int64_t spatial,
                                       const std::vector<const float*>& inputs,
                                       const std::vector<std::int64_t>& channels, float* y) {
-  require_argument(inputs.size() == channels.size() && !inputs.empty(), "concat_forward",
-                   "one channel count per input expected, got " + std::to_string(inputs.size()) +
-                       " inputs and " + std::to_string(channels.size()) + " channel counts");
-  std::int64_t total = 0;
-  for (std::int64_t count : channels) {
-    require_argument(count >= 0, "concat_forward", "channel counts must be >= 0");
-    total += count;
-  }
+  const std::int64_t total =
+      concat_channel_total("concat_forward", inputs.size(), "input", channels);
   if (batch <= 0 || spatial <= 0) return;
   context_.make_current();
   const std::size_t row_bytes = static_cast<std::size_t>(total * spatial) * sizeof(float);
@@ -265,15 +281,8 @@ void CudaLayerKernels::concat_forward(std::int64_t batch, std::int64_t spatial,
 void CudaLayerKernels::concat_backward(std::int64_t batch, std::int64_t spatial, const float* dy,
                                        const std::vector<std::int64_t>& channels,
                                        const std::vector<float*>& dinputs) {
-  require_argument(dinputs.size() == channels.size(), "concat_backward",
-                   "one channel count per input gradient expected, got " +
-                       std::to_string(dinputs.size()) + " gradients and " +
-                       std::to_string(channels.size()) + " channel counts");
-  std::int64_t total = 0;
-  for (std::int64_t count : channels) {
-    require_argument(count >= 0, "concat_backward", "channel counts must be >= 0");
-    total += count;
-  }
+  const std::int64_t total =
+      concat_channel_total("concat_backward", dinputs.size(), "input gradient", channels);
   if (batch <= 0 || spatial <= 0) return;
   context_.make_current();
   const std::size_t row_bytes = static_cast<std::size_t>(total * spatial) * sizeof(float);
@@ -291,9 +300,8 @@ void CudaLayerKernels::concat_backward(std::int64_t batch, std::int64_t spatial,
 }
 
 void CudaLayerKernels::add(std::int64_t count, const float* a, const float* b, float* y) {
-  require_count(count, "add");
-  context_.make_current();
-  launch_add(count, a, b, y, stream());
+  enqueue_element_wise(context_, count, "add",
+                       [&](cudaStream_t queue) { launch_add(count, a, b, y, queue); });
 }
 
 void CudaLayerKernels::axpy(std::int64_t count, float alpha, const float* x, float* y) {

@@ -40,6 +40,9 @@ class CudaLayerKernels final : public LayerKernels {
   void leaky_relu_forward(std::int64_t count, float slope, const float* x, float* y) override;
   void leaky_relu_backward(std::int64_t count, float slope, const float* x, const float* dy,
                            float* dx) override;
+  void gelu_forward(std::int64_t count, bool tanh_approximation, const float* x, float* y) override;
+  void gelu_backward(std::int64_t count, bool tanh_approximation, const float* x, const float* dy,
+                     float* dx) override;
 
   void dropout_forward(std::int64_t count, float drop_probability, std::uint64_t seed,
                        const float* x, float* mask, float* y) override;

@@ -105,9 +105,7 @@ std::string synthetic_sample_file_name(std::int64_t sample) {
   return name;
 }
 
-std::vector<std::string> generate_synthetic_dataset(
-    const SyntheticDatasetSpec& spec,
-    const std::function<void(std::int64_t, const std::string&)>& progress) {
+void prepare_synthetic_dataset(const SyntheticDatasetSpec& spec) {
   const SourceLocation where{.file = spec.directory};
   if (spec.directory.empty()) throw InputError(where, "--output", "expected a directory");
   if (spec.samples < 1) {
@@ -129,6 +127,12 @@ std::vector<std::string> generate_synthetic_dataset(
     throw InputError(where, "--output",
                      "cannot create the directory" + (error ? ": " + error.message() : ""));
   }
+}
+
+std::vector<std::string> generate_synthetic_dataset(
+    const SyntheticDatasetSpec& spec,
+    const std::function<void(std::int64_t, const std::string&)>& progress) {
+  prepare_synthetic_dataset(spec);
   const VolumeShape shape{.channels = spec.channels,
                           .spatial = {spec.width, spec.width, spec.width}};
   std::vector<std::string> paths;

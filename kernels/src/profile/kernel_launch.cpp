@@ -145,6 +145,16 @@ std::optional<std::function<void()>> KernelLaunch::call(Direction direction,
       float* dx = operand(in_floats);
       return [=, &layers] { layers.leaky_relu_backward(count, slope, x, y, dx); };
     }
+    case LayerKind::gelu: {
+      const bool tanh_approximation =
+          std::get<GeluParams>(layer.params).approximation == GeluApproximation::tanh;
+      const auto count = static_cast<std::int64_t>(in_floats);
+      float* x = operand(in_floats);
+      float* y = operand(in_floats);
+      if (forward) return [=, &layers] { layers.gelu_forward(count, tanh_approximation, x, y); };
+      float* dx = operand(in_floats);
+      return [=, &layers] { layers.gelu_backward(count, tanh_approximation, x, y, dx); };
+    }
     case LayerKind::dropout: {
       const auto p = static_cast<float>(std::get<DropoutParams>(layer.params).drop_probability);
       const auto count = static_cast<std::int64_t>(in_floats);

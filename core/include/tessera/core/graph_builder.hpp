@@ -22,6 +22,8 @@ class GraphBuilder {
                          BatchNormParams params = {});
   std::string relu(const std::string& name, const std::string& from);
   std::string leaky_relu(const std::string& name, const std::string& from, double slope);
+  std::string gelu(const std::string& name, const std::string& from,
+                   GeluApproximation approximation = GeluApproximation::none);
   std::string dropout(const std::string& name, const std::string& from, double drop_probability);
   std::string fully_connected(const std::string& name, const std::string& from,
                               std::int64_t out_features, bool bias = true);

@@ -31,6 +31,7 @@ enum class LayerKind {
   embedding,   // token ids N x 1 x T (one channel of the input) to N x dim x T
   attention,   // additive (Bahdanau) attention of a query sequence over a memory sequence
   projection,  // a linear map at every time step (the softmax layer over a vocabulary)
+  gelu,        // the Gaussian error linear unit x * Phi(x) of transformers' MLPs
 };
 
 std::string to_string(LayerKind kind);
@@ -127,14 +128,23 @@ struct ProjectionParams {
   std::int64_t sampled = 0;
 };
 
+// GELU (Hendrycks & Gimpel 2016) as PyTorch's GELU(approximate=...): exact, x * Phi(x) with the
+// normal distribution's erf, or the tanh approximation of GPT-2 and BERT's reference code.
+enum class GeluApproximation { none, tanh };
+
+struct GeluParams {
+  GeluApproximation approximation = GeluApproximation::none;
+};
+
 struct NoParams {};
 
 using LayerParams =
     std::variant<NoParams, InputParams, ConvolutionParams, PoolingParams, BatchNormParams,
                  LeakyReluParams, DropoutParams, FullyConnectedParams, LstmParams, EmbeddingParams,
-                 AttentionParams, ProjectionParams>;
+                 AttentionParams, ProjectionParams, GeluParams>;
 
 std::string to_string(LstmBias bias);  // "none", "single", "double" as in model files
+std::string to_string(GeluApproximation approximation);  // "none", "tanh" as in model files
 
 // The kinds recurrent models add (lstm, embedding, attention, projection). The real backend runs
 // them on CPU ranks (oneDNN) and skips their points on GPU ranks (cuDNN's RNN is not wired).

@@ -4,7 +4,7 @@
 //
 // FLOPs count a multiply-add as 2. Convolutions, fully connected layers and the matrix products of
 // the sequence layers are exact; element-wise work uses the per-element constants documented in
-// layer_cost.cpp and sequence_layer_cost.cpp.
+// their kinds' rules (core/src/model/kinds/).
 #include <cstdint>
 
 #include "tessera/core/dtype.hpp"

@@ -61,6 +61,12 @@ class LayerKernels {
   virtual void leaky_relu_backward(std::int64_t count, float slope, const float* x, const float* dy,
                                    float* dx) = 0;
 
+  // GELU, y = x Phi(x): exact (erf) or PyTorch's tanh approximation; backward reads x.
+  virtual void gelu_forward(std::int64_t count, bool tanh_approximation, const float* x,
+                            float* y) = 0;
+  virtual void gelu_backward(std::int64_t count, bool tanh_approximation, const float* x,
+                             const float* dy, float* dx) = 0;
+
   // Inverted dropout; `mask` holds 0 or 1/(1-p) per element, drawn from `seed`.
   virtual void dropout_forward(std::int64_t count, float drop_probability, std::uint64_t seed,
                                const float* x, float* mask, float* y) = 0;

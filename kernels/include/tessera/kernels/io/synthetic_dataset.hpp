@@ -45,6 +45,11 @@ Targets estimate_targets(const VolumeShape& shape, std::span<const float> volume
 // "sample_000042.h5"
 std::string synthetic_sample_file_name(std::int64_t sample);
 
+// Checks the spec's sample count, width and channels and creates `spec.directory` if needed;
+// throws tessera::InputError naming the option that is off (--samples, --width, --channels,
+// --output).
+void prepare_synthetic_dataset(const SyntheticDatasetSpec& spec);
+
 // Creates `spec.directory` if needed and writes samples 0..samples-1; returns their paths. Throws
 // tessera::InputError for a bad spec (naming the option) and std::runtime_error when writing
 // fails. `progress` (may be empty) is called after each file.
