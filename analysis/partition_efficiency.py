@@ -42,8 +42,7 @@ import csv
 import re
 import sys
 
-EXIT_RUNTIME = 1
-EXIT_BAD_INPUT = 2
+from script_exit import EXIT_RUNTIME, BadInput, exit_status
 
 HEADER = ["device", "op", "direction", "shape", "dtype", "micro_batch", "algorithm", "time_s",
           "workspace_bytes", "ok"]
@@ -54,10 +53,6 @@ SHAPE = re.compile(r"^conv (?P<params>.*?) in (?P<ic>\d+)x(?P<id>\d+)x(?P<ih>\d+
 CSV_COLUMNS = ["device", "dtype", "micro_batch", "layer", "shape", "k", "direction",
                "unpartitioned_s", "shard_s", "efficiency", "unpartitioned_algorithm",
                "shard_algorithm"]
-
-
-class BadInput(Exception):
-    """Bad input: the message names the file (and line) and what is wrong."""
 
 
 def read_profile(path):
@@ -220,7 +215,7 @@ def main(argv):
         print(f"error: {error}; needs Debian's python3-pandas (run with /usr/bin/python3)",
               file=sys.stderr)
         return EXIT_RUNTIME
-    try:
+    def report():
         if args.workspace_limit is not None and not args.workspace_limit >= 0:
             raise BadInput("--workspace-limit: expected bytes >= 0")
         rows = pairs(best_times(read_profile(args.profile), args.workspace_limit))
@@ -232,14 +227,8 @@ def main(argv):
         if args.csv:
             rows.to_csv(args.csv, index=False, float_format="%.9g")
             print(f"wrote {args.csv}")
-    except BadInput as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except Exception as error:  # noqa: BLE001 - any other failure is a runtime failure
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_RUNTIME
-    return 0
 
+    return exit_status(report)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

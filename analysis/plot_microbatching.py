@@ -26,8 +26,7 @@ import math
 import os
 import sys
 
-EXIT_RUNTIME = 1
-EXIT_BAD_INPUT = 2
+from script_exit import BadInput, exit_status
 
 REQUIRED_COLUMNS = ["kernel", "direction", "workspace_limit_bytes", "policy", "limit_met",
                     "baseline_limit_met", "predicted_speedup", "measured_speedup",
@@ -39,10 +38,6 @@ POLICY_STYLE = {  # colour of the predicted bar; measured is the same colour, ha
 }
 DIRECTION_SHORT = {"forward": "F", "backward_data": "BD", "backward_filter": "BF"}
 MIB = 1024.0 * 1024.0
-
-
-class BadInput(Exception):
-    """Bad input: the message names the file (and line) and what is wrong."""
 
 
 def read_rows(study_dir):
@@ -166,7 +161,7 @@ def main(argv):
     parser.add_argument("studies", nargs="+", help="directories written by tessera microbatch-study")
     parser.add_argument("--out", help="directory for the plots (default: each study directory)")
     args = parser.parse_args(argv)
-    try:
+    def plot():
         for study_dir in args.studies:
             rows = read_rows(study_dir)
             out_dir = args.out or study_dir
@@ -178,14 +173,8 @@ def main(argv):
                 print("\n".join(summary_lines(rows, limit)))
                 for path in plot_limit(rows, limit, title, out_dir):
                     print(f"  wrote {path}")
-    except BadInput as error:
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    except Exception as error:  # noqa: BLE001 - any other failure is a runtime failure
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_RUNTIME
-    return 0
 
+    return exit_status(plot)
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -4,7 +4,7 @@
 #include <new>
 #include <string>
 
-#include "tessera/core/input_error.hpp"
+#include "tessera/core/common/input_error.hpp"
 
 namespace tessera::app {
 namespace {

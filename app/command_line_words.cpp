@@ -2,7 +2,7 @@
 
 #include <wordexp.h>
 
-#include "tessera/core/input_error.hpp"
+#include "tessera/core/common/input_error.hpp"
 
 namespace tessera::app {
 

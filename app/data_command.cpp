@@ -13,7 +13,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
-#include "tessera/core/quantity.hpp"
+#include "tessera/core/common/quantity.hpp"
 #include "tessera/kernels/io/dataset_index.hpp"
 #include "tessera/kernels/io/sample_prefetcher.hpp"
 #include "tessera/kernels/io/synthetic_dataset.hpp"

@@ -3,10 +3,10 @@
 #include "command_guard.hpp"
 #include "commands.hpp"
 #include "scenario_target.hpp"
-#include "tessera/core/describe_report.hpp"
-#include "tessera/core/model_json.hpp"
-#include "tessera/core/profile_database.hpp"
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/cost/profile_database.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/model/model_json.hpp"
+#include "tessera/core/report/describe_report.hpp"
 
 namespace tessera::app {
 

@@ -2,7 +2,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
-#include "tessera/core/quantity.hpp"
+#include "tessera/core/common/quantity.hpp"
 #include "tessera/kernels/device_inventory.hpp"
 
 namespace tessera::app {

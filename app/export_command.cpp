@@ -6,8 +6,8 @@
 #include "commands.hpp"
 #include "scenario_target.hpp"
 #include "tessera/chakra/chakra_export.hpp"
-#include "tessera/core/point_programs.hpp"
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/point/point_programs.hpp"
 
 namespace tessera::app {
 namespace {

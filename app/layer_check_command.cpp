@@ -13,11 +13,11 @@
 #include "command_guard.hpp"
 #include "commands.hpp"
 #include "scenario_target.hpp"
-#include "tessera/core/atomic_file.hpp"
-#include "tessera/core/input_error.hpp"
-#include "tessera/core/profile_plan.hpp"
+#include "tessera/core/common/atomic_file.hpp"
+#include "tessera/core/common/input_error.hpp"
+#include "tessera/core/point/profile_plan.hpp"
 #include "tessera/kernels/device.hpp"
-#include "tessera/kernels/layer_check.hpp"
+#include "tessera/kernels/profile/layer_check.hpp"
 
 namespace tessera::app {
 namespace {

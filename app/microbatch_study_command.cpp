@@ -11,16 +11,16 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
-#include "tessera/core/atomic_file.hpp"
-#include "tessera/core/input_error.hpp"
-#include "tessera/core/model_zoo.hpp"
-#include "tessera/core/profile_plan.hpp"
-#include "tessera/core/quantity.hpp"
-#include "tessera/core/scenario_loader.hpp"
-#include "tessera/core/utc_time.hpp"
+#include "tessera/core/common/atomic_file.hpp"
+#include "tessera/core/common/input_error.hpp"
+#include "tessera/core/common/quantity.hpp"
+#include "tessera/core/common/utc_time.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/point/profile_plan.hpp"
+#include "tessera/core/zoo/model_zoo.hpp"
 #include "tessera/kernels/device.hpp"
-#include "tessera/kernels/microbatch_study.hpp"
-#include "tessera/kernels/microbatch_study_report.hpp"
+#include "tessera/kernels/profile/microbatch_study.hpp"
+#include "tessera/kernels/profile/microbatch_study_report.hpp"
 
 namespace tessera::app {
 namespace {

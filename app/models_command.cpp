@@ -2,11 +2,11 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
-#include "tessera/core/cluster_spec.hpp"
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/model_zoo.hpp"
-#include "tessera/core/quantity.hpp"
-#include "tessera/core/text_table.hpp"
+#include "tessera/core/common/quantity.hpp"
+#include "tessera/core/common/text_table.hpp"
+#include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/scenario/cluster_spec.hpp"
+#include "tessera/core/zoo/model_zoo.hpp"
 
 namespace tessera::app {
 namespace {

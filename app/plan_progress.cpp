@@ -3,7 +3,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "tessera/core/plan_explain.hpp"
+#include "tessera/core/plan_search/plan_explain.hpp"
 
 namespace tessera::app {
 namespace {

@@ -8,7 +8,7 @@
 #include <ostream>
 #include <string>
 
-#include "tessera/core/plan_search.hpp"
+#include "tessera/core/plan_search/plan_search.hpp"
 
 namespace tessera::app {
 

@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <map>
 
-#include "tessera/core/plan_explain.hpp"
-#include "tessera/core/quantity.hpp"
-#include "tessera/core/text_table.hpp"
+#include "tessera/core/common/quantity.hpp"
+#include "tessera/core/common/text_table.hpp"
+#include "tessera/core/plan_search/plan_explain.hpp"
 
 namespace tessera::app {
 namespace {

@@ -5,7 +5,7 @@
 // times), so that the same inputs print the same report however the search was run.
 #include <string>
 
-#include "tessera/core/plan_search.hpp"
+#include "tessera/core/plan_search/plan_search.hpp"
 
 namespace tessera::app {
 

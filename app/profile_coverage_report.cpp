@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <ostream>
 
-#include "tessera/core/quantity.hpp"
+#include "tessera/core/common/quantity.hpp"
 
 namespace tessera::app {
 namespace {

@@ -5,7 +5,7 @@
 // a run falls back to the roofline without a word.
 #include <iosfwd>
 
-#include "tessera/core/profile_coverage.hpp"
+#include "tessera/core/point/profile_coverage.hpp"
 
 namespace tessera::app {
 

@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "tessera/core/model_zoo.hpp"
-#include "tessera/simulator/xml_platform_check.hpp"
+#include "tessera/core/zoo/model_zoo.hpp"
+#include "tessera/simulator/platform/xml_platform_check.hpp"
 
 namespace tessera::app {
 

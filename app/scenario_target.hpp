@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
 
 namespace tessera::app {
 

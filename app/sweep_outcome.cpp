@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "command_guard.hpp"
-#include "tessera/core/sweep_runner.hpp"
+#include "tessera/core/result/sweep_runner.hpp"
 
 namespace tessera::app {
 

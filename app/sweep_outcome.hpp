@@ -5,7 +5,7 @@
 // failures.
 #include <vector>
 
-#include "tessera/core/result_schema.hpp"
+#include "tessera/core/result/result_schema.hpp"
 
 namespace tessera::app {
 

@@ -9,14 +9,14 @@
 #include "commands.hpp"
 #include "profile_coverage_report.hpp"
 #include "scenario_target.hpp"
-#include "tessera/core/cluster_spec.hpp"
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/model_file.hpp"
-#include "tessera/core/profile_coverage.hpp"
-#include "tessera/core/profile_database.hpp"
-#include "tessera/core/quantity.hpp"
-#include "tessera/core/scenario_loader.hpp"
-#include "tessera/simulator/xml_platform_check.hpp"
+#include "tessera/core/common/quantity.hpp"
+#include "tessera/core/cost/profile_database.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/model/model_file.hpp"
+#include "tessera/core/point/profile_coverage.hpp"
+#include "tessera/core/scenario/cluster_spec.hpp"
+#include "tessera/simulator/platform/xml_platform_check.hpp"
 
 namespace tessera::app {
 namespace {

@@ -4,7 +4,7 @@
 // does, and says there which cuDNN and NCCL a packed binary picked up (tools/gpu/).
 #include "version_text.hpp"
 
-#include "tessera/core/content_digest.hpp"
+#include "tessera/core/common/content_digest.hpp"
 #include "tessera/kernels/device_inventory.hpp"
 
 namespace tessera::app {

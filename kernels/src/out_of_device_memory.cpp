@@ -1,6 +1,6 @@
 // Its own file: the CUDA module (cuda_module/cuda_entry.hpp) throws it too and compiles this
 // file without the rest of device.cpp.
-#include "tessera/core/quantity.hpp"
+#include "tessera/core/common/quantity.hpp"
 #include "tessera/kernels/device.hpp"
 
 namespace tessera::kernels {

@@ -3,7 +3,7 @@
 #include <stdexcept>
 
 #include "partitioned_window_shards.hpp"
-#include "tessera/core/parallel_strategy.hpp"
+#include "tessera/core/strategy/parallel_strategy.hpp"
 #include "tessera/kernels/convolution_runner.hpp"
 
 namespace tessera::kernels {

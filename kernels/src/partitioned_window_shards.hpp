@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "tessera/core/shard_window.hpp"
+#include "tessera/core/strategy/shard_window.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/halo_exchange.hpp"
 #include "tessera/kernels/tensor_box.hpp"

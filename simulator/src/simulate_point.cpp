@@ -12,14 +12,14 @@
 #include "play/step_player.hpp"
 #include "play/symmetric_reduction.hpp"
 #include "process/child_process.hpp"
-#include "tessera/core/memory_estimate.hpp"
-#include "tessera/core/point_identity.hpp"
-#include "tessera/core/point_input.hpp"
-#include "tessera/core/point_programs.hpp"
-#include "tessera/core/quantity.hpp"
-#include "tessera/core/rank_numbering.hpp"
-#include "tessera/core/timeline.hpp"
-#include "tessera/simulator/platform.hpp"
+#include "tessera/core/common/quantity.hpp"
+#include "tessera/core/point/point_input.hpp"
+#include "tessera/core/point/point_programs.hpp"
+#include "tessera/core/result/point_identity.hpp"
+#include "tessera/core/result/timeline.hpp"
+#include "tessera/core/strategy/memory_estimate.hpp"
+#include "tessera/core/strategy/rank_numbering.hpp"
+#include "tessera/simulator/platform/platform.hpp"
 
 namespace tessera::sim {
 namespace {

@@ -1,7 +1,7 @@
 #include "tessera/simulator/simulate_pool.hpp"
 
 #include "process/child_pool.hpp"
-#include "tessera/core/point_input.hpp"
+#include "tessera/core/point/point_input.hpp"
 
 namespace tessera::sim {
 namespace {

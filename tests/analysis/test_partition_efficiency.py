@@ -20,7 +20,7 @@ PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.execu
 H100_PROFILE = os.path.join(REPO, "scenarios", "profiles", "h100",
                             "cosmoflow128-profile-shards.csv")
 
-# The header of core/include/tessera/core/profile_database.hpp.
+# The header of core/include/tessera/core/cost/profile_database.hpp.
 HEADER = "device,op,direction,shape,dtype,micro_batch,algorithm,time_s,workspace_bytes,ok"
 COLUMNS = ["device", "dtype", "micro_batch", "layer", "shape", "k", "direction",
            "unpartitioned_s", "shard_s", "efficiency", "unpartitioned_algorithm",

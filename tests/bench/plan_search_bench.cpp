@@ -12,8 +12,8 @@
 
 #include <chrono>
 
-#include "tessera/core/plan_screen.hpp"
-#include "tessera/core/plan_search.hpp"
+#include "tessera/core/plan_search/plan_screen.hpp"
+#include "tessera/core/plan_search/plan_search.hpp"
 #include "tessera/simulator/plan_evaluation.hpp"
 
 namespace {

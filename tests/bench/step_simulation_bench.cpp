@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 
 namespace {

@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include "tessera/chakra/chakra_export.hpp"
-#include "tessera/core/point_programs.hpp"
+#include "tessera/core/point/point_programs.hpp"
 
 namespace tessera {
 namespace {

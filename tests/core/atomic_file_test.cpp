@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/atomic_file.hpp"
+#include "tessera/core/common/atomic_file.hpp"
 
 namespace tessera {
 namespace {

@@ -4,7 +4,7 @@
 #include <numeric>
 #include <stdexcept>
 
-#include "tessera/core/data_split.hpp"
+#include "tessera/core/strategy/data_split.hpp"
 
 namespace tessera {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "tessera/core/describe_report.hpp"
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/report/describe_report.hpp"
 
 namespace tessera {
 namespace {

@@ -1,7 +1,7 @@
 // Where samples come from, epoch by epoch (input_source.hpp): the rule both backends follow.
 #include <gtest/gtest.h>
 
-#include "tessera/core/input_source.hpp"
+#include "tessera/core/strategy/input_source.hpp"
 
 namespace tessera {
 namespace {

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/graph_builder.hpp"
-#include "tessera/core/layer_cost.hpp"
+#include "tessera/core/model/graph_builder.hpp"
+#include "tessera/core/model/layer_cost.hpp"
 
 namespace tessera {
 namespace {

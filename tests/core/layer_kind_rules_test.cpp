@@ -4,10 +4,10 @@
 
 #include <set>
 
-#include "tessera/core/input_error.hpp"
-#include "tessera/core/layer_kind_rules.hpp"
-#include "tessera/core/model_file.hpp"
-#include "tessera/core/profile_database.hpp"
+#include "tessera/core/common/input_error.hpp"
+#include "tessera/core/cost/profile_database.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
+#include "tessera/core/model/model_file.hpp"
 
 namespace tessera {
 namespace {

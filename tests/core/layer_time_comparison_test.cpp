@@ -1,4 +1,4 @@
-#include "tessera/core/layer_time_comparison.hpp"
+#include "tessera/core/result/layer_time_comparison.hpp"
 
 #include <gtest/gtest.h>
 

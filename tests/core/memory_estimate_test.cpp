@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/graph_builder.hpp"
-#include "tessera/core/memory_estimate.hpp"
-#include "tessera/core/parallel_strategy.hpp"
+#include "tessera/core/model/graph_builder.hpp"
+#include "tessera/core/strategy/memory_estimate.hpp"
+#include "tessera/core/strategy/parallel_strategy.hpp"
 
 namespace tessera {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "tessera/core/micro_batch_plan.hpp"
+#include "tessera/core/micro_batching/micro_batch_plan.hpp"
 
 namespace tessera {
 namespace {

@@ -1,4 +1,4 @@
-#include "tessera/core/micro_batch_planner.hpp"
+#include "tessera/core/micro_batching/micro_batch_planner.hpp"
 
 #include <gtest/gtest.h>
 

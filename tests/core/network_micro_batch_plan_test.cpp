@@ -1,4 +1,4 @@
-#include "tessera/core/network_micro_batch_plan.hpp"
+#include "tessera/core/micro_batching/network_micro_batch_plan.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -6,11 +6,11 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tessera/core/describe_report.hpp"
-#include "tessera/core/model_zoo.hpp"
-#include "tessera/core/scenario_loader.hpp"
-#include "tessera/core/step_program.hpp"
-#include "tessera/core/sweep_runner.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/report/describe_report.hpp"
+#include "tessera/core/result/sweep_runner.hpp"
+#include "tessera/core/strategy/step_program.hpp"
+#include "tessera/core/zoo/model_zoo.hpp"
 
 namespace tessera {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "tessera/core/cluster_spec.hpp"
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/scenario/cluster_spec.hpp"
 
 namespace tessera {
 namespace {

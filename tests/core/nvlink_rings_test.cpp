@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "tessera/core/cluster_spec.hpp"
-#include "tessera/core/nvlink_rings.hpp"
+#include "tessera/core/scenario/cluster_spec.hpp"
+#include "tessera/core/scenario/nvlink_rings.hpp"
 
 namespace tessera {
 namespace {

@@ -5,11 +5,11 @@
 #include <map>
 #include <set>
 
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/memory_estimate.hpp"
-#include "tessera/core/model_zoo.hpp"
-#include "tessera/core/step_program.hpp"
-#include "tessera/core/timeline.hpp"
+#include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/result/timeline.hpp"
+#include "tessera/core/strategy/memory_estimate.hpp"
+#include "tessera/core/strategy/step_program.hpp"
+#include "tessera/core/zoo/model_zoo.hpp"
 
 namespace tessera {
 namespace {

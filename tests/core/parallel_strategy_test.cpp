@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/graph_builder.hpp"
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/model_zoo.hpp"
-#include "tessera/core/parallel_strategy.hpp"
-#include "tessera/core/shape_inference.hpp"
+#include "tessera/core/model/graph_builder.hpp"
+#include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/model/shape_inference.hpp"
+#include "tessera/core/strategy/parallel_strategy.hpp"
+#include "tessera/core/zoo/model_zoo.hpp"
 
 namespace tessera {
 namespace {

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <string>
 
-#include "tessera/core/model_file.hpp"
-#include "tessera/core/model_zoo.hpp"
-#include "tessera/core/step_program.hpp"
+#include "tessera/core/model/model_file.hpp"
+#include "tessera/core/strategy/step_program.hpp"
+#include "tessera/core/zoo/model_zoo.hpp"
 
 namespace tessera {
 namespace {

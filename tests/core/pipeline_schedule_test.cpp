@@ -1,7 +1,7 @@
 // The passes a stage runs: every micro-batch forward and backward once, a micro-batch's forward
 // before its backward, GPipe's all forwards first, one-forward-one-backward's warm-up of the
 // later stages' depth.
-#include "tessera/core/pipeline_schedule.hpp"
+#include "tessera/core/strategy/pipeline_schedule.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,8 +5,8 @@
 
 #include <random>
 
-#include "tessera/core/plan_explain.hpp"
-#include "tessera/core/plan_search.hpp"
+#include "tessera/core/plan_search/plan_explain.hpp"
+#include "tessera/core/plan_search/plan_search.hpp"
 #include "test_support.hpp"
 
 namespace tessera {

@@ -7,9 +7,9 @@
 #include <map>
 #include <set>
 
-#include "tessera/core/memory_estimate.hpp"
-#include "tessera/core/plan_screen.hpp"
-#include "tessera/core/plan_space.hpp"
+#include "tessera/core/plan_search/plan_screen.hpp"
+#include "tessera/core/plan_search/plan_space.hpp"
+#include "tessera/core/strategy/memory_estimate.hpp"
 #include "test_support.hpp"
 
 namespace tessera {

@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tessera/core/best_scenario.hpp"
-#include "tessera/core/plan_screen.hpp"
-#include "tessera/core/plan_store.hpp"
+#include "tessera/core/plan_search/best_scenario.hpp"
+#include "tessera/core/plan_search/plan_screen.hpp"
+#include "tessera/core/plan_search/plan_store.hpp"
 #include "test_support.hpp"
 
 namespace tessera {

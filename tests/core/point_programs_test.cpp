@@ -1,14 +1,14 @@
 // Each GPU model of a mixed cluster is timed by its own profile rows (point_programs.hpp): a
 // mixed cluster's profiles are the files of each of its GPU models, loaded together.
-#include "tessera/core/point_programs.hpp"
+#include "tessera/core/point/point_programs.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <numeric>
 
-#include "tessera/core/memory_estimate.hpp"
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/strategy/memory_estimate.hpp"
 
 namespace tessera {
 namespace {

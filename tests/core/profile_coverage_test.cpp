@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "tessera/core/profile_coverage.hpp"
-#include "tessera/core/profile_plan.hpp"
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/point/profile_coverage.hpp"
+#include "tessera/core/point/profile_plan.hpp"
 
 namespace tessera {
 namespace {

@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "tessera/core/input_error.hpp"
-#include "tessera/core/profile_database.hpp"
+#include "tessera/core/common/input_error.hpp"
+#include "tessera/core/cost/profile_database.hpp"
 
 namespace tessera {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <set>
 
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/profile_plan.hpp"
-#include "tessera/core/step_program.hpp"
+#include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/point/profile_plan.hpp"
+#include "tessera/core/strategy/step_program.hpp"
 
 namespace tessera {
 namespace {

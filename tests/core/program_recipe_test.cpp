@@ -1,11 +1,11 @@
 // The one recipe of a point's step programs (program_recipe.hpp): what the memory plan decides,
 // what the programs carry, and that a variant's fields reach them.
-#include "tessera/core/program_recipe.hpp"
+#include "tessera/core/point/program_recipe.hpp"
 
 #include <gtest/gtest.h>
 
-#include "tessera/core/memory_estimate.hpp"
-#include "tessera/core/point_programs.hpp"
+#include "tessera/core/point/point_programs.hpp"
+#include "tessera/core/strategy/memory_estimate.hpp"
 
 namespace tessera {
 namespace {

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "tessera/core/quantity.hpp"
+#include "tessera/core/common/quantity.hpp"
 
 namespace tessera {
 namespace {

@@ -1,6 +1,6 @@
 // One numbering of the GPU ranks for both backends: rank = (replica * stages + stage) *
 // spatial_parts + spatial index, spatial indices row-major over the grid.
-#include "tessera/core/rank_numbering.hpp"
+#include "tessera/core/strategy/rank_numbering.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/model_graph.hpp"
-#include "tessera/core/model_zoo.hpp"
+#include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/model/model_graph.hpp"
+#include "tessera/core/zoo/model_zoo.hpp"
 
 namespace tessera {
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/result_schema.hpp"
+#include "tessera/core/result/result_schema.hpp"
 
 namespace tessera {
 namespace {

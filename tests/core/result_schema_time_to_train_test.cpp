@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "tessera/core/result_schema.hpp"
+#include "tessera/core/result/result_schema.hpp"
 #include "test_support.hpp"
 
 namespace tessera {

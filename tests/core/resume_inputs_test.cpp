@@ -7,8 +7,8 @@
 #include <functional>
 #include <sstream>
 
-#include "tessera/core/run_inputs.hpp"
-#include "tessera/core/sweep_runner.hpp"
+#include "tessera/core/result/run_inputs.hpp"
+#include "tessera/core/result/sweep_runner.hpp"
 
 namespace tessera {
 namespace {

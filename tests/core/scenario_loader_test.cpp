@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/input_error.hpp"
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/model_file.hpp"
-#include "tessera/core/scenario_loader.hpp"
-#include "tessera/core/sweep.hpp"
+#include "tessera/core/common/input_error.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/loading/sweep.hpp"
+#include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/model/model_file.hpp"
 
 namespace tessera {
 namespace {

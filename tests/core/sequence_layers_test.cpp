@@ -6,13 +6,13 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/cost_model.hpp"
-#include "tessera/core/graph_builder.hpp"
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/model_file.hpp"
-#include "tessera/core/parallel_strategy.hpp"
-#include "tessera/core/profile_database.hpp"
-#include "tessera/core/yaml_reader.hpp"
+#include "tessera/core/common/yaml_reader.hpp"
+#include "tessera/core/cost/cost_model.hpp"
+#include "tessera/core/cost/profile_database.hpp"
+#include "tessera/core/model/graph_builder.hpp"
+#include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/model/model_file.hpp"
+#include "tessera/core/strategy/parallel_strategy.hpp"
 #include "test_support.hpp"
 
 namespace tessera {

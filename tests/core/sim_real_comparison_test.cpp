@@ -4,7 +4,7 @@
 
 #include "test_support.hpp"
 
-#include "tessera/core/sim_real_comparison.hpp"
+#include "tessera/core/result/sim_real_comparison.hpp"
 
 namespace tessera {
 namespace {

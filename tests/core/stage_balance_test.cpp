@@ -1,13 +1,13 @@
 // The default placement of model-parallel stages balances each layer's roofline time, forward
 // and backward (stage_balance.hpp), not its forward FLOPs: the slowest stage is no slower, and
 // scenarios without named stages get it.
-#include "tessera/core/stage_balance.hpp"
+#include "tessera/core/strategy/stage_balance.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
 
 namespace tessera {
 namespace {

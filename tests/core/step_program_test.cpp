@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <numeric>
 
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/model_zoo.hpp"
-#include "tessera/core/step_program.hpp"
+#include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/strategy/step_program.hpp"
+#include "tessera/core/zoo/model_zoo.hpp"
 
 namespace tessera {
 namespace {

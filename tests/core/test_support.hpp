@@ -5,7 +5,7 @@
 #include <exception>
 #include <string>
 
-#include "tessera/core/input_error.hpp"
+#include "tessera/core/common/input_error.hpp"
 
 namespace tessera::test {
 

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "tessera/core/point_time_to_train.hpp"
-#include "tessera/core/scenario_loader.hpp"
-#include "tessera/core/sweep_runner.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/result/point_time_to_train.hpp"
+#include "tessera/core/result/sweep_runner.hpp"
 #include "test_support.hpp"
 
 namespace tessera {

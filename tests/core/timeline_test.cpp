@@ -1,6 +1,6 @@
 // A step's memory timeline: the peak and the time average of what is in use, each sample with
 // what every use holds where every change said, and the trace's counters of both.
-#include "tessera/core/timeline.hpp"
+#include "tessera/core/result/timeline.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-#include "tessera/core/utf8_text.hpp"
+#include "tessera/core/common/utf8_text.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "tessera/core/input_error.hpp"
+#include "tessera/core/common/input_error.hpp"
 
 namespace tessera {
 namespace {

@@ -1,4 +1,4 @@
-#include "tessera/core/workspace_budget_ilp.hpp"
+#include "tessera/core/micro_batching/workspace_budget_ilp.hpp"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <random>
 #include <stdexcept>
 
-#include "tessera/core/micro_batch_planner.hpp"
+#include "tessera/core/micro_batching/micro_batch_planner.hpp"
 
 namespace tessera {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/input_error.hpp"
-#include "tessera/core/yaml_reader.hpp"
+#include "tessera/core/common/input_error.hpp"
+#include "tessera/core/common/yaml_reader.hpp"
 
 namespace tessera {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "tessera/core/cluster_spec.hpp"
-#include "tessera/core/input_error.hpp"
+#include "tessera/core/common/input_error.hpp"
+#include "tessera/core/scenario/cluster_spec.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

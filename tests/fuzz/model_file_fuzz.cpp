@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <string>
 
-#include "tessera/core/input_error.hpp"
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/model_file.hpp"
-#include "tessera/core/shape_inference.hpp"
+#include "tessera/core/common/input_error.hpp"
+#include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/model/model_file.hpp"
+#include "tessera/core/model/shape_inference.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string>
 
-#include "tessera/core/input_error.hpp"
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/common/input_error.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "tessera/core/input_error.hpp"
-#include "tessera/simulator/xml_platform_check.hpp"
+#include "tessera/core/common/input_error.hpp"
+#include "tessera/simulator/platform/xml_platform_check.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   char path[] = "/tmp/tessera-platform-fuzz-XXXXXX.xml";

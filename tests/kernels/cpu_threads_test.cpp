@@ -1,5 +1,5 @@
 // Ranks sharing a machine split its cores between their oneDNN teams; OMP_NUM_THREADS wins.
-#include "tessera/kernels/cpu_threads.hpp"
+#include "tessera/kernels/cpu/cpu_threads.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "hdf5_test_support.hpp"
-#include "tessera/core/input_error.hpp"
+#include "tessera/core/common/input_error.hpp"
 #include "tessera/kernels/io/sample_reader.hpp"
 
 namespace tessera::kernels::io {

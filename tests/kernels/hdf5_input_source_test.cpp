@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "hdf5_test_support.hpp"
-#include "tessera/core/input_error.hpp"
+#include "tessera/core/common/input_error.hpp"
 #include "tessera/kernels/io/synthetic_dataset.hpp"
 #include "tessera/kernels/real/step_input_source.hpp"
 #include "tessera/kernels/real/synthetic_dataset_files.hpp"

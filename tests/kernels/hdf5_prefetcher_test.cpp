@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "hdf5_test_support.hpp"
-#include "tessera/core/input_error.hpp"
+#include "tessera/core/common/input_error.hpp"
 #include "tessera/kernels/io/sample_prefetcher.hpp"
 #include "tessera/kernels/io/sample_reader.hpp"
 #include "tessera/kernels/io/synthetic_dataset.hpp"

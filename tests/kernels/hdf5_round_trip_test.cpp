@@ -6,7 +6,7 @@
 #include <fstream>
 
 #include "hdf5_test_support.hpp"
-#include "tessera/core/input_error.hpp"
+#include "tessera/core/common/input_error.hpp"
 #include "tessera/kernels/io/dataset_index.hpp"
 #include "tessera/kernels/io/sample_reader.hpp"
 #include "tessera/kernels/io/synthetic_dataset.hpp"

@@ -3,11 +3,11 @@
 #include <set>
 
 #include "cuda_test_support.hpp"
-#include "tessera/core/cost_model.hpp"
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/cost/cost_model.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/kernels/convolution_kernels.hpp"
 #include "tessera/kernels/device.hpp"
-#include "tessera/kernels/kernel_profiler.hpp"
+#include "tessera/kernels/profile/kernel_profiler.hpp"
 
 namespace tessera::kernels {
 namespace {

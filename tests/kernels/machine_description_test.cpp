@@ -10,9 +10,9 @@
 
 #include <unistd.h>
 
-#include "tessera/core/cluster_spec.hpp"
-#include "tessera/kernels/kernel_profiler.hpp"
-#include "tessera/kernels/machine_description.hpp"
+#include "tessera/core/scenario/cluster_spec.hpp"
+#include "tessera/kernels/profile/kernel_profiler.hpp"
+#include "tessera/kernels/profile/machine_description.hpp"
 
 namespace tessera::kernels {
 namespace {

@@ -6,11 +6,11 @@
 #include <set>
 #include <string>
 
-#include "tessera/core/profile_plan.hpp"
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/point/profile_plan.hpp"
 #include "tessera/kernels/device.hpp"
-#include "tessera/kernels/microbatch_study.hpp"
-#include "tessera/kernels/microbatch_study_report.hpp"
+#include "tessera/kernels/profile/microbatch_study.hpp"
+#include "tessera/kernels/profile/microbatch_study_report.hpp"
 
 namespace tessera::kernels {
 namespace {

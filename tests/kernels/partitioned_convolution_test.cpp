@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "partitioned_test_support.hpp"
-#include "tessera/core/window_kernels.hpp"
+#include "tessera/core/strategy/window_kernels.hpp"
 #include "tessera/kernels/layer_geometry.hpp"
 
 namespace tessera::kernels {

@@ -9,8 +9,8 @@
 #include "cpu/cpu_device.hpp"
 #include "cuda_test_support.hpp"
 #include "real_training_support.hpp"
-#include "tessera/core/memory_plan.hpp"
-#include "tessera/core/model_file.hpp"
+#include "tessera/core/model/model_file.hpp"
+#include "tessera/core/strategy/memory_plan.hpp"
 
 namespace tessera::kernels {
 namespace {

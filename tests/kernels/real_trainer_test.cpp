@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "real_training_support.hpp"
-#include "tessera/core/model_file.hpp"
+#include "tessera/core/model/model_file.hpp"
 
 namespace tessera::kernels {
 namespace {

@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/model_zoo.hpp"
-#include "tessera/core/parallel_strategy.hpp"
-#include "tessera/core/step_program.hpp"
-#include "tessera/core/training_task.hpp"
+#include "tessera/core/model/training_task.hpp"
+#include "tessera/core/strategy/parallel_strategy.hpp"
+#include "tessera/core/strategy/step_program.hpp"
+#include "tessera/core/zoo/model_zoo.hpp"
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/layer_geometry.hpp"

@@ -13,7 +13,7 @@
 
 #include "../kernels/real_training_support.hpp"
 #include "mpi_world.hpp"
-#include "tessera/core/model_file.hpp"
+#include "tessera/core/model/model_file.hpp"
 
 namespace tessera::kernels {
 namespace {

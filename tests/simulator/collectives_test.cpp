@@ -28,7 +28,7 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
-#include "tessera/simulator/collectives.hpp"
+#include "tessera/simulator/collectives/collectives.hpp"
 #include "tessera/simulator/fabric.hpp"
 
 namespace tessera::sim {

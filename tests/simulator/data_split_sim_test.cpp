@@ -8,7 +8,7 @@
 #include <iostream>
 #include <string>
 
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 
 namespace tessera {

@@ -12,7 +12,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include "tessera/simulator/fabric.hpp"
-#include "tessera/simulator/platform.hpp"
+#include "tessera/simulator/platform/platform.hpp"
 
 namespace tessera::sim {
 namespace {

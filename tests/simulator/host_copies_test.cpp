@@ -8,10 +8,10 @@
 
 #include "play/step_player.hpp"
 #include "process/child_process.hpp"
-#include "tessera/core/cluster_spec.hpp"
-#include "tessera/core/rank_numbering.hpp"
+#include "tessera/core/scenario/cluster_spec.hpp"
+#include "tessera/core/strategy/rank_numbering.hpp"
 #include "tessera/simulator/fabric.hpp"
-#include "tessera/simulator/platform.hpp"
+#include "tessera/simulator/platform/platform.hpp"
 
 namespace tessera::sim {
 namespace {

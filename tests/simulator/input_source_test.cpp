@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 
 namespace tessera {

@@ -15,10 +15,10 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Link.hpp>
 
-#include "tessera/core/cluster_spec.hpp"
-#include "tessera/simulator/collectives.hpp"
+#include "tessera/core/scenario/cluster_spec.hpp"
+#include "tessera/simulator/collectives/collectives.hpp"
 #include "tessera/simulator/fabric.hpp"
-#include "tessera/simulator/platform.hpp"
+#include "tessera/simulator/platform/platform.hpp"
 
 namespace tessera::sim {
 namespace {

@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "tessera/core/scenario_loader.hpp"
-#include "tessera/core/step_program.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/strategy/step_program.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 
 namespace tessera {

@@ -5,8 +5,8 @@
 // however many children simulate a wave, and the known answers come out of it.
 #include <gtest/gtest.h>
 
-#include "tessera/core/plan_screen.hpp"
-#include "tessera/core/plan_search.hpp"
+#include "tessera/core/plan_search/plan_screen.hpp"
+#include "tessera/core/plan_search/plan_search.hpp"
 #include "tessera/simulator/plan_evaluation.hpp"
 
 namespace tessera {

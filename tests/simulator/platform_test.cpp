@@ -23,8 +23,8 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
 
-#include "tessera/core/cluster_spec.hpp"
-#include "tessera/simulator/platform.hpp"
+#include "tessera/core/scenario/cluster_spec.hpp"
+#include "tessera/simulator/platform/platform.hpp"
 
 namespace tessera::sim {
 namespace {

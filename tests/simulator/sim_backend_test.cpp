@@ -4,8 +4,8 @@
 
 #include <string>
 
-#include "tessera/core/scenario_loader.hpp"
-#include "tessera/core/sweep_runner.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/result/sweep_runner.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 
 namespace tessera {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "symmetry_test_support.hpp"
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 
 namespace tessera {

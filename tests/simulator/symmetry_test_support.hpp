@@ -3,7 +3,7 @@
 // hold the second to the first.
 #include <cstdint>
 
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 
 namespace tessera::test {

@@ -1,13 +1,13 @@
 // The SimGrid platform check: good files pass, broken ones are InputErrors naming file, line and
 // element, the GPU mapping is held against the file, and a scenario's file is checked with it.
-#include "tessera/simulator/xml_platform_check.hpp"
+#include "tessera/simulator/platform/xml_platform_check.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "tessera/core/input_error.hpp"
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/common/input_error.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
 
 namespace tessera {
 namespace {

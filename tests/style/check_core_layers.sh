@@ -1,38 +1,34 @@
 #!/usr/bin/env bash
 # core's folders in layers (docs/design/architecture.md, "core's layers"): a file may include the
-# core headers of its own folder and of the folders below it, never of one above. A header belongs
-# to the folder of its source file (core/src/<folder>/[...]/<name>.cpp), or, without one, to the folder
-# named below. Upward includes still being removed are listed, one "FILE includes HEADER" per
-# line, in tests/style/core_layers_known.txt: an upward include not listed fails, naming the file,
-# the line and both folders; a listed one that is gone fails too, so the list only shrinks.
+# core headers of its own folder and of the folders below it, never of one above. Headers mirror
+# the sources: core/include/tessera/core/<folder>/ holds the headers of core/src/<folder>/, and
+# every folder is a layer. Upward includes still being removed are listed, one "FILE includes
+# FOLDER/HEADER" per line, in tests/style/core_layers_known.txt: an upward include not listed
+# fails, naming the file, the line and both folders; a listed one that is gone fails too, so the
+# list only shrinks.
 #   tests/style/check_core_layers.sh [REPOSITORY]
 set -euo pipefail
 repo=${1:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 cd "$repo"
 layers=(common model zoo scenario cost micro_batching strategy time_to_train loading point result
   report plan_search)
-declare -A header_only=(
-  [embedded_files.hpp]=common [integer_division.hpp]=common [layer_compute_time.hpp]=common
-  [scenario.hpp]=scenario [micro_batch_planner.hpp]=micro_batching
-  [time_to_train.hpp]=time_to_train)
 known_file=tests/style/core_layers_known.txt
+headers=core/include/tessera/core
 
 declare -A rank=()
 for i in "${!layers[@]}"; do rank[${layers[$i]}]=$i; done
-declare -A folder_of=()
-while read -r source; do
-  folder=$(cut -d/ -f3 <<<"$source")
-  [ -n "${rank[$folder]:-}" ] || { echo "check_core_layers.sh: core/src/$folder is not a layer (add it to 'layers')" >&2; exit 1; }
-  folder_of[$(basename "$source" .cpp).hpp]=$folder
-done < <(find core/src -mindepth 2 -name '*.cpp')
-for header in "${!header_only[@]}"; do folder_of[$header]=${header_only[$header]}; done
 
 failures=0
-for header in core/include/tessera/core/*.hpp; do
-  [ -n "${folder_of[$(basename "$header")]:-}" ] || {
-    echo "$header: no core/src/<folder>/$(basename "$header" .hpp).cpp: name its folder in header_only" >&2
-    failures=$((failures + 1))
-  }
+fail() {
+  echo "$1" >&2
+  failures=$((failures + 1))
+}
+for header in "$headers"/*.hpp; do
+  [ -e "$header" ] || continue
+  fail "$header: a core header belongs in the folder of its sources, $headers/<folder>/"
+done
+for folder in $(cd core/src && ls -d */ | tr -d /) $(cd "$headers" && ls -d */ | tr -d /); do
+  [ -n "${rank[$folder]:-}" ] || fail "core/src/$folder or $headers/$folder: not a layer (add it to 'layers')"
 done
 
 declare -A known=()
@@ -48,29 +44,25 @@ check() {  # check FILE FOLDER
   while IFS=: read -r number line; do
     header=${line#*tessera/core/}
     header=${header%%\"*}
-    target=${folder_of[$header]:-}
-    [ -n "$target" ] && [ "${rank[$target]}" -gt "${rank[$folder]}" ] || continue
+    target=${header%%/*}
+    [ -n "${rank[$target]:-}" ] && [ "${rank[$target]}" -gt "${rank[$folder]}" ] || continue
     if [ -n "${known["$file includes $header"]:-}" ]; then
       seen["$file includes $header"]=1
     else
-      echo "$file:$number: includes $header ($target), above its folder ($folder)" >&2
-      failures=$((failures + 1))
+      fail "$file:$number: includes $header ($target), above its folder ($folder)"
     fi
   done < <(grep -n '#include "tessera/core/' "$file" || true)
 }
-for header in core/include/tessera/core/*.hpp; do
-  folder=${folder_of[$(basename "$header")]:-}
-  [ -z "$folder" ] || check "$header" "$folder"
-done
 while read -r file; do
-  check "$file" "$(cut -d/ -f3 <<<"$file")"
-done < <(find core/src -name '*.cpp' -o -name '*.hpp' | sort)
+  case $file in
+    core/src/*) folder=$(cut -d/ -f3 <<<"$file") ;;
+    *) folder=$(cut -d/ -f5 <<<"$file") ;;
+  esac
+  [ -n "${rank[$folder]:-}" ] && check "$file" "$folder"
+done < <(find core/src "$headers" -mindepth 2 \( -name '*.cpp' -o -name '*.hpp' \) | sort)
 
 for entry in "${!known[@]}"; do
-  [ -n "${seen[$entry]:-}" ] || {
-    echo "$known_file: '$entry' is no longer an upward include: remove the line" >&2
-    failures=$((failures + 1))
-  }
+  [ -n "${seen[$entry]:-}" ] || fail "$known_file: '$entry' is no longer an upward include: remove the line"
 done
 if [ "$failures" -gt 0 ]; then
   echo "check_core_layers.sh: $failures problem(s); layers, bottom first: ${layers[*]}" >&2

@@ -1,4 +1,4 @@
-#include "tessera/core/atomic_file.hpp"
+#include "tessera/core/common/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

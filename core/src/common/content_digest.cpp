@@ -1,4 +1,4 @@
-#include "tessera/core/content_digest.hpp"
+#include "tessera/core/common/content_digest.hpp"
 
 #include <algorithm>
 #include <array>

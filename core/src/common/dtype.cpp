@@ -1,4 +1,4 @@
-#include "tessera/core/dtype.hpp"
+#include "tessera/core/common/dtype.hpp"
 
 #include <stdexcept>
 

@@ -1,4 +1,4 @@
-#include "tessera/core/input_error.hpp"
+#include "tessera/core/common/input_error.hpp"
 
 namespace tessera {
 

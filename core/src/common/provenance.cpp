@@ -1,4 +1,4 @@
-#include "tessera/core/provenance.hpp"
+#include "tessera/core/common/provenance.hpp"
 
 #include <array>
 #include <stdexcept>

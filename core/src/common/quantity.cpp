@@ -1,4 +1,4 @@
-#include "tessera/core/quantity.hpp"
+#include "tessera/core/common/quantity.hpp"
 
 #include <array>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "tessera/core/tensor_shape.hpp"
+#include "tessera/core/common/tensor_shape.hpp"
 
 namespace tessera {
 

@@ -1,4 +1,4 @@
-#include "tessera/core/text_table.hpp"
+#include "tessera/core/common/text_table.hpp"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "tessera/core/utc_time.hpp"
+#include "tessera/core/common/utc_time.hpp"
 
 #include <chrono>
 #include <ctime>

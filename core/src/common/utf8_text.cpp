@@ -1,9 +1,9 @@
-#include "tessera/core/utf8_text.hpp"
+#include "tessera/core/common/utf8_text.hpp"
 
 #include <cstdint>
 #include <cstdio>
 
-#include "tessera/core/input_error.hpp"
+#include "tessera/core/common/input_error.hpp"
 
 namespace tessera {
 namespace {

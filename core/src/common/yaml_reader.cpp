@@ -1,4 +1,4 @@
-#include "tessera/core/yaml_reader.hpp"
+#include "tessera/core/common/yaml_reader.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tessera/core/utf8_text.hpp"
+#include "tessera/core/common/utf8_text.hpp"
 
 namespace tessera {
 namespace {

@@ -1,10 +1,10 @@
-#include "tessera/core/cost_model.hpp"
+#include "tessera/core/cost/cost_model.hpp"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/layer_kind_rules.hpp"
+#include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera {
 namespace {

@@ -8,9 +8,9 @@
 #include <map>
 #include <sstream>
 
-#include "tessera/core/input_error.hpp"
-#include "tessera/core/profile_database.hpp"
-#include "tessera/core/utf8_text.hpp"
+#include "tessera/core/common/input_error.hpp"
+#include "tessera/core/common/utf8_text.hpp"
+#include "tessera/core/cost/profile_database.hpp"
 
 namespace tessera {
 namespace {

@@ -1,9 +1,9 @@
-#include "tessera/core/profile_database.hpp"
+#include "tessera/core/cost/profile_database.hpp"
 
 #include <cstdio>
 #include <sstream>
 
-#include "tessera/core/layer_kind_rules.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera {
 namespace {

@@ -1,15 +1,15 @@
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
 
 #include <filesystem>
 
 #include "scenario/scenario_parser.hpp"
-#include "tessera/core/embedded_files.hpp"
-#include "tessera/core/model_file.hpp"
-#include "tessera/core/model_zoo.hpp"
-#include "tessera/core/quantity.hpp"
-#include "tessera/core/shape_inference.hpp"
-#include "tessera/core/stage_balance.hpp"
-#include "tessera/core/sweep.hpp"
+#include "tessera/core/common/embedded_files.hpp"
+#include "tessera/core/common/quantity.hpp"
+#include "tessera/core/loading/sweep.hpp"
+#include "tessera/core/model/model_file.hpp"
+#include "tessera/core/model/shape_inference.hpp"
+#include "tessera/core/strategy/stage_balance.hpp"
+#include "tessera/core/zoo/model_zoo.hpp"
 
 namespace tessera {
 namespace {

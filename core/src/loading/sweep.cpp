@@ -1,6 +1,6 @@
-#include "tessera/core/sweep.hpp"
+#include "tessera/core/loading/sweep.hpp"
 
-#include "tessera/core/input_error.hpp"
+#include "tessera/core/common/input_error.hpp"
 
 namespace tessera {
 namespace {

@@ -4,7 +4,7 @@
 #include <map>
 
 #include "pareto.hpp"
-#include "tessera/core/micro_batch_planner.hpp"
+#include "tessera/core/micro_batching/micro_batch_planner.hpp"
 
 namespace tessera {
 namespace {

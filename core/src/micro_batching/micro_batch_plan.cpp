@@ -1,4 +1,4 @@
-#include "tessera/core/micro_batch_plan.hpp"
+#include "tessera/core/micro_batching/micro_batch_plan.hpp"
 
 #include <algorithm>
 

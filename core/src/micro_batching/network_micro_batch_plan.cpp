@@ -1,10 +1,10 @@
-#include "tessera/core/network_micro_batch_plan.hpp"
+#include "tessera/core/micro_batching/network_micro_batch_plan.hpp"
 
 #include <algorithm>
 #include <map>
 
-#include "tessera/core/micro_batch_planner.hpp"
-#include "tessera/core/workspace_budget_ilp.hpp"
+#include "tessera/core/micro_batching/micro_batch_planner.hpp"
+#include "tessera/core/micro_batching/workspace_budget_ilp.hpp"
 
 namespace tessera {
 namespace {

@@ -1,5 +1,5 @@
 // The network plan as results record it (analysis/RESULT_SCHEMA.md, "micro_batching").
-#include "tessera/core/network_micro_batch_plan.hpp"
+#include "tessera/core/micro_batching/network_micro_batch_plan.hpp"
 
 namespace tessera {
 namespace {

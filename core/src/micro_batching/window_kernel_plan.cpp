@@ -1,9 +1,9 @@
-#include "tessera/core/window_kernel_plan.hpp"
+#include "tessera/core/micro_batching/window_kernel_plan.hpp"
 
 #include <algorithm>
 #include <optional>
 
-#include "tessera/core/micro_batch_planner.hpp"
+#include "tessera/core/micro_batching/micro_batch_planner.hpp"
 
 namespace tessera {
 namespace {

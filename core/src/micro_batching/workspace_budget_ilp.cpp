@@ -1,4 +1,4 @@
-#include "tessera/core/workspace_budget_ilp.hpp"
+#include "tessera/core/micro_batching/workspace_budget_ilp.hpp"
 
 #include <glpk.h>
 

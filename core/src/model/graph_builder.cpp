@@ -1,4 +1,4 @@
-#include "tessera/core/graph_builder.hpp"
+#include "tessera/core/model/graph_builder.hpp"
 
 namespace tessera {
 

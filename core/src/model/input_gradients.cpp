@@ -1,4 +1,4 @@
-#include "tessera/core/input_gradients.hpp"
+#include "tessera/core/model/input_gradients.hpp"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
-#include "tessera/core/layer.hpp"
+#include "tessera/core/model/layer.hpp"
 
 #include <stdexcept>
 
-#include "tessera/core/layer_kind_rules.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera {
 

@@ -1,6 +1,6 @@
-#include "tessera/core/layer_cost.hpp"
+#include "tessera/core/model/layer_cost.hpp"
 
-#include "tessera/core/layer_kind_rules.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera {
 

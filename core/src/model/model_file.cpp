@@ -1,9 +1,9 @@
-#include "tessera/core/model_file.hpp"
+#include "tessera/core/model/model_file.hpp"
 
 #include <algorithm>
 #include <map>
 
-#include "tessera/core/layer_kind_rules.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera {
 namespace {

@@ -1,10 +1,10 @@
-#include "tessera/core/model_graph.hpp"
+#include "tessera/core/model/model_graph.hpp"
 
 #include <functional>
 #include <queue>
 #include <unordered_set>
 
-#include "tessera/core/shape_inference.hpp"
+#include "tessera/core/model/shape_inference.hpp"
 
 namespace tessera {
 namespace {

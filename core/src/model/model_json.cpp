@@ -1,7 +1,7 @@
-#include "tessera/core/model_json.hpp"
+#include "tessera/core/model/model_json.hpp"
 
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/layer_kind_rules.hpp"
+#include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera {
 namespace {

@@ -1,11 +1,11 @@
-#include "tessera/core/shape_inference.hpp"
+#include "tessera/core/model/shape_inference.hpp"
 
 #include <optional>
 #include <string>
 
-#include "tessera/core/layer_kind_rules.hpp"
-#include "tessera/core/model_graph.hpp"
-#include "tessera/core/quantity.hpp"
+#include "tessera/core/common/quantity.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
+#include "tessera/core/model/model_graph.hpp"
 
 namespace tessera {
 namespace {

@@ -1,4 +1,4 @@
-#include "tessera/core/training_task.hpp"
+#include "tessera/core/model/training_task.hpp"
 
 #include <algorithm>
 #include <optional>

@@ -1,9 +1,9 @@
-#include "tessera/core/best_scenario.hpp"
+#include "tessera/core/plan_search/best_scenario.hpp"
 
 #include <filesystem>
 #include <sstream>
 
-#include "tessera/core/yaml_reader.hpp"
+#include "tessera/core/common/yaml_reader.hpp"
 
 namespace tessera {
 namespace {

@@ -1,11 +1,11 @@
-#include "tessera/core/plan_explain.hpp"
+#include "tessera/core/plan_search/plan_explain.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
 
-#include "tessera/core/quantity.hpp"
+#include "tessera/core/common/quantity.hpp"
 
 namespace tessera {
 namespace {

@@ -1,4 +1,4 @@
-#include "tessera/core/plan_screen.hpp"
+#include "tessera/core/plan_search/plan_screen.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,12 +7,12 @@
 #include <set>
 #include <tuple>
 
-#include "tessera/core/content_digest.hpp"
-#include "tessera/core/input_source.hpp"
-#include "tessera/core/memory_estimate.hpp"
-#include "tessera/core/point_input.hpp"
-#include "tessera/core/program_recipe.hpp"
-#include "tessera/core/stage_balance.hpp"
+#include "tessera/core/common/content_digest.hpp"
+#include "tessera/core/point/point_input.hpp"
+#include "tessera/core/point/program_recipe.hpp"
+#include "tessera/core/strategy/input_source.hpp"
+#include "tessera/core/strategy/memory_estimate.hpp"
+#include "tessera/core/strategy/stage_balance.hpp"
 
 namespace tessera {
 

@@ -1,13 +1,13 @@
-#include "tessera/core/plan_search.hpp"
+#include "tessera/core/plan_search/plan_search.hpp"
 
 #include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
 
-#include "tessera/core/point_identity.hpp"
-#include "tessera/core/point_time_to_train.hpp"
-#include "tessera/core/quantity.hpp"
+#include "tessera/core/common/quantity.hpp"
+#include "tessera/core/result/point_identity.hpp"
+#include "tessera/core/result/point_time_to_train.hpp"
 
 namespace tessera {
 

@@ -1,8 +1,8 @@
-#include "tessera/core/plan_space.hpp"
+#include "tessera/core/plan_search/plan_space.hpp"
 
 #include <algorithm>
 
-#include "tessera/core/quantity.hpp"
+#include "tessera/core/common/quantity.hpp"
 
 namespace tessera {
 namespace {

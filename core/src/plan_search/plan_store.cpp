@@ -1,11 +1,11 @@
-#include "tessera/core/plan_store.hpp"
+#include "tessera/core/plan_search/plan_store.hpp"
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include "tessera/core/atomic_file.hpp"
-#include "tessera/core/run_inputs.hpp"
+#include "tessera/core/common/atomic_file.hpp"
+#include "tessera/core/result/run_inputs.hpp"
 
 namespace tessera {
 

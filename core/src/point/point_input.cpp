@@ -1,4 +1,4 @@
-#include "tessera/core/point_input.hpp"
+#include "tessera/core/point/point_input.hpp"
 
 namespace tessera {
 

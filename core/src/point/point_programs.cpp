@@ -1,9 +1,9 @@
-#include "tessera/core/point_programs.hpp"
+#include "tessera/core/point/point_programs.hpp"
 
 #include <algorithm>
 #include <utility>
 
-#include "tessera/core/memory_estimate.hpp"
+#include "tessera/core/strategy/memory_estimate.hpp"
 
 namespace tessera {
 

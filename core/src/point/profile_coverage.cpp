@@ -1,11 +1,11 @@
-#include "tessera/core/profile_coverage.hpp"
+#include "tessera/core/point/profile_coverage.hpp"
 
 #include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
 
-#include "tessera/core/profile_plan.hpp"
+#include "tessera/core/point/profile_plan.hpp"
 
 namespace tessera {
 namespace {

@@ -1,13 +1,13 @@
-#include "tessera/core/profile_plan.hpp"
+#include "tessera/core/point/profile_plan.hpp"
 
 #include <set>
 #include <tuple>
 
-#include "tessera/core/cost_model.hpp"
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/micro_batch_planner.hpp"
-#include "tessera/core/step_program.hpp"
-#include "tessera/core/window_kernels.hpp"
+#include "tessera/core/cost/cost_model.hpp"
+#include "tessera/core/micro_batching/micro_batch_planner.hpp"
+#include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/strategy/step_program.hpp"
+#include "tessera/core/strategy/window_kernels.hpp"
 
 namespace tessera {
 namespace {

@@ -1,9 +1,9 @@
-#include "tessera/core/program_recipe.hpp"
+#include "tessera/core/point/program_recipe.hpp"
 
 #include <utility>
 
-#include "tessera/core/memory_estimate.hpp"
-#include "tessera/core/point_input.hpp"
+#include "tessera/core/point/point_input.hpp"
+#include "tessera/core/strategy/memory_estimate.hpp"
 
 namespace tessera {
 

@@ -1,18 +1,18 @@
-#include "tessera/core/describe_report.hpp"
+#include "tessera/core/report/describe_report.hpp"
 
 #include <cstdio>
 #include <sstream>
 
 #include "micro_batching_table.hpp"
 #include "offload_table.hpp"
-#include "tessera/core/input_source.hpp"
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/memory_estimate.hpp"
-#include "tessera/core/nvlink_rings.hpp"
-#include "tessera/core/point_input.hpp"
-#include "tessera/core/quantity.hpp"
-#include "tessera/core/text_table.hpp"
-#include "tessera/core/time_to_train.hpp"
+#include "tessera/core/common/quantity.hpp"
+#include "tessera/core/common/text_table.hpp"
+#include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/point/point_input.hpp"
+#include "tessera/core/scenario/nvlink_rings.hpp"
+#include "tessera/core/strategy/input_source.hpp"
+#include "tessera/core/strategy/memory_estimate.hpp"
+#include "tessera/core/time_to_train/time_to_train.hpp"
 
 namespace tessera {
 namespace {

@@ -3,8 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
-#include "tessera/core/quantity.hpp"
-#include "tessera/core/text_table.hpp"
+#include "tessera/core/common/quantity.hpp"
+#include "tessera/core/common/text_table.hpp"
 
 namespace tessera {
 namespace {

@@ -2,7 +2,7 @@
 // The micro-batching plan as `tessera describe` prints it.
 #include <string>
 
-#include "tessera/core/network_micro_batch_plan.hpp"
+#include "tessera/core/micro_batching/network_micro_batch_plan.hpp"
 
 namespace tessera {
 

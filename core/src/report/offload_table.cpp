@@ -3,13 +3,13 @@
 #include <cstdio>
 #include <optional>
 
-#include "tessera/core/cost_model.hpp"
-#include "tessera/core/memory_estimate.hpp"
-#include "tessera/core/program_recipe.hpp"
-#include "tessera/core/quantity.hpp"
-#include "tessera/core/step_program.hpp"
-#include "tessera/core/text_table.hpp"
-#include "tessera/core/timeline.hpp"
+#include "tessera/core/common/quantity.hpp"
+#include "tessera/core/common/text_table.hpp"
+#include "tessera/core/cost/cost_model.hpp"
+#include "tessera/core/point/program_recipe.hpp"
+#include "tessera/core/result/timeline.hpp"
+#include "tessera/core/strategy/memory_estimate.hpp"
+#include "tessera/core/strategy/step_program.hpp"
 
 namespace tessera {
 namespace {

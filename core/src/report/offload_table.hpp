@@ -4,8 +4,8 @@
 // whose outputs move, and whether the point fits.
 #include <string>
 
-#include "tessera/core/profile_database.hpp"
-#include "tessera/core/scenario_loader.hpp"
+#include "tessera/core/cost/profile_database.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
 
 namespace tessera {
 

@@ -1,4 +1,4 @@
-#include "tessera/core/csv_field.hpp"
+#include "tessera/core/result/csv_field.hpp"
 
 #include <cstdio>
 

@@ -1,12 +1,12 @@
-#include "tessera/core/layer_time_comparison.hpp"
+#include "tessera/core/result/layer_time_comparison.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
-#include "tessera/core/csv_field.hpp"
-#include "tessera/core/quantity.hpp"
-#include "tessera/core/text_table.hpp"
+#include "tessera/core/common/quantity.hpp"
+#include "tessera/core/common/text_table.hpp"
+#include "tessera/core/result/csv_field.hpp"
 
 namespace tessera {
 namespace {

@@ -1,4 +1,4 @@
-#include "tessera/core/point_identity.hpp"
+#include "tessera/core/result/point_identity.hpp"
 
 namespace tessera {
 

@@ -1,4 +1,4 @@
-#include "tessera/core/point_time_to_train.hpp"
+#include "tessera/core/result/point_time_to_train.hpp"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "tessera/core/result_schema.hpp"
+#include "tessera/core/result/result_schema.hpp"
 
 #include <array>
 #include <charconv>
@@ -6,8 +6,8 @@
 #include <utility>
 
 #include "csv_records.hpp"
-#include "tessera/core/atomic_file.hpp"
-#include "tessera/core/csv_field.hpp"
+#include "tessera/core/common/atomic_file.hpp"
+#include "tessera/core/result/csv_field.hpp"
 
 namespace tessera {
 namespace {

@@ -1,12 +1,12 @@
-#include "tessera/core/run_inputs.hpp"
+#include "tessera/core/result/run_inputs.hpp"
 
 #include <array>
 #include <utility>
 
-#include "tessera/core/content_digest.hpp"
-#include "tessera/core/embedded_files.hpp"
-#include "tessera/core/model_json.hpp"
-#include "tessera/core/scenario_json.hpp"
+#include "tessera/core/common/content_digest.hpp"
+#include "tessera/core/common/embedded_files.hpp"
+#include "tessera/core/model/model_json.hpp"
+#include "tessera/core/scenario/scenario_json.hpp"
 
 namespace tessera {
 namespace {

@@ -1,4 +1,4 @@
-#include "tessera/core/sim_real_comparison.hpp"
+#include "tessera/core/result/sim_real_comparison.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -6,9 +6,9 @@
 #include <map>
 #include <sstream>
 
-#include "tessera/core/csv_field.hpp"
-#include "tessera/core/quantity.hpp"
-#include "tessera/core/text_table.hpp"
+#include "tessera/core/common/quantity.hpp"
+#include "tessera/core/common/text_table.hpp"
+#include "tessera/core/result/csv_field.hpp"
 
 namespace tessera {
 namespace {

@@ -1,15 +1,15 @@
-#include "tessera/core/sweep_runner.hpp"
+#include "tessera/core/result/sweep_runner.hpp"
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 
-#include "tessera/core/network_micro_batch_plan.hpp"
-#include "tessera/core/point_time_to_train.hpp"
-#include "tessera/core/quantity.hpp"
-#include "tessera/core/run_inputs.hpp"
-#include "tessera/core/scenario_json.hpp"
-#include "tessera/core/utc_time.hpp"
+#include "tessera/core/common/quantity.hpp"
+#include "tessera/core/common/utc_time.hpp"
+#include "tessera/core/micro_batching/network_micro_batch_plan.hpp"
+#include "tessera/core/result/point_time_to_train.hpp"
+#include "tessera/core/result/run_inputs.hpp"
+#include "tessera/core/scenario/scenario_json.hpp"
 
 namespace tessera {
 namespace {

@@ -1,4 +1,4 @@
-#include "tessera/core/timeline.hpp"
+#include "tessera/core/result/timeline.hpp"
 
 #include <algorithm>
 #include <set>

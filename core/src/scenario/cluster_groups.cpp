@@ -1,7 +1,7 @@
 // A cluster's node groups, straggler annotations and failed nodes, as the backends ask for them:
 // which node of the cluster a job's node runs on, which group it belongs to, and how much slower
 // a GPU or a NIC runs.
-#include "tessera/core/cluster_spec.hpp"
+#include "tessera/core/scenario/cluster_spec.hpp"
 
 namespace tessera {
 

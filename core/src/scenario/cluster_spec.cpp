@@ -1,10 +1,10 @@
-#include "tessera/core/cluster_spec.hpp"
+#include "tessera/core/scenario/cluster_spec.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 
-#include "tessera/core/embedded_files.hpp"
+#include "tessera/core/common/embedded_files.hpp"
 
 namespace tessera {
 namespace {

@@ -1,4 +1,4 @@
-#include "tessera/core/nvlink_rings.hpp"
+#include "tessera/core/scenario/nvlink_rings.hpp"
 
 #include <algorithm>
 #include <cstddef>

@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "tessera/core/scenario.hpp"
-#include "tessera/core/yaml_reader.hpp"
+#include "tessera/core/common/yaml_reader.hpp"
+#include "tessera/core/scenario/scenario.hpp"
 
 namespace tessera {
 

@@ -1,4 +1,4 @@
-#include "tessera/core/scenario_json.hpp"
+#include "tessera/core/scenario/scenario_json.hpp"
 
 namespace tessera {
 namespace {

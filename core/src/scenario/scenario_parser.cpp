@@ -6,7 +6,7 @@
 #include <cctype>
 
 #include "scenario_enums.hpp"
-#include "tessera/core/dtype.hpp"
+#include "tessera/core/common/dtype.hpp"
 #include "training_parser.hpp"
 
 namespace tessera {

@@ -1,6 +1,6 @@
 #pragma once
-#include "tessera/core/scenario.hpp"
-#include "tessera/core/yaml_reader.hpp"
+#include "tessera/core/common/yaml_reader.hpp"
+#include "tessera/core/scenario/scenario.hpp"
 
 namespace tessera {
 

@@ -1,4 +1,4 @@
-#include "tessera/core/data_split.hpp"
+#include "tessera/core/strategy/data_split.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -6,10 +6,10 @@
 #include <cstddef>
 #include <vector>
 
-#include "tessera/core/dtype.hpp"
-#include "tessera/core/model_graph.hpp"
-#include "tessera/core/parallel_strategy.hpp"
-#include "tessera/core/tensor_shape.hpp"
+#include "tessera/core/common/dtype.hpp"
+#include "tessera/core/common/tensor_shape.hpp"
+#include "tessera/core/model/model_graph.hpp"
+#include "tessera/core/strategy/parallel_strategy.hpp"
 
 namespace tessera {
 

@@ -1,6 +1,6 @@
-#include "tessera/core/input_source.hpp"
+#include "tessera/core/strategy/input_source.hpp"
 
-#include "tessera/core/quantity.hpp"
+#include "tessera/core/common/quantity.hpp"
 
 namespace tessera {
 

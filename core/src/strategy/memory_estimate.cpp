@@ -1,4 +1,4 @@
-#include "tessera/core/memory_estimate.hpp"
+#include "tessera/core/strategy/memory_estimate.hpp"
 
 namespace tessera {
 

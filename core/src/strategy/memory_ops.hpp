@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "tessera/core/memory_plan.hpp"
-#include "tessera/core/model_graph.hpp"
-#include "tessera/core/step_program.hpp"
+#include "tessera/core/model/model_graph.hpp"
+#include "tessera/core/strategy/memory_plan.hpp"
+#include "tessera/core/strategy/step_program.hpp"
 
 namespace tessera {
 

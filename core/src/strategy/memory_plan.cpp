@@ -1,10 +1,10 @@
-#include "tessera/core/memory_plan.hpp"
+#include "tessera/core/strategy/memory_plan.hpp"
 
 #include <algorithm>
 #include <optional>
 
-#include "tessera/core/input_gradients.hpp"
-#include "tessera/core/layer_cost.hpp"
+#include "tessera/core/model/input_gradients.hpp"
+#include "tessera/core/model/layer_cost.hpp"
 
 namespace tessera {
 namespace {

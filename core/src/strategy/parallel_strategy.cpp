@@ -1,10 +1,10 @@
-#include "tessera/core/parallel_strategy.hpp"
+#include "tessera/core/strategy/parallel_strategy.hpp"
 
 #include <algorithm>
 #include <numeric>
 
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/shape_inference.hpp"
+#include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/model/shape_inference.hpp"
 
 namespace tessera {
 namespace {

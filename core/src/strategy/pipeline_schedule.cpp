@@ -1,4 +1,4 @@
-#include "tessera/core/pipeline_schedule.hpp"
+#include "tessera/core/strategy/pipeline_schedule.hpp"
 
 #include <algorithm>
 

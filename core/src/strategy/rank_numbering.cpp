@@ -1,4 +1,4 @@
-#include "tessera/core/rank_numbering.hpp"
+#include "tessera/core/strategy/rank_numbering.hpp"
 
 namespace tessera {
 

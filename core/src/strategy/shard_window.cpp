@@ -1,11 +1,11 @@
-#include "tessera/core/shard_window.hpp"
+#include "tessera/core/strategy/shard_window.hpp"
 
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
-#include "tessera/core/integer_division.hpp"
-#include "tessera/core/shape_inference.hpp"
+#include "tessera/core/common/integer_division.hpp"
+#include "tessera/core/model/shape_inference.hpp"
 
 namespace tessera {
 namespace {

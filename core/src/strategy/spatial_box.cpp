@@ -1,4 +1,4 @@
-#include "tessera/core/spatial_box.hpp"
+#include "tessera/core/strategy/spatial_box.hpp"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
-#include "tessera/core/stage_balance.hpp"
+#include "tessera/core/strategy/stage_balance.hpp"
 
 #include <algorithm>
 
-#include "tessera/core/cost_model.hpp"
+#include "tessera/core/cost/cost_model.hpp"
 
 namespace tessera {
 

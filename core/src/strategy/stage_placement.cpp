@@ -1,10 +1,10 @@
-#include "tessera/core/stage_placement.hpp"
+#include "tessera/core/strategy/stage_placement.hpp"
 
 #include <algorithm>
 #include <numeric>
 
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/parallel_strategy.hpp"
+#include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/strategy/parallel_strategy.hpp"
 
 namespace tessera {
 namespace {

@@ -1,5 +1,5 @@
 // The step program's vocabulary as text, and the options a scenario gives its programs.
-#include "tessera/core/step_program.hpp"
+#include "tessera/core/strategy/step_program.hpp"
 
 namespace tessera {
 

@@ -1,4 +1,4 @@
-#include "tessera/core/step_part.hpp"
+#include "tessera/core/strategy/step_part.hpp"
 
 namespace tessera {
 

@@ -1,13 +1,13 @@
-#include "tessera/core/step_program.hpp"
+#include "tessera/core/strategy/step_program.hpp"
 
 #include <algorithm>
 #include <map>
 
 #include "halo_geometry.hpp"
 #include "memory_ops.hpp"
-#include "tessera/core/input_gradients.hpp"
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/network_micro_batch_plan.hpp"
+#include "tessera/core/micro_batching/network_micro_batch_plan.hpp"
+#include "tessera/core/model/input_gradients.hpp"
+#include "tessera/core/model/layer_cost.hpp"
 
 namespace tessera {
 namespace {

@@ -1,8 +1,8 @@
 // What a step's programs add up to: each stage's parameters, each layer's compute per pass.
 #include <algorithm>
 
-#include "tessera/core/layer_cost.hpp"
-#include "tessera/core/step_program.hpp"
+#include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/strategy/step_program.hpp"
 
 namespace tessera {
 

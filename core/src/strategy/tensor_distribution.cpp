@@ -1,9 +1,9 @@
-#include "tessera/core/tensor_distribution.hpp"
+#include "tessera/core/strategy/tensor_distribution.hpp"
 
 #include <stdexcept>
 #include <string>
 
-#include "tessera/core/parallel_strategy.hpp"
+#include "tessera/core/strategy/parallel_strategy.hpp"
 
 namespace tessera {
 

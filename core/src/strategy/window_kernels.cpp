@@ -1,8 +1,8 @@
-#include "tessera/core/window_kernels.hpp"
+#include "tessera/core/strategy/window_kernels.hpp"
 
 #include <stdexcept>
 
-#include "tessera/core/shard_window.hpp"
+#include "tessera/core/strategy/shard_window.hpp"
 
 namespace tessera {
 namespace {

@@ -1,7 +1,7 @@
 // Statistical efficiency the zoo models carry from publications. Only figures stated in a
 // source's text or tables are used; a model without such figures has none (a scenario may give
 // its own `training` key). Each entry names the source and the quality it reaches.
-#include "tessera/core/time_to_train.hpp"
+#include "tessera/core/time_to_train/time_to_train.hpp"
 
 namespace tessera {
 namespace {

@@ -2,8 +2,8 @@
 // its description.
 #include <cstdio>
 
-#include "tessera/core/quantity.hpp"
-#include "tessera/core/time_to_train.hpp"
+#include "tessera/core/common/quantity.hpp"
+#include "tessera/core/time_to_train/time_to_train.hpp"
 
 namespace tessera {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "tessera/core/time_to_train.hpp"
+#include "tessera/core/time_to_train/time_to_train.hpp"
 
 namespace tessera {
 namespace {

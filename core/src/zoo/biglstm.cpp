@@ -15,7 +15,7 @@
 // 8192 x 1024) for the LSTMs, softmax 793,470 x 1024 + 793,470: 1,776,880,510, which the paper
 // rounds to 1.8B (tests/core/recurrent_zoo_test.cpp pins the exact figure). The code shards the
 // embedding and softmax into 8 tables of ceil(V / 8) rows, 2 padding rows in all, not counted here.
-#include "tessera/core/graph_builder.hpp"
+#include "tessera/core/model/graph_builder.hpp"
 #include "zoo_models.hpp"
 
 namespace tessera::zoo {

@@ -4,7 +4,7 @@
 // connected layers behind dropout (keep 0.8). 9,437,636 parameters at every width.
 #include <bit>
 
-#include "tessera/core/graph_builder.hpp"
+#include "tessera/core/model/graph_builder.hpp"
 #include "zoo_models.hpp"
 
 namespace tessera::zoo {

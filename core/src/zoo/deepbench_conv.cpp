@@ -4,9 +4,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "tessera/core/embedded_files.hpp"
-#include "tessera/core/graph_builder.hpp"
-#include "tessera/core/model_zoo.hpp"
+#include "tessera/core/common/embedded_files.hpp"
+#include "tessera/core/model/graph_builder.hpp"
+#include "tessera/core/zoo/model_zoo.hpp"
 #include "zoo_models.hpp"
 
 namespace tessera::zoo {

@@ -18,7 +18,7 @@
 // A sample is a pair of token sequences of `sequence_length` steps each, the input's two channels
 // (source, target); the decoder reads the target (teacher forcing), its loss is a softmax cross
 // entropy at every target step. Label smoothing changes no shape and is not modelled.
-#include "tessera/core/graph_builder.hpp"
+#include "tessera/core/model/graph_builder.hpp"
 #include "zoo_models.hpp"
 
 namespace tessera::zoo {

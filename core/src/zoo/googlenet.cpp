@@ -12,7 +12,7 @@
 // with its own loss: AdaptiveAvgPool2d(4, 4), BasicConv2d 128 1x1, fc 1024, ReLU, dropout 0.7, fc
 // to the classes, softmax cross-entropy (13,004,888 parameters in all). At 224x224 the adaptive
 // pool (14x14 features to 4x4) is the paper's 5x5 stride-3 average pool.
-#include "tessera/core/graph_builder.hpp"
+#include "tessera/core/model/graph_builder.hpp"
 #include "zoo_models.hpp"
 
 namespace tessera::zoo {

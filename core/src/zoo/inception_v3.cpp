@@ -14,7 +14,7 @@
 // The stem and the reductions shrink the image to 8x8 at 299x299; below 75x75 Mixed_7a has no
 // output (torchvision's documented minimum), and the auxiliary 5x5 convolution needs Mixed_6e's
 // 17x17, reached from 299x299 up.
-#include "tessera/core/graph_builder.hpp"
+#include "tessera/core/model/graph_builder.hpp"
 #include "zoo_models.hpp"
 
 namespace tessera::zoo {

@@ -1,4 +1,4 @@
-#include "tessera/core/model_zoo.hpp"
+#include "tessera/core/zoo/model_zoo.hpp"
 
 #include <charconv>
 #include <stdexcept>

@@ -16,7 +16,7 @@
 //   total                          = 145,920,872
 // There is no adaptive pool: other image sizes change the extent of the features, and fc6's input
 // with it (the Torch definition's fixed View would reject them).
-#include "tessera/core/graph_builder.hpp"
+#include "tessera/core/model/graph_builder.hpp"
 #include "zoo_models.hpp"
 
 namespace tessera::zoo {

@@ -9,7 +9,7 @@
 // downsample on its shortcut; the residual add is followed by ReLU.
 #include <array>
 
-#include "tessera/core/graph_builder.hpp"
+#include "tessera/core/model/graph_builder.hpp"
 #include "zoo_models.hpp"
 
 namespace tessera::zoo {

@@ -2,8 +2,8 @@
 // encoder blocks of two 3^3 conv + batch-norm + ReLU with filters [32,64], [64,128], [128,256],
 // bottom [256,512]; max-pool 2^3 between levels; decoder transposed conv 2^3 stride 2 (no bias),
 // concatenation with the skip, two conv blocks; a 1^3 conv to the classes; softmax cross-entropy.
-#include "tessera/core/graph_builder.hpp"
-#include "tessera/core/model_graph.hpp"
+#include "tessera/core/model/graph_builder.hpp"
+#include "tessera/core/model/model_graph.hpp"
 #include "zoo_models.hpp"
 
 namespace tessera::zoo {

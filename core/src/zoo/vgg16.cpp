@@ -5,7 +5,7 @@
 // fc to the classes. 138,357,544 parameters at 1000 classes.
 //
 // The adaptive pool (PoolingParams::adaptive_output) is the identity at 224x224.
-#include "tessera/core/graph_builder.hpp"
+#include "tessera/core/model/graph_builder.hpp"
 #include "zoo_models.hpp"
 
 namespace tessera::zoo {

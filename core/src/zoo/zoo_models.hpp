@@ -1,6 +1,6 @@
 #pragma once
 // One factory per zoo model, each in its own file; model_zoo.cpp lists them.
-#include "tessera/core/model_zoo.hpp"
+#include "tessera/core/zoo/model_zoo.hpp"
 
 namespace tessera::zoo {
 

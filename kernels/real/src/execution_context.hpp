@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-#include "tessera/core/step_program.hpp"
+#include "tessera/core/strategy/step_program.hpp"
 #include "tessera/kernels/convolution_runner.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/halo_exchange.hpp"

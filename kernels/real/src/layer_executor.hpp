@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/model_graph.hpp"
-#include "tessera/core/parallel_strategy.hpp"
-#include "tessera/core/step_program.hpp"
+#include "tessera/core/model/model_graph.hpp"
+#include "tessera/core/strategy/parallel_strategy.hpp"
+#include "tessera/core/strategy/step_program.hpp"
 #include "tessera/kernels/convolution_runner.hpp"
 
 namespace tessera::kernels::real {

@@ -13,8 +13,8 @@
 #include <span>
 #include <vector>
 
-#include "tessera/core/scenario.hpp"
-#include "tessera/core/step_program.hpp"
+#include "tessera/core/scenario/scenario.hpp"
+#include "tessera/core/strategy/step_program.hpp"
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/device.hpp"
 

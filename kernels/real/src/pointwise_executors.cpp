@@ -8,7 +8,7 @@
 #include "pointwise_executors.hpp"
 
 #include "sequence_executors.hpp"
-#include "tessera/core/layer_cost.hpp"
+#include "tessera/core/model/layer_cost.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
 
 namespace tessera::kernels::real {

@@ -11,7 +11,7 @@
 #include "execution_context.hpp"
 #include "rank_tensors.hpp"
 #include "stage_transfers.hpp"
-#include "tessera/core/step_program.hpp"
+#include "tessera/core/strategy/step_program.hpp"
 #include "tessera/kernels/real/step_input_source.hpp"
 #include "tessera/kernels/real/trainer.hpp"
 

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "tessera/core/rank_numbering.hpp"
+#include "tessera/core/strategy/rank_numbering.hpp"
 
 namespace tessera::kernels::real {
 

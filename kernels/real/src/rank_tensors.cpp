@@ -4,10 +4,10 @@
 
 #include <stdexcept>
 
-#include "tessera/core/input_gradients.hpp"
-#include "tessera/core/memory_plan.hpp"
-#include "tessera/core/tensor_distribution.hpp"
-#include "tessera/core/training_task.hpp"
+#include "tessera/core/model/input_gradients.hpp"
+#include "tessera/core/model/training_task.hpp"
+#include "tessera/core/strategy/memory_plan.hpp"
+#include "tessera/core/strategy/tensor_distribution.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
 
 namespace tessera::kernels::real {

@@ -22,9 +22,9 @@
 #include "layer_executor.hpp"
 #include "parameter_buckets.hpp"
 #include "spatial_redistribution.hpp"
-#include "tessera/core/model_graph.hpp"
-#include "tessera/core/parallel_strategy.hpp"
-#include "tessera/core/step_program.hpp"
+#include "tessera/core/model/model_graph.hpp"
+#include "tessera/core/strategy/parallel_strategy.hpp"
+#include "tessera/core/strategy/step_program.hpp"
 
 namespace tessera::kernels::real {
 

@@ -12,7 +12,7 @@
 
 #include "execution_context.hpp"
 #include "rank_tensors.hpp"
-#include "tessera/core/step_program.hpp"
+#include "tessera/core/strategy/step_program.hpp"
 #include "tessera/kernels/communicator.hpp"
 
 namespace tessera::kernels::real {

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <string>
 
-#include "tessera/core/input_error.hpp"
+#include "tessera/core/common/input_error.hpp"
 #include "tessera/kernels/io/dataset_index.hpp"
 #include "tessera/kernels/io/sample_prefetcher.hpp"
 

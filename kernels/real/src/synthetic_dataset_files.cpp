@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "tessera/core/input_error.hpp"
+#include "tessera/core/common/input_error.hpp"
 #include "tessera/kernels/io/sample_writer.hpp"
 #include "tessera/kernels/io/synthetic_dataset.hpp"
 #include "tessera/kernels/real/synthetic_input.hpp"

@@ -4,7 +4,7 @@
 #include <set>
 #include <vector>
 
-#include "tessera/core/timeline.hpp"
+#include "tessera/core/result/timeline.hpp"
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/real/real_point.hpp"
 

@@ -4,8 +4,8 @@
 #include <stdexcept>
 
 #include "execution_context.hpp"
-#include "tessera/core/tensor_distribution.hpp"
-#include "tessera/core/window_kernels.hpp"
+#include "tessera/core/strategy/tensor_distribution.hpp"
+#include "tessera/core/strategy/window_kernels.hpp"
 #include "tessera/kernels/convolution_runner.hpp"
 #include "tessera/kernels/layer_geometry.hpp"
 #include "tessera/kernels/layer_kernels.hpp"

@@ -1,4 +1,4 @@
-#include "tessera/kernels/cpu_threads.hpp"
+#include "tessera/kernels/cpu/cpu_threads.hpp"
 
 #include <omp.h>
 

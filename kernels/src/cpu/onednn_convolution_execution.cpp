@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "tessera/core/quantity.hpp"
+#include "tessera/core/common/quantity.hpp"
 #include "tessera/kernels/device.hpp"
 
 namespace tessera::kernels::onednn {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "cuda/cuda_check.hpp"
-#include "tessera/core/quantity.hpp"
+#include "tessera/core/common/quantity.hpp"
 
 namespace tessera::kernels::cuda {
 namespace {

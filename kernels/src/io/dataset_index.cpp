@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "tessera/core/input_error.hpp"
+#include "tessera/core/common/input_error.hpp"
 
 namespace tessera::kernels::io {
 

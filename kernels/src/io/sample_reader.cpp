@@ -4,7 +4,7 @@
 
 #include "io/readahead_hint.hpp"
 #include "io/sample_file.hpp"
-#include "tessera/core/input_error.hpp"
+#include "tessera/core/common/input_error.hpp"
 
 namespace tessera::kernels::io {
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <numbers>
 
-#include "tessera/core/input_error.hpp"
+#include "tessera/core/common/input_error.hpp"
 
 namespace tessera::kernels::io {
 

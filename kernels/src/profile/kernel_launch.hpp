@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/profile_plan.hpp"
+#include "tessera/core/point/profile_plan.hpp"
 #include "tessera/kernels/convolution_kernels.hpp"
 #include "tessera/kernels/device.hpp"
 

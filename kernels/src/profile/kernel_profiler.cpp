@@ -1,4 +1,4 @@
-#include "tessera/kernels/kernel_profiler.hpp"
+#include "tessera/kernels/profile/kernel_profiler.hpp"
 
 #include <algorithm>
 #include <exception>

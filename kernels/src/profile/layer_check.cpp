@@ -1,4 +1,4 @@
-#include "tessera/kernels/layer_check.hpp"
+#include "tessera/kernels/profile/layer_check.hpp"
 
 #include <algorithm>
 #include <functional>

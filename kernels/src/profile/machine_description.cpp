@@ -1,4 +1,4 @@
-#include "tessera/kernels/machine_description.hpp"
+#include "tessera/kernels/profile/machine_description.hpp"
 
 #include <unistd.h>
 
@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "tessera/kernels/device.hpp"
-#include "tessera/kernels/kernel_profiler.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
+#include "tessera/kernels/profile/kernel_profiler.hpp"
 
 namespace tessera::kernels {
 namespace {

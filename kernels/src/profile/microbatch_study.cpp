@@ -1,4 +1,4 @@
-#include "tessera/kernels/microbatch_study.hpp"
+#include "tessera/kernels/profile/microbatch_study.hpp"
 
 #include <algorithm>
 #include <map>
@@ -6,7 +6,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "tessera/core/micro_batch_planner.hpp"
+#include "tessera/core/micro_batching/micro_batch_planner.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/layer_geometry.hpp"
 #include "tessera/kernels/layer_kernels.hpp"

@@ -1,13 +1,13 @@
-#include "tessera/kernels/microbatch_study_report.hpp"
+#include "tessera/kernels/profile/microbatch_study_report.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
 
-#include "tessera/core/csv_field.hpp"
-#include "tessera/core/quantity.hpp"
-#include "tessera/core/text_table.hpp"
+#include "tessera/core/common/quantity.hpp"
+#include "tessera/core/common/text_table.hpp"
+#include "tessera/core/result/csv_field.hpp"
 
 namespace tessera::kernels {
 namespace {

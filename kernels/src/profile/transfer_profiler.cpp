@@ -4,7 +4,7 @@
 
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/device.hpp"
-#include "tessera/kernels/kernel_profiler.hpp"
+#include "tessera/kernels/profile/kernel_profiler.hpp"
 
 namespace tessera::kernels {
 namespace {

@@ -1,9 +1,9 @@
 #include <algorithm>
 
 #include "tessera/kernels/device.hpp"
-#include "tessera/kernels/kernel_profiler.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
 #include "tessera/kernels/optimizer_update.hpp"
+#include "tessera/kernels/profile/kernel_profiler.hpp"
 
 namespace tessera::kernels {
 

@@ -1,7 +1,7 @@
 // All-reduce entry point: dispatches to the algorithm's file.
 #include <vector>
 
-#include "tessera/simulator/collectives.hpp"
+#include "tessera/simulator/collectives/collectives.hpp"
 
 namespace tessera::sim {
 

@@ -5,7 +5,7 @@
 
 #include <simgrid/s4u/Comm.hpp>
 
-#include "tessera/simulator/collectives.hpp"
+#include "tessera/simulator/collectives/collectives.hpp"
 
 namespace tessera::sim {
 

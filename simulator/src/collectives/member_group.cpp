@@ -1,4 +1,4 @@
-#include "tessera/simulator/member_group.hpp"
+#include "tessera/simulator/collectives/member_group.hpp"
 
 #include <algorithm>
 #include <map>

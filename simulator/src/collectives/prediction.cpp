@@ -32,7 +32,7 @@
 #include <utility>
 #include <vector>
 
-#include "tessera/simulator/collectives.hpp"
+#include "tessera/simulator/collectives/collectives.hpp"
 
 namespace tessera::sim {
 namespace {

@@ -13,7 +13,7 @@
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 
-#include "tessera/simulator/collectives.hpp"
+#include "tessera/simulator/collectives/collectives.hpp"
 
 namespace tessera::sim {
 const std::vector<const MemberGroup*>& ring_channels(const CollectiveContext& context,

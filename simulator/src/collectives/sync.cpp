@@ -10,7 +10,7 @@
 
 #include <simgrid/s4u/Barrier.hpp>
 
-#include "tessera/simulator/collectives.hpp"
+#include "tessera/simulator/collectives/collectives.hpp"
 
 namespace tessera::sim {
 namespace {

@@ -45,7 +45,7 @@
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include "collectives/edge_stream.hpp"
-#include "tessera/simulator/collectives.hpp"
+#include "tessera/simulator/collectives/collectives.hpp"
 
 namespace tessera::sim {
 namespace {

@@ -9,7 +9,7 @@
 
 #include "platform/filesystem_zone.hpp"
 #include "platform/node_zone.hpp"
-#include "tessera/simulator/platform.hpp"
+#include "tessera/simulator/platform/platform.hpp"
 
 namespace tessera::sim {
 namespace {

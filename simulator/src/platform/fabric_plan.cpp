@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tessera/simulator/platform.hpp"
+#include "tessera/simulator/platform/platform.hpp"
 
 namespace tessera::sim {
 

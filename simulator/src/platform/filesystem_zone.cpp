@@ -4,7 +4,7 @@
 
 #include <simgrid/s4u/Link.hpp>
 
-#include "tessera/simulator/platform.hpp"
+#include "tessera/simulator/platform/platform.hpp"
 
 namespace tessera::sim {
 

@@ -1,8 +1,8 @@
-#include "tessera/simulator/node_rings.hpp"
+#include "tessera/simulator/platform/node_rings.hpp"
 
 #include <algorithm>
 
-#include "tessera/core/nvlink_rings.hpp"
+#include "tessera/core/scenario/nvlink_rings.hpp"
 
 namespace tessera::sim {
 namespace {

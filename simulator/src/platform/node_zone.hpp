@@ -10,7 +10,7 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/NetZone.hpp>
 
-#include "tessera/core/cluster_spec.hpp"
+#include "tessera/core/scenario/cluster_spec.hpp"
 
 namespace tessera::sim {
 

@@ -1,7 +1,7 @@
 // load_xml_platform: the user's own SimGrid platform, with GPUs mapped to its hosts by name.
 #include <stdexcept>
 
-#include "tessera/simulator/platform.hpp"
+#include "tessera/simulator/platform/platform.hpp"
 
 namespace tessera::sim {
 

@@ -1,4 +1,4 @@
-#include "tessera/simulator/xml_platform_check.hpp"
+#include "tessera/simulator/platform/xml_platform_check.hpp"
 
 #include <unistd.h>
 #include <algorithm>
@@ -18,8 +18,8 @@
 #include <simgrid/s4u/Link.hpp>
 
 #include "process/child_process.hpp"
-#include "tessera/core/input_error.hpp"
-#include "tessera/core/utf8_text.hpp"
+#include "tessera/core/common/input_error.hpp"
+#include "tessera/core/common/utf8_text.hpp"
 
 // SimGrid's platform parser (flex) exports the line it is reading but declares it in no public
 // header; it is the only way to place an abort or an exception thrown while parsing.

@@ -18,8 +18,8 @@
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
-#include "tessera/core/input_source.hpp"
-#include "tessera/simulator/platform.hpp"
+#include "tessera/core/strategy/input_source.hpp"
+#include "tessera/simulator/platform/platform.hpp"
 
 namespace tessera::sim {
 

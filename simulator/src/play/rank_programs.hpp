@@ -7,9 +7,9 @@
 #include <functional>
 #include <vector>
 
-#include "tessera/core/cluster_spec.hpp"
-#include "tessera/core/data_split.hpp"
-#include "tessera/core/step_program.hpp"
+#include "tessera/core/scenario/cluster_spec.hpp"
+#include "tessera/core/strategy/data_split.hpp"
+#include "tessera/core/strategy/step_program.hpp"
 
 namespace tessera::sim {
 

@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "input_pipeline.hpp"
-#include "tessera/core/rank_numbering.hpp"
-#include "tessera/core/step_program.hpp"
-#include "tessera/core/timeline.hpp"
-#include "tessera/simulator/collectives.hpp"
+#include "tessera/core/result/timeline.hpp"
+#include "tessera/core/strategy/rank_numbering.hpp"
+#include "tessera/core/strategy/step_program.hpp"
+#include "tessera/simulator/collectives/collectives.hpp"
 #include "tessera/simulator/fabric.hpp"
-#include "tessera/simulator/platform.hpp"
+#include "tessera/simulator/platform/platform.hpp"
 
 namespace tessera::sim {
 

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/cluster_spec.hpp"
-#include "tessera/core/parallel_strategy.hpp"
+#include "tessera/core/scenario/cluster_spec.hpp"
+#include "tessera/core/strategy/parallel_strategy.hpp"
 
 namespace tessera::sim {
 

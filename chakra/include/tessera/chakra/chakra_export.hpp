@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "et_def.pb.h"
-#include "tessera/core/parallel_strategy.hpp"
-#include "tessera/core/step_program.hpp"
+#include "tessera/core/strategy/parallel_strategy.hpp"
+#include "tessera/core/strategy/step_program.hpp"
 
 namespace tessera::chakra {
 

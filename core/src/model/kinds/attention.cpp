@@ -1,7 +1,7 @@
 // Additive attention (Bahdanau et al. 2015) of a query sequence over a memory sequence, normalised
 // as in TensorFlow's BahdanauAttention(normalize=True) and MLPerf GNMT.
 #include "kind_checks.hpp"
-#include "tessera/core/layer_kind_rules.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera::kinds {
 namespace {

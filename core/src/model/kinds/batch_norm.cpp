@@ -1,6 +1,6 @@
 // Batch normalisation; with spatial parallelism its statistics are summed over the spatial group.
 #include "kind_checks.hpp"
-#include "tessera/core/layer_kind_rules.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera::kinds {
 namespace {

@@ -1,8 +1,8 @@
 // Convolutions and transposed convolutions: the layers with algorithms, workspaces and
 // micro-batching, and the halos of spatial parallelism.
 #include "kind_checks.hpp"
-#include "tessera/core/layer_kind_rules.hpp"
-#include "tessera/core/shape_inference.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
+#include "tessera/core/model/shape_inference.hpp"
 
 namespace tessera::kinds {
 namespace {

@@ -2,7 +2,7 @@
 // The rules element-wise kinds share (activations, dropout, softmax): one input, an output of its
 // shape, and documented operation counts per element for the roofline, where such layers are
 // memory-bound anyway.
-#include "tessera/core/layer_kind_rules.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera::kinds {
 

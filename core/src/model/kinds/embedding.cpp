@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "kind_checks.hpp"
-#include "tessera/core/layer_kind_rules.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera::kinds {
 namespace {

@@ -1,6 +1,6 @@
 // A fully connected layer over everything of a sample (it flattens a spatial input).
 #include "kind_checks.hpp"
-#include "tessera/core/layer_kind_rules.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera::kinds {
 namespace {

@@ -1,6 +1,6 @@
 // The model's input: one sample's channels and spatial extents, as the model file's shape gives.
 #include "kind_checks.hpp"
-#include "tessera/core/layer_kind_rules.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera::kinds {
 namespace {

@@ -3,8 +3,8 @@
 #include <functional>
 #include <numeric>
 
-#include "tessera/core/model_graph.hpp"
-#include "tessera/core/shape_inference.hpp"
+#include "tessera/core/model/model_graph.hpp"
+#include "tessera/core/model/shape_inference.hpp"
 
 namespace tessera::kinds {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/layer.hpp"
-#include "tessera/core/tensor_shape.hpp"
-#include "tessera/core/yaml_reader.hpp"
+#include "tessera/core/common/tensor_shape.hpp"
+#include "tessera/core/common/yaml_reader.hpp"
+#include "tessera/core/model/layer.hpp"
 
 namespace tessera::kinds {
 

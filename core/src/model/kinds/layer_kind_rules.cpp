@@ -1,6 +1,6 @@
 // What a kind's rules do where the kind says nothing: no keys, no weights, no FLOPs, nothing kept
 // for backward, no profile key beyond the shapes.
-#include "tessera/core/layer_kind_rules.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera {
 

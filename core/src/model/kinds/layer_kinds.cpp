@@ -2,7 +2,7 @@
 // here, its rules file beside this one, and its value in LayerKind.
 #include <stdexcept>
 
-#include "tessera/core/layer_kind_rules.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera {
 namespace kinds {

@@ -1,7 +1,7 @@
 // An LSTM over the time axis of N x C x T (Hochreiter & Schmidhuber 1997), with the optional
 // projection of Sak et al. (2014) and a bidirectional form.
 #include "kind_checks.hpp"
-#include "tessera/core/layer_kind_rules.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera::kinds {
 namespace {

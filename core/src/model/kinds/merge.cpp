@@ -1,6 +1,6 @@
 // The layers that merge several inputs: concat (along channels) and add (element-wise).
 #include "kind_checks.hpp"
-#include "tessera/core/layer_kind_rules.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera::kinds {
 namespace {

@@ -1,7 +1,7 @@
 // Max and average pooling, global and adaptive pooling among them.
 #include "kind_checks.hpp"
-#include "tessera/core/layer_kind_rules.hpp"
-#include "tessera/core/shape_inference.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
+#include "tessera/core/model/shape_inference.hpp"
 
 namespace tessera::kinds {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/profile_database.hpp"  // Direction
+#include "tessera/core/cost/profile_database.hpp"  // Direction
 
 namespace tessera::kernels {
 

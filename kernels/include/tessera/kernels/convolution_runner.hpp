@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/micro_batch_plan.hpp"
+#include "tessera/core/micro_batching/micro_batch_plan.hpp"
 #include "tessera/kernels/convolution_kernels.hpp"
 
 namespace tessera::kernels {

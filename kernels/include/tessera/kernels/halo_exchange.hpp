@@ -14,7 +14,7 @@
 #include <memory>
 #include <vector>
 
-#include "tessera/core/shard_window.hpp"
+#include "tessera/core/strategy/shard_window.hpp"
 #include "tessera/kernels/tensor_box.hpp"
 
 namespace tessera::kernels {

@@ -2,8 +2,8 @@
 // From a model layer (as resolved by core: one hyper-parameter per spatial axis) and the shapes a
 // GPU runs, the geometry its device kernels take. The profiler and the real backend both use it,
 // so the kernel measured is the kernel run.
-#include "tessera/core/layer.hpp"
-#include "tessera/core/tensor_shape.hpp"
+#include "tessera/core/common/tensor_shape.hpp"
+#include "tessera/core/model/layer.hpp"
 #include "tessera/kernels/convolution_kernels.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
 

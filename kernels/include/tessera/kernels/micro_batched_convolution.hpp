@@ -9,7 +9,7 @@
 // caller's beta = 0 to every micro-batch would keep only the last micro-batch's contribution.
 #include <cstdint>
 
-#include "tessera/core/micro_batch_plan.hpp"
+#include "tessera/core/micro_batching/micro_batch_plan.hpp"
 #include "tessera/kernels/convolution_kernels.hpp"
 
 namespace tessera::kernels {

@@ -4,7 +4,7 @@
 // `first_moment`, Adam both moments (device memory, `count` floats each); others may be null.
 #include <cstdint>
 
-#include "tessera/core/scenario.hpp"
+#include "tessera/core/scenario/scenario.hpp"
 
 namespace tessera::kernels {
 

@@ -21,7 +21,7 @@
 #include <memory>
 #include <vector>
 
-#include "tessera/core/shard_window.hpp"
+#include "tessera/core/strategy/shard_window.hpp"
 #include "tessera/kernels/convolution_kernels.hpp"
 #include "tessera/kernels/halo_exchange.hpp"
 

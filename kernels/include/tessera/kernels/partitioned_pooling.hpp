@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "tessera/core/shard_window.hpp"
+#include "tessera/core/strategy/shard_window.hpp"
 #include "tessera/kernels/halo_exchange.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/spatial_box.hpp"
+#include "tessera/core/strategy/spatial_box.hpp"
 
 namespace tessera::kernels {
 

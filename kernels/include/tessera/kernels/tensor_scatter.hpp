@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "tessera/core/tensor_distribution.hpp"
+#include "tessera/core/strategy/tensor_distribution.hpp"
 #include "tessera/kernels/tensor_box.hpp"
 
 namespace tessera::kernels {

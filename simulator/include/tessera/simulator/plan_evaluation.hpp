@@ -3,7 +3,7 @@
 // (simulate_pool.hpp), each as its own one-point scenario (candidate_scenario).
 #include <vector>
 
-#include "tessera/core/plan_search.hpp"
+#include "tessera/core/plan_search/plan_search.hpp"
 #include "tessera/simulator/simulate_pool.hpp"
 
 namespace tessera::sim {

@@ -6,11 +6,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tessera/core/input_source.hpp"
-#include "tessera/core/profile_database.hpp"
-#include "tessera/core/result_schema.hpp"
-#include "tessera/core/scenario_loader.hpp"
-#include "tessera/simulator/collectives.hpp"
+#include "tessera/core/cost/profile_database.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/result/result_schema.hpp"
+#include "tessera/core/strategy/input_source.hpp"
+#include "tessera/simulator/collectives/collectives.hpp"
 
 namespace tessera::sim {
 

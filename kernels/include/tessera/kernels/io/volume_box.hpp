@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "tessera/core/parallel_strategy.hpp"
+#include "tessera/core/strategy/parallel_strategy.hpp"
 
 namespace tessera::kernels::io {
 

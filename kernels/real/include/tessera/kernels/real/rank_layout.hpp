@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include "tessera/core/parallel_strategy.hpp"
+#include "tessera/core/strategy/parallel_strategy.hpp"
 #include "tessera/kernels/communicator.hpp"
 
 namespace tessera::kernels::real {

@@ -6,10 +6,10 @@
 // slowest rank, its per-category breakdown, the bytes it allocated, the losses in the
 // note. A point needing more ranks than the run has, or model-parallel stages, is skipped with the
 // reason; a rank out of device memory makes the point "does not fit", never a crash.
-#include "tessera/core/profile_database.hpp"
-#include "tessera/core/result_schema.hpp"
-#include "tessera/core/scenario_loader.hpp"
-#include "tessera/core/timeline.hpp"
+#include "tessera/core/cost/profile_database.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/result/result_schema.hpp"
+#include "tessera/core/result/timeline.hpp"
 #include "tessera/kernels/communicator.hpp"
 
 namespace tessera::kernels::real {

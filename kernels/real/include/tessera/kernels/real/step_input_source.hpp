@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/input_source.hpp"
-#include "tessera/core/scenario.hpp"
-#include "tessera/core/training_task.hpp"
+#include "tessera/core/model/training_task.hpp"
+#include "tessera/core/scenario/scenario.hpp"
+#include "tessera/core/strategy/input_source.hpp"
 #include "tessera/kernels/real/step_input.hpp"
 #include "tessera/kernels/real/synthetic_input.hpp"
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/training_task.hpp"
+#include "tessera/core/model/training_task.hpp"
 #include "tessera/kernels/io/synthetic_dataset.hpp"
 
 namespace tessera::kernels::real {

@@ -16,8 +16,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "tessera/core/tensor_shape.hpp"
-#include "tessera/core/training_task.hpp"
+#include "tessera/core/common/tensor_shape.hpp"
+#include "tessera/core/model/training_task.hpp"
 #include "tessera/kernels/real/step_input.hpp"
 
 namespace tessera::kernels::real {

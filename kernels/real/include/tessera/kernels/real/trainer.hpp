@@ -17,12 +17,12 @@
 #include <memory>
 #include <vector>
 
-#include "tessera/core/model_graph.hpp"
-#include "tessera/core/parallel_strategy.hpp"
-#include "tessera/core/result_schema.hpp"
-#include "tessera/core/scenario.hpp"
-#include "tessera/core/step_program.hpp"
-#include "tessera/core/timeline.hpp"
+#include "tessera/core/model/model_graph.hpp"
+#include "tessera/core/result/result_schema.hpp"
+#include "tessera/core/result/timeline.hpp"
+#include "tessera/core/scenario/scenario.hpp"
+#include "tessera/core/strategy/parallel_strategy.hpp"
+#include "tessera/core/strategy/step_program.hpp"
 #include "tessera/kernels/convolution_runner.hpp"
 #include "tessera/kernels/real/rank_layout.hpp"
 #include "tessera/kernels/real/step_input_source.hpp"

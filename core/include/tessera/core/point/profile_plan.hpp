@@ -1,0 +1,50 @@
+#pragma once
+// What `tessera profile` must measure for a scenario: every distinct kernel a GPU runs at any of
+// its sweep points (a layer shard in one direction, keyed exactly as the cost model looks it up),
+// with the micro-batch sizes the scenario's micro-batching policy may use.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/core/common/dtype.hpp"
+#include "tessera/core/cost/profile_database.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/model/layer.hpp"
+
+namespace tessera {
+
+struct KernelToProfile {
+  Layer layer;                      // hyper-parameters as in the model
+  std::vector<TensorShape> inputs;  // the shard's per-sample input shapes (n = 1)
+  TensorShape output;               // the shard's per-sample output shape (n = 1)
+  Direction direction = Direction::forward;
+  DType dtype = DType::float32;
+  std::int64_t batch = 1;  // samples one GPU runs undivided
+  // Batch sizes to measure, ascending, ending with batch: candidate_micro_batch_sizes() of the
+  // scenario's policy (micro_batch_planner.hpp).
+  std::vector<std::int64_t> micro_batches;
+  std::string op;     // to_string(layer.kind)
+  std::string shape;  // kernel_shape_key(layer, inputs, output)
+  // A window of a split convolution's shard as the partitioned kernel runs it (window_kernels.hpp;
+  // the layer unpadded), not a layer's shard.
+  bool window = false;
+};
+
+// The optimizer update of one GPU's parameters (one model-parallel stage's), keyed as the cost
+// model looks it up (cost_model.hpp).
+struct UpdateToProfile {
+  Optimizer optimizer = Optimizer::adam;
+  double parameters = 0;
+  DType dtype = DType::float32;
+  std::string op;     // update_op(optimizer)
+  std::string shape;  // parameters_shape(parameters)
+};
+
+// Distinct kernels over all sweep points, in model order, first point first; a split convolution's
+// windows (every shard's, forward whole, interior and boundary, backward whole) follow its shard.
+// Only convolutions are micro-batched; other layers are measured at their undivided batch.
+std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario);
+// Distinct updates over all sweep points and stages.
+std::vector<UpdateToProfile> updates_to_profile(const LoadedScenario& scenario);
+
+}  // namespace tessera

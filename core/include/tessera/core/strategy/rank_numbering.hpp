@@ -1,0 +1,36 @@
+#pragma once
+// Where each GPU rank sits in the strategy, for both backends: rank = (replica * stages + stage)
+// * spatial_parts + spatial index, so a spatial group (the halo-heavy one) shares a node whenever
+// it fits in one (ranks fill nodes in order) and a replica's stages follow one another. Spatial
+// indices are row-major over the grid ((D,) H, W), as TensorDistribution numbers shards.
+#include <cstdint>
+#include <vector>
+
+#include "tessera/core/strategy/parallel_strategy.hpp"
+
+namespace tessera {
+
+class RankNumbering {
+ public:
+  explicit RankNumbering(const ParallelConfig& config);
+
+  int gpus() const { return static_cast<int>(config_.gpus()); }
+  int stage_of(int rank) const;
+  int replica_of(int rank) const;
+  int spatial_index_of(int rank) const { return rank % parts_; }
+  // Neighbour along `axis` at `step` (-1 lower, +1 upper), or -1 at the volume's edge.
+  int neighbour(int rank, int axis, int step) const;
+  // The rank holding `stage` in the same replica and spatial position.
+  int peer_in_stage(int rank, int stage) const;
+  // All ranks of this rank's spatial group, in spatial-index order.
+  std::vector<int> spatial_group(int rank) const;
+  // All ranks holding `stage`: they sum the same gradients.
+  std::vector<int> stage_group(int stage) const;
+
+ private:
+  ParallelConfig config_;
+  int parts_ = 1;
+  int stages_ = 1;
+};
+
+}  // namespace tessera

@@ -1,0 +1,88 @@
+#pragma once
+// Measures, on one device, the kernels a scenario's GPUs run (core's profile plan): every
+// direction, every algorithm the library offers for convolutions, every micro-batch size of the
+// policy; plus host<->device and on-device copies, and collectives where several ranks exist.
+// Rows go into the profile database the simulator's cost model reads.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tessera/core/cost/profile_database.hpp"
+#include "tessera/core/point/profile_plan.hpp"
+
+namespace tessera::kernels {
+
+class Communicator;
+class Device;
+
+struct ProfilerOptions {
+  int warmup_runs = 1;
+  int min_runs = 3;
+  int max_runs = 11;
+  // Repeat a measurement until this much time went into it (or max_runs); the median counts.
+  double seconds_per_measurement = 0.2;
+  // Algorithms whose workspace exceeds this are recorded as not run (ok = false).
+  double max_workspace_bytes = 4.0 * 1024 * 1024 * 1024;
+  // Algorithms whose name starts with one of these are not measured and get no row (e.g. "ref:",
+  // oneDNN's reference implementations, 100x slower than the others and never a library's pick).
+  std::vector<std::string> skipped_algorithm_prefixes;
+  // Before every run this many bytes of device memory are written (outside the timing), so that
+  // the kernel finds its operands in memory rather than in the caches its previous run left
+  // them in, as in a training step, where other layers' tensors pass through the caches in
+  // between; timed with warm caches, kernels ran several times faster than in training
+  // (docs/measurements/2026-11-21.md). 0: warm caches.
+  double cache_flush_bytes = 0;
+};
+
+// Twice the device's last-level cache (the CPU's L3, the GPU's L2), or 256 MiB when unknown.
+double cache_flush_bytes_for(const Device& device);
+
+// Median of repeated runs of `work` after warm-up, timed the device's way.
+double median_seconds(Device& device, const std::function<void()>& work,
+                      const ProfilerOptions& options);
+
+// Called before each kernel: index, total, and what is being measured.
+using ProfileProgress =
+    std::function<void(std::size_t index, std::size_t total, const KernelToProfile& kernel)>;
+
+// The algorithm named in the one row of a shape the library refuses whatever the algorithm.
+inline constexpr const char* kRefusedAlgorithm = "refused";
+
+// One row per (kernel, micro-batch size, algorithm); an algorithm that fails or does not fit is
+// a row with ok = false, so the planner knows it was tried, and a shape the library cannot
+// describe at all (a tensor outside cuDNN's int range) one such row named kRefusedAlgorithm.
+void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels,
+                     const ProfilerOptions& options, ProfileDatabase& database,
+                     const ProfileProgress& progress = {});
+
+// The sizes of `sizes` (micro-batches of the kernel) that `database` has no row for on
+// `device_name`, any algorithm: what a resumed or extended run still has to measure.
+std::vector<std::int64_t> missing_micro_batches(const ProfileDatabase& database,
+                                                const std::string& device_name,
+                                                const KernelToProfile& kernel,
+                                                const std::vector<std::int64_t>& sizes);
+
+// The optimizer update over each one's parameters (weights, gradients and moments in device
+// memory, as the real backend holds them), one row each (op update_adam etc., micro-batch 1).
+void profile_updates(Device& device, const std::vector<UpdateToProfile>& updates,
+                     const ProfilerOptions& options, ProfileDatabase& database);
+
+// Copy bandwidth against size: host->device and device->host from pinned and pageable host
+// memory, and device->device. Rows have op "copy_h2d_pinned" etc. and shape "bytes N".
+void profile_copies(Device& device, const std::vector<double>& sizes_bytes,
+                    const ProfilerOptions& options, ProfileDatabase& database);
+
+// All-reduce and neighbour send/receive against size over `ranks` (op "allreduce" /
+// "sendrecv", shape "bytes N ranks R"). Every rank must call it; rows are added on rank 0.
+void profile_collectives(Communicator& ranks, Device& device,
+                         const std::vector<double>& sizes_bytes, const ProfilerOptions& options,
+                         ProfileDatabase& database);
+
+// The shape key of a transfer row.
+std::string transfer_shape(double bytes, int ranks = 1);
+
+// The message sizes `tessera profile` times copies and collectives at: 4 kB to 256 MB.
+const std::vector<double>& transfer_sizes_bytes();
+
+}  // namespace tessera::kernels
