@@ -374,8 +374,8 @@ TEST(ModelZooFlops, BiasedConvAndFullyConnectedByHand) {
 
 TEST(ModelZoo, EveryModelBuildsWithDefaultOptions) {
   const std::vector<std::string> expected = {
-      "cosmoflow", "unet3d",   "alexnet",      "overfeat",       "vgg16", "googlenet",
-      "resnet18",  "resnet50", "inception_v3", "deepbench_conv", "gnmt",  "biglstm"};
+      "cosmoflow", "unet3d",       "alexnet",        "overfeat", "vgg16",   "googlenet", "resnet18",
+      "resnet50",  "inception_v3", "deepbench_conv", "gnmt",     "biglstm", "gpt2",      "bert"};
   std::vector<std::string> names;
   for (const auto& model : model_zoo()) names.push_back(model.name);
   EXPECT_EQ(names, expected);

@@ -93,6 +93,21 @@ std::string GraphBuilder::projection(const std::string& name, const std::string&
   return append({name, LayerKind::projection, params, {from}});
 }
 
+std::string GraphBuilder::layer_norm(const std::string& name, const std::string& from,
+                                     bool affine) {
+  return append({name, LayerKind::layer_norm, LayerNormParams{affine}, {from}});
+}
+
+std::string GraphBuilder::self_attention(const std::string& name, const std::string& from,
+                                         SelfAttentionParams params) {
+  return append({name, LayerKind::self_attention, params, {from}});
+}
+
+std::string GraphBuilder::position_embedding(const std::string& name, const std::string& from,
+                                             std::int64_t positions) {
+  return append({name, LayerKind::position_embedding, PositionEmbeddingParams{positions}, {from}});
+}
+
 std::string GraphBuilder::conv_bn_relu(const std::string& name, const std::string& from,
                                        ConvolutionParams params, bool with_batch_norm) {
   auto x = conv(name, from, std::move(params));

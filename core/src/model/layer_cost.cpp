@@ -34,8 +34,7 @@ std::int64_t parameter_count(const ResolvedLayer& layer) {
 }
 
 bool computes_weight_gradients(const Layer& layer, std::int64_t parameters) {
-  const auto* embedding = std::get_if<EmbeddingParams>(&layer.params);
-  return parameters > 0 || (embedding != nullptr && !embedding->shared_with.empty());
+  return parameters > 0 || !rules_of(layer.kind).table_owner(layer).empty();
 }
 
 std::int64_t parameter_count(const ModelGraph& model) {

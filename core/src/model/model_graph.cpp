@@ -4,6 +4,7 @@
 #include <queue>
 #include <unordered_set>
 
+#include "tessera/core/model/layer_kind_rules.hpp"
 #include "tessera/core/model/shape_inference.hpp"
 
 namespace tessera {
@@ -52,32 +53,34 @@ ModelError::ModelError(std::string layer, std::string problem)
       layer_(std::move(layer)),
       problem_(std::move(problem)) {}
 
-// An embedding that reads another's table (tied weights) needs an owner of the same size that
-// owns its table itself, so that the parameters are counted exactly once.
-void ModelGraph::check_shared_embeddings(const ModelGraph& graph) {
+// A layer that reads an embedding's table (tied weights: another embedding, or a projection as
+// a language model's head) needs an owner whose table has its weights' extents and is its own,
+// so that the parameters are counted exactly once.
+void ModelGraph::check_shared_tables(const ModelGraph& graph) {
   for (const auto& resolved : graph.layers_) {
-    const auto* embedding = std::get_if<EmbeddingParams>(&resolved.layer.params);
-    if (embedding == nullptr || embedding->shared_with.empty()) continue;
+    const LayerKindRules& rules = rules_of(resolved.layer.kind);
+    const std::string owner_name = rules.table_owner(resolved.layer);
+    if (owner_name.empty()) continue;
     const auto& name = resolved.layer.name;
-    auto owner_index = graph.index_of(embedding->shared_with);
+    auto owner_index = graph.index_of(owner_name);
     if (!owner_index) {
-      throw ModelError(name,
-                       "shared_with '" + embedding->shared_with + "' is not a layer of this model");
+      throw ModelError(name, "shared_with '" + owner_name + "' is not a layer of this model");
     }
-    const auto* owner = std::get_if<EmbeddingParams>(&graph.layers_[*owner_index].layer.params);
-    if (owner == nullptr) {
-      throw ModelError(name, "shared_with '" + embedding->shared_with + "' is not an embedding");
+    const ResolvedLayer& owner = graph.layers_[*owner_index];
+    if (owner.layer.kind != LayerKind::embedding) {
+      throw ModelError(name, "shared_with '" + owner_name + "' is not an embedding");
     }
-    if (!owner->shared_with.empty()) {
-      throw ModelError(name, "shared_with '" + embedding->shared_with +
+    if (!rules_of(owner.layer.kind).table_owner(owner.layer).empty()) {
+      throw ModelError(name, "shared_with '" + owner_name +
                                  "' shares another table itself; name the table's owner");
     }
-    if (owner->vocabulary != embedding->vocabulary || owner->dimension != embedding->dimension) {
-      throw ModelError(name, "shared_with '" + embedding->shared_with + "' has a " +
-                                 std::to_string(owner->vocabulary) + " x " +
-                                 std::to_string(owner->dimension) + " table, this one " +
-                                 std::to_string(embedding->vocabulary) + " x " +
-                                 std::to_string(embedding->dimension));
+    const auto table = rules_of(owner.layer.kind).weight_extents(owner.layer, owner.input_shapes);
+    const auto needed = rules.weight_extents(resolved.layer, resolved.input_shapes);
+    if (table != needed) {
+      throw ModelError(name, "shared_with '" + owner_name + "' has a " +
+                                 std::to_string(table.at(0)) + " x " + std::to_string(table.at(1)) +
+                                 " table, this one " + std::to_string(needed.at(0)) + " x " +
+                                 std::to_string(needed.at(1)));
     }
   }
 }
@@ -128,7 +131,7 @@ ModelGraph ModelGraph::from_layers(std::string name, std::vector<Layer> layers) 
     graph.index_by_name_.emplace(resolved.layer.name, graph.layers_.size());
     graph.layers_.push_back(std::move(resolved));
   }
-  check_shared_embeddings(graph);
+  check_shared_tables(graph);
   return graph;
 }
 

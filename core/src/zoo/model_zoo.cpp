@@ -43,6 +43,25 @@ ModelOptionSpec classes_option(std::int64_t default_classes) {
           .help = "number of output classes"};
 }
 
+ModelOptionSpec sequence_length_option(std::int64_t default_steps) {
+  return {.name = "sequence_length",
+          .type = OptionType::integer,
+          .default_value = std::to_string(default_steps),
+          .minimum = 1,
+          .maximum = 1 << 20,
+          .help = "tokens per sequence, also the position table's rows"};
+}
+
+ModelOptionSpec attention_option() {
+  return {.name = "attention",
+          .type = OptionType::choice,
+          .default_value = "fused",
+          .allowed = {"fused", "unfused"},
+          .help =
+              "fused: one kernel keeping no T x T tensor (FlashAttention); unfused: the "
+              "attention probabilities kept for backward"};
+}
+
 ConvolutionParams conv_params(std::int64_t out_channels, std::int64_t kernel, std::int64_t stride,
                               std::int64_t padding, bool bias) {
   ConvolutionParams p;
@@ -73,9 +92,11 @@ const std::string& ModelOptions::text(const std::string& name) const {
 
 const std::vector<ZooModel>& model_zoo() {
   static const std::vector<ZooModel> models{
-      zoo::cosmoflow(),    zoo::unet3d(),         zoo::alexnet(),  zoo::overfeat(),
-      zoo::vgg16(),        zoo::googlenet(),      zoo::resnet18(), zoo::resnet50(),
-      zoo::inception_v3(), zoo::deepbench_conv(), zoo::gnmt(),     zoo::biglstm()};
+      zoo::cosmoflow(),      zoo::unet3d(),   zoo::alexnet(),
+      zoo::overfeat(),       zoo::vgg16(),    zoo::googlenet(),
+      zoo::resnet18(),       zoo::resnet50(), zoo::inception_v3(),
+      zoo::deepbench_conv(), zoo::gnmt(),     zoo::biglstm(),
+      zoo::gpt2(),           zoo::bert()};
   return models;
 }
 

@@ -16,10 +16,15 @@ ZooModel inception_v3();
 ZooModel deepbench_conv();
 ZooModel gnmt();
 ZooModel biglstm();
+ZooModel gpt2();
+ZooModel bert();
 
 // Options most image classifiers share.
 ModelOptionSpec image_size_option(std::int64_t default_size);
 ModelOptionSpec classes_option(std::int64_t default_classes = 1000);
+// Options the transformers share.
+ModelOptionSpec sequence_length_option(std::int64_t default_steps);
+ModelOptionSpec attention_option();
 
 // Shorthand for ConvolutionParams in model definitions.
 ConvolutionParams conv_params(std::int64_t out_channels, std::int64_t kernel,

@@ -47,7 +47,8 @@ std::unique_ptr<LayerExecutor> make_sequence_executor(const ModelGraph& model, s
     case LayerKind::projection:
       return make_projection_executor(layer, index, shapes, context);
     default:
-      throw std::invalid_argument("layer " + layer.layer.name + " is not a sequence layer");
+      throw std::invalid_argument("layer " + layer.layer.name + ": " + to_string(layer.layer.kind) +
+                                  " layers are not yet supported by the real backend");
   }
 }
 

@@ -58,6 +58,10 @@ class EmbeddingRules final : public LayerKindRules {
     return p.shared_with.empty() ? p.vocabulary * p.dimension : 0;
   }
 
+  std::string table_owner(const Layer& layer) const override {
+    return std::get<EmbeddingParams>(layer.params).shared_with;
+  }
+
   // The token ids, to scatter the gradient into the table.
   BackwardNeeds backward_needs(const Layer& /*layer*/) const override { return {.input = true}; }
 

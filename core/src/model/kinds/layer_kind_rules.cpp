@@ -32,6 +32,10 @@ std::int64_t LayerKindRules::parameters(const Layer& /*layer*/,
   return 0;
 }
 
+std::string LayerKindRules::table_owner(const Layer& /*layer*/) const {
+  return "";
+}
+
 BackwardNeeds LayerKindRules::backward_needs(const Layer& /*layer*/) const {
   return {};
 }

@@ -25,6 +25,9 @@ const LayerKindRules& embedding_rules();
 const LayerKindRules& attention_rules();
 const LayerKindRules& projection_rules();
 const LayerKindRules& gelu_rules();
+const LayerKindRules& layer_norm_rules();
+const LayerKindRules& self_attention_rules();
+const LayerKindRules& position_embedding_rules();
 
 }  // namespace kinds
 
@@ -50,6 +53,9 @@ const std::vector<LayerKindEntry>& layer_kinds() {
       {LayerKind::attention, "attention", &kinds::attention_rules()},
       {LayerKind::projection, "projection", &kinds::projection_rules()},
       {LayerKind::gelu, "gelu", &kinds::gelu_rules()},
+      {LayerKind::layer_norm, "layer_norm", &kinds::layer_norm_rules()},
+      {LayerKind::self_attention, "self_attention", &kinds::self_attention_rules()},
+      {LayerKind::position_embedding, "position_embedding", &kinds::position_embedding_rules()},
   };
   return entries;
 }

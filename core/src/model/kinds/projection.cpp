@@ -11,7 +11,7 @@ namespace {
 class ProjectionRules final : public LayerKindRules {
  public:
   std::vector<std::string> model_file_keys() const override {
-    return {"out_features", "bias", "sampled"};
+    return {"out_features", "bias", "sampled", "shared_with"};
   }
 
   LayerParams parse(const YamlMap& map) const override {
@@ -20,12 +20,16 @@ class ProjectionRules final : public LayerKindRules {
         map.required("out_features", "a positive integer").as_integer(1, kMaxVocabulary);
     if (auto bias = map.optional("bias")) p.bias = bias->as_bool();
     if (auto sampled = map.optional("sampled")) p.sampled = sampled->as_integer(0, kMaxVocabulary);
+    if (auto shared = map.optional("shared_with")) p.shared_with = shared->as_string();
     return p;
   }
 
   nlohmann::json params_json(const Layer& layer) const override {
     const auto& p = std::get<ProjectionParams>(layer.params);
-    return {{"out_features", p.out_features}, {"bias", p.bias}, {"sampled", p.sampled}};
+    return {{"out_features", p.out_features},
+            {"bias", p.bias},
+            {"sampled", p.sampled},
+            {"shared_with", p.shared_with}};
   }
 
   TensorShape infer_shape(Layer& layer, const std::vector<TensorShape>& inputs) const override {
@@ -45,11 +49,17 @@ class ProjectionRules final : public LayerKindRules {
     return {std::get<ProjectionParams>(layer.params).out_features, inputs.at(0).c};
   }
 
-  // C out_features + out_features (bias), whatever is sampled.
+  // C out_features + out_features (bias), whatever is sampled; tied to an embedding's table,
+  // the bias only.
   std::int64_t parameters(const Layer& layer, const std::vector<TensorShape>& inputs,
                           const TensorShape& /*output*/) const override {
     const auto& p = std::get<ProjectionParams>(layer.params);
-    return inputs.at(0).c * p.out_features + (p.bias ? p.out_features : 0);
+    const std::int64_t weights = p.shared_with.empty() ? inputs.at(0).c * p.out_features : 0;
+    return weights + (p.bias ? p.out_features : 0);
+  }
+
+  std::string table_owner(const Layer& layer) const override {
+    return std::get<ProjectionParams>(layer.params).shared_with;
   }
 
   BackwardNeeds backward_needs(const Layer& /*layer*/) const override { return {.input = true}; }
@@ -69,10 +79,11 @@ class ProjectionRules final : public LayerKindRules {
     cost.flops.forward = 2 * macs + bias;
     cost.flops.backward_data = 2 * macs;
     cost.flops.backward_filter = 2 * macs + bias;
-    if (p.sampled > 0) {
-      const std::int64_t rows = std::min(p.out_features, p.sampled + q.batch * steps);
-      cost.weight_bytes_read = rows * (input.c + (p.bias ? 1 : 0)) * dtype_bytes(q.dtype);
-    }
+    // A pass reads every row of the weights (a tied head its owner's table), a sampled softmax
+    // only the sampled rows and each position's target row.
+    const std::int64_t rows =
+        p.sampled > 0 ? std::min(p.out_features, p.sampled + q.batch * steps) : p.out_features;
+    cost.weight_bytes_read = rows * (input.c + (p.bias ? 1 : 0)) * dtype_bytes(q.dtype);
   }
 
   std::string profile_key(const Layer& layer) const override {

@@ -37,6 +37,11 @@ class GraphBuilder {
   std::string attention(const std::string& name, const std::string& query,
                         const std::string& memory, AttentionParams params);
   std::string projection(const std::string& name, const std::string& from, ProjectionParams params);
+  std::string layer_norm(const std::string& name, const std::string& from, bool affine = true);
+  std::string self_attention(const std::string& name, const std::string& from,
+                             SelfAttentionParams params);
+  std::string position_embedding(const std::string& name, const std::string& from,
+                                 std::int64_t positions);
 
   // Convolution, batch-norm (if requested) and ReLU: the block most CNNs repeat.
   std::string conv_bn_relu(const std::string& name, const std::string& from,

@@ -27,11 +27,14 @@ enum class LayerKind {
   add,
   softmax_cross_entropy,
   mse_loss,
-  lstm,        // a recurrent layer over the time axis of N x C x T
-  embedding,   // token ids N x 1 x T (one channel of the input) to N x dim x T
-  attention,   // additive (Bahdanau) attention of a query sequence over a memory sequence
-  projection,  // a linear map at every time step (the softmax layer over a vocabulary)
-  gelu,        // the Gaussian error linear unit x * Phi(x) of transformers' MLPs
+  lstm,                // a recurrent layer over the time axis of N x C x T
+  embedding,           // token ids N x 1 x T (one channel of the input) to N x dim x T
+  attention,           // additive (Bahdanau) attention of a query sequence over a memory sequence
+  projection,          // a linear map at every time step (the softmax layer over a vocabulary)
+  gelu,                // the Gaussian error linear unit x * Phi(x) of transformers' MLPs
+  layer_norm,          // normalisation over the channels at each position (transformers)
+  self_attention,      // multi-head self-attention over the time steps of N x C x T
+  position_embedding,  // a learned vector per time step added to N x C x T
 };
 
 std::string to_string(LayerKind kind);
@@ -122,6 +125,10 @@ struct AttentionParams {
 struct ProjectionParams {
   std::int64_t out_features = 0;  // e.g. the vocabulary
   bool bias = true;
+  // An embedding layer whose table this one reads as its weights (the language-model head tied to
+  // the token embedding, as GPT-2 and BERT do): out_features must be the table's rows and the
+  // input's channels its columns; no weights of its own besides the bias.
+  std::string shared_with;
   // > 0: training scores only this many sampled classes besides each position's target (a
   // sampled softmax, Jean et al. 2015, as TensorFlow's sampled_softmax_loss), so the output has
   // sampled + 1 channels; the weights are still the full out_features rows.
@@ -136,12 +143,31 @@ struct GeluParams {
   GeluApproximation approximation = GeluApproximation::none;
 };
 
+struct LayerNormParams {
+  bool affine = true;  // learnable scale and shift per channel
+};
+
+// Multi-head self-attention: `heads` divides the channels; causal masks each step to the steps
+// before it (GPT); fused is one kernel that keeps no T x T tensor (FlashAttention), unfused
+// keeps the attention probabilities for backward.
+struct SelfAttentionParams {
+  std::int64_t heads = 1;
+  bool causal = false;
+  bool bias = true;
+  bool fused = true;
+};
+
+struct PositionEmbeddingParams {
+  std::int64_t positions = 0;  // the table's rows: the longest sequence it serves
+};
+
 struct NoParams {};
 
 using LayerParams =
     std::variant<NoParams, InputParams, ConvolutionParams, PoolingParams, BatchNormParams,
                  LeakyReluParams, DropoutParams, FullyConnectedParams, LstmParams, EmbeddingParams,
-                 AttentionParams, ProjectionParams, GeluParams>;
+                 AttentionParams, ProjectionParams, GeluParams, LayerNormParams,
+                 SelfAttentionParams, PositionEmbeddingParams>;
 
 std::string to_string(LstmBias bias);  // "none", "single", "double" as in model files
 std::string to_string(GeluApproximation approximation);  // "none", "tanh" as in model files

@@ -48,8 +48,8 @@ LayerCost layer_cost(const ResolvedLayer& layer, std::int64_t batch, DType dtype
 
 std::int64_t parameter_count(const ResolvedLayer& layer);
 std::int64_t parameter_count(const ModelGraph& model);
-// Whether the layer's backward has a weight-gradient kernel: it has parameters, or it is an
-// embedding reading another's table, whose rows' gradients it adds into the owner's.
+// Whether the layer's backward has a weight-gradient kernel: it has parameters, or it reads an
+// embedding's table (tied weights), whose gradient it adds into the owner's.
 bool computes_weight_gradients(const Layer& layer, std::int64_t parameters);
 BackwardNeeds backward_needs(const Layer& layer);
 

@@ -50,6 +50,9 @@ class LayerKindRules {
                                                    const std::vector<TensorShape>& inputs) const;
   virtual std::int64_t parameters(const Layer& layer, const std::vector<TensorShape>& inputs,
                                   const TensorShape& output) const;
+  // The embedding whose table this layer reads as its weights (tied weights: shared_with), or
+  // "" where it owns its weights. The table's extents must equal this layer's weight_extents.
+  virtual std::string table_owner(const Layer& layer) const;
 
   virtual BackwardNeeds backward_needs(const Layer& layer) const;
   // Fills the flops of `cost` (whose parameters, bytes and backward needs are set), and

@@ -52,7 +52,7 @@ class ModelGraph {
   void set_default_mini_batch(std::int64_t batch) { default_mini_batch_ = batch; }
 
  private:
-  static void check_shared_embeddings(const ModelGraph& graph);
+  static void check_shared_tables(const ModelGraph& graph);
 
   std::string name_;
   std::vector<ResolvedLayer> layers_;

@@ -1,0 +1,117 @@
+// BERT (Devlin et al. 2019, "BERT: Pre-training of Deep Bidirectional Transformers for Language
+// Understanding"), large at the defaults, as Google's code (github.com/google-research/bert,
+// modeling.py) and Hugging Face's BertForPreTraining define it, with the masked-language-model
+// head and without the pooler and the next-sentence head:
+// - word, token-type (2 segments) and learned position embeddings summed, LayerNorm, 10% dropout;
+//   the input has two channels per step, the word and its segment;
+// - post-norm blocks: bidirectional multi-head self-attention (with biases), 10% dropout,
+//   residual add, LayerNorm; a 4x MLP with the exact (erf) GELU, 10% dropout, residual add,
+//   LayerNorm;
+// - the MLM head: a dense transform with GELU and LayerNorm, then the decoder tied to the word
+//   embedding with a bias of its own, a softmax cross-entropy at every position (the reference
+//   scores only the ~15% masked positions: this head costs more than BERT's).
+//
+// Parameters at the defaults (BERT-large, 24 layers, 1024 wide, 16 heads, 512 positions, a
+// vocabulary of 30,522): 335,174,458 (analysis/transformer_parameters.py checks the count against
+// the same configuration built from torch.nn). The paper's 340M counts the pooler and the
+// next-sentence head too.
+#include "tessera/core/model/graph_builder.hpp"
+#include "zoo_models.hpp"
+
+namespace tessera::zoo {
+namespace {
+
+constexpr double kDropout = 0.1;  // hidden_dropout_prob
+
+struct BertShape {
+  std::int64_t layers = 24;
+  std::int64_t hidden = 1024;
+  std::int64_t heads = 16;
+  std::int64_t steps = 512;
+  std::int64_t vocabulary = 30522;
+  bool dropout = true;
+  bool fused_attention = true;
+};
+
+ModelGraph build(const BertShape& s) {
+  GraphBuilder b("bert");
+  const auto dropout = [&](const std::string& name, const std::string& from) {
+    return s.dropout ? b.dropout(name, from, kDropout) : from;
+  };
+  const auto input = b.input("tokens", 2, {s.steps});  // the word and its segment at each step
+  const auto words =
+      b.embedding("word_embedding", input, {.vocabulary = s.vocabulary, .dimension = s.hidden});
+  const auto segments = b.embedding("token_type_embedding", input,
+                                    {.vocabulary = 2, .dimension = s.hidden, .channel = 1});
+  auto x = b.add("embedding_sum", {words, segments});
+  x = b.position_embedding("position_embedding", x, s.steps);
+  x = b.layer_norm("embedding_norm", x);
+  x = dropout("embedding_dropout", x);
+  for (std::int64_t i = 1; i <= s.layers; ++i) {
+    const auto id = "block" + std::to_string(i);
+    auto a = b.self_attention(id + "_attention", x,
+                              {.heads = s.heads, .causal = false, .fused = s.fused_attention});
+    a = dropout(id + "_attention_dropout", a);
+    x = b.layer_norm(id + "_attention_norm", b.add(id + "_attention_residual", {x, a}));
+    auto m = b.projection(id + "_mlp_in", x, {.out_features = 4 * s.hidden});
+    m = b.gelu(id + "_mlp_gelu", m);
+    m = b.projection(id + "_mlp_out", m, {.out_features = s.hidden});
+    m = dropout(id + "_mlp_dropout", m);
+    x = b.layer_norm(id + "_mlp_norm", b.add(id + "_mlp_residual", {x, m}));
+  }
+  auto h = b.projection("mlm_transform", x, {.out_features = s.hidden});
+  h = b.gelu("mlm_gelu", h);
+  h = b.layer_norm("mlm_norm", h);
+  const auto logits =
+      b.projection("mlm_decoder", h,
+                   {.out_features = s.vocabulary, .bias = true, .shared_with = "word_embedding"});
+  b.softmax_cross_entropy("loss", logits);
+  auto model = std::move(b).build();
+  model.set_default_mini_batch(8);
+  return model;
+}
+
+}  // namespace
+
+ZooModel bert() {
+  return {.name = "bert",
+          .summary = "BERT encoder with its masked-language-model head (large at the defaults)",
+          .definition = "Devlin et al. 2019, BERT-large (google-research/bert modeling.py)",
+          .options = {{.name = "layers",
+                       .default_value = "24",
+                       .minimum = 1,
+                       .maximum = 1024,
+                       .help = "transformer blocks (base 12, large 24)"},
+                      {.name = "hidden",
+                       .default_value = "1024",
+                       .minimum = 1,
+                       .maximum = 1 << 17,
+                       .help = "hidden width (base 768, large 1024)"},
+                      {.name = "heads",
+                       .default_value = "16",
+                       .minimum = 1,
+                       .maximum = 1024,
+                       .help = "attention heads, dividing hidden (base 12, large 16)"},
+                      sequence_length_option(512),
+                      {.name = "vocabulary",
+                       .default_value = "30522",
+                       .minimum = 2,
+                       .maximum = 1 << 22,
+                       .help = "word pieces (BERT's uncased vocabulary: 30,522)"},
+                      {.name = "dropout",
+                       .type = OptionType::boolean,
+                       .default_value = "true",
+                       .help = "10% dropout after the embeddings and each block's two branches"},
+                      attention_option()},
+          .build = [](const ModelOptions& o) {
+            return build({.layers = o.integer("layers"),
+                          .hidden = o.integer("hidden"),
+                          .heads = o.integer("heads"),
+                          .steps = o.integer("sequence_length"),
+                          .vocabulary = o.integer("vocabulary"),
+                          .dropout = o.boolean("dropout"),
+                          .fused_attention = o.text("attention") == "fused"});
+          }};
+}
+
+}  // namespace tessera::zoo
