@@ -4,8 +4,10 @@
     torch_crosscheck.py CHECK_DIR [--device cpu|cuda] [--runs N] [--tolerance T] [--csv FILE]
 
 CHECK_DIR is what `tessera layer-check` wrote: one folder per layer with case.json and the raw
-float32 operands (x, w, dy) and Tessera's results (y, dx, dw; pooling y, dx). For each layer this
-runs the same convolution, transposed convolution or pooling through PyTorch on the same
+float32 operands (x, w, dy) and Tessera's results (y, dx, dw; pooling y, dx; the transformers'
+layers y, dx and each parameter's gradient). For each layer this runs the same convolution,
+transposed convolution, pooling, GELU, LayerNorm (over the channels) or multi-head
+self-attention (torch.nn.functional.multi_head_attention_forward) through PyTorch on the same
 operands, in float64 as the reference and in float32 as PyTorch's own result, and reports per
 result the relative error ||out - ref|| / ||ref|| of Tessera and of PyTorch float32, and per
 direction the median time of both (Tessera's as it measured it; PyTorch's with CUDA events on a
@@ -59,9 +61,9 @@ def convolution_function(geometry, rank):
                                  dilation=geometry["dilation"], groups=geometry["groups"])
 
 
-def convolution_directions(geometry, x, w, dy):
+def convolution_directions(geometry):
     """Each direction as a function of the operands, returning its result."""
-    forward = convolution_function(geometry, x.dim() - 2)
+    forward = lambda x, w: convolution_function(geometry, x.dim() - 2)(x, w)
     transposed = geometry["op"] == "transposed_convolution"
 
     def backward(mask):
@@ -72,12 +74,13 @@ def convolution_directions(geometry, x, w, dy):
             return grads[0] if mask[0] else grads[1]
         return run
 
-    return [("forward", "y", lambda x, w, dy: forward(x, w)),
-            ("backward_data", "dx", backward([True, False, False])),
-            ("backward_filter", "dw", backward([False, True, False]))]
+    return [("forward", "y", lambda o: forward(o["x"], o["w"])),
+            ("backward_data", "dx", lambda o: backward([True, False, False])(o["x"], o["w"], o["dy"])),
+            ("backward_filter", "dw",
+             lambda o: backward([False, True, False])(o["x"], o["w"], o["dy"]))]
 
 
-def pooling_directions(geometry, x, w, dy):
+def pooling_directions(geometry, x, dy):
     rank = x.dim() - 2
     kernel, stride, padding = geometry["kernel"], geometry["stride"], geometry["padding"]
     # Tessera gives the output extent; PyTorch reaches a larger one only with ceil_mode.
@@ -92,19 +95,67 @@ def pooling_directions(geometry, x, w, dy):
         forward = lambda x: function(x, kernel, stride, padding, ceil_mode=ceil_mode,
                                      count_include_pad=False)
 
-    def backward(x, w, dy):
-        x = x.detach().requires_grad_(True)
-        return torch.autograd.grad(forward(x), x, dy)[0]
+    def backward(o):
+        x = o["x"].detach().requires_grad_(True)
+        return torch.autograd.grad(forward(x), x, o["dy"])[0]
 
-    return [("forward", "y", lambda x, w, dy: forward(x)),
+    return [("forward", "y", lambda o: forward(o["x"])),
             ("backward", "dx", backward)]
 
 
-def directions_of(geometry, x, w, dy):
+def sequence_forward(geometry, operands):
+    """The transformer layer on N x C x T operands (PyTorch's functions take C last)."""
+    x = operands["x"]
+    op = geometry["op"]
+    if op == "gelu":
+        return torch.nn.functional.gelu(x, approximate=geometry["approximate"])
+    if op == "layer_norm":
+        normalised = torch.nn.functional.layer_norm(x.transpose(1, 2), (x.shape[1],),
+                                                    operands["scale"], operands["shift"], 1e-5)
+        return normalised.transpose(1, 2)
+    steps = x.shape[2]
+    sequence = x.permute(2, 0, 1)  # T x N x C, MultiheadAttention's layout
+    mask = None
+    if geometry["causal"]:
+        mask = torch.ones(steps, steps, dtype=torch.bool, device=x.device).triu(1)
+    out, _ = torch.nn.functional.multi_head_attention_forward(
+        sequence, sequence, sequence, x.shape[1], geometry["heads"],
+        operands["in_proj_weight"], operands["in_proj_bias"], None, None, False, 0.0,
+        operands["out_proj_weight"], operands["out_proj_bias"], training=False,
+        need_weights=False, attn_mask=mask)
+    return out.permute(1, 2, 0)
+
+
+def sequence_directions(geometry, operands):
+    """forward's y; backward's dx and every parameter's gradient, by autograd."""
+    parameters = [name for name in operands if name not in ("x", "dy")]
+
+    def gradient(name):
+        def run(o):
+            leaves = {key: (value.detach().requires_grad_(True) if key != "dy" else value)
+                      for key, value in o.items()}
+            y = sequence_forward(geometry, leaves)
+            return torch.autograd.grad(y, leaves[name], o["dy"])[0]
+        return run
+
+    directions = [("forward", "y", lambda o: sequence_forward(geometry, o)),
+                  ("backward", "dx", gradient("x"))]
+    return directions + [("backward", gradient_name(name), gradient(name)) for name in parameters]
+
+
+def gradient_name(parameter):
+    """Tessera's name for a parameter's gradient: dscale, d_in_proj_weight."""
+    return ("d_" if "_" in parameter else "d") + parameter
+
+
+def directions_of(geometry, operands):
+    """(direction, result name, function of the operands) for every result Tessera wrote."""
     if geometry["op"] in ("convolution", "transposed_convolution"):
-        return convolution_directions(geometry, x, w, dy)
+        return convolution_directions(geometry)
     if geometry["op"] == "pooling":
-        return pooling_directions(geometry, x, w, dy)
+        return pooling_directions(geometry, operands["x"], operands["dy"])
+    if geometry["op"] in ("gelu", "layer_norm", "self_attention"):
+        return sequence_directions(geometry, operands)
     raise ValueError(f"unknown op {geometry['op']!r}")
 
 
@@ -145,9 +196,8 @@ def check_layer(folder, device, runs):
     rows = []
     for dtype in (torch.float64, torch.float32):
         on_device = {name: tensor.to(device=device, dtype=dtype) for name, tensor in operands.items()}
-        x, w, dy = on_device["x"], on_device.get("w"), on_device["dy"]
-        for direction, result_name, function in directions_of(geometry, x, w, dy):
-            result = function(x, w, dy)
+        for direction, result_name, function in directions_of(geometry, on_device):
+            result = function(on_device)
             if dtype == torch.float64:
                 rows.append({"layer": description["layer"], "op": geometry["op"],
                              "direction": direction, "result": result_name,
@@ -156,11 +206,12 @@ def check_layer(folder, device, runs):
                                                              result),
                              "reference": result})
                 continue
-            row = next(row for row in rows if row["direction"] == direction)
+            row = next(row for row in rows
+                       if row["direction"] == direction and row["result"] == result_name)
             row["torch_fp32_error"] = relative_error(result, row.pop("reference"))
             row["tessera_seconds"] = tessera_times[direction]["median_seconds"]
             row["tessera_algorithm"] = tessera_times[direction]["algorithm"]
-            row["torch_seconds"] = median_seconds(lambda: function(x, w, dy), device, runs)
+            row["torch_seconds"] = median_seconds(lambda: function(on_device), device, runs)
     return description, rows
 
 
@@ -206,15 +257,16 @@ def main():
 
     print(f"Tessera on {tessera_device} against PyTorch {torch.__version__} on {device} "
           f"(float64 reference)")
-    print(f"{'layer':14} {'direction':16} {'tessera err':>11} {'torch32 err':>11} "
+    print(f"{'layer':22} {'direction':16} {'result':18} {'tessera err':>11} {'torch32 err':>11} "
           f"{'tessera ms':>11} {'torch ms':>11}  algorithm")
     off = []
     for row in rows:
-        print(f"{row['layer']:14} {row['direction']:16} {row['tessera_error']:11.2e} "
+        print(f"{row['layer']:22} {row['direction']:16} {row['result']:18} "
+              f"{row['tessera_error']:11.2e} "
               f"{row['torch_fp32_error']:11.2e} {row['tessera_seconds'] * 1e3:11.3f} "
               f"{row['torch_seconds'] * 1e3:11.3f}  {row['tessera_algorithm']}")
         if not row["tessera_error"] <= arguments.tolerance:  # NaN fails too
-            off.append(f"{row['layer']} {row['direction']}")
+            off.append(f"{row['layer']} {row['direction']} ({row['result']})")
     print(f"{len(rows) - len(off)} passed, {len(off)} failed (tolerance {arguments.tolerance:g}); "
           f"table: {out}")
     if off:

@@ -1,6 +1,6 @@
-// tessera layer-check: a model's convolution and pooling layers run on a local device on seeded
-// random operands. Per layer, DIR/<layer>/ gets the operands and results as raw float32 files
-// (little-endian, C order) and case.json with the geometry, the shapes and each direction's
+// tessera layer-check: a model's convolution, pooling and transformer layers run on a local device
+// on seeded random operands. Per layer, DIR/<layer>/ gets the operands and results as raw float32
+// files (little-endian, C order) and case.json with the geometry, the shapes and each direction's
 // median time: what analysis/torch_crosscheck.py needs to run the same layer in PyTorch on the
 // same operands and compare outputs and times.
 #include <filesystem>
@@ -53,6 +53,14 @@ nlohmann::json geometry_json(const kernels::LayerCheck& check) {
             {"padding", conv->padding},
             {"dilation", conv->dilation}};
   }
+  if (const auto* sequence = std::get_if<kernels::SequenceLayerGeometry>(&check.geometry)) {
+    return {{"op", to_string(sequence->kind)},
+            {"channels", sequence->channels},
+            {"steps", sequence->steps},
+            {"approximate", sequence->tanh_approximation ? "tanh" : "none"},
+            {"heads", sequence->heads},
+            {"causal", sequence->causal}};
+  }
   const auto& pool = std::get<kernels::PoolingGeometry>(check.geometry);
   return {{"op", "pooling"},           {"mode", pool.max ? "max" : "average"},
           {"channels", pool.channels}, {"kernel", pool.kernel},
@@ -102,6 +110,12 @@ int layer_check(const LayerCheckSettings& settings) {
   }
   LoadedScenario one_point = loaded;
   one_point.points = {loaded.points[settings.point]};
+  std::unique_ptr<kernels::Device> device;
+  try {
+    device = kernels::open_device(settings.device);
+  } catch (const std::invalid_argument& error) {
+    throw InputError({}, "--device", error.what());
+  }
   // The forward entry of each layer carries its shard shapes and undivided batch.
   std::vector<KernelToProfile> selected;
   std::set<std::string> found;
@@ -115,17 +129,31 @@ int layer_check(const LayerCheckSettings& settings) {
     if (!found.insert(kernel.layer.name).second) continue;
     selected.push_back(kernel);
   }
+  // Sequence layers are not profiled (kernels_to_profile): self-attention runs whole on a rank,
+  // on the point's mini-batch, on a device with sequence kernels (the CPU).
+  for (const auto& layer : one_point.model.layers()) {
+    if (!is_sequence_kind(layer.layer.kind) || !kernels::checkable_layer(layer.layer)) continue;
+    if (device->sequences() == nullptr) {
+      std::cerr << "skipping " << layer.layer.name << ": " << device->info().name
+                << " has no kernels for sequence layers (the CPU has)\n";
+      continue;
+    }
+    if (!wanted.empty() && !wanted.contains(layer.layer.name)) continue;
+    if (!found.insert(layer.layer.name).second) continue;
+    KernelToProfile kernel{.layer = layer.layer,
+                           .inputs = layer.input_shapes,
+                           .output = layer.output_shape,
+                           .batch = one_point.points.front().config.mini_batch};
+    kernel.shape = kernel_shape_key(layer.layer, layer.input_shapes, layer.output_shape);
+    selected.push_back(kernel);
+  }
   for (const auto& name : wanted) {
     if (!found.contains(name)) {
       throw InputError({}, "--layers",
-                       "a convolution or pooling layer of the model, got '" + name + "'");
+                       "a convolution, pooling, GELU, layer-norm or self-attention layer of the "
+                       "model, got '" +
+                           name + "'");
     }
-  }
-  std::unique_ptr<kernels::Device> device;
-  try {
-    device = kernels::open_device(settings.device);
-  } catch (const std::invalid_argument& error) {
-    throw InputError({}, "--device", error.what());
   }
   const fs::path output = settings.output.empty()
                               ? fs::path("results") / loaded.scenario.name / "layer-check"
@@ -149,8 +177,8 @@ int layer_check(const LayerCheckSettings& settings) {
 void add_layer_check_command(CLI::App& cli, Action& action) {
   auto* command = cli.add_subcommand(
       "layer-check",
-      "Run a model's convolution and pooling layers on seeded random operands and write "
-      "operands, results and times (for analysis/torch_crosscheck.py)");
+      "Run a model's convolution, pooling, GELU, layer-norm and self-attention layers on seeded "
+      "random operands and write operands, results and times (for analysis/torch_crosscheck.py)");
   auto settings = std::make_shared<LayerCheckSettings>();
   command
       ->add_option("target", settings->target,

@@ -21,6 +21,17 @@ void require_argument(bool holds, const char* kernel, DescribeExpectation&& desc
   if (!holds) throw std::invalid_argument(std::string(kernel) + ": " + describe());
 }
 
+// A normalisation's extents (batch and layer norm): batch >= 0, channels >= 1, and the values per
+// channel and sample (`name`: spatial, positions) at least `minimum`.
+inline void require_normalization_extents(const char* kernel, std::int64_t batch,
+                                          std::int64_t channels, std::int64_t extent,
+                                          const std::string& name, std::int64_t minimum) {
+  require_argument(batch >= 0 && channels >= 1 && extent >= minimum, kernel, [&] {
+    return "need batch >= 0, channels >= 1, " + name + " >= " + std::to_string(minimum) + ", got " +
+           std::to_string(batch) + ", " + std::to_string(channels) + ", " + std::to_string(extent);
+  });
+}
+
 // A concat's channel counts: one per tensor of `tensors` (its inputs in forward, their gradients
 // in backward, as `role` says), at least one tensor, each count >= 0. Returns their sum.
 inline std::int64_t concat_channel_total(const char* kernel, std::size_t tensors,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `tessera layer-check` and analysis/torch_crosscheck.py on this CPU: a small 2D model (stride,
-# dilation, groups, a transposed convolution, max and average pooling with padding and ceil mode)
-# and CosmoFlow-16's 3D layers. Tessera's oneDNN results must equal PyTorch's on the same
+# dilation, groups, a transposed convolution, max and average pooling with padding and ceil mode),
+# CosmoFlow-16's 3D layers and a GPT block's layers (GELU, LayerNorm, causal self-attention). Tessera's oneDNN results must equal PyTorch's on the same
 # operands; a corrupted result must make the cross-check fail; bad input exits 2.
 # Usage: layer_check.sh TESSERA PYTHON
 set -u
@@ -37,8 +37,13 @@ name: cosmoflow16
 model: {zoo: cosmoflow, options: {width: 16}, mini_batch: 1}
 platform: {preset: lassen}
 YAML
+cat >"$scratch/gpt.yaml" <<'YAML'
+name: gpt
+model: {zoo: gpt2, options: {layers: 1, hidden: 16, heads: 4, sequence_length: 7, vocabulary: 11}, mini_batch: 3}
+platform: {preset: lassen}
+YAML
 
-for case in shapes cosmoflow16; do
+for case in shapes cosmoflow16 gpt; do
   scenario="$scratch/$case.yaml"
   [ "$case" = shapes ] && scenario="$scratch/shapes_scenario.yaml"
   output=$("$tessera" layer-check "$scenario" --device cpu --timed-runs 2 \
@@ -53,6 +58,13 @@ for layer in strided dilated up maxpool avgpool; do
   [ -f "$scratch/shapes/$layer/case.json" ] || fail "layer-check wrote no case for $layer"
 done
 [ -d "$scratch/shapes/fc" ] && fail "layer-check wrote a case for a layer it does not check"
+# One case per distinct kernel: the block's three LayerNorms have one shape.
+for layer in block1_attention block1_attention_norm block1_mlp_gelu; do
+  [ -f "$scratch/gpt/$layer/case.json" ] || fail "layer-check wrote no case for $layer"
+done
+# Attention: y, dx and 4 parameter gradients; LayerNorm: y, dx, dscale, dshift; GELU: y, dx.
+[ "$(tail -n +2 "$scratch/gpt/crosscheck.csv" | wc -l)" -eq $((6 + 4 + 2)) ] ||
+  fail "gpt: $(tail -n +2 "$scratch/gpt/crosscheck.csv" | wc -l) rows, expected 12"
 # 3 convolution directions + 2 pooling directions per layer, one table row each.
 [ "$(tail -n +2 "$scratch/shapes/crosscheck.csv" | wc -l)" -eq 13 ] ||
   fail "shapes: $(tail -n +2 "$scratch/shapes/crosscheck.csv" | wc -l) rows, expected 13"

@@ -174,6 +174,35 @@ TEST(CpuEmbedding, LooksUpItsStreamAndAddsGradientsAtRepeatedTokens) {
   for (std::size_t i = 0; i < added.size(); ++i) EXPECT_FLOAT_EQ(added[i], 2 * dtable[i]);
 }
 
+TEST(CpuPositionEmbedding, AddsRowTAtStepTAndSumsTheGradientOverTheBatch) {
+  constexpr std::int64_t batch = 2, dimension = 3, steps = 4, positions = 6;
+  const auto table = random_values(positions * dimension, 41);
+  const auto x = random_values(batch * dimension * steps, 42);
+  std::vector<float> y(x.size());
+  CpuSequenceKernels kernels;
+  kernels.position_embedding_forward(batch, dimension, steps, table.data(), x.data(), y.data());
+  for (std::int64_t n = 0; n < batch; ++n)
+    for (std::int64_t d = 0; d < dimension; ++d)
+      for (std::int64_t t = 0; t < steps; ++t) {
+        const std::size_t i = (n * dimension + d) * steps + t;
+        EXPECT_FLOAT_EQ(y[i], x[i] + table[t * dimension + d]);
+      }
+  std::vector<float> dtable(table.size(), 5.0f);
+  kernels.position_embedding_backward(batch, dimension, steps, positions, x.data(), dtable.data(),
+                                      0.0f);
+  for (std::int64_t t = 0; t < positions; ++t)
+    for (std::int64_t d = 0; d < dimension; ++d) {
+      float expected = 0.0f;
+      for (std::int64_t n = 0; n < batch && t < steps; ++n) {
+        expected += x[(n * dimension + d) * steps + t];
+      }
+      EXPECT_FLOAT_EQ(dtable[t * dimension + d], expected) << "row " << t;  // unused rows 0
+    }
+  EXPECT_THROW(kernels.position_embedding_backward(batch, dimension, positions + 1, positions,
+                                                   x.data(), dtable.data(), 0.0f),
+               std::invalid_argument);
+}
+
 TEST(CpuProjection, ForwardIsTheMapAtEveryStepAndBackwardMatchesCentralDifferences) {
   const std::int64_t batch = 2, in = 3, out = 4, steps = 5;
   auto x = random_values(batch * in * steps, 50);
@@ -198,9 +227,14 @@ TEST(CpuProjection, ForwardIsTheMapAtEveryStepAndBackwardMatchesCentralDifferenc
   std::vector<float> dx(x.size()), dw(w.size(), 3.0F), db(b.size());
   kernels.projection_backward_data(batch, in, out, steps, dy.data(), w.data(), dx.data());
   kernels.projection_backward_weights(batch, in, out, steps, x.data(), dy.data(), dw.data(),
-                                      db.data());
+                                      db.data(), 0.0F);
   expect_gradient_matches(dx, central_differences(x, loss, 1e-2F), 1e-3, "projection dx");
   expect_gradient_matches(dw, central_differences(w, loss, 1e-2F), 1e-3, "projection dw");
+  // beta 1 adds (a head tied to an embedding adds into the table's gradient).
+  std::vector<float> twice = dw;
+  kernels.projection_backward_weights(batch, in, out, steps, x.data(), dy.data(), twice.data(),
+                                      nullptr, 1.0F);
+  for (std::size_t i = 0; i < dw.size(); ++i) EXPECT_NEAR(twice[i], 2 * dw[i], 1e-5) << i;
   expect_gradient_matches(db, central_differences(b, loss, 1e-2F), 1e-3, "projection db");
 }
 

@@ -185,6 +185,26 @@ TEST_F(CudaLayerKernels, ElementWiseKernels) {
   });
 }
 
+TEST_F(CudaLayerKernels, LayerNorm) {
+  constexpr std::int64_t batch = 3, channels = 6, positions = 41;
+  constexpr std::int64_t count = batch * channels * positions, vectors = batch * positions;
+  const Buffers buffers = {random_floats(count, 23, -2.0f, 3.0f),
+                           random_floats(count, 24),
+                           random_floats(channels, 25),  // scale
+                           random_floats(channels, 26),  // shift
+                           std::vector<float>(count),    // y
+                           std::vector<float>(vectors),  // mean
+                           std::vector<float>(vectors),  // inv_std
+                           std::vector<float>(count),    // dx
+                           std::vector<float>(channels),
+                           std::vector<float>(channels)};
+  expect_same(buffers, [&](LayerKernels& layers, const std::vector<float*>& p) {
+    layers.layer_norm_forward(batch, channels, positions, p[0], p[2], p[3], p[4], p[5], p[6]);
+    layers.layer_norm_backward(batch, channels, positions, p[0], p[1], p[5], p[6], p[2], p[7], p[8],
+                               p[9], 0.0f);
+  });
+}
+
 TEST_F(CudaLayerKernels, GeluBothForms) {
   constexpr std::int64_t count = 1003;
   for (const bool tanh_approximation : {false, true}) {

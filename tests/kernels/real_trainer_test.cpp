@@ -66,7 +66,8 @@ INSTANTIATE_TEST_SUITE_P(Families, FamilyLearns,
                                            std::pair<std::string, int>{"gelu_cnn", 20},
                                            std::pair<std::string, int>{"small_lstm", 100},
                                            std::pair<std::string, int>{"sampled_lstm", 100},
-                                           std::pair<std::string, int>{"tiny_gnmt", 100}),
+                                           std::pair<std::string, int>{"tiny_gnmt", 100},
+                                           std::pair<std::string, int>{"small_transformer", 100}),
                          [](const auto& param) { return param.param.first; });
 
 // Every layer's forward and backward and the update are timed, and they make up the compute.

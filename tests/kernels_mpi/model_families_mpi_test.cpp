@@ -3,8 +3,9 @@
 // transposed convolution and skip concatenation included) and CosmoFlow-16, each with data
 // parallelism over every rank, a spatial split over every rank, and (on 4 ranks) 2 replicas x a
 // 2-way split, give the losses and weights of one rank training the same global batch, within
-// float32 rounding, after two momentum steps (the sequence models, a small LSTM and a tiny GNMT,
-// with data parallelism only); and every rank executes its step program's ops in order. With
+// float32 rounding, after two momentum steps (the sequence models, a small LSTM, a tiny GNMT, a
+// one-block transformer and the zoo's GPT-2 at 2 blocks of 64 with its tied head, with data
+// parallelism only); and every rank executes its step program's ops in order. With
 // replicas, batch-norm statistics are synchronised across them
 // (parallelism.batch_norm_statistics: global): per-replica statistics, the default, differ from
 // one rank's by design.
@@ -26,7 +27,7 @@ using testing::world;
 enum class Split { data, space, both };
 
 struct Family {
-  std::string model;  // a file of tests/data/models/families, or "cosmoflow"
+  std::string model;  // a file of tests/data/models/families, or "cosmoflow" or "tiny_gpt"
   std::string until;  // the first layer that runs unsplit ("" = none: split to the end)
   std::int64_t mini_batch = 2;
 };
@@ -46,6 +47,13 @@ std::ostream& operator<<(std::ostream& out, const Case& c) {
 ModelGraph model_of(const Family& family) {
   if (family.model == "cosmoflow") {
     return build_zoo_model("cosmoflow", {{"width", "16"}, {"batch_norm", "true"}});
+  }
+  if (family.model == "tiny_gpt") {  // the zoo's GPT-2 at 2 blocks of 64, 4 heads, tied head
+    return build_zoo_model("gpt2", {{"layers", "2"},
+                                    {"hidden", "64"},
+                                    {"heads", "4"},
+                                    {"sequence_length", "16"},
+                                    {"vocabulary", "97"}});
   }
   return load_model_file(std::string(TESSERA_TEST_DATA_DIR) + "/models/families/" + family.model +
                          ".yaml");
@@ -96,6 +104,8 @@ std::vector<Case> cases() {
   all.push_back({{"small_lstm", "embedding"}, Split::data});
   all.push_back({{"sampled_lstm", "embedding"}, Split::data});
   all.push_back({{"tiny_gnmt", "source_embedding"}, Split::data});
+  all.push_back({{"small_transformer", "embedding"}, Split::data});
+  all.push_back({{"tiny_gpt", "token_embedding"}, Split::data});
   return all;
 }
 

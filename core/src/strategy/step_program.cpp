@@ -8,6 +8,7 @@
 #include "tessera/core/micro_batching/network_micro_batch_plan.hpp"
 #include "tessera/core/model/input_gradients.hpp"
 #include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera {
 namespace {
@@ -428,7 +429,8 @@ class ProgramWriter {
       } else {
         if (sums_over_group(i)) {
           batch_norm_over_group(i, Direction::backward_data);
-        } else if (input_gradient || layer.layer.kind == LayerKind::batch_norm) {
+        } else if (input_gradient ||
+                   rules_of(layer.layer.kind).weight_gradients_from_backward_data()) {
           compute(i, Direction::backward_data, StepPart::whole, 1.0);
         }
         if (weight_gradients) compute(i, Direction::backward_filter, StepPart::whole, 1.0);

@@ -23,17 +23,7 @@ namespace {
 
 constexpr double kDropout = 0.1;  // hidden_dropout_prob
 
-struct BertShape {
-  std::int64_t layers = 24;
-  std::int64_t hidden = 1024;
-  std::int64_t heads = 16;
-  std::int64_t steps = 512;
-  std::int64_t vocabulary = 30522;
-  bool dropout = true;
-  bool fused_attention = true;
-};
-
-ModelGraph build(const BertShape& s) {
+ModelGraph build(const TransformerShape& s) {
   GraphBuilder b("bert");
   const auto dropout = [&](const std::string& name, const std::string& from) {
     return s.dropout ? b.dropout(name, from, kDropout) : from;
@@ -74,44 +64,15 @@ ModelGraph build(const BertShape& s) {
 }  // namespace
 
 ZooModel bert() {
-  return {.name = "bert",
-          .summary = "BERT encoder with its masked-language-model head (large at the defaults)",
-          .definition = "Devlin et al. 2019, BERT-large (google-research/bert modeling.py)",
-          .options = {{.name = "layers",
-                       .default_value = "24",
-                       .minimum = 1,
-                       .maximum = 1024,
-                       .help = "transformer blocks (base 12, large 24)"},
-                      {.name = "hidden",
-                       .default_value = "1024",
-                       .minimum = 1,
-                       .maximum = 1 << 17,
-                       .help = "hidden width (base 768, large 1024)"},
-                      {.name = "heads",
-                       .default_value = "16",
-                       .minimum = 1,
-                       .maximum = 1024,
-                       .help = "attention heads, dividing hidden (base 12, large 16)"},
-                      sequence_length_option(512),
-                      {.name = "vocabulary",
-                       .default_value = "30522",
-                       .minimum = 2,
-                       .maximum = 1 << 22,
-                       .help = "word pieces (BERT's uncased vocabulary: 30,522)"},
-                      {.name = "dropout",
-                       .type = OptionType::boolean,
-                       .default_value = "true",
-                       .help = "10% dropout after the embeddings and each block's two branches"},
-                      attention_option()},
-          .build = [](const ModelOptions& o) {
-            return build({.layers = o.integer("layers"),
-                          .hidden = o.integer("hidden"),
-                          .heads = o.integer("heads"),
-                          .steps = o.integer("sequence_length"),
-                          .vocabulary = o.integer("vocabulary"),
-                          .dropout = o.boolean("dropout"),
-                          .fused_attention = o.text("attention") == "fused"});
-          }};
+  return {
+      .name = "bert",
+      .summary = "BERT encoder with its masked-language-model head (large at the defaults)",
+      .definition = "Devlin et al. 2019, BERT-large (google-research/bert modeling.py)",
+      .options = transformer_options(
+          {.shape = {.layers = 24, .hidden = 1024, .heads = 16, .steps = 512, .vocabulary = 30522},
+           .sizes = "base 12 x 768 with 12 heads, large 24 x 1024 / 16",
+           .vocabulary_help = "word pieces (BERT's uncased vocabulary: 30,522)"}),
+      .build = [](const ModelOptions& o) { return build(transformer_shape(o)); }};
 }
 
 }  // namespace tessera::zoo

@@ -21,17 +21,7 @@ namespace {
 
 constexpr double kDropout = 0.1;  // resid_pdrop and embd_pdrop
 
-struct Gpt2Shape {
-  std::int64_t layers = 12;
-  std::int64_t hidden = 768;
-  std::int64_t heads = 12;
-  std::int64_t steps = 1024;
-  std::int64_t vocabulary = 50257;
-  bool dropout = true;
-  bool fused_attention = true;
-};
-
-ModelGraph build(const Gpt2Shape& s) {
+ModelGraph build(const TransformerShape& s) {
   GraphBuilder b("gpt2");
   const auto dropout = [&](const std::string& name, const std::string& from) {
     return s.dropout ? b.dropout(name, from, kDropout) : from;
@@ -66,44 +56,16 @@ ModelGraph build(const Gpt2Shape& s) {
 }  // namespace
 
 ZooModel gpt2() {
-  return {.name = "gpt2",
-          .summary = "GPT-2 language model (small at the defaults; medium, large, XL by options)",
-          .definition = "Radford et al. 2019, GPT-2 (openai/gpt-2 model.py, GPT2LMHeadModel)",
-          .options = {{.name = "layers",
-                       .default_value = "12",
-                       .minimum = 1,
-                       .maximum = 1024,
-                       .help = "transformer blocks (small 12, medium 24, large 36, XL 48)"},
-                      {.name = "hidden",
-                       .default_value = "768",
-                       .minimum = 1,
-                       .maximum = 1 << 17,
-                       .help = "hidden width (768, 1024, 1280, 1600)"},
-                      {.name = "heads",
-                       .default_value = "12",
-                       .minimum = 1,
-                       .maximum = 1024,
-                       .help = "attention heads, dividing hidden (12, 16, 20, 25)"},
-                      sequence_length_option(1024),
-                      {.name = "vocabulary",
-                       .default_value = "50257",
-                       .minimum = 2,
-                       .maximum = 1 << 22,
-                       .help = "tokens (GPT-2's byte-pair encoding: 50,257)"},
-                      {.name = "dropout",
-                       .type = OptionType::boolean,
-                       .default_value = "true",
-                       .help = "10% dropout after the embeddings and each block's two branches"},
-                      attention_option()},
-          .build = [](const ModelOptions& o) {
-            return build({.layers = o.integer("layers"),
-                          .hidden = o.integer("hidden"),
-                          .heads = o.integer("heads"),
-                          .steps = o.integer("sequence_length"),
-                          .vocabulary = o.integer("vocabulary"),
-                          .dropout = o.boolean("dropout"),
-                          .fused_attention = o.text("attention") == "fused"});
-          }};
+  return {
+      .name = "gpt2",
+      .summary = "GPT-2 language model (small at the defaults; medium, large, XL by options)",
+      .definition = "Radford et al. 2019, GPT-2 (openai/gpt-2 model.py, GPT2LMHeadModel)",
+      .options = transformer_options(
+          {.shape = {.layers = 12, .hidden = 768, .heads = 12, .steps = 1024, .vocabulary = 50257},
+           .sizes = "small 12 x 768 with 12 heads, medium 24 x 1024 / 16, large 36 x 1280 / 20, "
+                    "XL 48 x 1600 / 25",
+           .vocabulary_help = "tokens (GPT-2's byte-pair encoding: 50,257)"}),
+      .build = [](const ModelOptions& o) { return build(transformer_shape(o)); }};
 }
 
 }  // namespace tessera::zoo

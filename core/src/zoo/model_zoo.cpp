@@ -52,16 +52,6 @@ ModelOptionSpec sequence_length_option(std::int64_t default_steps) {
           .help = "tokens per sequence, also the position table's rows"};
 }
 
-ModelOptionSpec attention_option() {
-  return {.name = "attention",
-          .type = OptionType::choice,
-          .default_value = "fused",
-          .allowed = {"fused", "unfused"},
-          .help =
-              "fused: one kernel keeping no T x T tensor (FlashAttention); unfused: the "
-              "attention probabilities kept for backward"};
-}
-
 ConvolutionParams conv_params(std::int64_t out_channels, std::int64_t kernel, std::int64_t stride,
                               std::int64_t padding, bool bias) {
   ConvolutionParams p;

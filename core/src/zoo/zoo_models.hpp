@@ -22,9 +22,25 @@ ZooModel bert();
 // Options most image classifiers share.
 ModelOptionSpec image_size_option(std::int64_t default_size);
 ModelOptionSpec classes_option(std::int64_t default_classes = 1000);
-// Options the transformers share.
 ModelOptionSpec sequence_length_option(std::int64_t default_steps);
-ModelOptionSpec attention_option();
+
+// What a transformer's options give (transformer_options.cpp): GPT-2's and BERT's shapes.
+struct TransformerShape {
+  std::int64_t layers = 1;
+  std::int64_t hidden = 1;
+  std::int64_t heads = 1;
+  std::int64_t steps = 1;
+  std::int64_t vocabulary = 2;
+  bool dropout = true;
+  bool fused_attention = true;
+};
+struct TransformerDefaults {
+  TransformerShape shape;
+  std::string sizes;            // the published sizes, for the layers option's help
+  std::string vocabulary_help;  // what the vocabulary is
+};
+std::vector<ModelOptionSpec> transformer_options(const TransformerDefaults& defaults);
+TransformerShape transformer_shape(const ModelOptions& options);
 
 // Shorthand for ConvolutionParams in model definitions.
 ConvolutionParams conv_params(std::int64_t out_channels, std::int64_t kernel,

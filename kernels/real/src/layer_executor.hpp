@@ -84,6 +84,17 @@ class LayerExecutor {
   float* gradients_ = nullptr;
 };
 
+// The signatures of the executors' factories, which declare them: one that needs its layer only,
+// one that reads the model and the program too (tied tables, a sampled softmax's labels).
+using LayerExecutorFactory = std::unique_ptr<LayerExecutor>(const ResolvedLayer& layer,
+                                                            const LocalShapes& shapes,
+                                                            ExecutionContext& context);
+using ModelExecutorFactory = std::unique_ptr<LayerExecutor>(const ModelGraph& model,
+                                                            std::size_t index,
+                                                            const LocalShapes& shapes,
+                                                            const StepProgram& program,
+                                                            ExecutionContext& context);
+
 // `program` is the step program the rank plays: an executor takes from its layer's ops how its
 // kernels run (micro-batching plans, whether a split convolution overlaps its interior, whether
 // batch-norm sums over the group). Throws std::invalid_argument naming the layer when the real

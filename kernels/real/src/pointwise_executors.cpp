@@ -376,6 +376,8 @@ std::unique_ptr<LayerExecutor> make_pointwise_executor(const ModelGraph& model, 
     }
     case LayerKind::gelu:
       return make_gelu_executor(layer, shapes, context);
+    case LayerKind::layer_norm:
+      return make_layer_norm_executor(layer, shapes, context);
     case LayerKind::dropout:
       return std::make_unique<Dropout>(
           name, index,

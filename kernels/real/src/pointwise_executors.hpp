@@ -12,9 +12,7 @@ std::unique_ptr<LayerExecutor> make_pointwise_executor(const ModelGraph& model, 
                                                        const StepProgram& program,
                                                        ExecutionContext& context);
 
-// GELU (gelu_executor.cpp).
-std::unique_ptr<LayerExecutor> make_gelu_executor(const ResolvedLayer& layer,
-                                                  const LocalShapes& shapes,
-                                                  ExecutionContext& context);
+LayerExecutorFactory make_layer_norm_executor;  // layer_norm_executor.cpp
+LayerExecutorFactory make_gelu_executor;        // gelu_executor.cpp
 
 }  // namespace tessera::kernels::real

@@ -17,17 +17,25 @@
 namespace tessera::kernels::real {
 namespace {
 
+// A head tied to an embedding (shared_with) has no parameters of its own: its weights are the
+// owner's table (out x in, the same layout) and its gradient goes into the owner's, written or
+// added in the program's order (`beta`, shared_table.cpp).
 class Projection : public LayerExecutor {
  public:
-  Projection(const ResolvedLayer& layer, const LocalShapes& shapes, ExecutionContext& context)
+  Projection(const ResolvedLayer& layer, const LocalShapes& shapes, ExecutionContext& context,
+             bool owns_weights = true, float beta = 0.0F)
       : LayerExecutor(layer.layer.name),
         batch_(shapes.batch),
         in_(layer.input_shapes.at(0).c),
         out_(layer.output_shape.c),
         steps_(layer.output_shape.spatial.at(0)),
         bias_(std::get<ProjectionParams>(layer.layer.params).bias),
+        owns_weights_(owns_weights),
+        beta_(beta),
         kernels_(sequence_kernels_for(layer.layer.name, context)) {}
-  std::int64_t parameter_floats() const override { return in_ * out_ + (bias_ ? out_ : 0); }
+  std::int64_t parameter_floats() const override {
+    return owns_weights_ ? in_ * out_ + (bias_ ? out_ : 0) : 0;
+  }
   void initialize(std::uint64_t seed, std::span<float> values) const override {
     // PyTorch's nn.Linear: uniform within 1/sqrt(fan_in), weights and biases alike.
     fill_uniform(seed, 0, static_cast<float>(1.0 / std::sqrt(static_cast<double>(in_))), values);
@@ -42,12 +50,14 @@ class Projection : public LayerExecutor {
   }
   void backward_filter() override {
     kernels_.projection_backward_weights(batch_, in_, out_, steps_, t_.x[0], t_.dy, gradients_,
-                                         bias_ ? gradients_ + in_ * out_ : nullptr);
+                                         bias_ ? gradients_ + in_ * out_ : nullptr, beta_);
   }
 
  protected:
   std::int64_t batch_, in_, out_, steps_;
   bool bias_;
+  bool owns_weights_;
+  float beta_;
   SequenceKernels& kernels_;
 };
 
@@ -136,11 +146,23 @@ class SampledProjection : public Projection {
 
 }  // namespace
 
-std::unique_ptr<LayerExecutor> make_projection_executor(const ResolvedLayer& layer,
-                                                        std::size_t index,
+std::unique_ptr<LayerExecutor> make_projection_executor(const ModelGraph& model, std::size_t index,
                                                         const LocalShapes& shapes,
+                                                        const StepProgram& program,
                                                         ExecutionContext& context) {
-  if (std::get<ProjectionParams>(layer.layer.params).sampled > 0) {
+  const auto& layer = model.layers().at(index);
+  const auto& params = std::get<ProjectionParams>(layer.layer.params);
+  if (!params.shared_with.empty()) {
+    if (params.bias || params.sampled > 0) {
+      throw std::invalid_argument("layer " + layer.layer.name +
+                                  ": a head tied to an embedding's table (shared_with) with a "
+                                  "bias or a sampled softmax is not yet supported by the real "
+                                  "backend");
+    }
+    return std::make_unique<Projection>(layer, shapes, context, false,
+                                        table_gradient_beta(model, index, program, context));
+  }
+  if (params.sampled > 0) {
     return std::make_unique<SampledProjection>(layer, index, shapes, context);
   }
   return std::make_unique<Projection>(layer, shapes, context);

@@ -19,13 +19,6 @@ SequenceKernels& sequence_kernels_for(const std::string& layer, ExecutionContext
   return *kernels;
 }
 
-std::size_t parameter_owner(const ModelGraph& model, std::size_t index) {
-  const auto& layer = model.layers().at(index).layer;
-  const auto* embedding = std::get_if<EmbeddingParams>(&layer.params);
-  if (embedding == nullptr || embedding->shared_with.empty()) return index;
-  return model.index_of(embedding->shared_with).value();
-}
-
 std::unique_ptr<LayerExecutor> make_sequence_executor(const ModelGraph& model, std::size_t index,
                                                       bool spatially_split,
                                                       const LocalShapes& shapes,
@@ -45,7 +38,11 @@ std::unique_ptr<LayerExecutor> make_sequence_executor(const ModelGraph& model, s
     case LayerKind::attention:
       return make_attention_executor(layer, shapes, context);
     case LayerKind::projection:
-      return make_projection_executor(layer, index, shapes, context);
+      return make_projection_executor(model, index, shapes, program, context);
+    case LayerKind::self_attention:
+      return make_self_attention_executor(layer, shapes, context);
+    case LayerKind::position_embedding:
+      return make_position_embedding_executor(layer, shapes, context);
     default:
       throw std::invalid_argument("layer " + layer.layer.name + ": " + to_string(layer.layer.kind) +
                                   " layers are not yet supported by the real backend");

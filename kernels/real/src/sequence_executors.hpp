@@ -15,28 +15,25 @@ std::unique_ptr<LayerExecutor> make_sequence_executor(const ModelGraph& model, s
                                                       const StepProgram& program,
                                                       ExecutionContext& context);
 
-std::unique_ptr<LayerExecutor> make_lstm_executor(const ResolvedLayer& layer,
-                                                  const LocalShapes& shapes,
-                                                  ExecutionContext& context);
-std::unique_ptr<LayerExecutor> make_embedding_executor(const ModelGraph& model, std::size_t index,
-                                                       const LocalShapes& shapes,
-                                                       const StepProgram& program,
-                                                       ExecutionContext& context);
-std::unique_ptr<LayerExecutor> make_attention_executor(const ResolvedLayer& layer,
-                                                       const LocalShapes& shapes,
-                                                       ExecutionContext& context);
-std::unique_ptr<LayerExecutor> make_projection_executor(const ResolvedLayer& layer,
-                                                        std::size_t index,
-                                                        const LocalShapes& shapes,
-                                                        ExecutionContext& context);
+LayerExecutorFactory make_lstm_executor;
+LayerExecutorFactory make_attention_executor;
+LayerExecutorFactory make_self_attention_executor;
+LayerExecutorFactory make_position_embedding_executor;
+ModelExecutorFactory make_embedding_executor;
+ModelExecutorFactory make_projection_executor;
 
 // Whether layer `index` takes its input from a sampled softmax's projection, whose channel 0 is
 // every position's target (a cross-entropy then labels every position 0).
 bool scores_target_first(const ModelGraph& model, std::size_t index);
 
-// The layer whose parameters `index` reads and whose gradients it adds to: a tied embedding's
-// table owner, else the layer itself.
+// The layer whose parameters `index` reads and whose gradients it adds to: a tied layer's table
+// owner, else the layer itself (shared_table.cpp).
 std::size_t parameter_owner(const ModelGraph& model, std::size_t index);
+// 0 where layer `index` writes its table's gradient first in the program (every micro-batch),
+// 1 where another reader of the table wrote it before. Throws std::invalid_argument naming the
+// layer where a reader of its table runs on another stage.
+float table_gradient_beta(const ModelGraph& model, std::size_t index, const StepProgram& program,
+                          const ExecutionContext& context);
 
 // The device's sequence kernels; throws std::invalid_argument naming `layer` where it has none.
 SequenceKernels& sequence_kernels_for(const std::string& layer, ExecutionContext& context);

@@ -23,9 +23,7 @@ struct Extents {
 
 Extents extents(std::int64_t batch, std::int64_t channels, std::int64_t spatial,
                 const char* kernel) {
-  require_argument(batch >= 0 && channels >= 1 && spatial >= 0, kernel,
-                   "need batch >= 0, channels >= 1, spatial >= 0, got " + std::to_string(batch) +
-                       ", " + std::to_string(channels) + ", " + std::to_string(spatial));
+  require_normalization_extents(kernel, batch, channels, spatial, "spatial", 0);
   return {static_cast<std::size_t>(batch * channels), static_cast<std::size_t>(channels),
           static_cast<std::size_t>(spatial)};
 }

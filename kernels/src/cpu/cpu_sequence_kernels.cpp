@@ -61,6 +61,34 @@ void CpuSequenceKernels::embedding_backward(std::int64_t batch, std::int64_t cha
   }
 }
 
+void CpuSequenceKernels::position_embedding_forward(std::int64_t batch, std::int64_t dimension,
+                                                    std::int64_t steps, const float* table,
+                                                    const float* x, float* y) {
+  require_argument(batch >= 0 && dimension >= 1 && steps >= 1, "position_embedding_forward",
+                   "need batch >= 0, dimension >= 1, steps >= 1");
+  for (std::int64_t n = 0; n < batch; ++n) {
+    for (std::int64_t d = 0; d < dimension; ++d) {
+      const std::int64_t row = (n * dimension + d) * steps;
+      for (std::int64_t t = 0; t < steps; ++t) y[row + t] = x[row + t] + table[t * dimension + d];
+    }
+  }
+}
+
+void CpuSequenceKernels::position_embedding_backward(std::int64_t batch, std::int64_t dimension,
+                                                     std::int64_t steps, std::int64_t positions,
+                                                     const float* dy, float* dtable, float beta) {
+  require_argument(batch >= 0 && dimension >= 1 && steps >= 1 && steps <= positions,
+                   "position_embedding_backward",
+                   "need batch >= 0, dimension >= 1 and 1 <= steps <= positions");
+  if (beta == 0.0F) std::fill(dtable, dtable + positions * dimension, 0.0F);
+  for (std::int64_t n = 0; n < batch; ++n) {
+    for (std::int64_t d = 0; d < dimension; ++d) {
+      const float* row = dy + (n * dimension + d) * steps;
+      for (std::int64_t t = 0; t < steps; ++t) dtable[t * dimension + d] += row[t];
+    }
+  }
+}
+
 void CpuSequenceKernels::projection_forward(std::int64_t batch, std::int64_t in, std::int64_t out,
                                             std::int64_t steps, const float* x, const float* w,
                                             const float* b, float* y) {
@@ -84,18 +112,18 @@ void CpuSequenceKernels::projection_backward_data(std::int64_t batch, std::int64
 void CpuSequenceKernels::projection_backward_weights(std::int64_t batch, std::int64_t in,
                                                      std::int64_t out, std::int64_t steps,
                                                      const float* x, const float* dy, float* dw,
-                                                     float* db) {
+                                                     float* db, float beta) {
   // dW (out x in) = sum over n of dY_n (out x T) X_n^T (T x in): one product per sample, added.
   for (std::int64_t n = 0; n < batch; ++n) {
     batched_matmul(engine_, stream_, 1, out, in, steps, {.data = dy + n * out * steps},
-                   {.data = x + n * in * steps, .transposed = true}, dw, n == 0 ? 0.0F : 1.0F);
+                   {.data = x + n * in * steps, .transposed = true}, dw, n == 0 ? beta : 1.0F);
   }
   if (db == nullptr) return;
   for (std::int64_t o = 0; o < out; ++o) {
     double sum = 0;
     for (std::int64_t n = 0; n < batch; ++n)
       for (std::int64_t t = 0; t < steps; ++t) sum += dy[(n * out + o) * steps + t];
-    db[o] = static_cast<float>(sum);
+    db[o] = static_cast<float>(sum + (beta == 0.0F ? 0.0 : static_cast<double>(beta) * db[o]));
   }
 }
 

@@ -26,6 +26,19 @@ class CpuSequenceKernels final : public SequenceKernels {
                           std::int64_t channel, std::int64_t vocabulary, std::int64_t dimension,
                           const float* tokens, const float* dy, float* dtable, float beta) override;
 
+  std::int64_t self_attention_workspace_floats(const SelfAttentionShape& shape) override;
+  void self_attention_forward(const SelfAttentionShape& shape, const float* x,
+                              const SelfAttentionWeights& weights, float* y,
+                              float* workspace) override;
+  void self_attention_backward(const SelfAttentionShape& shape, const float* x,
+                               const SelfAttentionWeights& weights, const float* workspace,
+                               const float* dy, float* dx,
+                               const SelfAttentionGradients& gradients) override;
+  void position_embedding_forward(std::int64_t batch, std::int64_t dimension, std::int64_t steps,
+                                  const float* table, const float* x, float* y) override;
+  void position_embedding_backward(std::int64_t batch, std::int64_t dimension, std::int64_t steps,
+                                   std::int64_t positions, const float* dy, float* dtable,
+                                   float beta) override;
   void projection_forward(std::int64_t batch, std::int64_t in, std::int64_t out, std::int64_t steps,
                           const float* x, const float* w, const float* b, float* y) override;
   void projection_backward_data(std::int64_t batch, std::int64_t in, std::int64_t out,
@@ -33,7 +46,7 @@ class CpuSequenceKernels final : public SequenceKernels {
                                 float* dx) override;
   void projection_backward_weights(std::int64_t batch, std::int64_t in, std::int64_t out,
                                    std::int64_t steps, const float* x, const float* dy, float* dw,
-                                   float* db) override;
+                                   float* db, float beta) override;
 
   void gathered_projection_forward(std::int64_t batch, std::int64_t in, std::int64_t rows,
                                    std::int64_t steps, const float* x, const float* w,

@@ -37,6 +37,13 @@ class CudaLayerKernels final : public LayerKernels {
                                  const ChannelSums& group_sums, double group_count, float* dx,
                                  float* dscale, float* dshift) override;
 
+  void layer_norm_forward(std::int64_t batch, std::int64_t channels, std::int64_t positions,
+                          const float* x, const float* scale, const float* shift, float* y,
+                          float* mean, float* inv_std) override;
+  void layer_norm_backward(std::int64_t batch, std::int64_t channels, std::int64_t positions,
+                           const float* x, const float* dy, const float* mean, const float* inv_std,
+                           const float* scale, float* dx, float* dscale, float* dshift,
+                           float beta) override;
   void leaky_relu_forward(std::int64_t count, float slope, const float* x, float* y) override;
   void leaky_relu_backward(std::int64_t count, float slope, const float* x, const float* dy,
                            float* dx) override;

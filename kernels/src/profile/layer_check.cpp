@@ -10,6 +10,7 @@
 #include "tessera/kernels/convolution_runner.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/layer_geometry.hpp"
+#include "tessera/kernels/sequence_kernels.hpp"
 
 namespace tessera::kernels {
 namespace {
@@ -84,6 +85,20 @@ DirectionTime timed(Device& device, const std::string& direction, const std::str
   return {direction, algorithm, seconds[seconds.size() / 2], static_cast<int>(seconds.size())};
 }
 
+// A layer with one forward and one backward call: each runs once for its results, which are
+// read back, then `timed_runs` times for its median time.
+void run_forward_backward(Device& device, Tensors& tensors, const std::function<void()>& forward,
+                          const std::function<void()>& backward, int timed_runs,
+                          LayerCheck& check) {
+  forward();
+  backward();
+  tensors.read_results();
+  check.times.push_back(timed(device, "forward", "default", forward, timed_runs));
+  check.times.push_back(timed(device, "backward", "default", backward, timed_runs));
+  check.operands = tensors.operands();
+  check.results = tensors.results();
+}
+
 void check_convolution(Device& device, const ConvolutionGeometry& conv, std::int64_t batch,
                        std::mt19937& random, int timed_runs, LayerCheck& check) {
   Tensors tensors(device);
@@ -135,33 +150,121 @@ void check_pooling(Device& device, const PoolingGeometry& pool, std::int64_t bat
   const std::function<void()> backward = [&] {
     layers.pooling_backward(pool, batch, x, y, dy, dx);
   };
-  forward();
-  backward();
-  tensors.read_results();
-  check.times.push_back(timed(device, "forward", "default", forward, timed_runs));
-  check.times.push_back(timed(device, "backward", "default", backward, timed_runs));
-  check.operands = tensors.operands();
-  check.results = tensors.results();
+  run_forward_backward(device, tensors, forward, backward, timed_runs, check);
+}
+
+// The transformers' layers, forward and backward (the parameters' gradients come out of the
+// backward call with the input's). Shapes as PyTorch's functions take them after the N x C x T
+// tensors are permuted: LayerNorm's scale and shift C, attention's in_proj 3C x C (Q, K, V rows)
+// and out_proj C x C.
+void check_sequence_layer(Device& device, const SequenceLayerGeometry& g, std::int64_t batch,
+                          std::mt19937& random, int timed_runs, LayerCheck& check) {
+  Tensors tensors(device);
+  const std::vector<std::int64_t> x_shape{batch, g.channels, g.steps};
+  const std::int64_t c = g.channels;
+  const float* x = tensors.operand("x", x_shape, random);
+  const float* dy = tensors.operand("dy", x_shape, random);
+  float* y = tensors.result("y", x_shape);
+  float* dx = tensors.result("dx", x_shape);
+  std::function<void()> forward, backward;
+  std::vector<std::unique_ptr<DeviceMemory>> scratch;
+  LayerKernels& layers = device.layers();
+  if (g.kind == LayerKind::gelu) {
+    const std::int64_t count = batch * c * g.steps;
+    forward = [&, count] { layers.gelu_forward(count, g.tanh_approximation, x, y); };
+    backward = [&, count] { layers.gelu_backward(count, g.tanh_approximation, x, dy, dx); };
+  } else if (g.kind == LayerKind::layer_norm) {
+    const float* scale = tensors.operand("scale", {c}, random);
+    const float* shift = tensors.operand("shift", {c}, random);
+    float* dscale = tensors.result("dscale", {c});
+    float* dshift = tensors.result("dshift", {c});
+    for (int i = 0; i < 2; ++i) {
+      scratch.push_back(device.allocate(static_cast<std::size_t>(batch * g.steps) * sizeof(float)));
+    }
+    float* mean = scratch[0]->data();
+    float* inv_std = scratch[1]->data();
+    forward = [&, mean, inv_std] {
+      layers.layer_norm_forward(batch, c, g.steps, x, scale, shift, y, mean, inv_std);
+    };
+    backward = [&, mean, inv_std] {
+      layers.layer_norm_backward(batch, c, g.steps, x, dy, mean, inv_std, scale, dx, dscale, dshift,
+                                 0.0f);
+    };
+  } else {
+    SequenceKernels* sequences = device.sequences();
+    if (sequences == nullptr) {
+      throw std::invalid_argument(check.layer + ": " + device.info().name +
+                                  " has no self-attention kernels (the CPU has)");
+    }
+    const SelfAttentionShape shape{batch, c, g.steps, g.heads, g.causal};
+    const SelfAttentionWeights weights{tensors.operand("in_proj_weight", {3 * c, c}, random),
+                                       tensors.operand("in_proj_bias", {3 * c}, random),
+                                       tensors.operand("out_proj_weight", {c, c}, random),
+                                       tensors.operand("out_proj_bias", {c}, random)};
+    const SelfAttentionGradients gradients{
+        tensors.result("d_in_proj_weight", {3 * c, c}), tensors.result("d_in_proj_bias", {3 * c}),
+        tensors.result("d_out_proj_weight", {c, c}), tensors.result("d_out_proj_bias", {c})};
+    scratch.push_back(device.allocate(
+        static_cast<std::size_t>(sequences->self_attention_workspace_floats(shape)) *
+        sizeof(float)));
+    float* workspace = scratch[0]->data();
+    forward = [=] { sequences->self_attention_forward(shape, x, weights, y, workspace); };
+    backward = [=] {
+      sequences->self_attention_backward(shape, x, weights, workspace, dy, dx, gradients);
+    };
+  }
+  run_forward_backward(device, tensors, forward, backward, timed_runs, check);
+}
+
+SequenceLayerGeometry sequence_geometry(const Layer& layer, const TensorShape& input) {
+  SequenceLayerGeometry g{.kind = layer.kind, .channels = input.c, .steps = input.spatial.at(0)};
+  if (const auto* gelu = std::get_if<GeluParams>(&layer.params)) {
+    g.tanh_approximation = gelu->approximation == GeluApproximation::tanh;
+  } else if (const auto* attention = std::get_if<SelfAttentionParams>(&layer.params)) {
+    g.heads = attention->heads;
+    g.causal = attention->causal;
+  }
+  return g;
 }
 
 }  // namespace
 
 bool checkable_layer(const Layer& layer) {
-  return layer.kind == LayerKind::convolution || layer.kind == LayerKind::transposed_convolution ||
-         layer.kind == LayerKind::pooling;
+  switch (layer.kind) {
+    case LayerKind::convolution:
+    case LayerKind::transposed_convolution:
+    case LayerKind::pooling:
+      return true;
+    case LayerKind::layer_norm:
+      return std::get<LayerNormParams>(layer.params).affine;
+    case LayerKind::self_attention:
+      return std::get<SelfAttentionParams>(layer.params).bias;
+    case LayerKind::gelu:
+      return true;
+    default:
+      return false;
+  }
 }
 
 LayerCheck check_layer(Device& device, const Layer& layer, const TensorShape& input,
                        const TensorShape& output, std::int64_t batch, std::uint32_t seed,
                        int timed_runs) {
   if (!checkable_layer(layer)) {
-    throw std::invalid_argument(layer.name + ": only convolution and pooling layers are checked");
+    throw std::invalid_argument(layer.name +
+                                ": only convolution, pooling, GELU, affine layer-norm and "
+                                "self-attention layers with biases are checked");
   }
   LayerCheck check;
   check.layer = layer.name;
   check.batch = batch;
   std::mt19937 random(seed);
-  if (layer.kind == LayerKind::pooling) {
+  if (!is_convolution(layer.kind) && layer.kind != LayerKind::pooling) {
+    // GELU and layer norm work on any N x C x spatial tensor: its positions are the steps.
+    const TensorShape sequence{input.n, input.c, {input.spatial_elements()}};
+    const SequenceLayerGeometry g = sequence_geometry(layer, sequence);
+    check.geometry = g;
+    check_sequence_layer(device, g, batch, random, timed_runs, check);
+  } else if (layer.kind == LayerKind::pooling) {
     const PoolingGeometry pool = pooling_geometry(layer, input, output);
     check.geometry = pool;
     check_pooling(device, pool, batch, random, timed_runs, check);

@@ -1,15 +1,10 @@
 // Batch normalisation; with spatial parallelism its statistics are summed over the spatial group.
 #include "kind_checks.hpp"
+#include "normalization_cost.hpp"
 #include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera::kinds {
 namespace {
-
-// Operations per element (documented counts, not measurements): they matter only for the
-// roofline, where the layer is memory-bound anyway.
-constexpr double kForwardOpsPerElement = 5;   // sum, square-sum, normalise, scale, shift
-constexpr double kBackwardOpsPerElement = 8;  // two reductions and the input gradient
-constexpr double kFilterOpsPerElement = 2;    // scale and shift gradients
 
 class BatchNormRules final : public LayerKindRules {
  public:
@@ -43,12 +38,9 @@ class BatchNormRules final : public LayerKindRules {
   BackwardNeeds backward_needs(const Layer& /*layer*/) const override { return {.input = true}; }
 
   void add_cost(const LayerCostQuery& q, LayerCost& cost) const override {
-    const double elements = q.output_elements();
-    cost.flops.forward = kForwardOpsPerElement * elements;
-    cost.flops.backward_data = kBackwardOpsPerElement * elements;
-    cost.flops.backward_filter =
-        std::get<BatchNormParams>(q.layer.params).affine ? kFilterOpsPerElement * elements : 0;
+    add_normalization_cost(q, std::get<BatchNormParams>(q.layer.params).affine, cost);
   }
+  bool weight_gradients_from_backward_data() const override { return true; }
 };
 
 }  // namespace

@@ -1,21 +1,14 @@
 // Layer normalisation (Ba et al. 2016) over the channels at each position: a transformer's
 // hidden vector at each time step, normalised on its own (no statistics shared across samples or
 // positions, so any split of the batch or the positions leaves it exact).
-#include "element_wise_rules.hpp"
+#include "kind_checks.hpp"
+#include "normalization_cost.hpp"
 
 namespace tessera::kinds {
 namespace {
 
-// Operations per element (documented counts, not measurements; the layer is memory-bound): as
-// batch-norm's, the statistics taken over channels instead of the batch.
-constexpr double kForwardOpsPerElement = 5;   // sum, square-sum, normalise, scale, shift
-constexpr double kBackwardOpsPerElement = 8;  // two reductions and the input gradient
-constexpr double kFilterOpsPerElement = 2;    // scale and shift gradients
-
-class LayerNormRules final : public ElementWiseRules {
+class LayerNormRules final : public LayerKindRules {
  public:
-  LayerNormRules() : ElementWiseRules(kForwardOpsPerElement, kBackwardOpsPerElement) {}
-
   std::vector<std::string> model_file_keys() const override { return {"affine"}; }
 
   LayerParams parse(const YamlMap& map) const override {
@@ -28,6 +21,11 @@ class LayerNormRules final : public ElementWiseRules {
     return {{"affine", std::get<LayerNormParams>(layer.params).affine}};
   }
 
+  TensorShape infer_shape(Layer& layer, const std::vector<TensorShape>& inputs) const override {
+    require_input_count(layer, inputs, 1, 1);
+    return inputs[0];
+  }
+
   std::int64_t parameters(const Layer& layer, const std::vector<TensorShape>& /*inputs*/,
                           const TensorShape& output) const override {
     return std::get<LayerNormParams>(layer.params).affine ? 2 * output.c : 0;
@@ -38,10 +36,7 @@ class LayerNormRules final : public ElementWiseRules {
   // Backward also reads each position's mean and inverse deviation, kept in float32 whatever the
   // model's dtype (as cuDNN and PyTorch keep them).
   void add_cost(const LayerCostQuery& q, LayerCost& cost) const override {
-    ElementWiseRules::add_cost(q, cost);
-    if (std::get<LayerNormParams>(q.layer.params).affine) {
-      cost.flops.backward_filter = kFilterOpsPerElement * q.output_elements();
-    }
+    add_normalization_cost(q, std::get<LayerNormParams>(q.layer.params).affine, cost);
     const std::int64_t positions = q.batch * q.output.spatial_elements();
     cost.saved_for_backward_bytes = 2 * positions * dtype_bytes(DType::float32);
   }
@@ -49,6 +44,7 @@ class LayerNormRules final : public ElementWiseRules {
   std::string profile_key(const Layer& layer) const override {
     return std::get<LayerNormParams>(layer.params).affine ? " affine" : "";
   }
+  bool weight_gradients_from_backward_data() const override { return true; }
 };
 
 }  // namespace

@@ -106,6 +106,7 @@ class SelfAttentionRules final : public LayerKindRules {
   bool is_matrix_product() const override { return true; }
   bool is_sequence() const override { return true; }
   bool depends_across_time() const override { return true; }
+  bool weight_gradients_from_backward_data() const override { return true; }
 };
 
 }  // namespace

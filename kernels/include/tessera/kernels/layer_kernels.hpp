@@ -56,6 +56,20 @@ class LayerKernels {
                                          const ChannelSums& group_sums, double group_count,
                                          float* dx, float* dscale, float* dshift) = 0;
 
+  // Layer normalisation of each of the batch x positions vectors of `channels` values (N x C x
+  // positions, so a vector's values are `positions` apart), epsilon 1e-5 as PyTorch's:
+  // y = (x - mean) * inv_std * scale + shift, scale and shift per channel (both null: none).
+  // Writes each vector's mean and inv_std (batch x positions floats, device memory) for backward.
+  virtual void layer_norm_forward(std::int64_t batch, std::int64_t channels, std::int64_t positions,
+                                  const float* x, const float* scale, const float* shift, float* y,
+                                  float* mean, float* inv_std) = 0;
+  // dx (skipped when null) from dy and the forward's statistics; dscale and dshift (null without
+  // scale and shift) = beta * themselves + their gradients summed over every vector (beta 0 or 1).
+  virtual void layer_norm_backward(std::int64_t batch, std::int64_t channels,
+                                   std::int64_t positions, const float* x, const float* dy,
+                                   const float* mean, const float* inv_std, const float* scale,
+                                   float* dx, float* dscale, float* dshift, float beta) = 0;
+
   // ReLU is leaky_relu with slope 0.
   virtual void leaky_relu_forward(std::int64_t count, float slope, const float* x, float* y) = 0;
   virtual void leaky_relu_backward(std::int64_t count, float slope, const float* x, const float* dy,

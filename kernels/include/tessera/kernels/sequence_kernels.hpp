@@ -64,6 +64,29 @@ struct AttentionGradients {
   float* gain = nullptr;
 };
 
+// Multi-head self-attention over N x C x T: Q, K, V = W_qkv x + b_qkv (3C x C, rows Q then K then
+// V, each head's d = C / heads rows together), per head softmax(Q^T K / sqrt(d)) over the key
+// steps (masked to steps <= the query's when causal), the heads' outputs stacked as C x T, then
+// y = W_o o + b_o (C x C).
+struct SelfAttentionShape {
+  std::int64_t batch = 1;
+  std::int64_t channels = 1;
+  std::int64_t steps = 1;
+  std::int64_t heads = 1;
+  bool causal = false;
+};
+
+// Self-attention's parameters, or their gradients; the biases may be null (both or neither).
+template <typename Pointer>
+struct SelfAttentionTensors {
+  Pointer qkv = nullptr;
+  Pointer qkv_bias = nullptr;
+  Pointer output = nullptr;
+  Pointer output_bias = nullptr;
+};
+using SelfAttentionWeights = SelfAttentionTensors<const float*>;
+using SelfAttentionGradients = SelfAttentionTensors<float*>;
+
 class SequenceKernels {
  public:
   virtual ~SequenceKernels() = default;
@@ -92,6 +115,16 @@ class SequenceKernels {
                                   std::int64_t dimension, const float* tokens, const float* dy,
                                   float* dtable, float beta) = 0;
 
+  // A learned position embedding: y[n, :, t] = x[n, :, t] + table[t] for the first `steps` rows
+  // of a positions x dimension table; dtable = beta * dtable + dy summed over the batch at each
+  // step (beta 0 or 1; rows past `steps` get no gradient).
+  virtual void position_embedding_forward(std::int64_t batch, std::int64_t dimension,
+                                          std::int64_t steps, const float* table, const float* x,
+                                          float* y) = 0;
+  virtual void position_embedding_backward(std::int64_t batch, std::int64_t dimension,
+                                           std::int64_t steps, std::int64_t positions,
+                                           const float* dy, float* dtable, float beta) = 0;
+
   // y[n, :, t] = w x[n, :, t] + b at every step (w: out x in, b may be null).
   virtual void projection_forward(std::int64_t batch, std::int64_t in, std::int64_t out,
                                   std::int64_t steps, const float* x, const float* w,
@@ -99,9 +132,10 @@ class SequenceKernels {
   virtual void projection_backward_data(std::int64_t batch, std::int64_t in, std::int64_t out,
                                         std::int64_t steps, const float* dy, const float* w,
                                         float* dx) = 0;
+  // dw = beta * dw + sum over samples of dy x^T; db likewise (may be null); beta 0 or 1.
   virtual void projection_backward_weights(std::int64_t batch, std::int64_t in, std::int64_t out,
                                            std::int64_t steps, const float* x, const float* dy,
-                                           float* dw, float* db) = 0;
+                                           float* dw, float* db, float beta) = 0;
 
   // A sampled softmax's scores: only `rows` of w per position, chosen per position (host ids,
   // N x rows x T: row(n, k, t)), each less its host `offsets` entry (the same layout):
@@ -122,6 +156,17 @@ class SequenceKernels {
                                                     const float* dy,
                                                     const std::vector<std::int32_t>& ids, float* dw,
                                                     float* db) = 0;
+
+  // Keeps Q, K, V, the attention probabilities and the heads' outputs for backward.
+  virtual std::int64_t self_attention_workspace_floats(const SelfAttentionShape& shape) = 0;
+  virtual void self_attention_forward(const SelfAttentionShape& shape, const float* x,
+                                      const SelfAttentionWeights& weights, float* y,
+                                      float* workspace) = 0;
+  // dx (may be null) and the parameter gradients (overwritten).
+  virtual void self_attention_backward(const SelfAttentionShape& shape, const float* x,
+                                       const SelfAttentionWeights& weights, const float* workspace,
+                                       const float* dy, float* dx,
+                                       const SelfAttentionGradients& gradients) = 0;
 
   // Keeps the scores' tanh and the attention weights for backward.
   virtual std::int64_t attention_workspace_floats(const AttentionShape& shape) = 0;

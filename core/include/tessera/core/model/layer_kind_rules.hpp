@@ -63,6 +63,10 @@ class LayerKindRules {
   // (" k3 s1 p1 d1 g1" for a convolution); empty where the shapes say all.
   virtual std::string profile_key(const Layer& layer) const;
 
+  // Its weight gradients come out of the pass that computes its input gradient (batch and layer
+  // norm's sums, attention's pass back through its heads): the step program runs that pass even
+  // where no input gradient is wanted.
+  virtual bool weight_gradients_from_backward_data() const { return false; }
   // A matrix product (convolution, GEMM, the sequence layers' products): tensor cores run it in
   // reduced precision.
   virtual bool is_matrix_product() const { return false; }

@@ -1,8 +1,8 @@
 #pragma once
-// One convolution or pooling layer of a model run on a device on seeded random operands, with
-// every direction's result and median time brought back to the host, so that another
-// implementation of the same layer (analysis/torch_crosscheck.py runs PyTorch) can be fed the very
-// same operands and compared with Tessera, number for number and time for time.
+// One convolution, pooling or transformer layer of a model run on a device on seeded random
+// operands, with every direction's result and median time brought back to the host, so that
+// another implementation of the same layer (analysis/torch_crosscheck.py runs PyTorch) can be fed
+// the very same operands and compared with Tessera, number for number and time for time.
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -32,16 +32,27 @@ struct DirectionTime {
   int runs = 0;
 };
 
+// A transformer's layer over N x C x T (gelu, layer_norm, self_attention): what its kernels take.
+struct SequenceLayerGeometry {
+  LayerKind kind = LayerKind::gelu;
+  std::int64_t channels = 1;
+  std::int64_t steps = 1;
+  bool tanh_approximation = false;  // gelu
+  std::int64_t heads = 1;           // self_attention
+  bool causal = false;              // self_attention
+};
+
 struct LayerCheck {
   std::string layer;
-  std::variant<ConvolutionGeometry, PoolingGeometry> geometry;
+  std::variant<ConvolutionGeometry, PoolingGeometry, SequenceLayerGeometry> geometry;
   std::int64_t batch = 1;
   std::vector<CheckedTensor> operands;
   std::vector<CheckedTensor> results;
   std::vector<DirectionTime> times;
 };
 
-// Convolutions (plain and transposed) and pooling layers: the layers the check covers.
+// Convolutions (plain and transposed), pooling layers and the transformers' GELU, affine layer
+// norm and self-attention with biases (self-attention on a device with sequence kernels).
 bool checkable_layer(const Layer& layer);
 
 // Runs `layer` from `input` to `output` (per-sample shapes) on `batch` samples: every direction

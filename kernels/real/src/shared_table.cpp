@@ -1,0 +1,74 @@
+// Tied weights in the real backend: a layer reading an embedding's table (another embedding, or
+// a projection as a language model's head; core's LayerKindRules::table_owner) works on the
+// owner's parameters, and the readers' weight gradients go into the owner's gradient in the
+// order of the step program's weight-gradient ops: the first writes it, the others add.
+#include <stdexcept>
+
+#include "execution_context.hpp"
+#include "sequence_executors.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
+
+namespace tessera::kernels::real {
+namespace {
+
+// The position of `layer`'s weight-gradient op for `micro_batch` in the program, if any.
+std::optional<std::size_t> filter_op(const StepProgram& program, std::size_t layer,
+                                     std::int64_t micro_batch) {
+  for (std::size_t i = 0; i < program.ops.size(); ++i) {
+    const auto& op = program.ops[i];
+    if (op.kind == StepOpKind::compute && op.layer == layer &&
+        op.direction == Direction::backward_filter && op.micro_batch == micro_batch) {
+      return i;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::size_t parameter_owner(const ModelGraph& model, std::size_t index) {
+  const auto& layer = model.layers().at(index).layer;
+  const std::string owner = rules_of(layer.kind).table_owner(layer);
+  return owner.empty() ? index : model.index_of(owner).value();
+}
+
+float table_gradient_beta(const ModelGraph& model, std::size_t index, const StepProgram& program,
+                          const ExecutionContext& context) {
+  const std::size_t owner = parameter_owner(model, index);
+  std::vector<std::size_t> readers;  // every layer on the table, this one included
+  for (std::size_t i = 0; i < model.layers().size(); ++i) {
+    if (parameter_owner(model, i) == owner) readers.push_back(i);
+  }
+  const auto& name = model.layers().at(index).layer.name;
+  const std::int64_t micro_batches = std::max<std::int64_t>(1, context.micro_batches);
+  bool first_everywhere = true, first_nowhere = true;
+  for (std::int64_t k = 0; k < micro_batches; ++k) {
+    const auto mine = filter_op(program, index, k);
+    if (!mine) {
+      throw std::logic_error("layer " + name +
+                             ": the step program has no weight-gradient op for micro-batch " +
+                             std::to_string(k));
+    }
+    bool first = true;
+    for (std::size_t other : readers) {
+      if (other == index) continue;
+      const auto theirs = filter_op(program, other, k);
+      if (!theirs) {
+        throw std::invalid_argument(
+            "layer " + name + ": its table is shared with " + model.layers()[other].layer.name +
+            ", which runs on another stage; the real backend keeps a shared table on one stage");
+      }
+      if (*theirs < *mine) first = false;
+    }
+    first_everywhere = first_everywhere && first;
+    first_nowhere = first_nowhere && !first;
+  }
+  if (!first_everywhere && !first_nowhere) {
+    throw std::logic_error("layer " + name +
+                           ": the tied layers' weight gradients change order between "
+                           "micro-batches");
+  }
+  return first_everywhere ? 0.0F : 1.0F;
+}
+
+}  // namespace tessera::kernels::real
