@@ -20,27 +20,16 @@ Exit codes: 0 ok, 1 runtime failure, 2 bad input (missing file, not a trace, no 
 """
 
 import argparse
-import json
 import sys
 
-EXIT_RUNTIME = 1
-EXIT_BAD_INPUT = 2
+from script_exit import EXIT_BAD_INPUT, EXIT_RUNTIME, BadInput, read_json
+
 COMPUTE_TRACK = 0
 MEMORY_COUNTER = "device memory in use"
 
 
-class BadInput(Exception):
-    pass
-
-
 def load_events(path):
-    try:
-        with open(path, encoding="utf-8") as handle:
-            trace = json.load(handle)
-    except OSError as error:
-        raise BadInput(f"{path}: cannot read: {error.strerror}") from error
-    except json.JSONDecodeError as error:
-        raise BadInput(f"{path}: line {error.lineno}: not JSON ({error.msg})") from error
+    trace = read_json(path)
     events = trace.get("traceEvents") if isinstance(trace, dict) else trace
     if not isinstance(events, list):
         raise BadInput(f"{path}: no traceEvents list: not a Chrome trace")

@@ -2,6 +2,7 @@
 
 import importlib.util
 import os
+import sys
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -11,7 +12,11 @@ def script_path(name):
 
 
 def load(name):
-    """analysis/<name>.py, loaded as module <name> (the scripts are not a package)."""
+    """analysis/<name>.py, loaded as module <name> (the scripts are not a package); they import
+    their siblings (script_exit) as when run, from analysis/ on the path."""
+    folder = os.path.join(REPO, "analysis")
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
     spec = importlib.util.spec_from_file_location(name, script_path(name))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

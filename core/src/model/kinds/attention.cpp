@@ -6,16 +6,17 @@
 namespace tessera::kinds {
 namespace {
 
-// Per (query step, memory step, unit): q + k, + bias (normalised form), tanh and the
-// multiply-add with the score vector v: 5. Backward: tanh', the product with v, and the two sums
-// into the query and key gradients: 5. The score vector's gradient: one multiply-add.
-constexpr double kScoreForwardOpsPerElement = 5;
-constexpr double kScoreBackwardOpsPerElement = 5;
-constexpr double kScoreFilterOpsPerElement = 2;
-// Softmax over the memory steps per (query step, memory step): max, exp, sum, divide (4); its
-// backward: the dot product with the output and the scaled difference (3).
-constexpr double kSoftmaxForwardOpsPerElement = 4;
-constexpr double kSoftmaxBackwardOpsPerElement = 3;
+// Operations per element (documented counts, not measurements; the products dominate).
+struct OpsPerElement {
+  // Per (query step, memory step, unit): q + k, + bias (normalised form), tanh and the
+  // multiply-add with the score vector v; backward tanh', the product with v, and the two sums
+  // into the query and key gradients; the score vector's gradient, one multiply-add.
+  double score_forward = 5, score_backward = 5, score_filter = 2;
+  // Softmax over the memory steps per (query step, memory step): max, exp, sum, divide; its
+  // backward the dot product with the output and the scaled difference.
+  double softmax_forward = 4, softmax_backward = 3;
+};
+constexpr OpsPerElement kOps;
 
 class AttentionRules final : public LayerKindRules {
  public:
@@ -80,11 +81,11 @@ class AttentionRules final : public LayerKindRules {
     const double projections = 2 * tq * static_cast<double>(query.c) * u + 2 * tk * dk * u;
     const double pairs = tq * tk;
     auto& f = cost.flops;
-    f.forward = n * (projections + kScoreForwardOpsPerElement * pairs * u +
-                     kSoftmaxForwardOpsPerElement * pairs + 2 * pairs * dk);
-    f.backward_data = n * (projections + kScoreBackwardOpsPerElement * pairs * u +
-                           kSoftmaxBackwardOpsPerElement * pairs + 4 * pairs * dk);
-    f.backward_filter = n * (projections + kScoreFilterOpsPerElement * pairs * u);
+    f.forward = n * (projections + kOps.score_forward * pairs * u + kOps.softmax_forward * pairs +
+                     2 * pairs * dk);
+    f.backward_data = n * (projections + kOps.score_backward * pairs * u +
+                           kOps.softmax_backward * pairs + 4 * pairs * dk);
+    f.backward_filter = n * (projections + kOps.score_filter * pairs * u);
     cost.saved_for_backward_bytes =
         q.batch * query.spatial.at(0) * memory.spatial.at(0) * (p.units + 1) * dtype_bytes(q.dtype);
   }

@@ -33,14 +33,13 @@ class ConvolutionRules final : public LayerKindRules {
 
   nlohmann::json params_json(const Layer& layer) const override {
     const auto& p = std::get<ConvolutionParams>(layer.params);
-    return {{"out_channels", p.out_channels},
-            {"kernel", p.kernel},
-            {"stride", p.stride},
-            {"padding", p.padding},
-            {"dilation", p.dilation},
-            {"output_padding", p.output_padding},
-            {"groups", p.groups},
-            {"bias", p.bias}};
+    auto json = window_json(p.kernel, p.stride, p.padding);
+    json.update({{"out_channels", p.out_channels},
+                 {"dilation", p.dilation},
+                 {"output_padding", p.output_padding},
+                 {"groups", p.groups},
+                 {"bias", p.bias}});
+    return json;
   }
 
   TensorShape infer_shape(Layer& layer, const std::vector<TensorShape>& inputs) const override {

@@ -5,15 +5,12 @@
 namespace tessera::kinds {
 namespace {
 
-// Operations per element (documented counts, not measurements; the layer is memory-bound):
-// forward x/sqrt(2), erf (or the cubic, its scaling and tanh), 1 +, the two products: 8; backward
-// Phi(x) and the density term x phi(x), their sum and the product with dy: 12.
-constexpr double kForwardOpsPerElement = 8;
-constexpr double kBackwardOpsPerElement = 12;
-
 class GeluRules final : public ElementWiseRules {
  public:
-  GeluRules() : ElementWiseRules(kForwardOpsPerElement, kBackwardOpsPerElement) {}
+  // Operations per element (documented counts, not measurements; the layer is memory-bound):
+  // forward x/sqrt(2), erf (or the cubic, its scaling and tanh), 1 +, the two products: 8;
+  // backward Phi(x) and the density term x phi(x), their sum and the product with dy: 12.
+  GeluRules() : ElementWiseRules(8, 12) {}
 
   std::vector<std::string> model_file_keys() const override { return {"approximate"}; }
 

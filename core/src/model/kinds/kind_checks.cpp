@@ -64,6 +64,11 @@ void require_window_fits(const Layer& layer, const TensorShape& input, int axis,
               std::to_string(extent) + " for input " + to_string(input));
 }
 
+nlohmann::json window_json(const AxisValues& kernel, const AxisValues& stride,
+                           const AxisValues& padding) {
+  return {{"kernel", kernel}, {"stride", stride}, {"padding", padding}};
+}
+
 std::int64_t product(const std::vector<std::int64_t>& values) {
   return std::accumulate(values.begin(), values.end(), std::int64_t{1},
                          std::multiplies<std::int64_t>());

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "tessera/core/common/tensor_shape.hpp"
 #include "tessera/core/common/yaml_reader.hpp"
 #include "tessera/core/model/layer.hpp"
@@ -29,6 +31,9 @@ void require_sequence(const Layer& layer, const TensorShape& input, const std::s
 AxisValues read_axis_values(const YamlMap& map, const std::string& key, AxisValues fallback,
                             std::int64_t minimum);
 std::string axes_text(const AxisValues& values);  // "3x3x3"
+// A sliding window's kernel, stride and padding as `describe --json` writes them.
+nlohmann::json window_json(const AxisValues& kernel, const AxisValues& stride,
+                           const AxisValues& padding);
 
 // Expands each per-axis value, named as in model files, to `rank` axes (one value broadcasts).
 struct NamedAxisValues {

@@ -26,13 +26,12 @@ class PoolingRules final : public LayerKindRules {
 
   nlohmann::json params_json(const Layer& layer) const override {
     const auto& p = std::get<PoolingParams>(layer.params);
-    return {{"mode", p.mode == PoolMode::max ? "max" : "average"},
-            {"kernel", p.kernel},
-            {"stride", p.stride},
-            {"padding", p.padding},
-            {"ceil_mode", p.ceil_mode},
-            {"global", p.global},
-            {"adaptive_output", p.adaptive_output}};
+    auto json = window_json(p.kernel, p.stride, p.padding);
+    json.update({{"mode", p.mode == PoolMode::max ? "max" : "average"},
+                 {"ceil_mode", p.ceil_mode},
+                 {"global", p.global},
+                 {"adaptive_output", p.adaptive_output}});
+    return json;
   }
 
   TensorShape infer_shape(Layer& layer, const std::vector<TensorShape>& inputs) const override {
