@@ -183,10 +183,10 @@ void check_sequence_layer(Device& device, const SequenceLayerGeometry& g, std::i
     }
     float* mean = scratch[0]->data();
     float* inv_std = scratch[1]->data();
-    forward = [&, mean, inv_std] {
+    forward = [=, &layers] {
       layers.layer_norm_forward(batch, c, g.steps, x, scale, shift, y, mean, inv_std);
     };
-    backward = [&, mean, inv_std] {
+    backward = [=, &layers] {
       layers.layer_norm_backward(batch, c, g.steps, x, dy, mean, inv_std, scale, dx, dscale, dshift,
                                  0.0f);
     };
