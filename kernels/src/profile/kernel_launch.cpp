@@ -132,6 +132,32 @@ std::optional<std::function<void()>> KernelLaunch::call(Direction direction,
                                          count, dx, dscale, dshift);
       };
     }
+    case LayerKind::layer_norm: {
+      // The scale and shift gradients come out of the backward-data call.
+      if (filter) return std::nullopt;
+      const bool affine = std::get<LayerNormParams>(layer.params).affine;
+      const std::int64_t channels = input.c;
+      const std::int64_t positions = input.spatial_elements();
+      float* x = operand(in_floats);
+      float* y = operand(in_floats);
+      float* scale = affine ? operand(to_size(channels)) : nullptr;
+      float* shift = affine ? operand(to_size(channels)) : nullptr;
+      float* mean = operand(to_size(n * positions));
+      float* inv_std = operand(to_size(n * positions));
+      if (forward) {
+        return [=, &layers] {
+          layers.layer_norm_forward(n, channels, positions, x, scale, shift, y, mean, inv_std);
+        };
+      }
+      layers.layer_norm_forward(n, channels, positions, x, scale, shift, y, mean, inv_std);
+      float* dx = operand(in_floats);
+      float* dscale = affine ? operand(to_size(channels)) : nullptr;
+      float* dshift = affine ? operand(to_size(channels)) : nullptr;
+      return [=, &layers] {
+        layers.layer_norm_backward(n, channels, positions, x, y, mean, inv_std, scale, dx, dscale,
+                                   dshift, 0.0f);
+      };
+    }
     case LayerKind::relu:
     case LayerKind::leaky_relu: {
       const float slope =
@@ -229,16 +255,13 @@ std::optional<std::function<void()>> KernelLaunch::call(Direction direction,
       };
     }
     case LayerKind::input:
-    // Recurrent models' layers are not profiled: the real backend runs them on CPU ranks only
-    // (oneDNN's LSTM, no cuDNN RNN yet), and `tessera profile` leaves them out
+    // Sequence layers are not profiled: the real backend runs them on CPU ranks only (oneDNN's
+    // LSTM and matmuls, no cuDNN RNN or GPU attention yet), and `tessera profile` leaves them out
     // (kernels_to_profile); the simulator times them by their roofline.
     case LayerKind::lstm:
     case LayerKind::embedding:
     case LayerKind::attention:
     case LayerKind::projection:
-    // The transformers' layers have no device kernels yet: the simulator times them by their
-    // roofline, and their profile rows are recorded as not run.
-    case LayerKind::layer_norm:
     case LayerKind::self_attention:
     case LayerKind::position_embedding:
       break;
