@@ -1,12 +1,12 @@
 // Multi-head self-attention on the CPU, unfused: the projections are the sequence kernels'
 // per-step projections, each head's score and weighted-sum products oneDNN matmuls over the
 // sample's heads, the softmax (causal mask included) a plain loop. The workspace keeps
-// Q, K, V (N x 3C x T), the probabilities (N x heads x T x T) and the heads' outputs (N x C x T).
+// Q, K, V (N x 3C x T), the probabilities (N x heads x T x T) and the heads' outputs (N x C x T)
+// for backward, and room for backward's intermediate gradients.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
-#include <vector>
 
 #include "argument_check.hpp"
 #include "cpu/batched_matmul.hpp"
@@ -19,12 +19,24 @@ struct Workspace {
   float* qkv;            // N x 3C x T
   float* probabilities;  // N x heads x T x T, row i the query step's weights over key steps
   float* heads_output;   // N x C x T
+  // Backward's: the gradients of the heads' outputs (N x C x T), of Q, K, V (N x 3C x T) and of
+  // one sample's scores (heads x T x T).
+  float* d_heads;
+  float* d_qkv;
+  float* d_scores;
 };
 
 Workspace split(const SelfAttentionShape& s, float* base) {
-  const std::int64_t qkv = s.batch * 3 * s.channels * s.steps;
+  const std::int64_t activations = s.batch * s.channels * s.steps;
   const std::int64_t probabilities = s.batch * s.heads * s.steps * s.steps;
-  return {base, base + qkv, base + qkv + probabilities};
+  Workspace w{};
+  w.qkv = base;
+  w.probabilities = w.qkv + 3 * activations;
+  w.heads_output = w.probabilities + probabilities;
+  w.d_heads = w.heads_output + activations;
+  w.d_qkv = w.d_heads + activations;
+  w.d_scores = w.d_qkv + 3 * activations;
+  return w;
 }
 
 void require_shape(const SelfAttentionShape& s, const char* kernel) {
@@ -55,7 +67,8 @@ void softmax_rows(std::int64_t steps, bool causal, float* scores) {
 }  // namespace
 
 std::int64_t CpuSequenceKernels::self_attention_workspace_floats(const SelfAttentionShape& s) {
-  return s.batch * (4 * s.channels * s.steps + s.heads * s.steps * s.steps);
+  return s.batch * (8 * s.channels * s.steps + s.heads * s.steps * s.steps) +
+         s.heads * s.steps * s.steps;
 }
 
 void CpuSequenceKernels::self_attention_forward(const SelfAttentionShape& s, const float* x,
@@ -85,35 +98,32 @@ void CpuSequenceKernels::self_attention_forward(const SelfAttentionShape& s, con
 
 void CpuSequenceKernels::self_attention_backward(const SelfAttentionShape& s, const float* x,
                                                  const SelfAttentionWeights& weights,
-                                                 const float* workspace, const float* dy, float* dx,
+                                                 float* workspace, const float* dy, float* dx,
                                                  const SelfAttentionGradients& gradients) {
   require_shape(s, "self_attention_backward");
-  const Workspace w = split(s, const_cast<float*>(workspace));
+  const Workspace w = split(s, workspace);
   const std::int64_t c = s.channels, t = s.steps, d = c / s.heads;
   const auto scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
   projection_backward_weights(s.batch, c, c, t, w.heads_output, dy, gradients.output,
                               gradients.output_bias, 0.0F);
-  std::vector<float> d_heads(static_cast<std::size_t>(s.batch * c * t));
-  projection_backward_data(s.batch, c, c, t, dy, weights.output, d_heads.data());
-  std::vector<float> d_qkv(static_cast<std::size_t>(s.batch * 3 * c * t));
-  std::vector<float> d_scores(static_cast<std::size_t>(s.heads * t * t));
+  projection_backward_data(s.batch, c, c, t, dy, weights.output, w.d_heads);
   for (std::int64_t n = 0; n < s.batch; ++n) {
     const float* q = w.qkv + n * 3 * c * t;
     const float* k = q + c * t;
     const float* v = k + c * t;
     const float* p = w.probabilities + n * s.heads * t * t;
-    const float* d_o = d_heads.data() + n * c * t;
-    float* dq = d_qkv.data() + n * 3 * c * t;
+    const float* d_o = w.d_heads + n * c * t;
+    float* dq = w.d_qkv + n * 3 * c * t;
     float* dk = dq + c * t;
     float* dv = dk + c * t;
     // dV_h (d x T) = dO_h P_h; dP_h (T x T) = dO_h^T V_h.
     batched_matmul(engine_, stream_, s.heads, d, t, t, {.data = d_o}, {.data = p}, dv, 0.0F);
     batched_matmul(engine_, stream_, s.heads, t, t, d, {.data = d_o, .transposed = true},
-                   {.data = v}, d_scores.data(), 0.0F);
+                   {.data = v}, w.d_scores, 0.0F);
     // Through the softmax: dS = P (dP - rowsum(dP P)), then the 1/sqrt(d) scaling.
     for (std::int64_t row = 0; row < s.heads * t; ++row) {
       const float* pr = p + row * t;
-      float* dr = d_scores.data() + row * t;
+      float* dr = w.d_scores + row * t;
       double dot = 0;
       for (std::int64_t j = 0; j < t; ++j) dot += static_cast<double>(dr[j]) * pr[j];
       for (std::int64_t j = 0; j < t; ++j) {
@@ -122,13 +132,12 @@ void CpuSequenceKernels::self_attention_backward(const SelfAttentionShape& s, co
     }
     // dQ_h (d x T) = K_h dS_h^T; dK_h = Q_h dS_h.
     batched_matmul(engine_, stream_, s.heads, d, t, t, {.data = k},
-                   {.data = d_scores.data(), .transposed = true}, dq, 0.0F);
-    batched_matmul(engine_, stream_, s.heads, d, t, t, {.data = q}, {.data = d_scores.data()}, dk,
-                   0.0F);
+                   {.data = w.d_scores, .transposed = true}, dq, 0.0F);
+    batched_matmul(engine_, stream_, s.heads, d, t, t, {.data = q}, {.data = w.d_scores}, dk, 0.0F);
   }
-  projection_backward_weights(s.batch, c, 3 * c, t, x, d_qkv.data(), gradients.qkv,
-                              gradients.qkv_bias, 0.0F);
-  if (dx != nullptr) projection_backward_data(s.batch, c, 3 * c, t, d_qkv.data(), weights.qkv, dx);
+  projection_backward_weights(s.batch, c, 3 * c, t, x, w.d_qkv, gradients.qkv, gradients.qkv_bias,
+                              0.0F);
+  if (dx != nullptr) projection_backward_data(s.batch, c, 3 * c, t, w.d_qkv, weights.qkv, dx);
 }
 
 }  // namespace tessera::kernels

@@ -31,7 +31,7 @@ class CpuSequenceKernels final : public SequenceKernels {
                               const SelfAttentionWeights& weights, float* y,
                               float* workspace) override;
   void self_attention_backward(const SelfAttentionShape& shape, const float* x,
-                               const SelfAttentionWeights& weights, const float* workspace,
+                               const SelfAttentionWeights& weights, float* workspace,
                                const float* dy, float* dx,
                                const SelfAttentionGradients& gradients) override;
   void position_embedding_forward(std::int64_t batch, std::int64_t dimension, std::int64_t steps,

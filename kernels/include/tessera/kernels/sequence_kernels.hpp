@@ -157,14 +157,15 @@ class SequenceKernels {
                                                     const std::vector<std::int32_t>& ids, float* dw,
                                                     float* db) = 0;
 
-  // Keeps Q, K, V, the attention probabilities and the heads' outputs for backward.
+  // Keeps Q, K, V, the attention probabilities and the heads' outputs from forward to backward,
+  // and holds backward's intermediate gradients, so that a step allocates nothing.
   virtual std::int64_t self_attention_workspace_floats(const SelfAttentionShape& shape) = 0;
   virtual void self_attention_forward(const SelfAttentionShape& shape, const float* x,
                                       const SelfAttentionWeights& weights, float* y,
                                       float* workspace) = 0;
   // dx (may be null) and the parameter gradients (overwritten).
   virtual void self_attention_backward(const SelfAttentionShape& shape, const float* x,
-                                       const SelfAttentionWeights& weights, const float* workspace,
+                                       const SelfAttentionWeights& weights, float* workspace,
                                        const float* dy, float* dx,
                                        const SelfAttentionGradients& gradients) = 0;
 
