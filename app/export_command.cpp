@@ -45,9 +45,9 @@ int export_point(const ExportSettings& settings) {
       chakra::export_chakra(programs.programs, point.config, directory, loaded.scenario.name);
   std::cout << "point " << settings.point << " (" << point.config.gpus() << " GPUs: data "
             << point.config.data << " x grid " << grid_to_string(point.config.spatial_grid)
-            << " x model " << point.config.model_degree << "): " << summary.files
-            << " Chakra traces, " << summary.nodes << " nodes, in " << directory << "/"
-            << loaded.scenario.name << ".<rank>.et; collective groups in "
+            << " x model " << point.config.model_degree << " x tensor " << point.config.tensor
+            << "): " << summary.files << " Chakra traces, " << summary.nodes << " nodes, in "
+            << directory << "/" << loaded.scenario.name << ".<rank>.et; collective groups in "
             << summary.comm_groups_path << "\n";
   return kExitOk;
 }

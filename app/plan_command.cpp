@@ -50,6 +50,7 @@ struct PlanSettings {
   int jobs = 1;
   std::vector<std::string> pins;
   std::int64_t max_model_degree = 8;
+  std::int64_t max_tensor_degree = 8;
   std::int64_t max_spatial_parts = 64;
   std::int64_t max_micro_batches = 8;
   std::vector<std::string> profiles;
@@ -96,6 +97,7 @@ PlanSpaceOptions space_options(const LoadedScenario& loaded, const PlanSettings&
     options.pinned.insert(pin);
   }
   options.max_model_degree = settings.max_model_degree;
+  options.max_tensor_degree = settings.max_tensor_degree;
   options.max_spatial_parts = settings.max_spatial_parts;
   options.max_micro_batches = settings.max_micro_batches;
   options.every_offload_policy = settings.every_offload;
@@ -272,6 +274,7 @@ int plan(const PlanSettings& settings) {
                                {"mini_batch", space.mini_batch.value_or(0)},
                                {"pinned", pins},
                                {"max_model_degree", space.max_model_degree},
+                               {"max_tensor_degree", space.max_tensor_degree},
                                {"max_spatial_parts", space.max_spatial_parts},
                                {"max_micro_batches", space.max_micro_batches},
                                {"every_offload_policy", space.every_offload_policy},
@@ -379,8 +382,8 @@ int plan(const PlanSettings& settings) {
 void add_plan_command(CLI::App& cli, Action& action) {
   auto* command = cli.add_subcommand(
       "plan",
-      "Search the best hybrid strategy (data, spatial, model parallelism, offloading, "
-      "workspace) for a scenario's model on its cluster");
+      "Search the best hybrid strategy (data, spatial, model and tensor parallelism, ZeRO "
+      "sharding, offloading, workspace) for a scenario's model on its cluster");
   auto settings = std::make_shared<PlanSettings>();
   command
       ->add_option("file", settings->file,
@@ -440,11 +443,15 @@ void add_plan_command(CLI::App& cli, Action& action) {
                       "parallelism.spatial.grid, parallelism.spatial.until, "
                       "parallelism.model.degree (with its stages or placement), "
                       "parallelism.model.micro_batches, parallelism.model.schedule, "
-                      "memory.offload, "
+                      "parallelism.tensor, memory.shard, memory.offload, "
                       "kernels.micro_batching.workspace_limit");
   command
       ->add_option("--max-model-degree", settings->max_model_degree,
                    "Largest model-parallel degree to try")
+      ->check(CLI::Range(1, 1024));
+  command
+      ->add_option("--max-tensor-degree", settings->max_tensor_degree,
+                   "Largest tensor-parallel degree to try (default 8, a DGX node)")
       ->check(CLI::Range(1, 1024));
   command
       ->add_option("--max-spatial-parts", settings->max_spatial_parts,

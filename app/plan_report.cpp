@@ -30,6 +30,12 @@ std::string model_of(const PlanStrategy& s) {
          std::to_string(s.micro_batches);
 }
 
+// "4, shard optimizer": the tensor degree and what ZeRO shards.
+std::string tensor_of(const PlanStrategy& s) {
+  return std::to_string(s.tensor) +
+         (s.shard == ShardLevel::none ? "" : ", shard " + to_string(s.shard));
+}
+
 // "dyn: conv" for the dynamic policy, with what it applied.
 std::string offload_of(const ScreenedCandidate& screened) {
   const auto& s = screened.candidate.strategy;
@@ -44,9 +50,9 @@ std::string ranking_table(const PlanSearchResult& search, const PlanSearchOption
                           std::size_t top) {
   const bool with_target = options.efficiency.target != TrainingTarget::none;
   const bool with_energy = options.objective == PlanObjective::samples_per_joule;
-  std::vector<std::string> columns{"rank",    "candidate", "GPUs",        "data",
-                                   "grid",    "model",     "batch/repl.", "split until",
-                                   "offload", "workspace", "step",        "samples/s"};
+  std::vector<std::string> columns{
+      "rank",        "candidate",   "GPUs",    "data",      "grid", "model",    "tensor",
+      "batch/repl.", "split until", "offload", "workspace", "step", "samples/s"};
   if (with_target) columns.push_back("time to train");
   if (with_energy) columns.push_back("samples/J");
   for (const char* column : {"memory/GPU", "compute", "halo", "allreduce", "other comm", "I/O",
@@ -59,13 +65,19 @@ std::string ranking_table(const PlanSearchResult& search, const PlanSearchOption
     const auto& s = outcome.screened.candidate.strategy;
     const auto& p = outcome.result;
     const auto& b = p.breakdown;
-    std::vector<std::string> row{
-        std::to_string(r + 1),          std::to_string(outcome.screened.candidate.index),
-        std::to_string(p.gpus),         std::to_string(s.data),
-        grid_to_string(s.spatial_grid), model_of(s),
-        std::to_string(s.mini_batch),   until_of(s),
-        offload_of(outcome.screened),   format_bytes(s.workspace_limit_bytes),
-        format_seconds(p.step_seconds), fixed(p.samples_per_second, "%.2f")};
+    std::vector<std::string> row{std::to_string(r + 1),
+                                 std::to_string(outcome.screened.candidate.index),
+                                 std::to_string(p.gpus),
+                                 std::to_string(s.data),
+                                 grid_to_string(s.spatial_grid),
+                                 model_of(s),
+                                 tensor_of(s),
+                                 std::to_string(s.mini_batch),
+                                 until_of(s),
+                                 offload_of(outcome.screened),
+                                 format_bytes(s.workspace_limit_bytes),
+                                 format_seconds(p.step_seconds),
+                                 fixed(p.samples_per_second, "%.2f")};
     if (with_target) row.push_back(format_time_to_train(p.time_to_train_seconds));
     if (with_energy) row.push_back(format_objective(outcome.score, options.objective));
     for (auto cell : {format_bytes(p.peak_memory_bytes), format_seconds(b.compute_seconds),

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tessera/core/common/atomic_file.hpp"
+#include "tessera/core/strategy/rank_numbering.hpp"
 
 namespace tessera::chakra {
 namespace {
@@ -25,51 +26,40 @@ constexpr const char* kFormatVersion = "0.0.4";
 constexpr std::int64_t kStageTagBase = std::int64_t{1} << 20;
 constexpr std::int64_t kMicroBatchTags = std::int64_t{1} << 16;
 
-// Where a rank sits, as the simulator lays ranks out (simulator/src/play/rank_layout.cpp).
+// Where a rank sits (rank_numbering.hpp, as both backends number ranks), with its groups named.
 class Layout {
  public:
   Layout(const ParallelConfig& config, int rank)
-      : config_(config),
-        rank_(rank),
-        parts_(static_cast<int>(config.spatial_parts())),
-        stages_(static_cast<int>(config.model_degree)) {}
+      : numbering_(config), rank_(rank), parts_(static_cast<int>(config.spatial_parts())) {}
 
-  int spatial_index() const { return rank_ % parts_; }
-  int stage() const { return (rank_ / parts_) % stages_; }
-  int replica() const { return rank_ / (parts_ * stages_); }
   int parts() const { return parts_; }
-  int neighbour(int axis, int step) const {
-    const auto& grid = config_.spatial_grid;
-    int stride = 1;
-    for (std::size_t a = grid.size(); a-- > static_cast<std::size_t>(axis) + 1;) {
-      stride *= static_cast<int>(grid[a]);
-    }
-    const int extent = static_cast<int>(grid[static_cast<std::size_t>(axis)]);
-    const int moved = (spatial_index() / stride) % extent + step;
-    return moved < 0 || moved >= extent ? -1 : rank_ + step * stride;
-  }
-  int peer_in_stage(int stage) const {
-    return (replica() * stages_ + stage) * parts_ + spatial_index();
-  }
+  int neighbour(int axis, int step) const { return numbering_.neighbour(rank_, axis, step); }
+  int peer_in_stage(int stage) const { return numbering_.peer_in_stage(rank_, stage); }
   CommGroup spatial_group() const {
-    CommGroup group{"spatial." + std::to_string(replica()) + "." + std::to_string(stage()), {}};
-    for (int s = 0; s < parts_; ++s) group.ranks.push_back(rank_ - spatial_index() + s);
-    return group;
+    return {"spatial." + std::to_string(numbering_.replica_of(rank_)) + "." +
+                std::to_string(numbering_.stage_of(rank_)) + shard_suffix(),
+            numbering_.spatial_group(rank_)};
   }
   CommGroup stage_group(int stage) const {
-    CommGroup group{"stage." + std::to_string(stage), {}};
-    for (int replica = 0; replica < static_cast<int>(config_.data); ++replica) {
-      for (int s = 0; s < parts_; ++s)
-        group.ranks.push_back((replica * stages_ + stage) * parts_ + s);
-    }
-    return group;
+    return {"stage." + std::to_string(stage) + shard_suffix(),
+            numbering_.stage_group(stage, numbering_.tensor_index_of(rank_))};
+  }
+  CommGroup tensor_group() const {
+    return {"tensor." + std::to_string(rank_ - numbering_.tensor_index_of(rank_)),
+            numbering_.tensor_group(rank_)};
   }
 
  private:
-  const ParallelConfig& config_;
+  // Groups of different tensor shards hold different ranks: their names tell them apart.
+  std::string shard_suffix() const {
+    return numbering_.tensor_group(rank_).size() > 1
+               ? ".shard" + std::to_string(numbering_.tensor_index_of(rank_))
+               : "";
+  }
+
+  RankNumbering numbering_;
   int rank_;
   int parts_;
-  int stages_;
 };
 
 void add_attribute(Node& node, const std::string& name, std::int64_t value) {
@@ -136,12 +126,12 @@ class TraceBuilder {
         wait_for(halos_[op.exchange]);
         halos_.erase(op.exchange);
         return;
-      case StepOpKind::group_allreduce: {
-        const auto group = op.group == CollectiveGroup::stage ? layout_.stage_group(program.stage)
-                                                              : layout_.spatial_group();
-        collective(op, ChakraProtoMsg::ALL_REDUCE, op.bytes, group, true);
+      case StepOpKind::group_allreduce:
+        collective(op, ChakraProtoMsg::ALL_REDUCE, op.bytes, group_of(op, program), true);
         return;
-      }
+      case StepOpKind::group_allgather:
+        collective(op, ChakraProtoMsg::ALL_GATHER, op.bytes, group_of(op, program), true);
+        return;
       case StepOpKind::group_alltoall: {
         auto& node = collective(op, ChakraProtoMsg::ALL_TO_ALL, op.bytes * (layout_.parts() - 1),
                                 layout_.spatial_group(), true);
@@ -165,10 +155,14 @@ class TraceBuilder {
         if (send) stage_sends_.push_back(id);
         return;
       }
-      case StepOpKind::gradient_allreduce: {
-        // Issued where backward reaches it, all-reduced after the bucket before it.
-        auto& node = collective(op, ChakraProtoMsg::ALL_REDUCE, op.bytes,
-                                layout_.stage_group(program.stage), false);
+      case StepOpKind::gradient_allreduce:
+      case StepOpKind::gradient_reduce_scatter: {
+        // Issued where backward reaches it, reduced after the bucket before it.
+        auto& node =
+            collective(op,
+                       op.kind == StepOpKind::gradient_allreduce ? ChakraProtoMsg::ALL_REDUCE
+                                                                 : ChakraProtoMsg::REDUCE_SCATTER,
+                       op.bytes, layout_.stage_group(program.stage), false);
         if (last_bucket_) node.add_ctrl_deps(*last_bucket_);
         last_bucket_ = node.id();
         buckets_.push_back(node.id());
@@ -264,6 +258,18 @@ class TraceBuilder {
 
   Layout layout_;
   int rank_;
+  CommGroup group_of(const StepOp& op, const StepProgram& program) const {
+    switch (op.group) {
+      case CollectiveGroup::stage:
+        return layout_.stage_group(program.stage);
+      case CollectiveGroup::tensor:
+        return layout_.tensor_group();
+      case CollectiveGroup::spatial:
+        break;
+    }
+    return layout_.spatial_group();
+  }
+
   std::vector<CommGroup>& groups_;
   std::vector<Node> nodes_;
   std::optional<std::uint64_t> stream_;  // the compute stream's last node

@@ -73,8 +73,8 @@ TEST(PlanSpace, AnUnsplitGridTriesOneSplitEndAndSplitGridsEveryPool) {
 TEST(PlanSpace, PinnedKeysKeepTheScenariosValues) {
   const auto loaded = cosmoflow();
   auto options = at_gpus(loaded, 8);
-  options.pinned = {"parallelism.data", "parallelism.spatial.until", "memory.offload",
-                    "parallelism.model.degree"};
+  options.pinned = {"parallelism.data",         "parallelism.spatial.until", "memory.offload",
+                    "parallelism.model.degree", "parallelism.tensor",        "memory.shard"};
   for (const auto& c : enumerate_candidates(loaded, options)) {
     EXPECT_EQ(c.strategy.data, 4);
     EXPECT_EQ(c.strategy.model_degree, 1);
@@ -146,6 +146,52 @@ platform: {preset: lassen}
   EXPECT_EQ(own.front().strategy, scenario_strategy(loaded, 0));
   EXPECT_TRUE(test::contains(describe(own.front().strategy), "in 4 micro-batches (1f1b)"))
       << describe(own.front().strategy);
+}
+
+TEST(PlanSpace, TriesTensorDegreesAndShardingWhereTheyApply) {
+  const auto loaded = load_scenario_text(R"(
+name: plan-gpt
+model: {zoo: gpt2, options: {layers: 4, hidden: 256, heads: 8, sequence_length: 128}, mini_batch: 8}
+parallelism: {data: 2}
+platform: {preset: dgx_h100_superpod}
+)",
+                                         "plan.yaml", "");
+  auto options = at_gpus(loaded, 16);
+  options.max_tensor_degree = 8;
+  std::set<std::int64_t> tensors;
+  std::set<ShardLevel> shards;
+  for (const auto& c : enumerate_candidates(loaded, options)) {
+    const auto& s = c.strategy;
+    tensors.insert(s.tensor);
+    shards.insert(s.shard);
+    EXPECT_EQ(s.data * s.model_degree * s.tensor * s.config().spatial_parts(), 16);
+    // Under a pipeline ZeRO shards only the optimizer state; one GPU per stage, nothing.
+    if (s.model_degree > 1) {
+      EXPECT_LE(s.shard, ShardLevel::optimizer) << describe(s);
+    }
+    if (s.data * s.config().spatial_parts() == 1) {
+      EXPECT_EQ(s.shard, ShardLevel::none) << describe(s);
+    }
+    if (s.tensor > 1) {
+      EXPECT_TRUE(test::contains(describe(s), " x tensor ")) << describe(s);
+    }
+  }
+  EXPECT_EQ(tensors, (std::set<std::int64_t>{1, 2, 4, 8}));
+  EXPECT_EQ(shards.size(), 4u);
+  // Pinned, the scenario's own.
+  options.pinned = {"parallelism.tensor", "memory.shard"};
+  for (const auto& c : enumerate_candidates(loaded, options)) {
+    EXPECT_EQ(c.strategy.tensor, 1);
+    EXPECT_EQ(c.strategy.shard, ShardLevel::none);
+  }
+  // A tensor degree the heads do not allow is screened out as invalid, naming the key.
+  PlanStrategy strategy = scenario_strategy(loaded, 0);
+  strategy.data = 1;
+  strategy.tensor = 16;
+  const auto screened = screen_candidate(loaded, {0, strategy}, nullptr);
+  EXPECT_FALSE(screened.valid);
+  EXPECT_TRUE(test::contains(screened.invalid_reason, "parallelism.tensor"))
+      << screened.invalid_reason;
 }
 
 TEST(PlanSpace, ASplitProportionalToGpuSpeedKeepsPureDataParallelism) {

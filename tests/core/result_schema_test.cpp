@@ -30,6 +30,7 @@ PointResult sample_point() {
   p.data = 2;
   p.spatial_grid = "4x2x1";
   p.model_degree = 1;
+  p.tensor_degree = 2;
   p.mini_batch = 4;
   p.global_batch = 8;
   p.status = PointStatus::ok;
@@ -166,7 +167,7 @@ TEST(ResultsCsv, HeaderIsTheColumnList) {
   std::string header;
   for (const auto& column : results_csv_columns()) header += (header.empty() ? "" : ",") + column;
   EXPECT_EQ(first_line(csv), header);
-  EXPECT_EQ(results_csv_columns().size(), 33u);
+  EXPECT_EQ(results_csv_columns().size(), 34u);
   EXPECT_EQ(results_csv_columns().front(), "scenario");
   EXPECT_EQ(results_csv_columns().back(), "note");
   EXPECT_EQ(first_line(results_to_csv({})), header);
@@ -178,7 +179,7 @@ TEST(ResultsCsv, FieldsAreQuotedOnlyWhenNeeded) {
   p.note = "a, \"b\"";
   const auto csv = results_to_csv({p});
   const auto row = csv.substr(csv.find('\n') + 1);
-  EXPECT_TRUE(row.starts_with("cosmoflow_strong,3,sim,16,2,4x2x1,1,4,8,ok,0.1,")) << row;
+  EXPECT_TRUE(row.starts_with("cosmoflow_strong,3,sim,16,2,4x2x1,1,2,4,8,ok,0.1,")) << row;
   EXPECT_TRUE(row.ends_with(
       ",true,simulated,mixed,estimated,90.25,14414.0625,1441.40625,\"a, \"\"b\"\"\"\n"))
       << row;
@@ -263,7 +264,7 @@ TEST(ResultsCsvErrors, WrongFieldCount) {
   const auto csv = results_to_csv({sample_point(), sample_point()});
   const auto message = runtime_error_of([&] { results_from_csv(csv + "a,b,c\n", "short.csv"); });
   EXPECT_TRUE(contains(message, "short.csv:4")) << message;
-  EXPECT_TRUE(contains(message, "expected 33 fields, got 3")) << message;
+  EXPECT_TRUE(contains(message, "expected 34 fields, got 3")) << message;
 }
 
 TEST(ResultsCsvErrors, WrongHeader) {
@@ -424,7 +425,7 @@ TEST(ResultsJson, EveryCsvColumnHasAJsonCounterpart) {
         "device_capacity_bytes", "fits", "epochs", "steps_to_target", "time_to_train_s", "note"}) {
     EXPECT_TRUE(j.contains(column)) << column;
   }
-  for (const std::string column : {"data", "spatial_grid", "model_degree"}) {
+  for (const std::string column : {"data", "spatial_grid", "model_degree", "tensor_degree"}) {
     EXPECT_TRUE(j.at("parallelism").contains(column)) << column;
   }
 }

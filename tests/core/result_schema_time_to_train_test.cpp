@@ -1,5 +1,5 @@
-// Results written before the time-to-train fields existed still read (resume reads run.json,
-// validate-sim and the plots read the CSV), with those fields 0.
+// Results written before the time-to-train and tensor-degree fields existed still read (resume
+// reads run.json, validate-sim and the plots read the CSV), with those fields 0 (the degree 1).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -51,6 +51,33 @@ TEST(ResultsWithoutTimeToTrain, CsvWithoutTheColumnsReadsAsZero) {
   ASSERT_EQ(back.size(), 1u);
   p.epochs = p.steps_to_target = p.time_to_train_seconds = 0;
   EXPECT_EQ(back[0], p);
+}
+
+TEST(ResultsWithoutTensorDegree, CsvWithoutTheColumnReadsAsOne) {
+  auto p = point_with_time_to_train();
+  p.tensor_degree = 4;
+  const auto csv = results_to_csv({p});
+  std::string old_csv;
+  std::istringstream lines(csv);
+  for (std::string line; std::getline(lines, line);) {
+    // model_degree 1, then tensor_degree 4 (header) or 4 (row).
+    for (const char* column : {",tensor_degree", ",1,4,32,"}) {
+      const auto at = line.find(column);
+      if (at == std::string::npos) continue;
+      line.replace(at, std::strlen(column),
+                   std::strcmp(column, ",tensor_degree") == 0 ? "" : ",1,32,");
+    }
+    old_csv += line + "\n";
+  }
+  ASSERT_NE(old_csv, csv);
+  const auto back = results_from_csv(old_csv, "old.csv");
+  ASSERT_EQ(back.size(), 1u);
+  p.tensor_degree = 1;
+  EXPECT_EQ(back[0], p);
+  // A run document written before tensor parallelism reads likewise.
+  auto j = to_json(point_with_time_to_train());
+  j["parallelism"].erase("tensor_degree");
+  EXPECT_EQ(point_result_from_json(j).tensor_degree, 1);
 }
 
 TEST(ResultsWithoutTimeToTrain, AHeaderWithOnlySomeOfThemIsNotAResultsFile) {

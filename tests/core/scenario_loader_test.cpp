@@ -218,7 +218,7 @@ TEST(ScenarioErrors, GpusMismatchShowsTheProduct) {
   const std::string path = kBadDir + "/gpus_mismatch.yaml";
   const auto error = scenario_error(path);
   EXPECT_EQ(error.key(), "parallelism.gpus");
-  EXPECT_TRUE(contains(error.problem(), "4 x 4 x 1 = 16")) << error.problem();
+  EXPECT_TRUE(contains(error.problem(), "4 x 4 x 1 x 1 = 16")) << error.problem();
   EXPECT_TRUE(contains(error.problem(), "got 32")) << error.problem();
   // Points at the value 32 of "gpus: 32".
   const auto at = find_in_file(path, "gpus: 32");

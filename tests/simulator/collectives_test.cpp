@@ -157,7 +157,7 @@ Platform build(const PlatformSpec& spec) {
 // ---------------------------------------------------------------------------------------------
 // Running one collective
 
-enum class Collective { ring, tree, hierarchical, alltoall };
+enum class Collective { ring, tree, hierarchical, alltoall, allgather, reduce_scatter };
 
 AllreduceAlgorithm algorithm_of(Collective collective) {
   switch (collective) {
@@ -171,13 +171,16 @@ AllreduceAlgorithm algorithm_of(Collective collective) {
 }
 
 std::string name_of(Collective collective) {
-  return collective == Collective::alltoall ? "alltoall" : to_string(algorithm_of(collective));
+  if (collective == Collective::alltoall) return "alltoall";
+  if (collective == Collective::allgather) return "allgather";
+  if (collective == Collective::reduce_scatter) return "reduce_scatter";
+  return to_string(algorithm_of(collective));
 }
 
 struct Scenario {
   PlatformSpec platform;
   Collective collective = Collective::ring;
-  double bytes = kMB;  // all-reduce: per member; all-to-all: per peer
+  double bytes = kMB;  // all-reduce: per member; all-to-all: per peer; all-gather: in all
   Granularity granularity = Granularity::aggregated;
   double cross_bytes = 0;  // competing flow from the cross host, from time 0
   int cross_target = 0;    // GPU receiving the competing flow
@@ -200,15 +203,22 @@ Outcome simulate(const Scenario& run) {
   for (std::size_t i = 0; i < members.size(); ++i) members[i] = static_cast<int>(i);
 
   Outcome outcome;
-  outcome.predicted =
-      run.collective == Collective::alltoall
-          ? predicted_alltoall_seconds(context, members, run.bytes)
-          : predicted_allreduce_seconds(context, members, run.bytes, algorithm_of(run.collective));
+  if (run.collective == Collective::alltoall) {
+    outcome.predicted = predicted_alltoall_seconds(context, members, run.bytes);
+  } else if (run.collective != Collective::allgather &&
+             run.collective != Collective::reduce_scatter) {  // checked against their formula
+    outcome.predicted =
+        predicted_allreduce_seconds(context, members, run.bytes, algorithm_of(run.collective));
+  }
   std::vector<double> finish(members.size(), -1);
   for (std::size_t index = 0; index < members.size(); ++index) {
     s4u::Actor::create("member" + std::to_string(index), platform.gpus[index], [&, index] {
       if (run.collective == Collective::alltoall) {
         alltoall(context, members, index, run.bytes);
+      } else if (run.collective == Collective::allgather) {
+        allgather(context, member_group(members), index, run.bytes);
+      } else if (run.collective == Collective::reduce_scatter) {
+        reduce_scatter(context, member_group(members), index, run.bytes);
       } else {
         allreduce(context, members, index, run.bytes, algorithm_of(run.collective));
       }
@@ -594,6 +604,36 @@ TEST_P(AlltoallFormula, MatchesAlphaBeta) {
 }
 INSTANTIATE_TEST_SUITE_P(Collectives, AlltoallFormula,
                          ::testing::ValuesIn(formula_cases(Collective::alltoall)), case_name);
+
+class RingHalfFormula : public ::testing::TestWithParam<FormulaCase> {};
+
+// All-gather and reduce-scatter: (p-1)/p * S/B + (p-1) * a on a flat star, a ring of p-1 steps
+// of S/p.
+TEST_P(RingHalfFormula, MatchesAlphaBeta) {
+  const FormulaCase c = GetParam();
+  const auto checks = [c] {
+    Scenario run;
+    run.platform.gpus = c.gpus;
+    run.collective = c.collective;
+    run.bytes = c.bytes;
+    run.granularity = c.granularity;
+    const double p = c.gpus;
+    const double formula =
+        (p - 1) / p * c.bytes / run.platform.inter.bandwidth + (p - 1) * run.platform.inter.latency;
+    std::ostringstream failures;
+    check_close(failures, describe(run) + " vs formula", simulate(run).last_finish, formula,
+                kTolerance);
+    return failures.str();
+  };
+  EXPECT_IN_CHILD(checks);
+}
+std::vector<FormulaCase> ring_half_cases() {
+  auto cases = formula_cases(Collective::allgather);
+  for (const auto& c : formula_cases(Collective::reduce_scatter)) cases.push_back(c);
+  return cases;
+}
+INSTANTIATE_TEST_SUITE_P(Collectives, RingHalfFormula, ::testing::ValuesIn(ring_half_cases()),
+                         case_name);
 
 // ---------------------------------------------------------------------------------------------
 // Aggregated against message granularity, with competing traffic on a link of the collective

@@ -110,6 +110,7 @@ ParallelConfig base_config(const Scenario& s, const ModelGraph& model) {
   config.model_degree = s.parallelism.model_degree;
   config.micro_batches = s.parallelism.micro_batches;
   config.schedule = s.parallelism.schedule;
+  config.tensor = s.parallelism.tensor;
   if (s.model.mini_batch) {
     config.mini_batch = *s.model.mini_batch;
   } else if (model.default_mini_batch()) {
@@ -131,21 +132,21 @@ ParallelConfig base_config(const Scenario& s, const ModelGraph& model) {
     }
   }
   // Each factor is bounded by the parser, the product is not: check it before multiplying further.
-  const double product = static_cast<double>(config.data) *
-                         static_cast<double>(config.spatial_parts()) *
-                         static_cast<double>(config.model_degree);
+  const double product =
+      static_cast<double>(config.data) * static_cast<double>(config.spatial_parts()) *
+      static_cast<double>(config.model_degree) * static_cast<double>(config.tensor);
   if (product > static_cast<double>(kMaxGpus)) {
     throw InputError(
         where_of(s, "parallelism", "model"), "parallelism",
-        "data x spatial x model asks for more than " + std::to_string(kMaxGpus) + " GPUs");
+        "data x spatial x model x tensor asks for more than " + std::to_string(kMaxGpus) + " GPUs");
   }
   if (s.parallelism.gpus && *s.parallelism.gpus != config.gpus()) {
     throw InputError(where_of(s, "parallelism.gpus", "parallelism"), "parallelism.gpus",
-                     "expected data x spatial x model = " + std::to_string(config.data) + " x " +
-                         std::to_string(config.spatial_parts()) + " x " +
-                         std::to_string(config.model_degree) + " = " +
-                         std::to_string(config.gpus()) + " GPUs, got " +
-                         std::to_string(*s.parallelism.gpus));
+                     "expected data x spatial x model x tensor = " + std::to_string(config.data) +
+                         " x " + std::to_string(config.spatial_parts()) + " x " +
+                         std::to_string(config.model_degree) + " x " +
+                         std::to_string(config.tensor) + " = " + std::to_string(config.gpus()) +
+                         " GPUs, got " + std::to_string(*s.parallelism.gpus));
   }
   return config;
 }
@@ -219,6 +220,14 @@ LoadedScenario check(Scenario scenario, const std::string& base_directory) {
       throw InputError(swept ? point_where : where_of(sc, error.key(), "parallelism"),
                        swept ? point_key : error.key(), prefix + error.what());
     }
+  }
+  // DeepSpeed and Megatron-LM shard only the optimizer state under a pipeline: the gradients
+  // accumulate over micro-batches, and the weights serve every micro-batch's passes.
+  if (sc.memory.shard > ShardLevel::optimizer && sc.parallelism.model_degree > 1) {
+    throw InputError(where_of(sc, "memory.shard", "memory"), "memory.shard",
+                     "sharding the " + to_string(sc.memory.shard) +
+                         " with model-parallel stages (parallelism.model) is not supported; "
+                         "expected none or optimizer");
   }
   for (auto gpu : sc.outputs.trace_gpus) {
     if (gpu >= largest) {

@@ -28,11 +28,12 @@ std::vector<ParallelConfig> expand_sweep(const SweepSection& sweep, const Parall
     };
     ParallelConfig point = base;
     if (sweep.grow == GrowAxis::data) {
-      const std::int64_t per_replica = base.spatial_parts() * base.model_degree;
+      const std::int64_t per_replica = base.gpus_per_replica();
       if (gpus % per_replica != 0) {
         fail("expected a multiple of " + std::to_string(per_replica) + " GPUs (spatial grid " +
              grid_to_string(base.spatial_grid) + " x model degree " +
-             std::to_string(base.model_degree) + " per replica), got " + std::to_string(gpus));
+             std::to_string(base.model_degree) + " x tensor degree " + std::to_string(base.tensor) +
+             " per replica), got " + std::to_string(gpus));
       }
       point.data = gpus / per_replica;
       if (sweep.scaling == Scaling::strong) {
@@ -48,11 +49,10 @@ std::vector<ParallelConfig> expand_sweep(const SweepSection& sweep, const Parall
       if (axis == SIZE_MAX) {
         fail("grow: " + to_string(sweep.grow) + " names an axis the model does not have");
       }
-      const std::int64_t others =
-          base.data * base.model_degree * base.spatial_parts() / base.spatial_grid[axis];
+      const std::int64_t others = base.gpus() / base.spatial_grid[axis];
       if (gpus % others != 0) {
         fail("expected a multiple of " + std::to_string(others) +
-             " GPUs (data x model x the other spatial axes), got " + std::to_string(gpus));
+             " GPUs (data x model x tensor x the other spatial axes), got " + std::to_string(gpus));
       }
       point.spatial_grid[axis] = gpus / others;
     }

@@ -27,9 +27,9 @@ std::vector<KernelTable> kernel_tables(const ModelGraph& model, const ShardPlan&
   // Networks repeat shapes (ResNet's blocks), and equal kernels have equal fronts.
   std::map<std::string, KernelFronts> planned_kernels;
   for (std::size_t i = 0; i < model.layers().size(); ++i) {
-    const auto& layer = model.layers()[i].layer;
-    if (!is_convolution(layer.kind)) continue;
     const auto& shard = plan.layers[i];
+    const auto& layer = shard.tensor.local_layer;
+    if (!is_convolution(layer.kind)) continue;
     for (auto direction :
          {Direction::forward, Direction::backward_data, Direction::backward_filter}) {
       const auto roofline = costs.layer_time(layer, shard.local_inputs, shard.local_output,

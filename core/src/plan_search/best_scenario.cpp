@@ -88,6 +88,11 @@ std::string best_scenario_yaml(const BestScenarioSource& source, const PlanStrat
   }
   model_parallel["micro_batches"] = strategy.micro_batches;
   model_parallel["schedule"] = to_string(strategy.schedule);
+  if (strategy.tensor > 1) {
+    parallelism["tensor"] = strategy.tensor;
+  } else {
+    parallelism.remove("tensor");
+  }
 
   // Shares proportional to GPU speed admit no spatial or model section at all (the strategy is
   // pure data parallelism then: plan_space.hpp).
@@ -99,6 +104,11 @@ std::string best_scenario_yaml(const BestScenarioSource& source, const PlanStrat
 
   auto memory = child_map(root, "memory");
   memory["offload"] = to_string(strategy.offload);
+  if (strategy.shard != ShardLevel::none) {
+    memory["shard"] = to_string(strategy.shard);
+  } else {
+    memory.remove("shard");
+  }
   if (source.memory_limit_bytes) memory["device_capacity"] = size_text(*source.memory_limit_bytes);
   auto micro = child_map(child_map(root, "kernels"), "micro_batching");
   micro["workspace_limit"] = size_text(strategy.workspace_limit_bytes);

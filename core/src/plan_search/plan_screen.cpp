@@ -26,7 +26,9 @@ Scenario candidate_scenario_section(const Scenario& base, const PlanStrategy& st
   s.parallelism.placement = strategy.placement;
   s.parallelism.micro_batches = strategy.micro_batches;
   s.parallelism.schedule = strategy.schedule;
+  s.parallelism.tensor = strategy.tensor;
   s.parallelism.gpus.reset();
+  s.memory.shard = strategy.shard;
   s.model.mini_batch = strategy.mini_batch;
   s.memory.offload = strategy.offload;
   s.micro_batching.workspace_limit_bytes = strategy.workspace_limit_bytes;
@@ -119,7 +121,7 @@ double step_lower_bound(const std::vector<StepProgram>& programs) {
 // sizes (x86-64, GCC 12) stop the build until it is. Left out on purpose: a program's
 // workspace_limit_bytes, which the simulator does not read (the op times it plays already hold
 // its effect), so candidates that differ only there share one simulation.
-static_assert(sizeof(StepOp) == 184 && sizeof(StepProgram) == 88 && sizeof(ParallelConfig) == 64,
+static_assert(sizeof(StepOp) == 184 && sizeof(StepProgram) == 88 && sizeof(ParallelConfig) == 72,
               "a field was added to StepOp, StepProgram or ParallelConfig: add it to "
               "simulation_signature, then update these sizes");
 
@@ -127,10 +129,11 @@ std::string simulation_signature(const ParallelConfig& config,
                                  const std::vector<StepProgram>& programs) {
   // The split axes in order, not which axes they are: their parts and order decide the ranks'
   // neighbours (rank_layout.hpp numbers spatial indices row-major over the grid).
-  std::string text =
-      "data " + std::to_string(config.data) + " batch " + std::to_string(config.mini_batch) +
-      " model " + std::to_string(config.model_degree) + " micro-batches " +
-      std::to_string(config.micro_batches) + " " + to_string(config.schedule) + " split";
+  std::string text = "data " + std::to_string(config.data) + " batch " +
+                     std::to_string(config.mini_batch) + " model " +
+                     std::to_string(config.model_degree) + " micro-batches " +
+                     std::to_string(config.micro_batches) + " " + to_string(config.schedule) +
+                     " tensor " + std::to_string(config.tensor) + " split";
   std::map<int, int> axis_order;
   for (std::size_t axis = 0; axis < config.spatial_grid.size(); ++axis) {
     if (config.spatial_grid[axis] == 1) continue;

@@ -15,6 +15,8 @@ constexpr const char* kOffload = "memory.offload";
 constexpr const char* kWorkspace = "kernels.micro_batching.workspace_limit";
 constexpr const char* kMicroBatches = "parallelism.model.micro_batches";
 constexpr const char* kSchedule = "parallelism.model.schedule";
+constexpr const char* kTensor = "parallelism.tensor";
+constexpr const char* kShard = "memory.shard";
 
 std::vector<std::int64_t> divisors(std::int64_t n) {
   std::vector<std::int64_t> result;
@@ -68,6 +70,7 @@ ParallelConfig PlanStrategy::config() const {
   config.mini_batch = mini_batch;
   config.micro_batches = micro_batches;
   config.schedule = schedule;
+  config.tensor = tensor;
   return config;
 }
 
@@ -78,7 +81,8 @@ StagePlacement PlanStrategy::stage_placement() const {
 std::string describe(const PlanStrategy& s) {
   std::string text = "data " + std::to_string(s.data) + " x grid " +
                      grid_to_string(s.spatial_grid) + " x model " + std::to_string(s.model_degree) +
-                     ", " + counted(s.mini_batch, "sample") + "/replica";
+                     (s.tensor > 1 ? " x tensor " + std::to_string(s.tensor) : "") + ", " +
+                     counted(s.mini_batch, "sample") + "/replica";
   if (s.micro_batches > 1) {
     text +=
         " in " + std::to_string(s.micro_batches) + " micro-batches (" + to_string(s.schedule) + ")";
@@ -87,6 +91,7 @@ std::string describe(const PlanStrategy& s) {
     text += ", split until " +
             (s.spatial_until.empty() ? std::string("the first dense layer") : s.spatial_until);
   }
+  if (s.shard != ShardLevel::none) text += ", shard " + to_string(s.shard);
   text +=
       ", offload " + to_string(s.offload) + ", workspace " + format_bytes(s.workspace_limit_bytes);
   return text;
@@ -103,12 +108,15 @@ std::string strategy_key(const PlanStrategy& s) {
          ";stages=" + stages + ";micro_batches=" + std::to_string(s.micro_batches) +
          ";schedule=" + to_string(s.schedule) + ";mini_batch=" + std::to_string(s.mini_batch) +
          ";offload=" + to_string(s.offload) +
-         ";workspace=" + std::to_string(static_cast<std::int64_t>(s.workspace_limit_bytes));
+         ";workspace=" + std::to_string(static_cast<std::int64_t>(s.workspace_limit_bytes)) +
+         // Left out at their defaults, so that results stored before they existed still match.
+         (s.tensor > 1 ? ";tensor=" + std::to_string(s.tensor) : "") +
+         (s.shard != ShardLevel::none ? ";shard=" + to_string(s.shard) : "");
 }
 
 const std::vector<std::string>& plan_search_keys() {
-  static const std::vector<std::string> keys{kData,         kGrid,     kUntil,   kDegree,
-                                             kMicroBatches, kSchedule, kOffload, kWorkspace};
+  static const std::vector<std::string> keys{kData,     kGrid,   kUntil, kDegree,  kMicroBatches,
+                                             kSchedule, kTensor, kShard, kOffload, kWorkspace};
   return keys;
 }
 
@@ -137,6 +145,8 @@ PlanStrategy scenario_strategy(const LoadedScenario& loaded, std::size_t point) 
   strategy.placement = s.parallelism.placement;
   strategy.micro_batches = config.micro_batches;
   strategy.schedule = config.schedule;
+  strategy.tensor = config.tensor;
+  strategy.shard = s.memory.shard;
   strategy.mini_batch = config.mini_batch;
   strategy.offload = s.memory.offload;
   strategy.workspace_limit_bytes = s.micro_batching.workspace_limit_bytes;
@@ -201,58 +211,85 @@ std::vector<PlanCandidate> enumerate_candidates(const LoadedScenario& loaded,
       }
       for (const auto degree : degrees) {
         if (per_replica % degree != 0) continue;
-        const std::int64_t parts = per_replica / degree;
-        if (parts > options.max_spatial_parts && !pinned(kGrid)) continue;
-        // Shares proportional to GPU speed are for replicas of one GPU (scenario_parser.cpp).
-        if (proportional && per_replica > 1) continue;
-        std::vector<std::vector<std::int64_t>> spatial;
-        if (pinned(kGrid)) {
-          if (own.config().spatial_parts() == parts) spatial = {own.spatial_grid};
+        std::vector<std::int64_t> tensors;
+        if (pinned(kTensor)) {
+          tensors = {own.tensor};
         } else {
-          spatial = grids_of(parts, extents);
-        }
-        // The pipeline through the stages: the micro-batches that divide the batch per replica
-        // where there are several stages, one where there is one (pinned values everywhere);
-        // one micro-batch runs alike under either schedule.
-        std::vector<std::int64_t> splits{pinned(kMicroBatches) ? own.micro_batches : 1};
-        if (degree > 1 && !pinned(kMicroBatches)) {
-          splits.clear();
-          for (auto split : divisors(mini_batch)) {
-            if (split <= options.max_micro_batches) splits.push_back(split);
+          for (auto tensor : divisors(per_replica / degree)) {
+            if (tensor <= options.max_tensor_degree) tensors.push_back(tensor);
           }
         }
-        std::vector<std::pair<std::int64_t, PipelineSchedule>> pipelines;
-        for (auto split : splits) {
-          if (pinned(kSchedule)) {
-            pipelines.emplace_back(split, own.schedule);
+        for (const auto tensor : tensors) {
+          if ((per_replica / degree) % tensor != 0) continue;
+          const std::int64_t parts = per_replica / degree / tensor;
+          if (parts > options.max_spatial_parts && !pinned(kGrid)) continue;
+          // Shares proportional to GPU speed are for replicas of one GPU (scenario_parser.cpp).
+          if (proportional && per_replica > 1) continue;
+          // What ZeRO may shard: over the GPUs holding a stage's same weights, and under a
+          // pipeline only the optimizer state (the scenario loader's rule).
+          std::vector<ShardLevel> shards{ShardLevel::none};
+          if (pinned(kShard)) {
+            shards = {own.shard};
+          } else if (data * parts > 1) {
+            shards = {ShardLevel::none, ShardLevel::optimizer};
+            if (degree == 1) {
+              shards.push_back(ShardLevel::gradients);
+              shards.push_back(ShardLevel::weights);
+            }
+          }
+          std::vector<std::vector<std::int64_t>> spatial;
+          if (pinned(kGrid)) {
+            if (own.config().spatial_parts() == parts) spatial = {own.spatial_grid};
           } else {
-            pipelines.emplace_back(split, PipelineSchedule::gpipe);
-            if (split > 1) pipelines.emplace_back(split, PipelineSchedule::one_f_one_b);
+            spatial = grids_of(parts, extents);
           }
-        }
-        for (const auto& grid : spatial) {
-          // Where the split stops matters only where something is split.
-          const auto& grid_ends =
-              all_ones(grid) ? std::vector<std::string>{own.spatial_until} : ends;
-          for (const auto& until : grid_ends) {
-            for (const auto& [split, schedule] : pipelines) {
-              for (const auto offload : offloads) {
-                for (const auto workspace : workspaces) {
-                  PlanStrategy strategy;
-                  strategy.data = data;
-                  strategy.spatial_grid = grid;
-                  strategy.spatial_until = until;
-                  strategy.model_degree = degree;
-                  if (pinned(kDegree)) {
-                    strategy.stage_starts = own.stage_starts;
-                    strategy.placement = own.placement;
+          // The pipeline through the stages: the micro-batches that divide the batch per replica
+          // where there are several stages, one where there is one (pinned values everywhere);
+          // one micro-batch runs alike under either schedule.
+          std::vector<std::int64_t> splits{pinned(kMicroBatches) ? own.micro_batches : 1};
+          if (degree > 1 && !pinned(kMicroBatches)) {
+            splits.clear();
+            for (auto split : divisors(mini_batch)) {
+              if (split <= options.max_micro_batches) splits.push_back(split);
+            }
+          }
+          std::vector<std::pair<std::int64_t, PipelineSchedule>> pipelines;
+          for (auto split : splits) {
+            if (pinned(kSchedule)) {
+              pipelines.emplace_back(split, own.schedule);
+            } else {
+              pipelines.emplace_back(split, PipelineSchedule::gpipe);
+              if (split > 1) pipelines.emplace_back(split, PipelineSchedule::one_f_one_b);
+            }
+          }
+          for (const auto& grid : spatial) {
+            // Where the split stops matters only where something is split.
+            const auto& grid_ends =
+                all_ones(grid) ? std::vector<std::string>{own.spatial_until} : ends;
+            for (const auto& until : grid_ends) {
+              for (const auto& [split, schedule] : pipelines) {
+                for (const auto shard : shards) {
+                  for (const auto offload : offloads) {
+                    for (const auto workspace : workspaces) {
+                      PlanStrategy strategy;
+                      strategy.data = data;
+                      strategy.spatial_grid = grid;
+                      strategy.spatial_until = until;
+                      strategy.model_degree = degree;
+                      if (pinned(kDegree)) {
+                        strategy.stage_starts = own.stage_starts;
+                        strategy.placement = own.placement;
+                      }
+                      strategy.micro_batches = split;
+                      strategy.schedule = schedule;
+                      strategy.tensor = tensor;
+                      strategy.shard = shard;
+                      strategy.mini_batch = mini_batch;
+                      strategy.offload = offload;
+                      strategy.workspace_limit_bytes = workspace;
+                      candidates.push_back({candidates.size(), std::move(strategy)});
+                    }
                   }
-                  strategy.micro_batches = split;
-                  strategy.schedule = schedule;
-                  strategy.mini_batch = mini_batch;
-                  strategy.offload = offload;
-                  strategy.workspace_limit_bytes = workspace;
-                  candidates.push_back({candidates.size(), std::move(strategy)});
                 }
               }
             }

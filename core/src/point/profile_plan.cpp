@@ -44,7 +44,7 @@ std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario) 
       // A pipeline runs each layer at the micro-batch size.
       const LayerShard& shard = point.plan.micro_batch_layers[i];
       KernelToProfile kernel;
-      kernel.layer = layers[i].layer;
+      kernel.layer = shard.tensor.local_layer;
       for (const TensorShape& input : shard.local_inputs)
         kernel.inputs.push_back(input.with_batch(1));
       kernel.output = shard.local_output.with_batch(1);

@@ -1,6 +1,7 @@
 #include "tessera/core/report/describe_report.hpp"
 
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 #include "micro_batching_table.hpp"
@@ -18,6 +19,37 @@ namespace tessera {
 namespace {
 
 using Align = TextTable::Align;
+
+// The layers of each tensor split (tensor_split.hpp), for the layer table's point.
+std::string tensor_split_text(const ModelGraph& model, const ShardPlan& plan) {
+  std::map<std::string, std::vector<std::string>> by_split;
+  std::vector<std::string> gathered;
+  for (std::size_t i = 0; i < model.layers().size(); ++i) {
+    const auto& split = plan.layers[i].tensor;
+    by_split[to_string(split.split)].push_back(model.layers()[i].layer.name);
+    for (std::size_t k = 0; k < split.gathered_inputs.size(); ++k) {
+      if (split.gathered_inputs[k]) gathered.push_back(model.layers()[i].layer.name);
+    }
+  }
+  std::ostringstream out;
+  out << "Tensor split over " << plan.config.tensor << " GPUs:\n";
+  for (const auto& [split, names] : by_split) {
+    out << "  " << split << " (" << names.size() << "): ";
+    for (std::size_t k = 0; k < names.size(); ++k) {
+      if (k == 6) {
+        out << ", ...";
+        break;
+      }
+      out << (k == 0 ? "" : ", ") << names[k];
+    }
+    out << "\n";
+  }
+  if (!gathered.empty()) {
+    out << "  inputs gathered whole before: " << gathered.size() << " layers (first "
+        << gathered.front() << ")\n";
+  }
+  return out.str();
+}
 
 std::string halo_text(const LayerShard& shard, const std::vector<std::int64_t>& grid) {
   std::string text;
@@ -104,6 +136,10 @@ std::string header(const LoadedScenario& loaded) {
                                           : std::string())
         << "\n";
   }
+  if (parallelism.tensor > 1) {
+    out << "Tensor    " << parallelism.tensor
+        << " GPUs split each layer (Megatron's column and row splits, heads, vocabulary)\n";
+  }
   out << "Kernels   micro-batching " << to_string(s.micro_batching.policy) << ", "
       << to_string(s.micro_batching.mode) << ", workspace limit "
       << format_bytes(s.micro_batching.workspace_limit_bytes) << "\n";
@@ -159,16 +195,18 @@ std::string layer_table(const LoadedScenario& loaded, const SweepPoint& point) {
   std::ostringstream out;
   out << "\nLayers at point " << point.index << " (" << point.config.gpus() << " GPUs: data "
       << point.config.data << " x spatial " << grid_to_string(point.config.spatial_grid)
-      << " x model " << point.config.model_degree << "; local output = the busiest GPU's shard "
+      << " x model " << point.config.model_degree << " x tensor " << point.config.tensor
+      << "; local output = the busiest GPU's shard "
       << "N x C x (D x) H x W; halo = planes from the lower+upper neighbour per split axis)\n";
   out << table.render();
   out << "Per sample: forward " << format_flops(total_forward) << ", backward "
       << format_flops(total_backward) << "\n";
+  if (point.config.tensor > 1) out << tensor_split_text(model, plan);
   return out.str();
 }
 
 std::string memory_table(const LoadedScenario& loaded) {
-  TextTable table({"point", "GPUs", "data", "spatial", "model", "mini-batch", "global",
+  TextTable table({"point", "GPUs", "data", "spatial", "model", "tensor", "mini-batch", "global",
                    "weights+grads+opt", "activations", "act. gradients", "workspace", "input",
                    "peak/GPU", "capacity", "fits"});
   for (const auto& point : loaded.points) {
@@ -182,7 +220,7 @@ std::string memory_table(const LoadedScenario& loaded) {
     }
     table.add_row({std::to_string(point.index), std::to_string(point.config.gpus()),
                    std::to_string(point.config.data), grid_to_string(point.config.spatial_grid),
-                   std::to_string(point.config.model_degree),
+                   std::to_string(point.config.model_degree), std::to_string(point.config.tensor),
                    std::to_string(point.config.mini_batch),
                    std::to_string(point.config.global_batch()), format_bytes(parameters),
                    format_bytes(m.activations_bytes), format_bytes(m.activation_gradients_bytes),

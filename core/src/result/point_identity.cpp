@@ -11,6 +11,7 @@ void set_point_identity(PointResult& row, const std::string& scenario, std::int6
   row.data = config.data;
   row.spatial_grid = grid_to_string(config.spatial_grid);
   row.model_degree = config.model_degree;
+  row.tensor_degree = config.tensor;
   row.mini_batch = config.mini_batch;
   row.global_batch = config.global_batch();
 }

@@ -1,7 +1,9 @@
 #include "tessera/core/result/result_schema.hpp"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
+#include <map>
 #include <stdexcept>
 #include <utility>
 
@@ -36,6 +38,7 @@ std::vector<std::string> row_of(const PointResult& p) {
           std::to_string(p.data),
           p.spatial_grid,
           std::to_string(p.model_degree),
+          std::to_string(p.tensor_degree),
           std::to_string(p.mini_batch),
           std::to_string(p.global_batch),
           to_string(p.status),
@@ -111,6 +114,7 @@ const std::vector<std::string>& results_csv_columns() {
                                                 "data",
                                                 "spatial_grid",
                                                 "model_degree",
+                                                "tensor_degree",
                                                 "mini_batch",
                                                 "global_batch",
                                                 "status",
@@ -142,19 +146,41 @@ const std::vector<std::string>& results_csv_columns() {
 
 namespace {
 
-// The columns before time to train was added (2026-11): such files still read, with its three
-// fields 0.
-const std::vector<std::string>& columns_without_time_to_train() {
-  static const std::vector<std::string> columns = [] {
-    std::vector<std::string> list;
-    for (const auto& column : results_csv_columns()) {
-      if (column != "epochs" && column != "steps_to_target" && column != "time_to_train_s") {
-        list.push_back(column);
-      }
-    }
-    return list;
-  }();
-  return columns;
+// Columns added after the first files were written, in groups a file has whole or not at all:
+// time to train and the tensor degree (2026-11). Files without them still read, with those
+// fields 0 (the tensor degree 1).
+const std::vector<std::vector<std::string>>& added_later() {
+  static const std::vector<std::vector<std::string>> groups{
+      {"tensor_degree"}, {"epochs", "steps_to_target", "time_to_train_s"}};
+  return groups;
+}
+
+bool added_later(const std::string& column) {
+  for (const auto& group : added_later()) {
+    if (std::find(group.begin(), group.end(), column) != group.end()) return true;
+  }
+  return false;
+}
+
+// Where each column sits in a file's header; throws where the header is not a results file's.
+std::map<std::string, std::size_t> column_positions(const std::vector<std::string>& header,
+                                                    const std::string& file) {
+  std::map<std::string, std::size_t> positions;
+  for (std::size_t i = 0; i < header.size(); ++i) positions.emplace(header[i], i);
+  const auto& known = results_csv_columns();
+  bool valid = positions.size() == header.size();
+  for (const auto& column : header) {
+    valid = valid && std::find(known.begin(), known.end(), column) != known.end();
+  }
+  for (const auto& column : known)
+    valid = valid && (positions.count(column) || added_later(column));
+  for (const auto& group : added_later()) {
+    const auto present = std::count_if(group.begin(), group.end(),
+                                       [&](const auto& column) { return positions.count(column); });
+    valid = valid && (present == 0 || present == static_cast<std::ptrdiff_t>(group.size()));
+  }
+  if (!valid) throw std::runtime_error(file + ":1: not a Tessera results file (unexpected header)");
+  return positions;
 }
 
 }  // namespace
@@ -177,10 +203,8 @@ std::string results_to_csv(const std::vector<PointResult>& points) {
 
 std::vector<PointResult> results_from_csv(const std::string& text, const std::string& file) {
   const auto records = parse_csv(text, file);
-  const bool current = !records.empty() && records.front().fields == results_csv_columns();
-  if (!current && (records.empty() || records.front().fields != columns_without_time_to_train())) {
-    throw std::runtime_error(file + ":1: not a Tessera results file (unexpected header)");
-  }
+  if (records.empty()) throw std::runtime_error(file + ":1: not a Tessera results file (empty)");
+  const auto positions = column_positions(records.front().fields, file);
   const std::size_t columns = records.front().fields.size();
   std::vector<PointResult> points;
   for (std::size_t r = 1; r < records.size(); ++r) {
@@ -190,44 +214,56 @@ std::vector<PointResult> results_from_csv(const std::string& text, const std::st
       throw std::runtime_error(where + ": expected " + std::to_string(columns) + " fields, got " +
                                std::to_string(f.size()));
     }
+    auto field = [&](const std::string& column) -> const std::string& {
+      return f[positions.at(column)];
+    };
+    auto optional_number = [&](const std::string& column, double absent) {
+      return positions.count(column) ? to_number(field(column), where) : absent;
+    };
     try {
       PointResult p;
-      std::size_t i = 0;
-      p.scenario = f[i++];
-      p.point = to_integer(f[i++], where);
-      p.backend = f[i++];
-      p.gpus = to_integer(f[i++], where);
-      p.data = to_integer(f[i++], where);
-      p.spatial_grid = f[i++];
-      p.model_degree = to_integer(f[i++], where);
-      p.mini_batch = to_integer(f[i++], where);
-      p.global_batch = to_integer(f[i++], where);
-      p.status = point_status_from_string(f[i++]);
-      p.step_seconds = to_number(f[i++], where);
-      p.samples_per_second = to_number(f[i++], where);
-      p.first_epoch_step_seconds = to_number(f[i++], where);
-      p.input_source = f[i++];
+      p.scenario = field("scenario");
+      p.point = to_integer(field("point"), where);
+      p.backend = field("backend");
+      p.gpus = to_integer(field("gpus"), where);
+      p.data = to_integer(field("data"), where);
+      p.spatial_grid = field("spatial_grid");
+      p.model_degree = to_integer(field("model_degree"), where);
+      p.tensor_degree =
+          positions.count("tensor_degree") ? to_integer(field("tensor_degree"), where) : 1;
+      p.mini_batch = to_integer(field("mini_batch"), where);
+      p.global_batch = to_integer(field("global_batch"), where);
+      p.status = point_status_from_string(field("status"));
+      p.step_seconds = to_number(field("step_s"), where);
+      p.samples_per_second = to_number(field("samples_per_s"), where);
+      p.first_epoch_step_seconds = to_number(field("first_epoch_step_s"), where);
+      p.input_source = field("input_source");
       auto& b = p.breakdown;
-      for (double* value : {&b.compute_seconds, &b.halo_seconds, &b.allreduce_seconds,
-                            &b.other_communication_seconds, &b.io_seconds, &b.offload_seconds,
-                            &b.idle_seconds, &p.peak_memory_bytes, &p.average_memory_bytes,
-                            &p.offloaded_bytes, &p.device_capacity_bytes}) {
-        *value = to_number(f[i++], where);
-      }
-      const auto& fits = f[i++];
+      const std::pair<const char*, double*> numbers[] = {
+          {"compute_s", &b.compute_seconds},
+          {"halo_s", &b.halo_seconds},
+          {"allreduce_s", &b.allreduce_seconds},
+          {"other_comm_s", &b.other_communication_seconds},
+          {"io_s", &b.io_seconds},
+          {"offload_s", &b.offload_seconds},
+          {"idle_s", &b.idle_seconds},
+          {"peak_memory_bytes", &p.peak_memory_bytes},
+          {"average_memory_bytes", &p.average_memory_bytes},
+          {"offloaded_bytes", &p.offloaded_bytes},
+          {"device_capacity_bytes", &p.device_capacity_bytes}};
+      for (const auto& [column, value] : numbers) *value = to_number(field(column), where);
+      const auto& fits = field("fits");
       if (fits != "true" && fits != "false") {
         throw std::invalid_argument("fits: expected true or false, got '" + fits + "'");
       }
       p.fits = fits == "true";
-      p.time_provenance = provenance_from_string(f[i++]);
-      p.compute_provenance = provenance_from_string(f[i++]);
-      p.memory_provenance = provenance_from_string(f[i++]);
-      if (current) {
-        p.epochs = to_number(f[i++], where);
-        p.steps_to_target = to_number(f[i++], where);
-        p.time_to_train_seconds = to_number(f[i++], where);
-      }
-      p.note = f[i++];
+      p.time_provenance = provenance_from_string(field("time_provenance"));
+      p.compute_provenance = provenance_from_string(field("compute_provenance"));
+      p.memory_provenance = provenance_from_string(field("memory_provenance"));
+      p.epochs = optional_number("epochs", 0);
+      p.steps_to_target = optional_number("steps_to_target", 0);
+      p.time_to_train_seconds = optional_number("time_to_train_s", 0);
+      p.note = field("note");
       points.push_back(std::move(p));
     } catch (const std::invalid_argument& error) {
       throw std::runtime_error(where + ": " + error.what());
@@ -238,42 +274,44 @@ std::vector<PointResult> results_from_csv(const std::string& text, const std::st
 
 nlohmann::json to_json(const PointResult& p) {
   const auto& b = p.breakdown;
-  nlohmann::json json = {
-      {"scenario", p.scenario},
-      {"point", p.point},
-      {"backend", p.backend},
-      {"gpus", p.gpus},
-      {"parallelism",
-       {{"data", p.data}, {"spatial_grid", p.spatial_grid}, {"model_degree", p.model_degree}}},
-      {"mini_batch", p.mini_batch},
-      {"global_batch", p.global_batch},
-      {"status", to_string(p.status)},
-      {"step_s", p.step_seconds},
-      {"samples_per_s", p.samples_per_second},
-      {"first_epoch_step_s", p.first_epoch_step_seconds},
-      {"input_source", p.input_source},
-      {"breakdown_s",
-       {{"compute", b.compute_seconds},
-        {"halo", b.halo_seconds},
-        {"allreduce", b.allreduce_seconds},
-        {"other_comm", b.other_communication_seconds},
-        {"io", b.io_seconds},
-        {"offload", b.offload_seconds},
-        {"idle", b.idle_seconds}}},
-      {"peak_memory_bytes", p.peak_memory_bytes},
-      {"average_memory_bytes", p.average_memory_bytes},
-      {"offloaded_bytes", p.offloaded_bytes},
-      {"device_capacity_bytes", p.device_capacity_bytes},
-      {"fits", p.fits},
-      {"provenance",
-       {{"step_s", to_string(p.time_provenance)},
-        {"breakdown_s", to_string(p.time_provenance)},
-        {"compute", to_string(p.compute_provenance)},
-        {"peak_memory_bytes", to_string(p.memory_provenance)}}},
-      {"epochs", p.epochs},
-      {"steps_to_target", p.steps_to_target},
-      {"time_to_train_s", p.time_to_train_seconds},
-      {"note", p.note}};
+  nlohmann::json json = {{"scenario", p.scenario},
+                         {"point", p.point},
+                         {"backend", p.backend},
+                         {"gpus", p.gpus},
+                         {"parallelism",
+                          {{"data", p.data},
+                           {"spatial_grid", p.spatial_grid},
+                           {"model_degree", p.model_degree},
+                           {"tensor_degree", p.tensor_degree}}},
+                         {"mini_batch", p.mini_batch},
+                         {"global_batch", p.global_batch},
+                         {"status", to_string(p.status)},
+                         {"step_s", p.step_seconds},
+                         {"samples_per_s", p.samples_per_second},
+                         {"first_epoch_step_s", p.first_epoch_step_seconds},
+                         {"input_source", p.input_source},
+                         {"breakdown_s",
+                          {{"compute", b.compute_seconds},
+                           {"halo", b.halo_seconds},
+                           {"allreduce", b.allreduce_seconds},
+                           {"other_comm", b.other_communication_seconds},
+                           {"io", b.io_seconds},
+                           {"offload", b.offload_seconds},
+                           {"idle", b.idle_seconds}}},
+                         {"peak_memory_bytes", p.peak_memory_bytes},
+                         {"average_memory_bytes", p.average_memory_bytes},
+                         {"offloaded_bytes", p.offloaded_bytes},
+                         {"device_capacity_bytes", p.device_capacity_bytes},
+                         {"fits", p.fits},
+                         {"provenance",
+                          {{"step_s", to_string(p.time_provenance)},
+                           {"breakdown_s", to_string(p.time_provenance)},
+                           {"compute", to_string(p.compute_provenance)},
+                           {"peak_memory_bytes", to_string(p.memory_provenance)}}},
+                         {"epochs", p.epochs},
+                         {"steps_to_target", p.steps_to_target},
+                         {"time_to_train_s", p.time_to_train_seconds},
+                         {"note", p.note}};
   if (!p.micro_batching.is_null()) json["micro_batching"] = p.micro_batching;
   if (!p.layer_compute.empty()) json["layer_compute_s"] = to_json(p.layer_compute);
   if (!p.inputs.is_null()) json["inputs"] = p.inputs;
@@ -314,6 +352,9 @@ PointResult point_result_from_json(const nlohmann::json& entry) {
   p.data = integer(parallelism, "data");
   p.spatial_grid = text(parallelism, "spatial_grid");
   p.model_degree = integer(parallelism, "model_degree");
+  // Run documents written before tensor parallelism have no tensor degree: 1.
+  p.tensor_degree =
+      parallelism.contains("tensor_degree") ? integer(parallelism, "tensor_degree") : 1;
   p.mini_batch = integer(entry, "mini_batch");
   p.global_batch = integer(entry, "global_batch");
   p.status = point_status_from_string(text(entry, "status"));

@@ -122,8 +122,8 @@ bool result_matches_point(const PointResult& row, const std::string& scenario,
   return row.scenario == scenario && row.backend == backend &&
          row.point == static_cast<std::int64_t>(point.index) && row.gpus == c.gpus() &&
          row.data == c.data && row.spatial_grid == grid_to_string(c.spatial_grid) &&
-         row.model_degree == c.model_degree && row.mini_batch == c.mini_batch &&
-         row.status != PointStatus::failed;
+         row.model_degree == c.model_degree && row.tensor_degree == c.tensor &&
+         row.mini_batch == c.mini_batch && row.status != PointStatus::failed;
 }
 
 SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& options,

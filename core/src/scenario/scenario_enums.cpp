@@ -102,6 +102,15 @@ const EnumTable<CollectiveAlgorithm>& enum_table() {
 }
 
 template <>
+const EnumTable<ShardLevel>& enum_table() {
+  static const EnumTable<ShardLevel> table{{"none", ShardLevel::none},
+                                           {"optimizer", ShardLevel::optimizer},
+                                           {"gradients", ShardLevel::gradients},
+                                           {"weights", ShardLevel::weights}};
+  return table;
+}
+
+template <>
 const EnumTable<TrainingTarget>& enum_table() {
   static const EnumTable<TrainingTarget> table{{"none", TrainingTarget::none},
                                                {"table", TrainingTarget::table},
@@ -122,6 +131,9 @@ std::string to_string(OffloadPolicy value) {
   return enum_name(value);
 }
 std::string to_string(MemoryAllocation value) {
+  return enum_name(value);
+}
+std::string to_string(ShardLevel value) {
   return enum_name(value);
 }
 std::string to_string(DatasetFormat value) {

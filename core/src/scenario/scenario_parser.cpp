@@ -61,12 +61,17 @@ void parse_model(Scenario& s, const YamlValue& value) {
 }
 
 void parse_parallelism(Scenario& s, const YamlValue& value) {
-  YamlMap map(value, {"data", "spatial", "model", "gpus", "batch_norm_statistics", "data_split"});
+  YamlMap map(
+      value, {"data", "spatial", "model", "tensor", "gpus", "batch_norm_statistics", "data_split"});
   auto& p = s.parallelism;
   remember(s, value);
   if (auto data = map.optional("data")) {
     p.data = data->as_integer(1, 1 << 24);
     remember(s, *data);
+  }
+  if (auto tensor = map.optional("tensor")) {
+    p.tensor = tensor->as_integer(1, 4096);
+    remember(s, *tensor);
   }
   if (auto gpus = map.optional("gpus")) {
     p.gpus = gpus->as_integer(1, 1 << 24);
@@ -122,9 +127,11 @@ void parse_parallelism(Scenario& s, const YamlValue& value) {
     remember(s, *split);
     // A replica's share follows its GPU's speed; a replica of several GPUs (spatial or model
     // parts) would need the slowest part's, which the simulator does not derive yet.
-    if (p.data_split == DataSplit::proportional && (!p.spatial_grid.empty() || map.has("model"))) {
+    if (p.data_split == DataSplit::proportional &&
+        (!p.spatial_grid.empty() || map.has("model") || p.tensor > 1)) {
       split->fail_problem(
-          "data_split: proportional needs pure data parallelism (no spatial or model split)");
+          "data_split: proportional needs pure data parallelism (no spatial, model or tensor "
+          "split)");
     }
   }
 }
@@ -144,7 +151,7 @@ void parse_kernels(Scenario& s, const YamlValue& value) {
 }
 
 void parse_memory(Scenario& s, const YamlValue& value) {
-  YamlMap map(value, {"device_capacity", "offload", "allocation"});
+  YamlMap map(value, {"device_capacity", "offload", "allocation", "shard"});
   if (auto capacity = map.optional("device_capacity")) {
     const double bytes = capacity->as_quantity(QuantityKind::bytes);
     if (bytes <= 0) capacity->fail("a positive size such as 16 GiB");
@@ -161,6 +168,10 @@ void parse_memory(Scenario& s, const YamlValue& value) {
           "offloading (memory.offload) moves feature maps layer by layer: it needs layer_wise "
           "allocation, not network_wide");
     }
+  }
+  if (auto shard = map.optional("shard")) {
+    s.memory.shard = parse_enum<ShardLevel>(*shard);
+    remember(s, *shard);
   }
 }
 

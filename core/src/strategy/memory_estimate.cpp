@@ -7,6 +7,7 @@ MemoryInputs memory_inputs_of(const Scenario& scenario, double capacity_bytes) {
           .optimizer = scenario.model.optimizer,
           .offload = scenario.memory.offload,
           .allocation = scenario.memory.allocation,
+          .shard = scenario.memory.shard,
           .workspace_bytes = scenario.micro_batching.workspace_limit_bytes,
           .prefetch = scenario.io.prefetch,
           .capacity_bytes = capacity_bytes};

@@ -83,18 +83,34 @@ class StagePlanner {
     return result_.at_layer[layer][static_cast<std::size_t>(moment)];
   }
 
+  // Weights, their gradients and the optimizer state, whole or sharded over the GPUs that sum
+  // the same gradients (ZeRO): a sharded GPU keeps 1/N of each, and while it works, the
+  // largest layer's gradients before they are reduce-scattered and, with sharded weights, the
+  // largest layer's weights gathered whole.
   void add_static() {
-    double parameters = 0;
+    double parameters = 0, largest_layer = 0;
     for (std::size_t i = 0; i < model_.layers().size(); ++i) {
-      if (on_stage(i)) parameters += static_cast<double>(parameter_count(model_.layers()[i]));
+      if (!on_stage(i)) continue;
+      const auto held = static_cast<double>(plan_.layers[i].parameters);
+      parameters += held;
+      largest_layer = std::max(largest_layer, held);
     }
-    const double weights = parameters * static_cast<double>(dtype_bytes(inputs_.dtype));
+    const double bytes_per_parameter = static_cast<double>(dtype_bytes(inputs_.dtype));
+    const double weights = parameters * bytes_per_parameter;
+    const double largest = largest_layer * bytes_per_parameter;
+    const double ways =
+        static_cast<double>(plan_.config.data) * static_cast<double>(plan_.config.spatial_parts());
+    const auto shard = inputs_.shard;
     auto stays = [&](MemoryUse use, double bytes) {
       if (bytes > 0) result_.at_start.push_back({.use = use, .bytes = bytes});
     };
-    stays(MemoryUse::weights, weights);
-    stays(MemoryUse::weight_gradients, weights);
-    stays(MemoryUse::optimizer_state, weights * optimizer_states(inputs_.optimizer));
+    auto share = [&](double bytes, ShardLevel from, double working) {
+      return shard >= from && ways > 1 ? std::min(bytes, bytes / ways + working) : bytes;
+    };
+    stays(MemoryUse::weights, share(weights, ShardLevel::weights, largest));
+    stays(MemoryUse::weight_gradients, share(weights, ShardLevel::gradients, largest));
+    stays(MemoryUse::optimizer_state,
+          share(weights * optimizer_states(inputs_.optimizer), ShardLevel::optimizer, 0));
     stays(MemoryUse::workspace,
           result_.decision.memory_optimal_algorithms ? 0.0 : inputs_.workspace_bytes);
     if (on_stage(0)) {
@@ -174,7 +190,7 @@ class StagePlanner {
   // statistics), from its forward to the end of its backward.
   void place_own_state(std::size_t i) {
     const auto& shard = shards_[i];
-    const auto cost = layer_cost(model_.layers()[i].layer, shard.local_inputs, shard.local_output,
+    const auto cost = layer_cost(shard.tensor.local_layer, shard.local_inputs, shard.local_output,
                                  shard.local_batch, inputs_.dtype);
     const auto bytes = static_cast<double>(cost.saved_for_backward_bytes);
     if (bytes <= 0) return;
@@ -244,7 +260,7 @@ class StagePlanner {
       if (!on_stage(i)) continue;
       last = std::min(last, i);
       const auto& shard = shards_[i];
-      const auto cost = layer_cost(model_.layers()[i].layer, shard.local_inputs, shard.local_output,
+      const auto cost = layer_cost(shard.tensor.local_layer, shard.local_inputs, shard.local_output,
                                    shard.local_batch, inputs_.dtype);
       if (cost.saved_for_backward_bytes > 0) {
         held.push_back({.kind = MemoryEventKind::allocate,

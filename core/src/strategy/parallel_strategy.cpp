@@ -3,18 +3,13 @@
 #include <algorithm>
 #include <numeric>
 
+#include "tessera/core/common/integer_division.hpp"
 #include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/model/layer_kind_rules.hpp"
 #include "tessera/core/model/shape_inference.hpp"
 
 namespace tessera {
 namespace {
-
-std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  return a >= 0 ? a / b : -((-a + b - 1) / b);
-}
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return -floor_div(-a, b);
-}
 
 bool is_window(LayerKind kind) {
   return kind == LayerKind::convolution || kind == LayerKind::transposed_convolution ||
@@ -173,7 +168,8 @@ namespace {
 
 // Every layer's shard on the busiest GPU when a replica runs `batch` samples at once.
 std::vector<LayerShard> shards_of(const ModelGraph& model, const ShardPlan& plan,
-                                  std::int64_t batch, const std::vector<int>& stage) {
+                                  std::int64_t batch, const std::vector<int>& stage,
+                                  const std::vector<LayerTensorSplit>& tensor_plan) {
   const auto& layers = model.layers();
   const int rank = layers.front().output_shape.spatial_rank();
   const auto& grid = plan.config.spatial_grid;
@@ -197,8 +193,24 @@ std::vector<LayerShard> shards_of(const ModelGraph& model, const ShardPlan& plan
       check_divisible(layer, layer.output_shape, grid, "output");
       for (const auto& input : layer.input_shapes) check_divisible(layer, input, grid, "input");
     }
-    shard.local_output = localize(layer.output_shape);
-    for (const auto& input : layer.input_shapes) shard.local_inputs.push_back(localize(input));
+    // A split tensor's channels on one GPU of the tensor group (the busiest: rounded up).
+    const std::int64_t tensor = plan.config.tensor;
+    shard.tensor = tensor_plan[i];
+    auto split_channels = [&](TensorShape shape, bool split) {
+      if (split) shape.c = ceil_div(shape.c, tensor);
+      return shape;
+    };
+    const TensorShape output = split_channels(layer.output_shape, shard.tensor.output_split);
+    std::vector<TensorShape> inputs;
+    for (std::size_t k = 0; k < layer.input_shapes.size(); ++k) {
+      const bool arrives_split =
+          tensor_plan[layer.input_indices[k]].output_split && !shard.tensor.gathered_inputs[k];
+      inputs.push_back(split_channels(layer.input_shapes[k], arrives_split));
+    }
+    shard.parameters =
+        rules_of(layer.layer.kind).parameters(shard.tensor.local_layer, inputs, output);
+    shard.local_output = localize(output);
+    for (const auto& input : inputs) shard.local_inputs.push_back(localize(input));
     if (!shard.local_inputs.empty()) shard.local_input_with_halo = shard.local_inputs.front();
     if (shard.spatially_split && is_window(layer.layer.kind)) {
       const auto w = window_params(layer.layer, rank);
@@ -262,10 +274,16 @@ ShardPlan plan_shards(const ModelGraph& model, const ParallelConfig& config,
                         "(every layer's inputs on its stage or an earlier one); this placement "
                         "sends some back: use gpipe");
   }
-  plan.layers = shards_of(model, plan, config.mini_batch, stage);
-  plan.micro_batch_layers = micro_batches == 1
-                                ? plan.layers
-                                : shards_of(model, plan, config.mini_batch / micro_batches, stage);
+  if (config.tensor < 1) {
+    throw StrategyError("parallelism.tensor",
+                        "expected a positive tensor degree, got " + std::to_string(config.tensor));
+  }
+  const auto tensor_plan = plan_tensor_splits(model, config.tensor);
+  plan.layers = shards_of(model, plan, config.mini_batch, stage, tensor_plan);
+  plan.micro_batch_layers =
+      micro_batches == 1
+          ? plan.layers
+          : shards_of(model, plan, config.mini_batch / micro_batches, stage, tensor_plan);
   return plan;
 }
 

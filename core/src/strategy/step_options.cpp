@@ -22,11 +22,26 @@ std::string to_string(OpCategory category) {
 }
 
 std::string to_string(StepOpKind kind) {
-  static const char* const names[] = {
-      "compute",      "halo_start",     "halo_wait",          "group_allreduce", "group_alltoall",
-      "stage_send",   "stage_recv",     "gradient_allreduce", "gradient_wait",   "read_start",
-      "read_wait",    "update",         "allocate",           "release",         "offload_start",
-      "offload_wait", "prefetch_start", "prefetch_wait"};
+  static const char* const names[] = {"compute",
+                                      "halo_start",
+                                      "halo_wait",
+                                      "group_allreduce",
+                                      "group_alltoall",
+                                      "group_allgather",
+                                      "stage_send",
+                                      "stage_recv",
+                                      "gradient_allreduce",
+                                      "gradient_reduce_scatter",
+                                      "gradient_wait",
+                                      "read_start",
+                                      "read_wait",
+                                      "update",
+                                      "allocate",
+                                      "release",
+                                      "offload_start",
+                                      "offload_wait",
+                                      "prefetch_start",
+                                      "prefetch_wait"};
   return names[static_cast<int>(kind)];
 }
 
@@ -50,7 +65,8 @@ StepOptions step_options_of(const Scenario& scenario, bool overlaps_communicatio
               scenario.parallelism.batch_norm_statistics == BatchNormStatistics::global,
           .offload = offload,
           .allocation = scenario.memory.allocation,
-          .workspace_bytes = micro_batching_under(scenario, offload).workspace_limit_bytes};
+          .workspace_bytes = micro_batching_under(scenario, offload).workspace_limit_bytes,
+          .shard = scenario.memory.shard};
 }
 
 }  // namespace tessera

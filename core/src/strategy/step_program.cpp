@@ -21,6 +21,10 @@ constexpr double kStatisticsShareBackward = 2.0 / 5.0;
 // Per channel, the sum and the sum of squares (forward) or of dy and dy * x_hat (backward), in
 // double precision as the kernels accumulate them.
 constexpr double kStatisticsBytesPerChannel = 2 * 8;
+// A loss over classes split by class sums, per position, the largest logit, the sum of
+// exponentials and the target's logit over the tensor group (Megatron's vocabulary-parallel
+// cross-entropy).
+constexpr double kClassSumsPerPosition = 3;
 
 double tensor_bytes(const TensorShape& local, DType dtype) {
   return static_cast<double>(local.elements() * dtype_bytes(dtype));
@@ -45,6 +49,7 @@ class ProgramWriter {
                                    .optimizer = options.optimizer,
                                    .offload = options.offload.policy,
                                    .allocation = options.allocation,
+                                   .shard = options.shard,
                                    .workspace_bytes = options.workspace_bytes,
                                    .prefetch = options.prefetch},
                                   options.offload)) {
@@ -89,12 +94,21 @@ class ProgramWriter {
            .category = OpCategory::allreduce,
            .label = "wait for gradient all-reduce"});
     }
-    auto update = costs_.optimizer_time(program_.parameters, options_.dtype, options_.optimizer);
+    // Sharded (ZeRO), each GPU updates its share of the weights, and where it holds them whole
+    // between steps, gathers the others' updated shares.
+    const double updated = sharded(ShardLevel::optimizer)
+                               ? program_.parameters / static_cast<double>(shard_ways())
+                               : program_.parameters;
+    auto update = costs_.optimizer_time(updated, options_.dtype, options_.optimizer);
     add({.kind = StepOpKind::update,
          .category = OpCategory::compute,
-         .label = "optimizer update",
+         .label = sharded(ShardLevel::optimizer) ? "optimizer update of this GPU's shard"
+                                                 : "optimizer update",
          .seconds = update.seconds,
          .provenance = update.provenance});
+    if (sharded(ShardLevel::optimizer) && !sharded(ShardLevel::weights)) {
+      gather_weights(SIZE_MAX, program_.parameters, "gather the updated weights");
+    }
     if (holds_input && options_.prefetch) {
       add({.kind = StepOpKind::read_wait,
            .category = OpCategory::io,
@@ -114,6 +128,27 @@ class ProgramWriter {
   }
 
   const Layer& layer_of(std::size_t i) const { return model_.layers()[i].layer; }
+
+  // The GPUs summing this stage's gradients, over which memory.shard splits what it names.
+  std::int64_t shard_ways() const { return program_.allreduce_group_size; }
+  bool sharded(ShardLevel level) const { return options_.shard >= level && shard_ways() > 1; }
+
+  // An all-gather over the stage group of `parameters` weights (ZeRO): a layer's before its
+  // passes with sharded weights, or every weight after the update.
+  void gather_weights(std::size_t layer, double parameters, const std::string& label) {
+    add({.kind = StepOpKind::group_allgather,
+         .category = OpCategory::allreduce,
+         .label = label,
+         .layer = layer,
+         .bytes = parameters * static_cast<double>(dtype_bytes(options_.dtype)),
+         .group = CollectiveGroup::stage});
+  }
+
+  void gather_layer_weights(std::size_t i) {
+    if (!sharded(ShardLevel::weights) || plan_.layers[i].parameters <= 0) return;
+    gather_weights(i, static_cast<double>(plan_.layers[i].parameters),
+                   layer_of(i).name + " gathers its weights");
+  }
 
   void read_next_sample() {
     const auto& input = plan_.layers.front();
@@ -136,7 +171,7 @@ class ProgramWriter {
   void compute(std::size_t i, Direction direction, StepPart part, double fraction) {
     const auto& layer = model_.layers()[i];
     const auto& shard = plan_.layers[i];
-    auto cost = costs_.layer_time(layer.layer, shard.local_inputs, shard.local_output,
+    auto cost = costs_.layer_time(shard.tensor.local_layer, shard.local_inputs, shard.local_output,
                                   shard.local_batch, options_.dtype, direction);
     MicroBatchPlan micro_batches;
     if (const auto* kernel = micro_batching_.find(i, direction)) {
@@ -288,8 +323,7 @@ class ProgramWriter {
                   " statistics",
          .layer = i,
          .direction = direction,
-         .bytes =
-             kStatisticsBytesPerChannel * static_cast<double>(model_.layers()[i].output_shape.c),
+         .bytes = kStatisticsBytesPerChannel * static_cast<double>(plan_.layers[i].local_output.c),
          .group = options_.batch_norm_over_replicas && plan_.config.data > 1
                       ? CollectiveGroup::stage
                       : CollectiveGroup::spatial});
@@ -313,6 +347,59 @@ class ProgramWriter {
          .direction = direction,
          .bytes =
              tensor_bytes(producer.local_output, options_.dtype) * samples_kept / samples_held});
+  }
+
+  // The tensor group's collectives (tensor_split.hpp), blocking on the compute stream as
+  // Megatron's are.
+  void tensor_collective(std::size_t i, StepOpKind kind, Direction direction, double bytes,
+                         const std::string& what) {
+    add({.kind = kind,
+         .category = OpCategory::other_communication,
+         .label = layer_of(i).name + " " + what,
+         .layer = i,
+         .direction = direction,
+         .bytes = bytes,
+         .group = CollectiveGroup::tensor});
+  }
+
+  // Before forward: the split inputs a layer needs whole.
+  void gather_inputs(std::size_t i) {
+    const auto& shard = plan_.layers[i];
+    const auto& producers = model_.layers()[i].input_indices;
+    for (std::size_t k = 0; k < producers.size(); ++k) {
+      if (!shard.tensor.gathered_inputs[k]) continue;
+      tensor_collective(i, StepOpKind::group_allgather, Direction::forward,
+                        tensor_bytes(shard.local_inputs[k], options_.dtype),
+                        "gathers " + layer_of(producers[k]).name);
+    }
+  }
+
+  // After forward: partial sums of the output (row, heads, an embedding's rows), or a loss's
+  // per-position sums over its classes (the maximum, the sum of exponentials and the target's
+  // logit, in float32).
+  void reduce_output(std::size_t i) {
+    const auto& shard = plan_.layers[i];
+    if (shard.tensor.reduces_output()) {
+      tensor_collective(i, StepOpKind::group_allreduce, Direction::forward,
+                        tensor_bytes(shard.local_output, options_.dtype), "output partial sums");
+    } else if (shard.tensor.reduces_class_sums()) {
+      const auto& output = shard.local_output;
+      const double positions =
+          static_cast<double>(output.elements() / std::max<std::int64_t>(1, output.c));
+      tensor_collective(
+          i, StepOpKind::group_allreduce, Direction::forward,
+          kClassSumsPerPosition * positions * static_cast<double>(dtype_bytes(DType::float32)),
+          "class sums");
+    }
+  }
+
+  // After backward-data: partial sums of the input gradient (column, heads).
+  void reduce_input_gradient(std::size_t i) {
+    const auto& shard = plan_.layers[i];
+    if (!shard.tensor.reduces_input_gradient()) return;
+    tensor_collective(i, StepOpKind::group_allreduce, Direction::backward_data,
+                      tensor_bytes(shard.local_inputs.front(), options_.dtype),
+                      "input gradient partial sums");
   }
 
   // Tensors between this stage and another: a layer's output goes once to every other stage
@@ -404,6 +491,8 @@ class ProgramWriter {
   void forward_pass(std::size_t i) {
     receive_inputs(i);
     redistribute(i, Direction::forward);
+    gather_inputs(i);
+    gather_layer_weights(i);
     if (layer_of(i).kind != LayerKind::input) {
       if (const auto axes = exchanged_axes(model_, plan_, i); !axes.empty()) {
         forward_window(i, axes);
@@ -413,16 +502,19 @@ class ProgramWriter {
         compute(i, Direction::forward, StepPart::whole, 1.0);
       }
     }
+    reduce_output(i);
     send_output(i);
   }
 
   void backward_pass(std::size_t i) {
     const auto& layer = model_.layers()[i];
     receive_output_gradients(i);
+    gather_layer_weights(i);
     const bool input_gradient = computes_input_gradient(model_, i);
-    const auto parameters = static_cast<double>(parameter_count(layer));
+    const auto parameters = static_cast<double>(plan_.layers[i].parameters);
     // A tied embedding has no parameters but adds its rows' gradients into its owner's table.
-    const bool weight_gradients = computes_weight_gradients(layer.layer, parameter_count(layer));
+    const bool weight_gradients =
+        computes_weight_gradients(layer.layer, plan_.layers[i].parameters);
     if (layer.layer.kind != LayerKind::input) {
       if (const auto axes = exchanged_axes(model_, plan_, i); !axes.empty()) {
         backward_window(i, axes, input_gradient, weight_gradients);
@@ -436,6 +528,7 @@ class ProgramWriter {
         if (weight_gradients) compute(i, Direction::backward_filter, StepPart::whole, 1.0);
       }
     }
+    if (input_gradient) reduce_input_gradient(i);
     if (parameters > 0 && last_backward_pass_) {
       bucket_.layers.push_back(i);
       bucket_.bytes += parameters * static_cast<double>(dtype_bytes(options_.dtype));
@@ -451,7 +544,8 @@ class ProgramWriter {
     program_.buckets.push_back(std::move(bucket_));
     bucket_ = {};
     if (program_.allreduce_group_size <= 1) return;
-    add({.kind = StepOpKind::gradient_allreduce,
+    add({.kind = sharded(ShardLevel::optimizer) ? StepOpKind::gradient_reduce_scatter
+                                                : StepOpKind::gradient_allreduce,
          .category = OpCategory::allreduce,
          .label = "gradient bucket " + std::to_string(index),
          .bytes = program_.buckets.back().bytes,

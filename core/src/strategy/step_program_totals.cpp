@@ -10,7 +10,7 @@ std::vector<double> stage_parameters(const ModelGraph& model, const ShardPlan& p
   std::vector<double> per_stage(static_cast<std::size_t>(std::max(1, plan.stages)), 0.0);
   for (std::size_t i = 0; i < model.layers().size(); ++i) {
     per_stage.at(static_cast<std::size_t>(plan.layers[i].stage)) +=
-        static_cast<double>(parameter_count(model.layers()[i]));
+        static_cast<double>(plan.layers[i].parameters);
   }
   return per_stage;
 }

@@ -29,10 +29,12 @@ ExecutedOp expected_execution(const StepOp& op) {
       return {.kind = op.kind, .layer = op.layer};
     case StepOpKind::group_allreduce:
     case StepOpKind::group_alltoall:
+    case StepOpKind::group_allgather:
     case StepOpKind::stage_send:
     case StepOpKind::stage_recv:
       return {.kind = op.kind, .layer = op.layer, .direction = op.direction};
     case StepOpKind::gradient_allreduce:
+    case StepOpKind::gradient_reduce_scatter:
       return {.kind = op.kind, .bucket = op.bucket};
     case StepOpKind::gradient_wait:
     case StepOpKind::read_start:
@@ -186,6 +188,9 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
     case StepOpKind::group_alltoall:
       redistribute(op);
       break;
+    case StepOpKind::group_allgather:
+      // train_point skips tensor-parallel points before a program is played.
+      throw std::logic_error("the real backend plays no tensor-group gather (" + op.label + ")");
     case StepOpKind::stage_send:
       transfers_.send(op);
       break;
@@ -211,6 +216,9 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
                        layout.gradient_group->size() > 1 ? layout.gradient_group.get() : nullptr,
                        context_);
       break;
+    case StepOpKind::gradient_reduce_scatter:
+      // train_point skips sharded points before a program is played.
+      throw std::logic_error("the real backend plays no reduce-scatter (" + op.label + ")");
     case StepOpKind::gradient_wait:
       parameters.wait_all(context_);
       break;

@@ -200,6 +200,20 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                         MeasuredTimeline* timeline) {
   const auto& config = point.config;
   const std::string device_name = device_name_for_rank();
+  if (config.tensor > 1) {
+    result.status = PointStatus::skipped;
+    result.note =
+        "tensor parallelism (parallelism.tensor > 1) is not yet run by the real backend: its "
+        "executors do not split layers' weights; the simulator predicts it";
+    return result;
+  }
+  if (loaded.scenario.memory.shard != ShardLevel::none) {
+    result.status = PointStatus::skipped;
+    result.note = "sharded " + to_string(loaded.scenario.memory.shard) +
+                  " (memory.shard, ZeRO) is not yet run by the real backend; the simulator "
+                  "predicts it";
+    return result;
+  }
   if (config.model_degree > 1 && device_name != "cpu") {
     // NCCL matches a pair's messages in posting order on one stream: a pipeline's sends and
     // receives in both directions would wait for each other there.

@@ -40,7 +40,11 @@ int count_ops(const StepProgram& program, StepOpKind kind) {
 
 // Queues between one GPU's compute actor and its helpers (zero simulated cost).
 struct StepPlayer::Streams {
-  std::deque<double> gradient_buckets;
+  struct Bucket {
+    double bytes = 0;
+    bool reduce_scatter = false;  // a sharded optimizer's (memory.shard), else all-reduced
+  };
+  std::deque<Bucket> gradient_buckets;
   simgrid::s4u::SemaphorePtr gradient_requests = simgrid::s4u::Semaphore::create(0);
   simgrid::s4u::SemaphorePtr gradient_done = simgrid::s4u::Semaphore::create(0);
 };
@@ -56,9 +60,12 @@ StepPlayer::StepPlayer(const SimPlatform& platform, const Fabric& fabric,
       settings_(std::move(settings)),
       times_(static_cast<std::size_t>(layout.gpus())) {
   const auto& programs = program_sets.at(0);
+  const int shards = static_cast<int>(layout.tensor_group(0).size());
   for (std::size_t stage = 0; stage < programs.size(); ++stage) {
-    stage_groups_.push_back(
-        std::make_unique<MemberGroup>(layout.stage_group(static_cast<int>(stage))));
+    for (int shard = 0; shard < shards; ++shard) {
+      stage_groups_.push_back(
+          std::make_unique<MemberGroup>(layout.stage_group(static_cast<int>(stage), shard)));
+    }
   }
   const int nodes = (layout.gpus() + platform.gpus_per_node - 1) / platform.gpus_per_node;
   std::vector<int> readers(static_cast<std::size_t>(nodes), 0);
@@ -87,6 +94,12 @@ StepPlayer::StepPlayer(const SimPlatform& platform, const Fabric& fabric,
 
 StepPlayer::~StepPlayer() = default;
 
+const MemberGroup& StepPlayer::stage_group_of(int rank) const {
+  const auto shards = static_cast<std::size_t>(layout_.tensor_group(rank).size());
+  return *stage_groups_.at(static_cast<std::size_t>(layout_.stage_of(rank)) * shards +
+                           static_cast<std::size_t>(layout_.tensor_index_of(rank)));
+}
+
 const StepProgram& StepPlayer::program_of(int rank) const {
   const auto& sets = settings_.program_set_of_rank;
   const auto set = sets.empty() ? 0 : sets.at(static_cast<std::size_t>(rank));
@@ -106,7 +119,9 @@ void StepPlayer::spawn() {
     auto* host = fabric_.host(rank);
     simgrid::s4u::Actor::create("gpu" + std::to_string(rank), host,
                                 [this, rank] { play_gpu(rank); });
-    if (const int buckets = count_ops(program, StepOpKind::gradient_allreduce); buckets > 0) {
+    if (const int buckets = count_ops(program, StepOpKind::gradient_allreduce) +
+                            count_ops(program, StepOpKind::gradient_reduce_scatter);
+        buckets > 0) {
       simgrid::s4u::Actor::create("comm" + std::to_string(rank), host, [this, rank, buckets] {
         play_communication_stream(rank, buckets);
       });
@@ -241,7 +256,7 @@ void StepPlayer::play_gpu(int rank) {
         if (op.group == CollectiveGroup::stage) {
           // Every GPU of the stage: the group the gradients are summed over (and the symmetric
           // reduction samples).
-          const auto& members = *stage_groups_[static_cast<std::size_t>(program.stage)];
+          const auto& members = stage_group_of(rank);
           const auto me = members.index_of(rank);
           const CollectiveContext stage_context{fabric_,
                                                 platform_.gpus_per_node,
@@ -253,9 +268,33 @@ void StepPlayer::play_gpu(int rank) {
                     algorithm_for(stage_context, members, op.bytes));
           break;
         }
+        if (op.group == CollectiveGroup::tensor) {
+          const auto& group = member_group(layout_.tensor_group(rank));
+          allreduce(group_context, group, static_cast<std::size_t>(layout_.tensor_index_of(rank)),
+                    op.bytes, algorithm_for(group_context, group, op.bytes));
+          break;
+        }
         const auto& group = member_group(layout_.spatial_group(rank));
         allreduce(group_context, group, static_cast<std::size_t>(layout_.spatial_index_of(rank)),
                   op.bytes, algorithm_for(group_context, group, op.bytes));
+        break;
+      }
+      case StepOpKind::group_allgather: {
+        if (op.group == CollectiveGroup::stage) {
+          // Sharded weights (memory.shard) over the GPUs summing the same gradients.
+          const auto& members = stage_group_of(rank);
+          const CollectiveContext stage_context{fabric_,
+                                                platform_.gpus_per_node,
+                                                kGroupChannel,
+                                                settings_.granularity,
+                                                settings_.replicas,
+                                                &platform_.node_rings};
+          allgather(stage_context, members, members.index_of(rank), op.bytes);
+          break;
+        }
+        const auto& group = member_group(layout_.tensor_group(rank));
+        allgather(group_context, group, static_cast<std::size_t>(layout_.tensor_index_of(rank)),
+                  op.bytes);
         break;
       }
       case StepOpKind::group_alltoall: {
@@ -291,7 +330,9 @@ void StepPlayer::play_gpu(int rank) {
         continue;
       }
       case StepOpKind::gradient_allreduce:
-        streams.gradient_buckets.push_back(op.bytes);
+      case StepOpKind::gradient_reduce_scatter:
+        streams.gradient_buckets.push_back(
+            {op.bytes, op.kind == StepOpKind::gradient_reduce_scatter});
         streams.gradient_requests->release();
         ++queued_buckets;
         break;
@@ -316,8 +357,7 @@ void StepPlayer::play_gpu(int rank) {
 
 void StepPlayer::play_communication_stream(int rank, int buckets) {
   auto& streams = *streams_[static_cast<std::size_t>(rank)];
-  const auto& program = program_of(rank);
-  const auto& members = *stage_groups_[static_cast<std::size_t>(program.stage)];
+  const auto& members = stage_group_of(rank);
   const std::size_t my_index = members.index_of(rank);
   // The data-parallel group is the one the symmetric reduction samples.
   const CollectiveContext context{fabric_,
@@ -328,12 +368,17 @@ void StepPlayer::play_communication_stream(int rank, int buckets) {
                                   &platform_.node_rings};
   for (int bucket = 0; bucket < buckets; ++bucket) {
     streams.gradient_requests->acquire();
-    const double bytes = streams.gradient_buckets.front();
+    const auto queued = streams.gradient_buckets.front();
     streams.gradient_buckets.pop_front();
     const double start = now();
-    const auto algorithm = algorithm_for(context, members, bytes);
-    allreduce(context, members, my_index, bytes, algorithm);
-    record(rank, 1, "all-reduce " + to_string(algorithm), OpCategory::allreduce, start);
+    if (queued.reduce_scatter) {
+      reduce_scatter(context, members, my_index, queued.bytes);
+      record(rank, 1, "reduce-scatter ring", OpCategory::allreduce, start);
+    } else {
+      const auto algorithm = algorithm_for(context, members, queued.bytes);
+      allreduce(context, members, my_index, queued.bytes, algorithm);
+      record(rank, 1, "all-reduce " + to_string(algorithm), OpCategory::allreduce, start);
+    }
     streams.gradient_done->release();
   }
 }

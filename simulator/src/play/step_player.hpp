@@ -77,7 +77,9 @@ class StepPlayer {
 
   const std::vector<std::vector<StepProgram>>& program_sets_;
   PlaySettings settings_;
-  std::vector<std::unique_ptr<MemberGroup>> stage_groups_;  // by stage
+  // The GPUs summing gradients: by stage, then tensor shard.
+  const MemberGroup& stage_group_of(int rank) const;
+  std::vector<std::unique_ptr<MemberGroup>> stage_groups_;
   std::vector<std::unique_ptr<Streams>> streams_;
   std::unique_ptr<InputPipeline> inputs_;
   std::vector<GpuTimes> times_;

@@ -28,7 +28,8 @@ namespace tessera::chakra {
 
 // The GPUs of a collective, named as the nodes' pg_name attribute names them.
 struct CommGroup {
-  std::string name;  // "spatial.<replica>.<stage>", "stage.<stage>"
+  std::string name;  // "spatial.<replica>.<stage>", "stage.<stage>", "tensor.<first rank>"
+                     // (".shard<t>" after a spatial or stage group of tensor shard t)
   std::vector<int> ranks;
 };
 

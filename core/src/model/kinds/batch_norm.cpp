@@ -41,6 +41,7 @@ class BatchNormRules final : public LayerKindRules {
     add_normalization_cost(q, std::get<BatchNormParams>(q.layer.params).affine, cost);
   }
   bool weight_gradients_from_backward_data() const override { return true; }
+  TensorRole tensor_role(const Layer& /*layer*/) const override { return TensorRole::channel_wise; }
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Convolutions and transposed convolutions: the layers with algorithms, workspaces and
 // micro-batching, and the halos of spatial parallelism.
 #include "kind_checks.hpp"
+#include "tessera/core/common/integer_division.hpp"
 #include "tessera/core/model/layer_kind_rules.hpp"
 #include "tessera/core/model/shape_inference.hpp"
 
@@ -118,6 +119,23 @@ class ConvolutionRules final : public LayerKindRules {
     const auto& p = std::get<ConvolutionParams>(layer.params);
     return " k" + axes_text(p.kernel) + " s" + axes_text(p.stride) + " p" + axes_text(p.padding) +
            " d" + axes_text(p.dilation) + " g" + std::to_string(p.groups) + (p.bias ? " bias" : "");
+  }
+
+  // Split by filters or channels; a depthwise convolution channel by channel; other groupings
+  // whole.
+  TensorRole tensor_role(const Layer& layer) const override {
+    const auto& p = std::get<ConvolutionParams>(layer.params);
+    if (p.groups == 1) return TensorRole::matrix_product;
+    return p.groups == p.out_channels ? TensorRole::channel_wise : TensorRole::whole;
+  }
+
+  void split_for_tensor(Layer& layer, TensorSplit split, std::int64_t parts) const override {
+    auto& p = std::get<ConvolutionParams>(layer.params);
+    if (split == TensorSplit::column) p.out_channels = ceil_div(p.out_channels, parts);
+    if (split == TensorSplit::follows) {
+      p.out_channels = ceil_div(p.out_channels, parts);
+      p.groups = ceil_div(p.groups, parts);
+    }
   }
 
   bool is_matrix_product() const override { return true; }

@@ -14,6 +14,7 @@ class ElementWiseRules : public LayerKindRules {
 
   TensorShape infer_shape(Layer& layer, const std::vector<TensorShape>& inputs) const override;
   void add_cost(const LayerCostQuery& query, LayerCost& cost) const override;
+  TensorRole tensor_role(const Layer& /*layer*/) const override { return TensorRole::channel_wise; }
 
  private:
   double forward_ops_per_element_;

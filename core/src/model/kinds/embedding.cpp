@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kind_checks.hpp"
+#include "tessera/core/common/integer_division.hpp"
 #include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera::kinds {
@@ -76,6 +77,20 @@ class EmbeddingRules final : public LayerKindRules {
         owns_table ? static_cast<double>(lookups) * static_cast<double>(p.dimension) : 0.0;
     cost.weight_bytes_read =
         owns_table ? std::min(lookups, p.vocabulary) * p.dimension * dtype_bytes(q.dtype) : 0;
+  }
+
+  TensorRole tensor_role(const Layer& /*layer*/) const override { return TensorRole::table; }
+
+  std::int64_t tensor_split_extent(const Layer& layer, TensorSplit /*split*/,
+                                   const TensorShape& /*output*/) const override {
+    return std::get<EmbeddingParams>(layer.params).vocabulary;
+  }
+
+  bool splits_unevenly(const Layer& /*layer*/) const override { return true; }
+
+  void split_for_tensor(Layer& layer, TensorSplit split, std::int64_t parts) const override {
+    auto& p = std::get<EmbeddingParams>(layer.params);
+    if (split == TensorSplit::vocabulary) p.vocabulary = ceil_div(p.vocabulary, parts);
   }
 
   std::string profile_key(const Layer& layer) const override {

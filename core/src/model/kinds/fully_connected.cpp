@@ -1,5 +1,6 @@
 // A fully connected layer over everything of a sample (it flattens a spatial input).
 #include "kind_checks.hpp"
+#include "tessera/core/common/integer_division.hpp"
 #include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera::kinds {
@@ -53,6 +54,15 @@ class FullyConnectedRules final : public LayerKindRules {
 
   std::string profile_key(const Layer& layer) const override {
     return std::get<FullyConnectedParams>(layer.params).bias ? " bias" : "";
+  }
+
+  TensorRole tensor_role(const Layer& /*layer*/) const override {
+    return TensorRole::matrix_product;
+  }
+
+  void split_for_tensor(Layer& layer, TensorSplit split, std::int64_t parts) const override {
+    auto& p = std::get<FullyConnectedParams>(layer.params);
+    if (split == TensorSplit::column) p.out_features = ceil_div(p.out_features, parts);
   }
 
   bool is_matrix_product() const override { return true; }

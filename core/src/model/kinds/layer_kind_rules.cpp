@@ -42,6 +42,11 @@ BackwardNeeds LayerKindRules::backward_needs(const Layer& /*layer*/) const {
 
 void LayerKindRules::add_cost(const LayerCostQuery& /*query*/, LayerCost& /*cost*/) const {}
 
+std::int64_t LayerKindRules::tensor_split_extent(const Layer& /*layer*/, TensorSplit /*split*/,
+                                                 const TensorShape& output) const {
+  return output.c;
+}
+
 std::string LayerKindRules::profile_key(const Layer& /*layer*/) const {
   return "";
 }

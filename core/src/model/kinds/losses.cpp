@@ -14,6 +14,9 @@ class SoftmaxCrossEntropyRules final : public ElementWiseRules {
  public:
   SoftmaxCrossEntropyRules() : ElementWiseRules(kSoftmaxForwardOpsPerElement, 1) {}
   BackwardNeeds backward_needs(const Layer& /*layer*/) const override { return {.output = true}; }
+  // Over logits split by class, each GPU its classes, as Megatron's vocabulary-parallel
+  // cross-entropy.
+  TensorRole tensor_role(const Layer& /*layer*/) const override { return TensorRole::class_loss; }
 };
 
 class MseLossRules final : public LayerKindRules {

@@ -7,6 +7,7 @@ namespace {
 
 class ConcatRules final : public LayerKindRules {
  public:
+  TensorRole tensor_role(const Layer& /*layer*/) const override { return TensorRole::channel_wise; }
   TensorShape infer_shape(Layer& layer, const std::vector<TensorShape>& inputs) const override {
     require_input_count(layer, inputs, 2, SIZE_MAX);
     TensorShape out = inputs.front();
@@ -22,6 +23,7 @@ class ConcatRules final : public LayerKindRules {
 
 class AddRules final : public LayerKindRules {
  public:
+  TensorRole tensor_role(const Layer& /*layer*/) const override { return TensorRole::channel_wise; }
   TensorShape infer_shape(Layer& layer, const std::vector<TensorShape>& inputs) const override {
     require_input_count(layer, inputs, 2, SIZE_MAX);
     for (std::size_t i = 1; i < inputs.size(); ++i) {

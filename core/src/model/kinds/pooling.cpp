@@ -93,6 +93,7 @@ class PoolingRules final : public LayerKindRules {
       p.kernel.push_back(extent - (p.adaptive_output - 1) * stride);
     }
   }
+  TensorRole tensor_role(const Layer& /*layer*/) const override { return TensorRole::channel_wise; }
 };
 
 }  // namespace

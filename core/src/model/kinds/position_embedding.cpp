@@ -39,6 +39,9 @@ class PositionEmbeddingRules final : public ElementWiseRules {
     return {std::get<PositionEmbeddingParams>(layer.params).positions, inputs.at(0).c};
   }
 
+  // Adds its table to whole rows.
+  TensorRole tensor_role(const Layer& /*layer*/) const override { return TensorRole::whole; }
+
   std::int64_t parameters(const Layer& layer, const std::vector<TensorShape>& inputs,
                           const TensorShape& /*output*/) const override {
     return product(weight_extents(layer, inputs));

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kind_checks.hpp"
+#include "tessera/core/common/integer_division.hpp"
 #include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera::kinds {
@@ -90,6 +91,22 @@ class ProjectionRules final : public LayerKindRules {
     const auto& p = std::get<ProjectionParams>(layer.params);
     return " o" + std::to_string(p.out_features) +
            (p.sampled > 0 ? " sampled" + std::to_string(p.sampled) : "") + (p.bias ? " bias" : "");
+  }
+
+  // A sampled softmax scores classes drawn over the whole vocabulary: it runs whole.
+  TensorRole tensor_role(const Layer& layer) const override {
+    return std::get<ProjectionParams>(layer.params).sampled > 0 ? TensorRole::whole
+                                                                : TensorRole::matrix_product;
+  }
+
+  // Tied to an embedding, its classes are the table's rows, split as the table is.
+  bool splits_unevenly(const Layer& layer) const override {
+    return !std::get<ProjectionParams>(layer.params).shared_with.empty();
+  }
+
+  void split_for_tensor(Layer& layer, TensorSplit split, std::int64_t parts) const override {
+    auto& p = std::get<ProjectionParams>(layer.params);
+    if (split == TensorSplit::column) p.out_features = ceil_div(p.out_features, parts);
   }
 
   bool is_matrix_product() const override { return true; }

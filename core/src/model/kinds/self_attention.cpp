@@ -4,6 +4,7 @@
 // Fused, it is one kernel that keeps no T x T tensor (FlashAttention, Dao et al. 2022: backward
 // recomputes the scores); unfused, it keeps the attention probabilities for backward.
 #include "kind_checks.hpp"
+#include "tessera/core/common/integer_division.hpp"
 #include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera::kinds {
@@ -47,16 +48,21 @@ class SelfAttentionRules final : public LayerKindRules {
   }
 
   // The Q, K and V projections as one 3C x C matrix, the larger of the two.
-  std::vector<std::int64_t> weight_extents(const Layer& /*layer*/,
+  std::vector<std::int64_t> weight_extents(const Layer& layer,
                                            const std::vector<TensorShape>& inputs) const override {
-    return {3 * inputs.at(0).c, inputs.at(0).c};
+    const std::int64_t c = inputs.at(0).c;
+    return {3 * c / std::get<SelfAttentionParams>(layer.params).tensor_parts, c};
   }
 
-  // 4 C^2 weights (Q, K, V and the output projection) and 4 C biases.
+  // 4 C^2 weights (Q, K, V and the output projection) and 4 C biases; a tensor-parallel shard
+  // of C' = C / tensor_parts attention channels holds 4 C C' weights, the Q, K and V biases of
+  // its channels (3 C') and the output projection's whole bias (C).
   std::int64_t parameters(const Layer& layer, const std::vector<TensorShape>& inputs,
                           const TensorShape& /*output*/) const override {
+    const auto& p = std::get<SelfAttentionParams>(layer.params);
     const std::int64_t c = inputs.at(0).c;
-    return 4 * c * c + (std::get<SelfAttentionParams>(layer.params).bias ? 4 * c : 0);
+    const std::int64_t shard = c / p.tensor_parts;
+    return 4 * c * shard + (p.bias ? 3 * shard + c : 0);
   }
 
   BackwardNeeds backward_needs(const Layer& /*layer*/) const override { return {.input = true}; }
@@ -69,17 +75,21 @@ class SelfAttentionRules final : public LayerKindRules {
   //                     softmax again: + 2 N T^2 C + 5 N h T^2
   //   backward_filter = 8 N T C^2 [+ 4 N T C]
   // Backward keeps Q, K, V and the heads' output (4 N T C), and unfused the probabilities
-  // (N h T^2), fused only their log-sum-exp (N h T, float32).
+  // (N h T^2), fused only their log-sum-exp (N h T, float32). A tensor-parallel shard of h heads
+  // and C' = C / tensor_parts channels: 8 N T C C' for the projections, C' for C in the scores,
+  // 3 C' + C biases, and keeps 4 N T C'.
   void add_cost(const LayerCostQuery& q, LayerCost& cost) const override {
     const auto& p = std::get<SelfAttentionParams>(q.layer.params);
     const TensorShape& input = q.inputs.at(0);
     const double n = static_cast<double>(q.batch);
     const double t = static_cast<double>(input.spatial.at(0));
     const double c = static_cast<double>(input.c);
+    const std::int64_t shard_channels = input.c / p.tensor_parts;
+    const double shard = static_cast<double>(shard_channels);
     const double h = static_cast<double>(p.heads);
-    const double projections = 8 * n * t * c * c;
-    const double biases = p.bias ? 4 * n * t * c : 0.0;
-    const double score_products = 2 * n * t * t * c;  // Q K^T, or P V, over all heads
+    const double projections = 8 * n * t * c * shard;
+    const double biases = p.bias ? n * t * (3 * shard + c) : 0.0;
+    const double score_products = 2 * n * t * t * shard;  // Q K^T, or P V, over all heads
     auto& f = cost.flops;
     f.forward =
         projections + 2 * score_products + kSoftmaxForwardOpsPerScore * n * h * t * t + biases;
@@ -90,7 +100,8 @@ class SelfAttentionRules final : public LayerKindRules {
     }
     f.backward_filter = projections + biases;
     const std::int64_t steps = input.spatial.at(0);
-    const std::int64_t kept_activations = 4 * q.batch * steps * input.c * dtype_bytes(q.dtype);
+    const std::int64_t kept_activations =
+        4 * q.batch * steps * shard_channels * dtype_bytes(q.dtype);
     const std::int64_t kept_scores = p.fused
                                          ? q.batch * p.heads * steps * dtype_bytes(DType::float32)
                                          : q.batch * p.heads * steps * steps * dtype_bytes(q.dtype);
@@ -100,7 +111,22 @@ class SelfAttentionRules final : public LayerKindRules {
   std::string profile_key(const Layer& layer) const override {
     const auto& p = std::get<SelfAttentionParams>(layer.params);
     return " h" + std::to_string(p.heads) + (p.causal ? " causal" : "") + (p.bias ? " bias" : "") +
-           (p.fused ? " fused" : "");
+           (p.fused ? " fused" : "") +
+           (p.tensor_parts > 1 ? " tp" + std::to_string(p.tensor_parts) : "");
+  }
+
+  TensorRole tensor_role(const Layer& /*layer*/) const override { return TensorRole::heads; }
+
+  std::int64_t tensor_split_extent(const Layer& layer, TensorSplit /*split*/,
+                                   const TensorShape& /*output*/) const override {
+    return std::get<SelfAttentionParams>(layer.params).heads;
+  }
+
+  void split_for_tensor(Layer& layer, TensorSplit split, std::int64_t parts) const override {
+    auto& p = std::get<SelfAttentionParams>(layer.params);
+    if (split != TensorSplit::heads) return;
+    p.heads = ceil_div(p.heads, parts);
+    p.tensor_parts *= parts;
   }
 
   bool is_matrix_product() const override { return true; }

@@ -155,6 +155,10 @@ struct SelfAttentionParams {
   bool causal = false;
   bool bias = true;
   bool fused = true;
+  // Tensor parallelism's shard (tensor_role.hpp): `heads` of the layer's heads split this many
+  // ways, each of C / (heads x tensor_parts) channels: its Q, K and V and the output
+  // projection's input are this share of the channels. 1 in model files.
+  std::int64_t tensor_parts = 1;
 };
 
 struct PositionEmbeddingParams {

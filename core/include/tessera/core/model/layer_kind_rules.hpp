@@ -15,6 +15,7 @@
 #include "tessera/core/common/yaml_reader.hpp"
 #include "tessera/core/model/layer.hpp"
 #include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/model/tensor_role.hpp"
 
 namespace tessera {
 
@@ -62,6 +63,20 @@ class LayerKindRules {
   // What tells two kernels of this kind apart besides their shapes, for the profile database
   // (" k3 s1 p1 d1 g1" for a convolution); empty where the shapes say all.
   virtual std::string profile_key(const Layer& layer) const;
+
+  // What tensor parallelism may do with it (tensor_role.hpp).
+  virtual TensorRole tensor_role(const Layer& /*layer*/) const { return TensorRole::whole; }
+  // The count `split` divides over the GPUs of a tensor group (output channels by default; heads,
+  // a table's rows), which must divide evenly unless splits_unevenly.
+  virtual std::int64_t tensor_split_extent(const Layer& layer, TensorSplit split,
+                                           const TensorShape& output) const;
+  // Whether the busiest GPU may hold the rounded-up share of that count (a vocabulary's rows, as
+  // Megatron pads the vocabulary to a multiple of the degree).
+  virtual bool splits_unevenly(const Layer& /*layer*/) const { return false; }
+  // The layer one GPU of a group of `parts` runs under `split`: its output channels, heads or
+  // rows divided (rounded up). Row and channel-wise splits need nothing: the shapes say all.
+  virtual void split_for_tensor(Layer& /*layer*/, TensorSplit /*split*/,
+                                std::int64_t /*parts*/) const {}
 
   // Its weight gradients come out of the pass that computes its input gradient (batch and layer
   // norm's sums, attention's pass back through its heads): the step program runs that pass even

@@ -1,10 +1,10 @@
 #pragma once
 // The strategies `tessera plan` chooses among for one model on one cluster: data-parallel
 // replicas, the spatial grid and the layer where the spatial split stops, model-parallel stages
-// and their pipeline (micro-batches, schedule), vDNN's offload policy and the convolution
-// workspace limit, at a fixed global batch (or a fixed batch per replica) and a GPU count. Keys the
-// user pins keep the scenario's value. Enumeration only: whether a strategy is valid, fits and is
-// worth simulating is plan_screen.hpp's question.
+// and their pipeline (micro-batches, schedule), the tensor degree, ZeRO's sharding, vDNN's offload
+// policy and the convolution workspace limit, at a fixed global batch (or a fixed batch per
+// replica) and a GPU count. Keys the user pins keep the scenario's value. Enumeration only: whether
+// a strategy is valid, fits and is worth simulating is plan_screen.hpp's question.
 #include <cstdint>
 #include <optional>
 #include <set>
@@ -27,6 +27,8 @@ struct PlanStrategy {
   std::vector<std::pair<std::string, std::int64_t>> placement;
   std::int64_t micro_batches = 1;  // the mini-batch split to flow through the stages
   PipelineSchedule schedule = PipelineSchedule::gpipe;
+  std::int64_t tensor = 1;  // GPUs of a tensor group (tensor_split.hpp)
+  ShardLevel shard = ShardLevel::none;
   std::int64_t mini_batch = 1;  // samples per replica
   OffloadPolicy offload = OffloadPolicy::none;
   double workspace_limit_bytes = 0;
@@ -40,7 +42,8 @@ struct PlanStrategy {
 
 // "data 16 x grid 4x2x1 x model 1, 4 samples/replica, split until pool3, offload none, workspace
 // 64.00 MiB"; the spatial end is left out where nothing is split, the pipeline ("in 4
-// micro-batches (1f1b)") where there is one micro-batch.
+// micro-batches (1f1b)") where there is one micro-batch, the tensor degree (" x tensor 4") and
+// the sharding (", shard optimizer") where there are none.
 std::string describe(const PlanStrategy& strategy);
 // A canonical text that identifies the strategy in stored results (resume): equal strategies,
 // equal keys.
@@ -62,6 +65,9 @@ struct PlanSpaceOptions {
   std::optional<std::int64_t> mini_batch;
   std::set<std::string> pinned;  // from plan_search_keys()
   std::int64_t max_model_degree = 8;
+  // Tensor degrees to try: the divisors of a replica's GPUs up to this many (a DGX node's 8 by
+  // default: a tensor group's collectives in every layer want NVLink).
+  std::int64_t max_tensor_degree = 8;
   // Micro-batches to pipeline through model-parallel stages: the divisors of the batch per
   // replica up to this many, each (but one) with the GPipe and the one-forward-one-backward
   // schedule. A single stage runs one micro-batch.
@@ -85,10 +91,12 @@ struct PlanSpaceOptions {
 PlanSpaceOptions default_space_options(const LoadedScenario& scenario);
 
 // Every combination, in a deterministic order (GPU counts as given, then data, model degree,
-// spatial grid, split end, micro-batches and schedule, offload, workspace). A scenario whose
-// data split is proportional to GPU speed gets pure data parallelism only, as its parser demands.
-// Throws InputError naming `option` when a pinned value cannot be kept at a GPU count, or the batch
-// cannot be split at all.
+// tensor degree, spatial grid, split end, micro-batches and schedule, sharding, offload,
+// workspace). Sharding is tried where there is something to shard (a replica's stage held by
+// several GPUs): none, optimizer, gradients and weights, only the first two under a pipeline. A
+// scenario whose data split is proportional to GPU speed gets pure data parallelism only, as its
+// parser demands. Throws InputError naming `option` when a pinned value cannot be kept at a GPU
+// count, or the batch cannot be split at all.
 std::vector<PlanCandidate> enumerate_candidates(const LoadedScenario& scenario,
                                                 const PlanSpaceOptions& options);
 

@@ -39,7 +39,8 @@ struct PointResult {
   std::int64_t data = 1;
   std::string spatial_grid = "1";  // e.g. "4x1x1"
   std::int64_t model_degree = 1;
-  std::int64_t mini_batch = 1;  // per data-parallel replica
+  std::int64_t tensor_degree = 1;  // GPUs of a tensor group (parallelism.tensor)
+  std::int64_t mini_batch = 1;     // per data-parallel replica
   std::int64_t global_batch = 1;
   PointStatus status = PointStatus::ok;
   double step_seconds = 0;  // a step in steady state: the epochs after the first
@@ -95,7 +96,8 @@ struct RunResult {
 const std::vector<std::string>& results_csv_columns();
 std::string results_to_csv(const std::vector<PointResult>& points);
 // Throws std::runtime_error naming the file and line on malformed input. Blank lines are skipped.
-// Files written before the time-to-train columns existed read with those fields 0.
+// Columns are found by name; files written before the time-to-train or tensor-degree columns
+// existed read with those fields 0 (the tensor degree 1).
 std::vector<PointResult> results_from_csv(const std::string& text, const std::string& file_name);
 
 nlohmann::json to_json(const PointResult& point);

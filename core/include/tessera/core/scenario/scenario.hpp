@@ -29,6 +29,10 @@ enum class OffloadPolicy { none, all, conv, dyn };
 // How device memory is handed out over a step (memory_plan.hpp): layer by layer from a pool
 // (vDNN's), or every tensor for the whole step (the frameworks vDNN compares with).
 enum class MemoryAllocation { layer_wise, network_wide };
+// What each GPU of a data-parallel group keeps only its share of (ZeRO stages 1-3, Rajbhandari
+// et al. 2020; PyTorch FSDP): nothing, the optimizer state, the state and the gradients, or
+// those and the weights, gathered layer by layer where they are used.
+enum class ShardLevel { none, optimizer, gradients, weights };
 enum class DatasetFormat { synthetic, hdf5 };
 // Where samples come from after the first epoch (see input_source.hpp).
 enum class DataStore { none, memory, node_local };
@@ -52,6 +56,7 @@ std::string to_string(MicroBatchPolicy value);
 std::string to_string(MicroBatchMode value);
 std::string to_string(OffloadPolicy value);
 std::string to_string(MemoryAllocation value);
+std::string to_string(ShardLevel value);
 std::string to_string(DatasetFormat value);
 std::string to_string(DataStore value);
 std::string to_string(Scaling value);
@@ -81,7 +86,8 @@ struct ParallelismSection {
   std::vector<std::pair<std::string, std::int64_t>> placement;
   std::int64_t micro_batches = 1;  // the mini-batch split to flow through the stages
   PipelineSchedule schedule = PipelineSchedule::gpipe;
-  std::optional<std::int64_t> gpus;  // if given, must equal data x spatial x model
+  std::int64_t tensor = 1;           // GPUs splitting each layer's weights (tensor_split.hpp)
+  std::optional<std::int64_t> gpus;  // if given, must equal data x spatial x model x tensor
   BatchNormStatistics batch_norm_statistics = BatchNormStatistics::sample_group;
   DataSplit data_split = DataSplit::equal;
 };
@@ -96,6 +102,7 @@ struct MemorySection {
   std::optional<double> device_capacity_bytes;  // default: the platform GPU's memory
   OffloadPolicy offload = OffloadPolicy::none;
   MemoryAllocation allocation = MemoryAllocation::layer_wise;
+  ShardLevel shard = ShardLevel::none;
 };
 
 struct IoSection {

@@ -79,6 +79,7 @@ struct MemoryInputs {
   Optimizer optimizer = Optimizer::adam;
   OffloadPolicy offload = OffloadPolicy::none;
   MemoryAllocation allocation = MemoryAllocation::layer_wise;
+  ShardLevel shard = ShardLevel::none;
   double workspace_bytes = 0;
   bool prefetch = true;
   double capacity_bytes = 0;

@@ -1,9 +1,9 @@
 #pragma once
 // How one sweep point splits the model over GPUs: data-parallel replicas, a spatial grid over
-// (D,) H, W for the layers before `until`, and model-parallel stages (stage_placement.hpp) through
-// which micro-batches of the mini-batch flow as a pipeline. For every layer it gives the shard the
-// busiest GPU runs, for the whole mini-batch and for one micro-batch, and the halo planes it
-// needs from neighbours.
+// (D,) H, W for the layers before `until`, model-parallel stages (stage_placement.hpp) through
+// which micro-batches of the mini-batch flow as a pipeline, and tensor groups that split each
+// layer's weights (tensor_split.hpp). For every layer it gives the shard the busiest GPU runs, for
+// the whole mini-batch and for one micro-batch, and the halo planes it needs from neighbours.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -12,6 +12,7 @@
 #include "tessera/core/model/model_graph.hpp"
 #include "tessera/core/strategy/pipeline_schedule.hpp"
 #include "tessera/core/strategy/stage_placement.hpp"
+#include "tessera/core/strategy/tensor_split.hpp"
 
 namespace tessera {
 
@@ -22,9 +23,11 @@ struct ParallelConfig {
   std::int64_t mini_batch = 1;     // samples per data-parallel replica
   std::int64_t micro_batches = 1;  // the mini-batch split for the pipeline of model stages
   PipelineSchedule schedule = PipelineSchedule::gpipe;
+  std::int64_t tensor = 1;  // GPUs of a tensor group, splitting each layer (tensor_split.hpp)
 
   std::int64_t spatial_parts() const;
-  std::int64_t gpus() const { return data * spatial_parts() * model_degree; }
+  std::int64_t gpus_per_replica() const { return spatial_parts() * model_degree * tensor; }
+  std::int64_t gpus() const { return data * gpus_per_replica(); }
   std::int64_t global_batch() const { return data * mini_batch; }
 };
 
@@ -45,6 +48,8 @@ struct LayerShard {
   std::vector<TensorShape> local_inputs;
   std::vector<Halo> input_halo;       // per spatial axis, for sliding-window layers
   TensorShape local_input_with_halo;  // first input enlarged by its halo planes
+  LayerTensorSplit tensor;            // the split over the tensor group and the layer it runs
+  std::int64_t parameters = 0;        // the weights one GPU of the tensor group holds
 };
 
 struct ShardPlan {

@@ -1,12 +1,13 @@
 #pragma once
 // The program one GPU plays for one training step, derived once from the model and the strategy:
 // forward and backward compute of its shard, halo exchanges with its spatial neighbours,
-// batch-norm statistics and the redistribution inside its spatial group, transfers between
-// model-parallel stages, bucketed gradient all-reduces overlapped with backward, the optimizer
-// update, and the read of the next sample's shard. Both backends play it op by op: the simulator's
-// actors (simulator/src/play/step_player.cpp) and the real trainer
-// (kernels/real/src/program_player.cpp), which records the ops it executed so that a test holds
-// them to this list. Neither re-derives the schedule (docs/design/step-program.md).
+// batch-norm statistics and the redistribution inside its spatial group, the partial sums and
+// gathers of its tensor group, transfers between model-parallel stages, bucketed gradient
+// all-reduces overlapped with backward, the optimizer update, and the read of the next sample's
+// shard. Both backends play it op by op: the simulator's actors
+// (simulator/src/play/step_player.cpp) and the real trainer (kernels/real/src/program_player.cpp),
+// which records the ops it executed so that a test holds them to this list. Neither re-derives the
+// schedule (docs/design/step-program.md).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -35,15 +36,22 @@ enum class StepOpKind {
   halo_start,       // exchange with both neighbours along `axis` (asynchronous): `direction`
                     // forward fills the input halos, backward_data returns gradient halos
   halo_wait,        // wait for the exchange `exchange`
-  group_allreduce,  // blocking all-reduce of `bytes` in the spatial group (batch-norm sums)
+  group_allreduce,  // blocking all-reduce of `bytes` in `group`: the spatial group's batch-norm
+                    // sums, the tensor group's partial sums (tensor_split.hpp)
   group_alltoall,   // blocking all-to-all, `bytes` to each peer of the spatial group: forward
                     // the activations, backward_data their gradients (the redistribution)
+  group_allgather,  // blocking all-gather in `group` of a tensor of `bytes` in all, each member
+                    // holding its share: the tensor group's split channels before a layer that
+                    // needs them whole; over the stage group, sharded weights (memory.shard)
+                    // before a layer's passes or after the update
   stage_send,  // layer `layer`'s output (forward) or its gradient (backward) to stage `peer_stage`
                // (asynchronous: the step ends when it has arrived)
   stage_recv,  // the same from stage `peer_stage`: waiting for it is a pipeline bubble, moving
                // it communication
   gradient_allreduce,  // queue bucket `bucket` (`bytes`) on the communication stream (asynchronous)
-  gradient_wait,       // wait for every queued bucket
+  gradient_reduce_scatter,  // the same, reduce-scattered: each GPU keeps the sum of its shard
+                            // (sharded optimizer state, memory.shard)
+  gradient_wait,            // wait for every queued bucket
   read_start,  // start reading the next sample's shard, `bytes` from `source` (asynchronous)
   read_wait,   // wait for that read
   update,      // the optimizer step over the stage's parameters (compute stream)
@@ -60,8 +68,9 @@ enum class StepOpKind {
 };
 std::string to_string(StepOpKind kind);
 
-// The GPUs a group collective spans: the spatial group of a replica, or every GPU of the stage.
-enum class CollectiveGroup { spatial, stage };
+// The GPUs a group collective spans: the spatial group of a replica, every GPU of the stage
+// holding the same tensor shard, or the tensor group splitting the layers.
+enum class CollectiveGroup { spatial, stage, tensor };
 
 struct StepOp {
   StepOpKind kind = StepOpKind::compute;
@@ -78,8 +87,8 @@ struct StepOp {
   double bytes_to_upper = 0;  // halo: planes for the upper neighbour
   int exchange = -1;          // halo: pairs a start with its wait
   int peer_stage = -1;        // stage_send / stage_recv
-  int bucket = -1;            // gradient_allreduce: index into StepProgram::buckets
-  CollectiveGroup group = CollectiveGroup::spatial;  // group_allreduce: over whom
+  int bucket = -1;  // gradient_allreduce / reduce_scatter: index into StepProgram::buckets
+  CollectiveGroup group = CollectiveGroup::spatial;  // group_allreduce / allgather: over whom
   InputSource source = InputSource::none;            // read_start: where the samples come from
   MemoryUse memory = MemoryUse::activations;         // allocate / release: what the bytes hold
   // The pipeline's micro-batch the op works on (parallel_strategy.hpp; 0 with one micro-batch):
@@ -121,6 +130,8 @@ struct StepOptions {
   OffloadDecision offload;
   MemoryAllocation allocation = MemoryAllocation::layer_wise;
   double workspace_bytes = 0;
+  // ZeRO (memory.shard): what the GPUs summing the same gradients keep 1/N of.
+  ShardLevel shard = ShardLevel::none;
 };
 
 struct StepProgram {

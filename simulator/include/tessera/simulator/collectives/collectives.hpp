@@ -58,6 +58,13 @@ void allreduce(const CollectiveContext& context, const MemberGroup& members, std
 void allreduce(const CollectiveContext& context, const std::vector<int>& members,
                std::size_t my_index, double bytes, AllreduceAlgorithm algorithm);
 
+// All-gather of a tensor of `bytes` in all, each member holding 1/p of it, and reduce-scatter of
+// `bytes` per member, each keeping the sum of its 1/p (rings, ring_halves.cpp).
+void allgather(const CollectiveContext& context, const MemberGroup& members, std::size_t my_index,
+               double bytes);
+void reduce_scatter(const CollectiveContext& context, const MemberGroup& members,
+                    std::size_t my_index, double bytes);
+
 // All-to-all: each member sends `bytes_per_peer` to every other member.
 void alltoall(const CollectiveContext& context, const MemberGroup& members, std::size_t my_index,
               double bytes_per_peer);
