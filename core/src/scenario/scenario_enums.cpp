@@ -111,6 +111,13 @@ const EnumTable<ShardLevel>& enum_table() {
 }
 
 template <>
+const EnumTable<RecomputePolicy>& enum_table() {
+  static const EnumTable<RecomputePolicy> table{{"none", RecomputePolicy::none},
+                                                {"full", RecomputePolicy::full}};
+  return table;
+}
+
+template <>
 const EnumTable<TrainingTarget>& enum_table() {
   static const EnumTable<TrainingTarget> table{{"none", TrainingTarget::none},
                                                {"table", TrainingTarget::table},
@@ -134,6 +141,9 @@ std::string to_string(MemoryAllocation value) {
   return enum_name(value);
 }
 std::string to_string(ShardLevel value) {
+  return enum_name(value);
+}
+std::string to_string(RecomputePolicy value) {
   return enum_name(value);
 }
 std::string to_string(DatasetFormat value) {

@@ -151,7 +151,7 @@ void parse_kernels(Scenario& s, const YamlValue& value) {
 }
 
 void parse_memory(Scenario& s, const YamlValue& value) {
-  YamlMap map(value, {"device_capacity", "offload", "allocation", "shard"});
+  YamlMap map(value, {"device_capacity", "offload", "allocation", "shard", "recompute"});
   if (auto capacity = map.optional("device_capacity")) {
     const double bytes = capacity->as_quantity(QuantityKind::bytes);
     if (bytes <= 0) capacity->fail("a positive size such as 16 GiB");
@@ -172,6 +172,17 @@ void parse_memory(Scenario& s, const YamlValue& value) {
   if (auto shard = map.optional("shard")) {
     s.memory.shard = parse_enum<ShardLevel>(*shard);
     remember(s, *shard);
+  }
+  if (auto recompute = map.optional("recompute")) {
+    s.memory.recompute = parse_enum<RecomputePolicy>(*recompute);
+    // Both drop feature maps between forward and backward; one way at a time.
+    if (s.memory.recompute != RecomputePolicy::none &&
+        (s.memory.offload != OffloadPolicy::none ||
+         s.memory.allocation == MemoryAllocation::network_wide)) {
+      recompute->fail_problem(
+          "recomputing activations needs layer_wise allocation and no offloading "
+          "(memory.offload: none)");
+    }
   }
 }
 

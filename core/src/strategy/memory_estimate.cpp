@@ -8,6 +8,7 @@ MemoryInputs memory_inputs_of(const Scenario& scenario, double capacity_bytes) {
           .offload = scenario.memory.offload,
           .allocation = scenario.memory.allocation,
           .shard = scenario.memory.shard,
+          .recompute = scenario.memory.recompute,
           .workspace_bytes = scenario.micro_batching.workspace_limit_bytes,
           .prefetch = scenario.io.prefetch,
           .capacity_bytes = capacity_bytes};

@@ -5,6 +5,7 @@
 
 #include "tessera/core/model/input_gradients.hpp"
 #include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/strategy/recompute_segments.hpp"
 
 namespace tessera {
 namespace {
@@ -44,7 +45,10 @@ class StagePlanner {
         inputs_(inputs),
         shards_(plan.micro_batch_layers),
         successor_(in_place_successors(model, plan)),
-        predecessor_(model.layers().size()) {
+        predecessor_(model.layers().size()),
+        segment_end_(inputs.recompute == RecomputePolicy::none
+                         ? std::vector<std::optional<std::size_t>>(model.layers().size())
+                         : recomputed_segment_ends(model, plan, stage)) {
     for (std::size_t t = 0; t < successor_.size(); ++t) {
       if (successor_[t]) predecessor_[*successor_[t]] = t;
     }
@@ -120,6 +124,11 @@ class StagePlanner {
     }
   }
 
+  // An output inside a recomputed segment (its last layer's output is the kept checkpoint).
+  bool recomputed_inside(std::size_t tensor) const {
+    return segment_end_[tensor] && *segment_end_[tensor] != tensor;
+  }
+
   bool offloadable(std::size_t tensor) const {
     const auto policy = result_.decision.policy;
     if (policy == OffloadPolicy::none) return false;
@@ -171,6 +180,13 @@ class StagePlanner {
       at(life.last_forward, MemoryMoment::after_forward).push_back(release);
       return;
     }
+    if (recomputed_inside(t)) {
+      // Dropped after forward, made again when the segment's forward runs before its backward.
+      at(life.last_forward, MemoryMoment::after_forward).push_back(release);
+      at(*segment_end_[t], MemoryMoment::before_backward).push_back(allocate);
+      at(*life.last_backward, MemoryMoment::after_backward).push_back(release);
+      return;
+    }
     if (life.offload) {
       auto copy = allocate;
       copy.kind = MemoryEventKind::offload_start;
@@ -194,16 +210,19 @@ class StagePlanner {
                                  shard.local_batch, inputs_.dtype);
     const auto bytes = static_cast<double>(cost.saved_for_backward_bytes);
     if (bytes <= 0) return;
-    at(i, MemoryMoment::before_forward)
-        .push_back({.kind = MemoryEventKind::allocate,
-                    .use = MemoryUse::layer_state,
-                    .tensor = i,
-                    .bytes = bytes});
-    at(i, MemoryMoment::after_backward)
-        .push_back({.kind = MemoryEventKind::release,
-                    .use = MemoryUse::layer_state,
-                    .tensor = i,
-                    .bytes = bytes});
+    const MemoryEvent allocate{.kind = MemoryEventKind::allocate,
+                               .use = MemoryUse::layer_state,
+                               .tensor = i,
+                               .bytes = bytes};
+    MemoryEvent release = allocate;
+    release.kind = MemoryEventKind::release;
+    at(i, MemoryMoment::before_forward).push_back(allocate);
+    if (segment_end_[i]) {
+      // The segment's forward runs again and keeps it anew.
+      at(i, MemoryMoment::after_forward).push_back(release);
+      at(*segment_end_[i], MemoryMoment::before_backward).push_back(allocate);
+    }
+    at(i, MemoryMoment::after_backward).push_back(release);
   }
 
   struct GradientLife {
@@ -334,6 +353,8 @@ class StagePlanner {
   const std::vector<LayerShard>& shards_;
   const std::vector<std::optional<std::size_t>> successor_;  // in_place_successors
   std::vector<std::optional<std::size_t>> predecessor_;      // the layer whose buffer it took
+  // Per layer, the last layer of its recomputed segment (recompute_segments.hpp), if any.
+  const std::vector<std::optional<std::size_t>> segment_end_;
   StageMemoryPlan result_;
   std::vector<std::pair<std::size_t, TensorLife>> offloaded_lives_;
 };

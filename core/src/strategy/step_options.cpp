@@ -66,7 +66,8 @@ StepOptions step_options_of(const Scenario& scenario, bool overlaps_communicatio
           .offload = offload,
           .allocation = scenario.memory.allocation,
           .workspace_bytes = micro_batching_under(scenario, offload).workspace_limit_bytes,
-          .shard = scenario.memory.shard};
+          .shard = scenario.memory.shard,
+          .recompute = scenario.memory.recompute};
 }
 
 }  // namespace tessera

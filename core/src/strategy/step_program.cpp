@@ -4,11 +4,13 @@
 #include <map>
 
 #include "halo_geometry.hpp"
+#include "layer_messages.hpp"
 #include "memory_ops.hpp"
 #include "tessera/core/micro_batching/network_micro_batch_plan.hpp"
 #include "tessera/core/model/input_gradients.hpp"
 #include "tessera/core/model/layer_cost.hpp"
 #include "tessera/core/model/layer_kind_rules.hpp"
+#include "tessera/core/strategy/recompute_segments.hpp"
 
 namespace tessera {
 namespace {
@@ -21,11 +23,6 @@ constexpr double kStatisticsShareBackward = 2.0 / 5.0;
 // Per channel, the sum and the sum of squares (forward) or of dy and dy * x_hat (backward), in
 // double precision as the kernels accumulate them.
 constexpr double kStatisticsBytesPerChannel = 2 * 8;
-// A loss over classes split by class sums, per position, the largest logit, the sum of
-// exponentials and the target's logit over the tensor group (Megatron's vocabulary-parallel
-// cross-entropy).
-constexpr double kClassSumsPerPosition = 3;
-
 double tensor_bytes(const TensorShape& local, DType dtype) {
   return static_cast<double>(local.elements() * dtype_bytes(dtype));
 }
@@ -50,9 +47,14 @@ class ProgramWriter {
                                    .offload = options.offload.policy,
                                    .allocation = options.allocation,
                                    .shard = options.shard,
+                                   .recompute = options.recompute,
                                    .workspace_bytes = options.workspace_bytes,
                                    .prefetch = options.prefetch},
-                                  options.offload)) {
+                                  options.offload)),
+        messages_{model, plan_, stage, options.dtype},
+        segment_end_(options.recompute == RecomputePolicy::none
+                         ? std::vector<std::optional<std::size_t>>(model.layers().size())
+                         : recomputed_segment_ends(model, plan, stage)) {
     program_.stage = stage;
     program_.parameters = stage_parameters(model, plan).at(static_cast<std::size_t>(stage));
     program_.allreduce_group_size = plan.config.data * plan.config.spatial_parts();
@@ -120,6 +122,10 @@ class ProgramWriter {
  private:
   void add(StepOp op) {
     op.micro_batch = micro_batch_;
+    if (recomputing_) {
+      op.recomputed = true;
+      op.label += " (recompute)";
+    }
     if (whole_plan_.config.micro_batches > 1 && op.layer != SIZE_MAX &&
         op.kind != StepOpKind::gradient_allreduce) {
       op.label += " [micro-batch " + std::to_string(micro_batch_) + "]";
@@ -330,145 +336,8 @@ class ProgramWriter {
     compute(i, direction, StepPart::apply, 1.0 - share);
   }
 
-  void redistribute(std::size_t i, Direction direction) {
-    if (plan_.config.spatial_parts() <= 1 || i != plan_.spatial_end || i == 0) return;
-    const auto& producer = plan_.layers[model_.layers()[i].input_indices.front()];
-    // Each GPU of the group goes on with local_batch whole samples (ceil(mini-batch / parts): with
-    // fewer samples than parts, several GPUs hold the same one) and receives every peer's shard
-    // of them: a true all-to-all when the samples spread evenly, an all-gather for one sample.
-    const double samples_kept = static_cast<double>(plan_.layers[i].local_batch);
-    const double samples_held = static_cast<double>(producer.local_batch);
-    const bool forward = direction == Direction::forward;
-    add({.kind = StepOpKind::group_alltoall,
-         .category = OpCategory::other_communication,
-         .label = std::string("redistribute ") + (forward ? "activations" : "gradients") +
-                  " before " + layer_of(i).name,
-         .layer = i,
-         .direction = direction,
-         .bytes =
-             tensor_bytes(producer.local_output, options_.dtype) * samples_kept / samples_held});
-  }
-
-  // The tensor group's collectives (tensor_split.hpp), blocking on the compute stream as
-  // Megatron's are.
-  void tensor_collective(std::size_t i, StepOpKind kind, Direction direction, double bytes,
-                         const std::string& what) {
-    add({.kind = kind,
-         .category = OpCategory::other_communication,
-         .label = layer_of(i).name + " " + what,
-         .layer = i,
-         .direction = direction,
-         .bytes = bytes,
-         .group = CollectiveGroup::tensor});
-  }
-
-  // Before forward: the split inputs a layer needs whole.
-  void gather_inputs(std::size_t i) {
-    const auto& shard = plan_.layers[i];
-    const auto& producers = model_.layers()[i].input_indices;
-    for (std::size_t k = 0; k < producers.size(); ++k) {
-      if (!shard.tensor.gathered_inputs[k]) continue;
-      tensor_collective(i, StepOpKind::group_allgather, Direction::forward,
-                        tensor_bytes(shard.local_inputs[k], options_.dtype),
-                        "gathers " + layer_of(producers[k]).name);
-    }
-  }
-
-  // After forward: partial sums of the output (row, heads, an embedding's rows), or a loss's
-  // per-position sums over its classes (the maximum, the sum of exponentials and the target's
-  // logit, in float32).
-  void reduce_output(std::size_t i) {
-    const auto& shard = plan_.layers[i];
-    if (shard.tensor.reduces_output()) {
-      tensor_collective(i, StepOpKind::group_allreduce, Direction::forward,
-                        tensor_bytes(shard.local_output, options_.dtype), "output partial sums");
-    } else if (shard.tensor.reduces_class_sums()) {
-      const auto& output = shard.local_output;
-      const double positions =
-          static_cast<double>(output.elements() / std::max<std::int64_t>(1, output.c));
-      tensor_collective(
-          i, StepOpKind::group_allreduce, Direction::forward,
-          kClassSumsPerPosition * positions * static_cast<double>(dtype_bytes(DType::float32)),
-          "class sums");
-    }
-  }
-
-  // After backward-data: partial sums of the input gradient (column, heads).
-  void reduce_input_gradient(std::size_t i) {
-    const auto& shard = plan_.layers[i];
-    if (!shard.tensor.reduces_input_gradient()) return;
-    tensor_collective(i, StepOpKind::group_allreduce, Direction::backward_data,
-                      tensor_bytes(shard.local_inputs.front(), options_.dtype),
-                      "input gradient partial sums");
-  }
-
-  // Tensors between this stage and another: a layer's output goes once to every other stage
-  // holding readers of it, and is received there by the first of them to run forward; its
-  // gradient comes back from each such stage once the last of them there has run backward.
-  std::vector<int> reader_stages(std::size_t tensor) const {
-    std::vector<int> stages;
-    for (auto consumer : model_.consumers_of(tensor)) {
-      const int stage = plan_.layers[consumer].stage;
-      if (stage != program_.stage &&
-          std::find(stages.begin(), stages.end(), stage) == stages.end()) {
-        stages.push_back(stage);
-      }
-    }
-    return stages;
-  }
-
-  // Whether layer i is the first reader of `tensor` on this stage (the lowest index: first in
-  // forward, last in backward).
-  bool first_reader_here(std::size_t tensor, std::size_t i) const {
-    for (auto consumer : model_.consumers_of(tensor)) {
-      if (plan_.layers[consumer].stage == program_.stage) return consumer == i;
-    }
-    return false;
-  }
-
-  void stage_message(StepOpKind kind, std::size_t tensor, Direction direction, int peer) {
-    const bool forward = direction == Direction::forward;
-    const bool sends = kind == StepOpKind::stage_send;
-    add({.kind = kind,
-         .category = OpCategory::other_communication,
-         .label = std::string(sends ? "send " : "receive ") + (forward ? "" : "gradient of ") +
-                  layer_of(tensor).name + (sends ? " to" : " from") + " stage " +
-                  std::to_string(peer),
-         .layer = tensor,
-         .direction = direction,
-         .bytes = tensor_bytes(plan_.layers[tensor].local_output, options_.dtype),
-         .peer_stage = peer});
-  }
-
-  // Before layer i's forward: the inputs other stages produce. After it: its output to the
-  // stages that read it.
-  void receive_inputs(std::size_t i) {
-    for (auto producer : model_.layers()[i].input_indices) {
-      const int from = plan_.layers[producer].stage;
-      if (from != program_.stage && first_reader_here(producer, i)) {
-        stage_message(StepOpKind::stage_recv, producer, Direction::forward, from);
-      }
-    }
-  }
-  void send_output(std::size_t i) {
-    for (int to : reader_stages(i))
-      stage_message(StepOpKind::stage_send, i, Direction::forward, to);
-  }
-  // Before layer i's backward: its output's gradient from the stages that read it. After it:
-  // the gradients of its inputs to the stages that produced them.
-  void receive_output_gradients(std::size_t i) {
-    for (int from : reader_stages(i)) {
-      stage_message(StepOpKind::stage_recv, i, Direction::backward_data, from);
-    }
-  }
-  void send_input_gradients(std::size_t i) {
-    for (auto producer : model_.layers()[i].input_indices) {
-      const int to = plan_.layers[producer].stage;
-      if (to != program_.stage && first_reader_here(producer, i) &&
-          gradient_flows_to(model_, producer)) {
-        stage_message(StepOpKind::stage_send, producer, Direction::backward_data, to);
-      }
-    }
+  void add_all(std::vector<StepOp> ops) {
+    for (auto& op : ops) add(std::move(op));
   }
 
   // The memory plan's events at one moment of a layer's pass, as ops.
@@ -489,9 +358,24 @@ class ProgramWriter {
   }
 
   void forward_pass(std::size_t i) {
-    receive_inputs(i);
-    redistribute(i, Direction::forward);
-    gather_inputs(i);
+    add_all(messages_.received_inputs(i));
+    forward_work(i);
+    add_all(messages_.sent_output(i));
+  }
+
+  // Before the backward of a recomputed segment's last layer: the segment's forward again.
+  void recompute_segment(std::size_t end) {
+    recomputing_ = true;
+    for (std::size_t j = 0; j <= end; ++j) {
+      if (segment_end_[j] == end) forward_work(j);
+    }
+    recomputing_ = false;
+  }
+
+  // What a layer's forward does on this GPU, between receiving its inputs and sending its output.
+  void forward_work(std::size_t i) {
+    add_all(messages_.redistribution(i, Direction::forward));
+    add_all(messages_.gathered_inputs(i));
     gather_layer_weights(i);
     if (layer_of(i).kind != LayerKind::input) {
       if (const auto axes = exchanged_axes(model_, plan_, i); !axes.empty()) {
@@ -502,13 +386,13 @@ class ProgramWriter {
         compute(i, Direction::forward, StepPart::whole, 1.0);
       }
     }
-    reduce_output(i);
-    send_output(i);
+    add_all(messages_.reduced_output(i));
   }
 
   void backward_pass(std::size_t i) {
     const auto& layer = model_.layers()[i];
-    receive_output_gradients(i);
+    add_all(messages_.received_output_gradients(i));
+    if (segment_end_[i] == i) recompute_segment(i);
     gather_layer_weights(i);
     const bool input_gradient = computes_input_gradient(model_, i);
     const auto parameters = static_cast<double>(plan_.layers[i].parameters);
@@ -528,14 +412,14 @@ class ProgramWriter {
         if (weight_gradients) compute(i, Direction::backward_filter, StepPart::whole, 1.0);
       }
     }
-    if (input_gradient) reduce_input_gradient(i);
+    if (input_gradient) add_all(messages_.reduced_input_gradient(i));
     if (parameters > 0 && last_backward_pass_) {
       bucket_.layers.push_back(i);
       bucket_.bytes += parameters * static_cast<double>(dtype_bytes(options_.dtype));
       if (bucket_.bytes >= options_.gradient_bucket_bytes) flush_bucket();
     }
-    redistribute(i, Direction::backward_data);
-    send_input_gradients(i);
+    add_all(messages_.redistribution(i, Direction::backward_data));
+    add_all(messages_.sent_input_gradients(i));
   }
 
   void flush_bucket() {
@@ -564,10 +448,14 @@ class ProgramWriter {
   const NetworkMicroBatchPlan& micro_batching_;
   const StepOptions& options_;
   const StageMemoryPlan memory_;
+  const LayerMessages messages_;
   StepProgram program_;
   GradientBucket bucket_;
   std::int64_t micro_batch_ = 0;    // of the pass being written
   bool last_backward_pass_ = true;  // the pass whose gradients go to the all-reduce
+  // Per layer, the last layer of its recomputed segment (recompute_segments.hpp), if any.
+  const std::vector<std::optional<std::size_t>> segment_end_;
+  bool recomputing_ = false;  // writing a segment's forward again
   int next_exchange_ = 0;
   int open_exchange_ = -1;  // the exchange the next halo_wait completes
   Direction open_direction_ = Direction::forward;

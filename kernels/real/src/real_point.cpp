@@ -207,6 +207,13 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
         "executors do not split layers' weights; the simulator predicts it";
     return result;
   }
+  if (loaded.scenario.memory.recompute != RecomputePolicy::none) {
+    result.status = PointStatus::skipped;
+    result.note =
+        "activation recomputation (memory.recompute) is not yet run by the real backend; the "
+        "simulator predicts it";
+    return result;
+  }
   if (loaded.scenario.memory.shard != ShardLevel::none) {
     result.status = PointStatus::skipped;
     result.note = "sharded " + to_string(loaded.scenario.memory.shard) +

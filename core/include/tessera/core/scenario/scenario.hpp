@@ -33,6 +33,10 @@ enum class MemoryAllocation { layer_wise, network_wide };
 // et al. 2020; PyTorch FSDP): nothing, the optimizer state, the state and the gradients, or
 // those and the weights, gathered layer by layer where they are used.
 enum class ShardLevel { none, optimizer, gradients, weights };
+// Activation recomputation (Chen et al. 2016; Megatron-LM's full checkpointing): none, or every
+// residual block's inner activations dropped after forward and recomputed before its backward
+// (recompute_segments.hpp).
+enum class RecomputePolicy { none, full };
 enum class DatasetFormat { synthetic, hdf5 };
 // Where samples come from after the first epoch (see input_source.hpp).
 enum class DataStore { none, memory, node_local };
@@ -57,6 +61,7 @@ std::string to_string(MicroBatchMode value);
 std::string to_string(OffloadPolicy value);
 std::string to_string(MemoryAllocation value);
 std::string to_string(ShardLevel value);
+std::string to_string(RecomputePolicy value);
 std::string to_string(DatasetFormat value);
 std::string to_string(DataStore value);
 std::string to_string(Scaling value);
@@ -103,6 +108,7 @@ struct MemorySection {
   OffloadPolicy offload = OffloadPolicy::none;
   MemoryAllocation allocation = MemoryAllocation::layer_wise;
   ShardLevel shard = ShardLevel::none;
+  RecomputePolicy recompute = RecomputePolicy::none;
 };
 
 struct IoSection {

@@ -80,6 +80,7 @@ struct MemoryInputs {
   OffloadPolicy offload = OffloadPolicy::none;
   MemoryAllocation allocation = MemoryAllocation::layer_wise;
   ShardLevel shard = ShardLevel::none;
+  RecomputePolicy recompute = RecomputePolicy::none;
   double workspace_bytes = 0;
   bool prefetch = true;
   double capacity_bytes = 0;

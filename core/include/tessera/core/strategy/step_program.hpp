@@ -79,7 +79,10 @@ struct StepOp {
   std::size_t layer = SIZE_MAX;              // model layer, if any
   Direction direction = Direction::forward;  // compute, halo and group ops: the pass
   StepPart part = StepPart::whole;           // compute ops
-  double seconds = 0;                        // compute time
+  // A forward op run again before its segment's backward (memory.recompute), and the tensor
+  // group's and sharded weights' collectives it needs again.
+  bool recomputed = false;
+  double seconds = 0;  // compute time
   Provenance provenance = Provenance::none;
   double bytes = 0;           // communication or I/O volume (see kind)
   int axis = -1;              // halo: spatial axis
@@ -132,6 +135,7 @@ struct StepOptions {
   double workspace_bytes = 0;
   // ZeRO (memory.shard): what the GPUs summing the same gradients keep 1/N of.
   ShardLevel shard = ShardLevel::none;
+  RecomputePolicy recompute = RecomputePolicy::none;
 };
 
 struct StepProgram {
