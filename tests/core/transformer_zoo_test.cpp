@@ -61,6 +61,11 @@ TEST(TransformerKinds, SelfAttentionCostsByHand) {
   const auto fused_cost = layer_cost(fused, 3, DType::float32);
   EXPECT_EQ(fused_cost.saved_for_backward_bytes, (4 * 3 * 16 * 8 + 3 * 2 * 16) * 4);
   EXPECT_GT(fused_cost.flops.backward_data, cost.flops.backward_data);  // it recomputes scores
+  // Unfused, the 3 x 2 x 16 x 16 scores pass through memory 4 times forward, 7 backward.
+  EXPECT_DOUBLE_EQ(cost.intermediate_bytes.forward, 4.0 * 3 * 2 * 16 * 16 * 4);
+  EXPECT_DOUBLE_EQ(cost.intermediate_bytes.backward_data, 7.0 * 3 * 2 * 16 * 16 * 4);
+  EXPECT_EQ(cost.intermediate_bytes.backward_filter, 0);
+  EXPECT_EQ(fused_cost.intermediate_bytes.total(), 0);
 }
 
 TEST(TransformerKinds, LayerNormAndPositionEmbedding) {

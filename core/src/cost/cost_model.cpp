@@ -79,7 +79,15 @@ CostEstimate ComputeCostModel::layer_time(const Layer& layer,
             (cost.backward_needs.output ? out_bytes : 0);
   }
   if (layer.kind == LayerKind::concat && direction == Direction::forward) bytes = 2 * out_bytes;
-  return {roofline_seconds(flops, bytes, uses_tensor_cores(layer, dtype)), Provenance::roofline};
+  // The memory-bound kernels between a composite layer's products run after them, not beside.
+  const auto& between = cost.intermediate_bytes;
+  const double intermediate = direction == Direction::forward         ? between.forward
+                              : direction == Direction::backward_data ? between.backward_data
+                                                                      : between.backward_filter;
+  return {
+      roofline_seconds(flops, bytes, uses_tensor_cores(layer, dtype)) +
+          intermediate / (device_.memory_bandwidth_bytes_per_second * device_.memory_efficiency),
+      Provenance::roofline};
 }
 
 std::string update_op(Optimizer optimizer) {

@@ -15,6 +15,9 @@ namespace {
 // (1); its backward: the dot product with the output and the scaled difference (3).
 constexpr double kSoftmaxForwardOpsPerScore = 5;
 constexpr double kSoftmaxBackwardOpsPerScore = 3;
+// Passes over the N h T^2 scores through device memory when unfused (add_cost says which).
+constexpr double kUnfusedForwardScorePasses = 4;
+constexpr double kUnfusedBackwardScorePasses = 7;
 
 class SelfAttentionRules final : public LayerKindRules {
  public:
@@ -106,6 +109,17 @@ class SelfAttentionRules final : public LayerKindRules {
                                          ? q.batch * p.heads * steps * dtype_bytes(DType::float32)
                                          : q.batch * p.heads * steps * steps * dtype_bytes(q.dtype);
     cost.saved_for_backward_bytes = kept_activations + kept_scores;
+    // Unfused, the N h T^2 scores go through device memory between the kernels: forward, the
+    // scores' product writes them, the softmax reads them and writes the probabilities, the
+    // weighted sum reads those (4 passes); backward, the probabilities' gradient is written, the
+    // softmax's backward reads it and the probabilities and writes the scores' gradient, which
+    // the two products read, and the values' gradient reads the probabilities (7). Fused, they
+    // stay on chip.
+    if (!p.fused) {
+      const double scores = n * h * t * t * static_cast<double>(dtype_bytes(q.dtype));
+      cost.intermediate_bytes.forward = kUnfusedForwardScorePasses * scores;
+      cost.intermediate_bytes.backward_data = kUnfusedBackwardScorePasses * scores;
+    }
   }
 
   std::string profile_key(const Layer& layer) const override {

@@ -39,6 +39,11 @@ struct LayerCost {
   // Tensors of the layer's own that backward reads (dropout's mask, an LSTM's gates and cell
   // states, attention's scores); its input and output are other layers' and not counted here.
   std::int64_t saved_for_backward_bytes = 0;
+  // Per direction, the bytes a layer made of several kernels moves between them through device
+  // memory (unfused attention's scores and probabilities, written by one product, read and
+  // written by the softmax, read by the next product): memory-bound kernels of their own, whose
+  // time the roofline adds to that of the layer's products and operands.
+  LayerFlops intermediate_bytes;
 };
 
 // Costs for `batch` samples with the layer's shapes (which may be a GPU's local shard).
