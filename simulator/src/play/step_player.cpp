@@ -175,6 +175,35 @@ void StepPlayer::play_gpu(int rank) {
   const CollectiveContext group_context{
       fabric_, platform_.gpus_per_node, kGroupChannel, settings_.granularity,
       1,       &platform_.node_rings};
+  // Every GPU of the stage holding this shard: the group the gradients are summed over (batch
+  // norm over the replicas, sharded weights), and the one the symmetric reduction samples.
+  const CollectiveContext stage_context{fabric_,
+                                        platform_.gpus_per_node,
+                                        kGroupChannel,
+                                        settings_.granularity,
+                                        settings_.replicas,
+                                        &platform_.node_rings};
+  // The members a group collective spans, this rank's index among them, and their context.
+  struct GroupAt {
+    const MemberGroup* members;
+    std::size_t index;
+    const CollectiveContext* context;
+  };
+  auto group_at = [&](CollectiveGroup group) -> GroupAt {
+    switch (group) {
+      case CollectiveGroup::stage: {
+        const auto& members = stage_group_of(rank);
+        return {&members, members.index_of(rank), &stage_context};
+      }
+      case CollectiveGroup::tensor:
+        return {&member_group(layout_.tensor_group(rank)),
+                static_cast<std::size_t>(layout_.tensor_index_of(rank)), &group_context};
+      case CollectiveGroup::spatial:
+        break;
+    }
+    return {&member_group(layout_.spatial_group(rank)),
+            static_cast<std::size_t>(layout_.spatial_index_of(rank)), &group_context};
+  };
   // Consecutive kernels run back to back on the compute stream: one sleep covers them all, which
   // keeps the number of simulated activities (the simulator's cost) low.
   double queued_compute = 0;
@@ -253,48 +282,14 @@ void StepPlayer::play_gpu(int rank) {
         halos.erase(op.exchange);
         break;
       case StepOpKind::group_allreduce: {
-        if (op.group == CollectiveGroup::stage) {
-          // Every GPU of the stage: the group the gradients are summed over (and the symmetric
-          // reduction samples).
-          const auto& members = stage_group_of(rank);
-          const auto me = members.index_of(rank);
-          const CollectiveContext stage_context{fabric_,
-                                                platform_.gpus_per_node,
-                                                kGroupChannel,
-                                                settings_.granularity,
-                                                settings_.replicas,
-                                                &platform_.node_rings};
-          allreduce(stage_context, members, me, op.bytes,
-                    algorithm_for(stage_context, members, op.bytes));
-          break;
-        }
-        if (op.group == CollectiveGroup::tensor) {
-          const auto& group = member_group(layout_.tensor_group(rank));
-          allreduce(group_context, group, static_cast<std::size_t>(layout_.tensor_index_of(rank)),
-                    op.bytes, algorithm_for(group_context, group, op.bytes));
-          break;
-        }
-        const auto& group = member_group(layout_.spatial_group(rank));
-        allreduce(group_context, group, static_cast<std::size_t>(layout_.spatial_index_of(rank)),
-                  op.bytes, algorithm_for(group_context, group, op.bytes));
+        const auto group = group_at(op.group);
+        allreduce(*group.context, *group.members, group.index, op.bytes,
+                  algorithm_for(*group.context, *group.members, op.bytes));
         break;
       }
       case StepOpKind::group_allgather: {
-        if (op.group == CollectiveGroup::stage) {
-          // Sharded weights (memory.shard) over the GPUs summing the same gradients.
-          const auto& members = stage_group_of(rank);
-          const CollectiveContext stage_context{fabric_,
-                                                platform_.gpus_per_node,
-                                                kGroupChannel,
-                                                settings_.granularity,
-                                                settings_.replicas,
-                                                &platform_.node_rings};
-          allgather(stage_context, members, members.index_of(rank), op.bytes);
-          break;
-        }
-        const auto& group = member_group(layout_.tensor_group(rank));
-        allgather(group_context, group, static_cast<std::size_t>(layout_.tensor_index_of(rank)),
-                  op.bytes);
+        const auto group = group_at(op.group);
+        allgather(*group.context, *group.members, group.index, op.bytes);
         break;
       }
       case StepOpKind::group_alltoall: {
