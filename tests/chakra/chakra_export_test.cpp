@@ -13,6 +13,7 @@
 
 #include "tessera/chakra/chakra_export.hpp"
 #include "tessera/core/point/point_programs.hpp"
+#include "tessera/core/strategy/rank_numbering.hpp"
 
 namespace tessera {
 namespace {
@@ -60,7 +61,9 @@ Counts expected_counts(const StepProgram& program) {
         break;
       case StepOpKind::group_allreduce:
       case StepOpKind::group_alltoall:
+      case StepOpKind::group_allgather:
       case StepOpKind::gradient_allreduce:
+      case StepOpKind::gradient_reduce_scatter:
         ++counts.collectives;
         break;
       case StepOpKind::read_start:
@@ -93,13 +96,13 @@ Counts check_point(const LoadedScenario& loaded, const std::string& name) {
 
   // (source, destination, tag) -> size, for sends and receives over all files.
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::int64_t> sends, receives;
-  const int parts = static_cast<int>(point.config.spatial_parts());
+  const RankNumbering numbering(point.config);
   for (int rank = 0; rank < gpus; ++rank) {
     SCOPED_TRACE("rank " + std::to_string(rank));
     const auto trace =
         chakra::read_chakra_trace((directory / ("point." + std::to_string(rank) + ".et")).string());
     EXPECT_EQ(trace.metadata.version(), "0.0.4");
-    const int stage = (rank / parts) % static_cast<int>(point.config.model_degree);
+    const int stage = numbering.stage_of(rank);
     const StepProgram* program = &programs.front();
     for (const auto& p : programs) program = p.stage == stage ? &p : program;
 
@@ -163,6 +166,17 @@ TEST(ChakraExport, ASpatialSplitWithReadsReadsBack) {
   EXPECT_GT(counts.compute, 0u);
   EXPECT_GT(counts.collectives, 1u);  // the redistribution and the gradient buckets
   EXPECT_EQ(counts.memory, 1u);       // the next sample's read
+}
+
+TEST(ChakraExport, TensorGroupsAndShardedWeightsReadBack) {
+  auto loaded = cosmoflow("{data: 2, tensor: 2}");
+  loaded.scenario.memory.shard = ShardLevel::weights;
+  const auto counts = check_point(loaded, "tensor");
+  EXPECT_GT(counts.collectives, 2u);  // partial sums, gathered weights, reduce-scattered buckets
+  std::ifstream groups(fs::temp_directory_path() / "tessera-chakra-tensor" / "comm_groups.json");
+  const std::string text((std::istreambuf_iterator<char>(groups)), {});
+  EXPECT_NE(text.find("tensor.0"), std::string::npos) << text;
+  EXPECT_NE(text.find("stage.0.shard1"), std::string::npos) << text;
 }
 
 TEST(ChakraExport, ModelParallelStagesAndOffloadingReadBack) {
