@@ -59,6 +59,21 @@ TEST(RecomputeSegments, ATransformerBlockIsTwoSegmentsEndingAtItsResidualSums) {
   }
 }
 
+TEST(RecomputeSegments, AStagesFirstBlockIsRecomputedFromTheTensorItReceives) {
+  const auto model = tiny_gpt();
+  ParallelConfig config;
+  config.mini_batch = 2;
+  config.model_degree = 2;
+  // Stage 1 starts at block 2's first layer: its input, block 1's sum, comes from stage 0 and
+  // is read by the attention norm and the residual sum.
+  const auto plan = plan_shards(model, config, "",
+                                StagePlacement(std::vector<std::string>{"block2_attention_norm"}));
+  const auto ends = recomputed_segment_ends(model, plan, 1);
+  const auto sum = *model.index_of("block2_attention_residual");
+  EXPECT_EQ(ends.at(*model.index_of("block2_attention_norm")), sum);
+  EXPECT_EQ(ends.at(*model.index_of("block2_attention")), sum);
+}
+
 TEST(RecomputeSegments, AChainHasNothingToRecompute) {
   const auto model = build_zoo_model("cosmoflow", {{"width", "128"}});
   ParallelConfig config;

@@ -28,6 +28,14 @@ std::vector<std::optional<std::size_t>> recomputed_segment_ends(const ModelGraph
       continue;
     }
     segment.push_back(i);
+    // A tensor received from another stage is kept, as a cut before the stage's first layer;
+    // its readers here hold the segment open like any other output's.
+    for (auto producer : layers[i].input_indices) {
+      if (on_stage(producer)) continue;
+      for (auto consumer : model.consumers_of(producer)) {
+        if (on_stage(consumer)) reach = std::max(reach, consumer);
+      }
+    }
     // No earlier output is read past i: i's output alone carries the stage on.
     const bool cut = reach <= i;
     for (auto consumer : model.consumers_of(i)) {
