@@ -3,6 +3,8 @@
 // forward ops (with their tensor-group collectives) the step program runs again.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <algorithm>
 
 #include "tessera/core/strategy/memory_plan.hpp"
@@ -13,16 +15,7 @@
 namespace tessera {
 namespace {
 
-DeviceRoofline test_device() {
-  DeviceRoofline device;
-  device.device = "test-gpu";
-  device.fp32_flops_per_second = 10e12;
-  device.memory_bandwidth_bytes_per_second = 1e12;
-  device.compute_efficiency = 0.5;
-  device.memory_efficiency = 0.5;
-  device.launch_latency_seconds = 1e-6;
-  return device;
-}
+using test::program_test_device;
 
 ModelGraph tiny_gpt() {
   return build_zoo_model("gpt2", {{"layers", "2"},
@@ -85,7 +78,7 @@ TEST(RecomputeSegments, AChainHasNothingToRecompute) {
 struct Programs {
   ModelGraph model = tiny_gpt();
   ShardPlan plan;
-  ComputeCostModel costs{test_device(), nullptr, 0};
+  ComputeCostModel costs{program_test_device(), nullptr, 0};
   StepProgram program;
   MemoryPeak peak;
 

@@ -3,6 +3,8 @@
 // gradient all-reduce.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <algorithm>
 
 #include "tessera/core/strategy/memory_plan.hpp"
@@ -12,16 +14,7 @@
 namespace tessera {
 namespace {
 
-DeviceRoofline test_device() {
-  DeviceRoofline device;
-  device.device = "test-gpu";
-  device.fp32_flops_per_second = 10e12;
-  device.memory_bandwidth_bytes_per_second = 1e12;
-  device.compute_efficiency = 0.5;
-  device.memory_efficiency = 0.5;
-  device.launch_latency_seconds = 1e-6;
-  return device;
-}
+using test::program_test_device;
 
 constexpr std::int64_t kReplicas = 4;
 
@@ -32,7 +25,7 @@ struct Sharded {
                                               {"sequence_length", "16"},
                                               {"vocabulary", "50"}});
   ShardPlan plan;
-  ComputeCostModel costs{test_device(), nullptr, 0};
+  ComputeCostModel costs{program_test_device(), nullptr, 0};
   StepProgram program;
   double stage_weight_bytes = 0;  // in each MemoryUse of the program's memory plan
 
@@ -140,7 +133,7 @@ TEST(ShardedOptimizer, OneReplicaHasNothingToShard) {
   config.mini_batch = 2;
   const auto model = build_zoo_model("resnet18", {{"image_size", "32"}, {"classes", "10"}});
   const auto plan = plan_shards(model, config, "", {});
-  const ComputeCostModel costs{test_device(), nullptr, 0};
+  const ComputeCostModel costs{program_test_device(), nullptr, 0};
   StepOptions options;
   options.shard = ShardLevel::weights;
   const auto program = build_step_programs(model, plan, costs, options).at(0);

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <algorithm>
 #include <numeric>
 
@@ -10,16 +12,7 @@
 namespace tessera {
 namespace {
 
-DeviceRoofline test_device() {
-  DeviceRoofline device;
-  device.device = "test-gpu";
-  device.fp32_flops_per_second = 10e12;
-  device.memory_bandwidth_bytes_per_second = 1e12;
-  device.compute_efficiency = 0.5;
-  device.memory_efficiency = 0.5;
-  device.launch_latency_seconds = 1e-6;
-  return device;
-}
+using test::program_test_device;
 
 ParallelConfig config(std::int64_t data, std::vector<std::int64_t> grid, std::int64_t model = 1) {
   ParallelConfig c;
@@ -48,7 +41,7 @@ const StepOp* find_op(const StepProgram& program, StepOpKind kind, const std::st
 struct Fixture {
   ModelGraph model;
   ShardPlan plan;
-  ComputeCostModel costs{test_device(), nullptr, 64.0 * 1024 * 1024};
+  ComputeCostModel costs{program_test_device(), nullptr, 64.0 * 1024 * 1024};
   std::vector<StepProgram> programs;
 
   Fixture(const std::map<std::string, std::string>& options, ParallelConfig c,
@@ -303,7 +296,7 @@ TEST(StepProgram, BucketsListTheirLayersAndEveryLayerRunsEachOfItsPasses) {
 TEST(StepProgram, ModelParallelStagesPassActivationsAndGradients) {
   auto model = build_zoo_model("cosmoflow", {{"width", "64"}});
   const auto plan = plan_shards(model, config(1, {1, 1, 1}, 2), "", {"fc1"});
-  ComputeCostModel costs{test_device(), nullptr, 0};
+  ComputeCostModel costs{program_test_device(), nullptr, 0};
   const auto programs = build_step_programs(model, plan, costs, {});
   ASSERT_EQ(programs.size(), 2u);
   const auto* send = find_op(programs[0], StepOpKind::stage_send, "send drop1");
@@ -344,7 +337,7 @@ TEST(StepProgram, ProfiledKernelsReplaceTheRoofline) {
                 .micro_batch = 1,
                 .algorithm = "implicit_gemm",
                 .time_seconds = 0.0042});
-  ComputeCostModel costs{test_device(), &profiles, 64.0 * 1024 * 1024};
+  ComputeCostModel costs{program_test_device(), &profiles, 64.0 * 1024 * 1024};
   const auto programs = build_step_programs(model, plan, costs, {});
   const auto* op = find_op(programs[0], StepOpKind::compute, "conv1 forward");
   ASSERT_NE(op, nullptr);
@@ -387,7 +380,7 @@ TEST(StepProgram, SplitConvolutionsRunTheirWindowsAsProfiled) {
   for (const auto& windows : windows_of(StepPart::boundary)) {
     for (const auto& window : windows) row(window.shape, "direct", 0.0005);
   }
-  ComputeCostModel costs{test_device(), &profiles, 64.0 * 1024 * 1024};
+  ComputeCostModel costs{program_test_device(), &profiles, 64.0 * 1024 * 1024};
   const auto program = build_step_programs(model, plan, costs, {}).at(0);
 
   const auto* interior = find_op(program, StepOpKind::compute, "conv1 forward (interior)");

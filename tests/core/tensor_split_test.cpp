@@ -3,6 +3,8 @@
 // GPU's weights and the tensor-group collectives the step program plays.
 #include <gtest/gtest.h>
 
+#include "test_support.hpp"
+
 #include <algorithm>
 
 #include "tessera/core/common/input_error.hpp"
@@ -14,16 +16,7 @@
 namespace tessera {
 namespace {
 
-DeviceRoofline test_device() {
-  DeviceRoofline device;
-  device.device = "test-gpu";
-  device.fp32_flops_per_second = 10e12;
-  device.memory_bandwidth_bytes_per_second = 1e12;
-  device.compute_efficiency = 0.5;
-  device.memory_efficiency = 0.5;
-  device.launch_latency_seconds = 1e-6;
-  return device;
-}
+using test::program_test_device;
 
 constexpr std::int64_t kLayers = 2, kHidden = 64, kHeads = 4, kSteps = 16, kVocabulary = 50;
 
@@ -125,7 +118,7 @@ int count(const StepProgram& program, StepOpKind kind, Direction direction) {
 TEST(TensorSplit, ProgramAllReducesTwicePerBlockEachWay) {
   const auto model = tiny_gpt();
   const auto plan = plan_of(model, 2);
-  const ComputeCostModel costs{test_device(), nullptr, 64.0 * 1024 * 1024};
+  const ComputeCostModel costs{program_test_device(), nullptr, 64.0 * 1024 * 1024};
   const auto program = build_step_programs(model, plan, costs, {}).at(0);
   // Forward: the embedding's rows, each block's attention and MLP, the loss's class sums.
   EXPECT_EQ(count(program, StepOpKind::group_allreduce, Direction::forward), 1 + 2 * kLayers + 1);
@@ -184,7 +177,7 @@ TEST(TensorSplit, ConvolutionsAlternateFilterAndChannelSplits) {
   EXPECT_EQ(shard_of(model, plan, "fc").tensor.split, TensorSplit::column);
   EXPECT_EQ(shard_of(model, plan, "loss").tensor.split, TensorSplit::vocabulary);
   // Batch-norm statistics are per channel: each GPU sums its own (no spatial group here).
-  const ComputeCostModel costs{test_device(), nullptr, 64.0 * 1024 * 1024};
+  const ComputeCostModel costs{program_test_device(), nullptr, 64.0 * 1024 * 1024};
   const auto program = build_step_programs(model, plan, costs, {}).at(0);
   EXPECT_EQ(count(program, StepOpKind::group_allreduce, Direction::forward), 2);  // conv2, loss
   // conv1's input is the image (no gradient); conv2's input gradient comes split: fc alone.
@@ -204,7 +197,7 @@ TEST(TensorSplit, LayersNeedingWholeChannelsGatherThemFirst) {
   EXPECT_EQ(norm.tensor.split, TensorSplit::replicated);
   ASSERT_EQ(norm.tensor.gathered_inputs, std::vector<bool>{true});
   EXPECT_EQ(norm.local_inputs.at(0).c, 16);
-  const ComputeCostModel costs{test_device(), nullptr, 64.0 * 1024 * 1024};
+  const ComputeCostModel costs{program_test_device(), nullptr, 64.0 * 1024 * 1024};
   const auto program = build_step_programs(model, plan, costs, {}).at(0);
   const auto gather = std::find_if(program.ops.begin(), program.ops.end(), [](const auto& op) {
     return op.kind == StepOpKind::group_allgather;

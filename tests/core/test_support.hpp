@@ -6,8 +6,22 @@
 #include <string>
 
 #include "tessera/core/common/input_error.hpp"
+#include "tessera/core/cost/cost_model.hpp"
 
 namespace tessera::test {
+
+// A made-up GPU the step-program tests time their ops on: 10 TFLOP/s, 1 TB/s, half of each
+// reached, 1 us per kernel.
+inline DeviceRoofline program_test_device() {
+  DeviceRoofline device;
+  device.device = "test-gpu";
+  device.fp32_flops_per_second = 10e12;
+  device.memory_bandwidth_bytes_per_second = 1e12;
+  device.compute_efficiency = 0.5;
+  device.memory_efficiency = 0.5;
+  device.launch_latency_seconds = 1e-6;
+  return device;
+}
 
 inline bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;

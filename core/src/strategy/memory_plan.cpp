@@ -49,6 +49,7 @@ class StagePlanner {
         segment_end_(inputs.recompute == RecomputePolicy::none
                          ? std::vector<std::optional<std::size_t>>(model.layers().size())
                          : recomputed_segment_ends(model, plan, stage)) {
+    result_.recomputed_segment_end = segment_end_;
     for (std::size_t t = 0; t < successor_.size(); ++t) {
       if (successor_[t]) predecessor_[*successor_[t]] = t;
     }

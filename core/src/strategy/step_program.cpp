@@ -10,7 +10,6 @@
 #include "tessera/core/model/input_gradients.hpp"
 #include "tessera/core/model/layer_cost.hpp"
 #include "tessera/core/model/layer_kind_rules.hpp"
-#include "tessera/core/strategy/recompute_segments.hpp"
 
 namespace tessera {
 namespace {
@@ -52,9 +51,7 @@ class ProgramWriter {
                                    .prefetch = options.prefetch},
                                   options.offload)),
         messages_{model, plan_, stage, options.dtype},
-        segment_end_(options.recompute == RecomputePolicy::none
-                         ? std::vector<std::optional<std::size_t>>(model.layers().size())
-                         : recomputed_segment_ends(model, plan, stage)) {
+        segment_end_(memory_.recomputed_segment_end) {
     program_.stage = stage;
     program_.parameters = stage_parameters(model, plan).at(static_cast<std::size_t>(stage));
     program_.allreduce_group_size = plan.config.data * plan.config.spatial_parts();
@@ -453,8 +450,9 @@ class ProgramWriter {
   GradientBucket bucket_;
   std::int64_t micro_batch_ = 0;    // of the pass being written
   bool last_backward_pass_ = true;  // the pass whose gradients go to the all-reduce
-  // Per layer, the last layer of its recomputed segment (recompute_segments.hpp), if any.
-  const std::vector<std::optional<std::size_t>> segment_end_;
+  // Per layer, the last layer of its recomputed segment, as the memory plan drops and makes
+  // again its feature maps.
+  const std::vector<std::optional<std::size_t>>& segment_end_;
   bool recomputing_ = false;  // writing a segment's forward again
   int next_exchange_ = 0;
   int open_exchange_ = -1;  // the exchange the next halo_wait completes

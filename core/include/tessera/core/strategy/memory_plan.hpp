@@ -100,6 +100,9 @@ struct StageMemoryPlan {
   std::vector<MemoryEvent> at_end;    // after the last pass (network-wide allocation's releases)
   // Per layer of the model (empty for layers of other stages), per MemoryMoment.
   std::vector<std::array<std::vector<MemoryEvent>, 4>> at_layer;
+  // Per layer, the last layer of its recomputed segment (memory.recompute;
+  // recompute_segments.hpp), before whose backward the segment's forward runs again.
+  std::vector<std::optional<std::size_t>> recomputed_segment_end;
   std::vector<std::size_t> offloaded;  // tensors (producing layers) copied to host and back
   double offloaded_bytes = 0;          // per step, each way
 
