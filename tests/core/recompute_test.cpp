@@ -101,8 +101,9 @@ TEST(Recompute, TheSegmentsForwardRunsAgainBeforeItsBackward) {
   const Programs plain(RecomputePolicy::none, 2);
   const Programs again(RecomputePolicy::full, 2);
   EXPECT_EQ(plain.count(true, StepOpKind::compute), 0);
-  // Each block's ten layers run forward once more (two blocks).
-  EXPECT_EQ(again.count(true, StepOpKind::compute), 2 * 10);
+  // Each block's ten layers but its two residual sums (the checkpoints) run forward once more
+  // (two blocks).
+  EXPECT_EQ(again.count(true, StepOpKind::compute), 2 * 8);
   EXPECT_EQ(again.count(false, StepOpKind::compute), plain.count(false, StepOpKind::compute));
   // With them the tensor group's forward all-reduces: attention's and the MLP's, per block.
   EXPECT_EQ(again.count(true, StepOpKind::group_allreduce), 2 * 2);
@@ -115,6 +116,44 @@ TEST(Recompute, TheSegmentsForwardRunsAgainBeforeItsBackward) {
     return op.kind == StepOpKind::compute && op.direction != Direction::forward;
   }));
   EXPECT_NE(first_again->label.find("(recompute)"), std::string::npos);
+}
+
+TEST(Recompute, AnOutputNoBackwardReadsIsWrittenAgainIntoABufferOfItsOwn) {
+  // The attention's output is only summed into the residual: not kept for backward, but the
+  // recomputed attention writes it, so it has a buffer from before the recomputation to after.
+  const Programs again(RecomputePolicy::full, 1);
+  const auto& model = again.model;
+  const auto memory = plan_stage_memory(
+      model, again.plan, 0, {.recompute = RecomputePolicy::full, .capacity_bytes = 1e12}, {});
+  const auto attention = *model.index_of("block1_attention");
+  const auto sum = *model.index_of("block1_attention_residual");
+  const auto holds = [&](MemoryMoment moment, MemoryEventKind kind) {
+    const auto& events = memory.at(sum, moment);
+    return std::any_of(events.begin(), events.end(), [&](const MemoryEvent& event) {
+      return event.tensor == attention && event.use == MemoryUse::activations && event.kind == kind;
+    });
+  };
+  EXPECT_TRUE(holds(MemoryMoment::before_backward, MemoryEventKind::allocate));
+  EXPECT_TRUE(holds(MemoryMoment::after_recompute, MemoryEventKind::release));
+  // In the program: allocated before the recomputed attention, released before the sum's
+  // backward.
+  const auto& ops = again.program.ops;
+  const auto at = [&](auto predicate) {
+    return std::find_if(ops.begin(), ops.end(), predicate) - ops.begin();
+  };
+  const auto label = model.layers()[attention].layer.name;
+  const auto recomputed = at([&](const StepOp& op) {
+    return op.recomputed && op.kind == StepOpKind::compute && op.layer == attention;
+  });
+  const auto sum_backward = at([&](const StepOp& op) {
+    return op.kind == StepOpKind::compute && op.layer == sum && op.direction != Direction::forward;
+  });
+  const auto released = at([&](const StepOp& op) {
+    return op.kind == StepOpKind::release && op.layer == attention &&
+           op.memory == MemoryUse::activations && &op - ops.data() > recomputed;
+  });
+  ASSERT_LT(recomputed, static_cast<std::ptrdiff_t>(ops.size())) << label;
+  EXPECT_LT(released, sum_backward);
 }
 
 TEST(Recompute, DroppingTheSegmentsFeatureMapsLowersThePeak) {

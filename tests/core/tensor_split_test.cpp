@@ -92,6 +92,23 @@ TEST(TensorSplit, EachGpuHoldsItsShareOfTheWeights) {
   EXPECT_EQ(whole, parameter_count(model));
 }
 
+TEST(TensorSplit, TheLocalModelIsTheLayersOneGpuRunsInTheModelsOrder) {
+  const auto model = tiny_gpt();
+  const auto plan = plan_of(model, 2);
+  std::vector<LayerTensorSplit> splits;
+  for (const auto& shard : plan.layers) splits.push_back(shard.tensor);
+  const auto local = tensor_local_model(model, splits);
+  ASSERT_EQ(local.layers().size(), model.layers().size());
+  for (std::size_t i = 0; i < model.layers().size(); ++i) {
+    const auto& mine = local.layers()[i];
+    EXPECT_EQ(mine.layer.name, model.layers()[i].layer.name);
+    EXPECT_EQ(mine.input_indices, model.layers()[i].input_indices) << mine.layer.name;
+    // Its shapes are the plan's local ones, per sample.
+    EXPECT_EQ(mine.output_shape.c, plan.layers[i].local_output.c) << mine.layer.name;
+    EXPECT_EQ(parameter_count(mine), plan.layers[i].parameters) << mine.layer.name;
+  }
+}
+
 TEST(TensorSplit, AttentionShardCostsItsHeads) {
   const auto model = tiny_gpt();
   const auto plan = plan_of(model, 2);

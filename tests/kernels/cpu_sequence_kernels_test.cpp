@@ -146,11 +146,11 @@ TEST(CpuEmbedding, LooksUpItsStreamAndAddsGradientsAtRepeatedTokens) {
   const auto table = random_values(vocabulary * dimension, 40);
   CpuSequenceKernels kernels;
   std::vector<float> y(batch * dimension * steps);
-  EXPECT_THROW(kernels.embedding_forward(batch, channels, steps, 0, vocabulary, dimension,
-                                         tokens.data(), table.data(), y.data()),
+  EXPECT_THROW(kernels.embedding_forward(batch, channels, steps, 0, TableRows::whole(vocabulary),
+                                         dimension, tokens.data(), table.data(), y.data()),
                std::invalid_argument);  // channel 0 holds 9, outside the vocabulary
-  kernels.embedding_forward(batch, channels, steps, 1, vocabulary, dimension, tokens.data(),
-                            table.data(), y.data());
+  kernels.embedding_forward(batch, channels, steps, 1, TableRows::whole(vocabulary), dimension,
+                            tokens.data(), table.data(), y.data());
   for (std::int64_t n = 0; n < batch; ++n)
     for (std::int64_t t = 0; t < steps; ++t)
       for (std::int64_t d = 0; d < dimension; ++d) {
@@ -159,8 +159,8 @@ TEST(CpuEmbedding, LooksUpItsStreamAndAddsGradientsAtRepeatedTokens) {
       }
   const auto dy = random_values(y.size(), 41);
   std::vector<float> dtable(table.size(), 7.0F);
-  kernels.embedding_backward(batch, channels, steps, 1, vocabulary, dimension, tokens.data(),
-                             dy.data(), dtable.data(), 0.0F);
+  kernels.embedding_backward(batch, channels, steps, 1, TableRows::whole(vocabulary), dimension,
+                             tokens.data(), dy.data(), dtable.data(), 0.0F);
   for (std::int64_t d = 0; d < dimension; ++d) {
     EXPECT_FLOAT_EQ(dtable[3 * dimension + d],
                     dy[(0 * dimension + d) * steps + 0] + dy[(0 * dimension + d) * steps + 2]);
@@ -169,9 +169,38 @@ TEST(CpuEmbedding, LooksUpItsStreamAndAddsGradientsAtRepeatedTokens) {
     EXPECT_FLOAT_EQ(dtable[0 * dimension + d], dy[(0 * dimension + d) * steps + 1]);
   }
   auto added = dtable;
-  kernels.embedding_backward(batch, channels, steps, 1, vocabulary, dimension, tokens.data(),
-                             dy.data(), added.data(), 1.0F);
+  kernels.embedding_backward(batch, channels, steps, 1, TableRows::whole(vocabulary), dimension,
+                             tokens.data(), dy.data(), added.data(), 1.0F);
   for (std::size_t i = 0; i < added.size(); ++i) EXPECT_FLOAT_EQ(added[i], 2 * dtable[i]);
+}
+
+TEST(CpuEmbedding, ATableSplitByRowsGivesZeroRowsForTokensHeldElsewhere) {
+  const std::int64_t batch = 1, steps = 4, dimension = 2;
+  const std::vector<float> tokens{0, 3, 4, 2};
+  const TableRows rows{.vocabulary = 6, .first = 2, .count = 2};  // rows 2 and 3 of 6
+  const auto table = random_values(rows.count * dimension, 43);
+  CpuSequenceKernels kernels;
+  std::vector<float> y(batch * dimension * steps, 5.0F);
+  kernels.embedding_forward(batch, 1, steps, 0, rows, dimension, tokens.data(), table.data(),
+                            y.data());
+  for (std::int64_t d = 0; d < dimension; ++d) {
+    EXPECT_EQ(y[d * steps + 0], 0.0F);  // token 0 is held elsewhere
+    EXPECT_EQ(y[d * steps + 1], table[1 * dimension + d]);
+    EXPECT_EQ(y[d * steps + 2], 0.0F);
+    EXPECT_EQ(y[d * steps + 3], table[0 * dimension + d]);
+  }
+  const auto dy = random_values(y.size(), 44);
+  std::vector<float> dtable(table.size(), 7.0F);
+  kernels.embedding_backward(batch, 1, steps, 0, rows, dimension, tokens.data(), dy.data(),
+                             dtable.data(), 0.0F);
+  for (std::int64_t d = 0; d < dimension; ++d) {
+    EXPECT_EQ(dtable[0 * dimension + d], dy[d * steps + 3]);
+    EXPECT_EQ(dtable[1 * dimension + d], dy[d * steps + 1]);
+  }
+  const std::vector<float> outside{6};
+  EXPECT_THROW(kernels.embedding_forward(1, 1, 1, 0, rows, dimension, outside.data(), table.data(),
+                                         y.data()),
+               std::invalid_argument);
 }
 
 TEST(CpuPositionEmbedding, AddsRowTAtStepTAndSumsTheGradientOverTheBatch) {

@@ -30,9 +30,14 @@ class SingleRank final : public Communicator {
   }
   void allreduce_sum(float*, std::size_t) override {}
   void allreduce_sum(double*, std::size_t) override {}
+  void allreduce_max(double*, std::size_t) override {}
   std::unique_ptr<CommRequest> allreduce_sum_async(float*, std::size_t) override {
     throw std::logic_error("not used by nccl_over");
   }
+  std::unique_ptr<CommRequest> reduce_scatter_sum_async(float*, std::size_t) override {
+    throw std::logic_error("not used by nccl_over");
+  }
+  void allgather(float*, std::size_t) override {}
   void alltoall(const float*, float*, std::size_t) override {}
   void barrier() override {}
 };

@@ -52,7 +52,12 @@ class ThreadRank final : public Communicator {
   }
   std::unique_ptr<CommRequest> receive(float*, std::size_t, int, int) override { throw unused(); }
   void allreduce_sum(float*, std::size_t) override { throw unused(); }
+  void allreduce_max(double*, std::size_t) override { throw unused(); }
   std::unique_ptr<CommRequest> allreduce_sum_async(float*, std::size_t) override { throw unused(); }
+  std::unique_ptr<CommRequest> reduce_scatter_sum_async(float*, std::size_t) override {
+    throw unused();
+  }
+  void allgather(float*, std::size_t) override { throw unused(); }
   void alltoall(const float*, float*, std::size_t) override { throw unused(); }
   void barrier() override { shared_.sync.arrive_and_wait(); }
 
@@ -95,6 +100,16 @@ void exercise_rank(int rank, int ranks, SharedSum& shared) {
   std::vector<double> statistics = {static_cast<double>(rank), 0.5};
   nccl->allreduce_sum(statistics.data(), statistics.size());
   EXPECT_EQ(statistics, (std::vector<double>{ranks * (ranks - 1) / 2.0, 0.5 * ranks}));
+
+  // Reduce-scatter then all-gather in place: every rank contributes rank + 1 to each block, so
+  // each block sums to the same, and the gather brings every owner's sum back to all.
+  constexpr std::size_t block = 250;
+  auto sharded = device->allocate(block * ranks * sizeof(float));
+  device->fill(sharded->data(), block * ranks, static_cast<float>(rank + 1));
+  nccl->reduce_scatter_sum_async(sharded->data(), block)->wait();
+  nccl->allgather(sharded->data(), block);
+  EXPECT_EQ(to_host(*device, *sharded, block * ranks),
+            std::vector<float>(block * ranks, expected_sum));
 
   // A ring exchange posted as halo exchanges post it: receive and send, then wait for both.
   auto outgoing = device->allocate(floats * sizeof(float));

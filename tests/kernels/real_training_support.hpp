@@ -28,6 +28,9 @@ struct TrainingRun {
   real::StepReport last_step;
   // Per layer, its parameters where this rank's stage holds the layer (else empty).
   std::vector<std::vector<float>> layer_parameters;
+  // Where the case names a reference run: this rank's part of each of the reference's layers
+  // that runs here (Trainer::part_of), to compare with layer_parameters.
+  std::vector<std::vector<float>> reference_parts;
   StepProgram program;                     // the one the trainer played
   double peak_bytes = 0;                   // the most device memory the trainer held at once
   std::size_t unplanned_convolutions = 0;  // problems run without a plan from the program
@@ -52,11 +55,18 @@ struct TrainingCase {
   bool deterministic = false;
   // Feature maps offloaded to host memory (vDNN) as this decision says.
   OffloadDecision offload;
+  // Segments' inner feature maps dropped after forward and made again before backward.
+  RecomputePolicy recompute = RecomputePolicy::none;
+  // What the ranks summing the gradients split between them (ZeRO).
+  ShardLevel shard = ShardLevel::none;
+  double gradient_bucket_bytes = 1 << 20;
   // The device: a CPU holding at most this much (none: the shared uncapped one).
   Device* device = nullptr;
   // Each replica's samples per step, where they differ (data_split: proportional); empty:
   // config.mini_batch each.
   std::vector<std::int64_t> replica_batches;
+  // A run of the whole model (one rank) whose layers' parameters to cut to this rank's parts.
+  const TrainingRun* reference = nullptr;
 };
 
 // The plan halve_micro_batches asks for, as the planner would give it from profiles: each
@@ -165,26 +175,27 @@ inline void expect_trains_like(const TrainingRun& run, const TrainingRun& refere
   EXPECT_NE(run.losses.front(), run.losses.back()) << "the weights did not move";
 }
 
-// The step program of `stage`, as the real backend builds it on a CPU (each bucket
+// The step program of `stage` for case `c`, as the real backend builds it on a CPU (each bucket
 // waited for where it is queued), reading nothing (synthetic samples), its kernels undivided at
 // the roofline or as `micro_batching` says.
-inline StepProgram cpu_program(const ModelGraph& model, const ShardPlan& plan, Optimizer optimizer,
-                               const NetworkMicroBatchPlan& micro_batching,
-                               bool global_batch_norm = false, const OffloadDecision& offload = {},
-                               int stage = 0, const ProfileDatabase* profiles = nullptr) {
+inline StepProgram cpu_program(const ModelGraph& model, const ShardPlan& plan,
+                               const TrainingCase& c, const NetworkMicroBatchPlan& micro_batching,
+                               int stage, const ProfileDatabase* profiles) {
   DeviceRoofline roofline;
   roofline.device = "cpu";
   roofline.fp32_flops_per_second = 1e11;
   roofline.memory_bandwidth_bytes_per_second = 1e10;
   constexpr double workspace_bytes = 64.0 * 1024 * 1024;
   const ComputeCostModel costs(roofline, profiles, workspace_bytes);
-  const StepOptions options{.optimizer = optimizer,
-                            .gradient_bucket_bytes = 1 << 20,
+  const StepOptions options{.optimizer = c.optimizer,
+                            .gradient_bucket_bytes = c.gradient_bucket_bytes,
                             .input_source = InputSource::none,
                             .overlap_gradient_allreduce = false,
-                            .batch_norm_over_replicas = global_batch_norm,
-                            .offload = offload,
-                            .workspace_bytes = workspace_bytes};
+                            .batch_norm_over_replicas = c.global_batch_norm,
+                            .offload = c.offload,
+                            .workspace_bytes = workspace_bytes,
+                            .shard = c.shard,
+                            .recompute = c.recompute};
   return build_step_programs(model, plan, costs, options, micro_batching)
       .at(static_cast<std::size_t>(stage));
 }
@@ -205,15 +216,14 @@ inline TrainingRun train_model(Communicator& world, const ModelGraph& model,
                                                     : NetworkMicroBatchPlan{};
   const auto windows =
       c.halve_micro_batches ? window_profiles(*device, model, plan) : ProfileDatabase{};
-  real::Trainer trainer(
-      model, plan,
-      cpu_program(model, plan, c.optimizer, micro_batching, c.global_batch_norm, c.offload,
-                  static_cast<int>(layout.stage), c.halve_micro_batches ? &windows : nullptr),
-      *device, layout,
-      {.optimizer = c.optimizer,
-       .learning_rate = c.learning_rate,
-       .seed = 7,
-       .deterministic = c.deterministic});
+  real::Trainer trainer(model, plan,
+                        cpu_program(model, plan, c, micro_batching, static_cast<int>(layout.stage),
+                                    c.halve_micro_batches ? &windows : nullptr),
+                        *device, layout,
+                        {.optimizer = c.optimizer,
+                         .learning_rate = c.learning_rate,
+                         .seed = 7,
+                         .deterministic = c.deterministic});
   const real::SyntheticInput samples{.seed = 3,
                                      .dataset_samples = c.dataset_samples,
                                      .sample = model.layers().front().output_shape,
@@ -231,6 +241,11 @@ inline TrainingRun train_model(Communicator& world, const ModelGraph& model,
   run.parameters = trainer.parameters();
   for (std::size_t i = 0; i < model.layers().size(); ++i) {
     run.layer_parameters.push_back(trainer.parameters_of(i));
+    if (c.reference != nullptr) {
+      run.reference_parts.push_back(run.layer_parameters.back().empty()
+                                        ? std::vector<float>{}
+                                        : trainer.part_of(i, c.reference->layer_parameters.at(i)));
+    }
   }
   run.program = trainer.program();
   run.peak_bytes = trainer.peak_bytes();

@@ -1,5 +1,5 @@
 // The MPI Communicator, run under mpirun with 2 and 4 ranks: point-to-point, all-reduce (float,
-// double, non-blocking), all-to-all and split.
+// double, non-blocking), reduce-scatter and all-gather in place, all-to-all and split.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -31,6 +31,13 @@ TEST(MpiCommunicator, AllreduceSumsFloatsAndDoubles) {
   EXPECT_DOUBLE_EQ(doubles[1], size / 3.0);
 }
 
+TEST(MpiCommunicator, AllreduceMaxKeepsTheLargest) {
+  const int size = world().size(), rank = world().rank();
+  std::vector<double> values = {double(rank), -double(rank), 1.5};
+  world().allreduce_max(values.data(), values.size());
+  EXPECT_EQ(values, (std::vector<double>{double(size - 1), 0.0, 1.5}));
+}
+
 TEST(MpiCommunicator, AsynchronousAllreduceCompletesOnWait) {
   std::vector<float> values(1000, float(world().rank()));
   auto request = world().allreduce_sum_async(values.data(), values.size());
@@ -38,6 +45,34 @@ TEST(MpiCommunicator, AsynchronousAllreduceCompletesOnWait) {
   request->wait();  // idempotent
   const int size = world().size();
   EXPECT_EQ(values, std::vector<float>(1000, float(size * (size - 1) / 2)));
+}
+
+TEST(MpiCommunicator, ReduceScatterLeavesEachRankTheSumOfItsOwnBlock) {
+  const int size = world().size(), rank = world().rank();
+  const std::size_t block = 5;
+  // Rank r contributes (r + 1) * (10 * b + i) to element i of block b.
+  std::vector<float> values(block * size);
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    values[i] = float(rank + 1) * float(10 * (i / block) + i % block);
+  }
+  world().reduce_scatter_sum_async(values.data(), block)->wait();
+  const float ranks_sum = float(size * (size + 1) / 2);
+  for (std::size_t i = 0; i < block; ++i) {
+    EXPECT_EQ(values[rank * block + i], ranks_sum * float(10 * rank + int(i))) << i;
+  }
+}
+
+TEST(MpiCommunicator, AllgatherFillsEveryBlockFromItsOwner) {
+  const int size = world().size(), rank = world().rank();
+  const std::size_t block = 4;
+  std::vector<float> values(block * size, -1.0f);
+  for (std::size_t i = 0; i < block; ++i) values[rank * block + i] = float(100 * rank) + float(i);
+  world().allgather(values.data(), block);
+  for (int owner = 0; owner < size; ++owner) {
+    for (std::size_t i = 0; i < block; ++i) {
+      EXPECT_EQ(values[owner * block + i], float(100 * owner) + float(i)) << owner << " " << i;
+    }
+  }
 }
 
 TEST(MpiCommunicator, AlltoallDeliversEachBlockToItsRank) {

@@ -28,6 +28,7 @@ struct Case {
   PipelineSchedule schedule = PipelineSchedule::gpipe;
   StagePlacement placement;
   std::int64_t mini_batch = 4;
+  RecomputePolicy recompute = RecomputePolicy::none;  // the one rank keeps every feature map
 };
 
 std::ostream& operator<<(std::ostream& out, const Case& c) {
@@ -52,8 +53,10 @@ TEST_P(PipelineOverMpi, MatchesOneRankWithTheSameMicroBatches) {
   parallel.config.mini_batch = c.mini_batch;
   parallel.config.micro_batches = c.micro_batches;
   parallel.config.schedule = c.schedule;
+  parallel.recompute = c.recompute;
   testing::TrainingCase alone = parallel;
   alone.placement = {};
+  alone.recompute = RecomputePolicy::none;
   alone.config.data = 1;
   alone.config.model_degree = 1;
   alone.config.mini_batch = parallel.config.global_batch();
@@ -137,7 +140,19 @@ INSTANTIATE_TEST_SUITE_P(
              .model = "tiny_gnmt",
              .stages = 4,
              .micro_batches = 4,
-             .placement = StagePlacement{"decoder1", "attention", "decoder2_input"}}),
+             .placement = StagePlacement{"decoder1", "attention", "decoder2_input"}},
+        Case{.name = "ResNet, 2 stages, GPipe over 2 micro-batches, blocks recomputed",
+             .model = "narrow_resnet",
+             .micro_batches = 2,
+             .placement = StagePlacement{"b1_conv2"},
+             .recompute = RecomputePolicy::full},
+        Case{.name = "Transformer, the stages split inside a block, 1F1B over 4 micro-batches, "
+                     "blocks recomputed",
+             .model = "small_transformer",
+             .micro_batches = 4,
+             .schedule = PipelineSchedule::one_f_one_b,
+             .placement = StagePlacement{"attention"},
+             .recompute = RecomputePolicy::full}),
     [](const ::testing::TestParamInfo<Case>& param) { return std::to_string(param.index); });
 
 // Micro-batches without stages: the gradients of each are added up before the one all-reduce.

@@ -49,10 +49,18 @@ class StagePlanner {
         segment_end_(inputs.recompute == RecomputePolicy::none
                          ? std::vector<std::optional<std::size_t>>(model.layers().size())
                          : recomputed_segment_ends(model, plan, stage)) {
-    result_.recomputed_segment_end = segment_end_;
     for (std::size_t t = 0; t < successor_.size(); ++t) {
       if (successor_[t]) predecessor_[*successor_[t]] = t;
     }
+    // A segment's last layer writing in place over the layer before it (a residual sum's ReLU):
+    // that layer's output is the checkpoint's buffer, so it is kept with it, not run again.
+    for (std::size_t end = 0; end < segment_end_.size(); ++end) {
+      const auto before = predecessor_[end];
+      if (segment_end_[end] == end && before && segment_end_[*before] == end) {
+        segment_end_[*before].reset();
+      }
+    }
+    result_.recomputed_segment_end = segment_end_;
     result_.stage = stage;
     result_.decision = decision;
     result_.at_layer.resize(model.layers().size());
@@ -179,6 +187,12 @@ class StagePlanner {
     at(life.first_forward, MemoryMoment::before_forward).push_back(allocate);
     if (!life.kept()) {
       at(life.last_forward, MemoryMoment::after_forward).push_back(release);
+      if (recomputed_inside(t)) {
+        // Backward reads only the layer's state, not its output: the output is written again
+        // while the segment's forward runs again, and dropped once it has.
+        at(*segment_end_[t], MemoryMoment::before_backward).push_back(allocate);
+        at(*segment_end_[t], MemoryMoment::after_recompute).push_back(release);
+      }
       return;
     }
     if (recomputed_inside(t)) {
@@ -218,7 +232,7 @@ class StagePlanner {
     MemoryEvent release = allocate;
     release.kind = MemoryEventKind::release;
     at(i, MemoryMoment::before_forward).push_back(allocate);
-    if (segment_end_[i]) {
+    if (recomputed_inside(i)) {
       // The segment's forward runs again and keeps it anew.
       at(i, MemoryMoment::after_forward).push_back(release);
       at(*segment_end_[i], MemoryMoment::before_backward).push_back(allocate);
@@ -355,7 +369,7 @@ class StagePlanner {
   const std::vector<std::optional<std::size_t>> successor_;  // in_place_successors
   std::vector<std::optional<std::size_t>> predecessor_;      // the layer whose buffer it took
   // Per layer, the last layer of its recomputed segment (recompute_segments.hpp), if any.
-  const std::vector<std::optional<std::size_t>> segment_end_;
+  std::vector<std::optional<std::size_t>> segment_end_;
   StageMemoryPlan result_;
   std::vector<std::pair<std::size_t, TensorLife>> offloaded_lives_;
 };
@@ -434,6 +448,7 @@ MemoryPeak peak_of(const ModelGraph& model, const ShardPlan& plan, const StageMe
     } else {
       for (std::size_t i = layers; i-- > 0;) {
         apply(memory.at(i, MemoryMoment::before_backward));
+        apply(memory.at(i, MemoryMoment::after_recompute));
         apply(memory.at(i, MemoryMoment::after_backward));
       }
     }

@@ -360,13 +360,15 @@ class ProgramWriter {
     add_all(messages_.sent_output(i));
   }
 
-  // Before the backward of a recomputed segment's last layer: the segment's forward again.
+  // Before the backward of a recomputed segment's last layer: the forward of the layers before
+  // it in the segment again. The last layer's output, the checkpoint, was kept or is not needed.
   void recompute_segment(std::size_t end) {
     recomputing_ = true;
-    for (std::size_t j = 0; j <= end; ++j) {
+    for (std::size_t j = 0; j < end; ++j) {
       if (segment_end_[j] == end) forward_work(j);
     }
     recomputing_ = false;
+    memory_events(memory_.at(end, MemoryMoment::after_recompute));
   }
 
   // What a layer's forward does on this GPU, between receiving its inputs and sending its output.

@@ -95,4 +95,12 @@ std::vector<LayerTensorSplit> plan_tensor_splits(const ModelGraph& model, std::i
   return plan;
 }
 
+ModelGraph tensor_local_model(const ModelGraph& model,
+                              const std::vector<LayerTensorSplit>& splits) {
+  std::vector<Layer> layers;
+  layers.reserve(splits.size());
+  for (const auto& split : splits) layers.push_back(split.local_layer);
+  return ModelGraph::from_layers(model.name(), std::move(layers));
+}
+
 }  // namespace tessera

@@ -1,6 +1,9 @@
 // An embedding: a lookup of its token stream's ids in the table, and in backward the output
 // gradient's rows added at their tokens. A tied embedding (shared_with) reads its owner's table
 // and adds its rows into the owner's gradient, in the step program's order (shared_table.cpp).
+// Split over a tensor group by its vocabulary, a rank holds an equal share of the rows: tokens of
+// other rows give zero rows, and the group's all-reduce after forward sums the shares.
+#include <algorithm>
 #include <stdexcept>
 
 #include "execution_context.hpp"
@@ -16,6 +19,7 @@ class Embedding : public LayerExecutor {
             ExecutionContext& context)
       : LayerExecutor(layer.layer.name),
         params_(std::get<EmbeddingParams>(layer.layer.params)),
+        rows_(rows_held(params_.vocabulary, shapes.tensor)),
         batch_(shapes.batch),
         channels_(layer.input_shapes.at(0).c),
         steps_(layer.output_shape.spatial.at(0)),
@@ -26,20 +30,32 @@ class Embedding : public LayerExecutor {
     return owns_table_ ? params_.vocabulary * params_.dimension : 0;
   }
   void initialize(std::uint64_t seed, std::span<float> values) const override {
-    // MLPerf GNMT's init_lstm_/embedding: uniform within 0.1.
-    fill_uniform(seed, 0, 0.1F, values);
+    // MLPerf GNMT's init_lstm_/embedding: uniform within 0.1; a share of the rows takes its rows
+    // of the whole table's values.
+    take_part(uniform_values(seed, 0, 0.1F, rows_.vocabulary * params_.dimension), values);
+  }
+  void take_part(std::span<const float> whole, std::span<float> part) const override {
+    std::copy_n(whole.begin() + rows_.first * params_.dimension, part.size(), part.begin());
   }
   void forward(StepPart) override {
-    kernels_.embedding_forward(batch_, channels_, steps_, params_.channel, params_.vocabulary,
-                               params_.dimension, t_.x[0], weights_, t_.y);
+    kernels_.embedding_forward(batch_, channels_, steps_, params_.channel, rows_, params_.dimension,
+                               t_.x[0], weights_, t_.y);
   }
   void backward_filter() override {
-    kernels_.embedding_backward(batch_, channels_, steps_, params_.channel, params_.vocabulary,
+    kernels_.embedding_backward(batch_, channels_, steps_, params_.channel, rows_,
                                 params_.dimension, t_.x[0], t_.dy, gradients_, beta_);
   }
 
  private:
+  static TableRows rows_held(std::int64_t local_vocabulary, const TensorPart& part) {
+    if (part.split != TensorSplit::vocabulary) return TableRows::whole(local_vocabulary);
+    return {.vocabulary = local_vocabulary * part.parts,
+            .first = local_vocabulary * part.index,
+            .count = local_vocabulary};
+  }
+
   EmbeddingParams params_;
+  TableRows rows_;
   std::int64_t batch_, channels_, steps_;
   bool owns_table_;
   float beta_;

@@ -19,6 +19,14 @@ void LayerExecutor::sum_statistics(Direction /*pass*/) {
   refuse("a sum of statistics over the spatial group");
 }
 
+void LayerExecutor::take_part(std::span<const float> whole, std::span<float> part) const {
+  if (whole.size() != part.size()) {
+    throw std::invalid_argument("layer " + name_ + ": expected " + std::to_string(part.size()) +
+                                " parameters, got " + std::to_string(whole.size()));
+  }
+  std::copy(whole.begin(), whole.end(), part.begin());
+}
+
 void LayerExecutor::refuse(const std::string& op) const {
   throw std::logic_error("layer " + name_ + ": the step program asks for " + op +
                          ", which this layer's executor does not make");
@@ -64,6 +72,13 @@ void fill_uniform(std::uint64_t seed, std::uint64_t stream, float bound, std::sp
     const double unit = static_cast<double>(bits) / static_cast<double>(1ULL << 24);
     values[i] = static_cast<float>((2.0 * unit - 1.0) * bound);
   }
+}
+
+std::vector<float> uniform_values(std::uint64_t seed, std::uint64_t stream, float bound,
+                                  std::int64_t count) {
+  std::vector<float> values(static_cast<std::size_t>(count));
+  fill_uniform(seed, stream, bound, values);
+  return values;
 }
 
 }  // namespace tessera::kernels::real

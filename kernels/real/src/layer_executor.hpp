@@ -10,9 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "tensor_part.hpp"
 #include "tessera/core/model/model_graph.hpp"
 #include "tessera/core/strategy/parallel_strategy.hpp"
 #include "tessera/core/strategy/step_program.hpp"
+#include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/convolution_runner.hpp"
 
 namespace tessera::kernels::real {
@@ -29,6 +31,9 @@ struct LocalShapes {
   std::vector<std::int64_t> input_voxels;
   std::int64_t output_floats = 0;
   std::int64_t output_voxels = 1;
+  // Of a layer split over the tensor group: the executor runs the layer's local form and
+  // initialises its parameters as its part of the whole layer's.
+  TensorPart tensor;
 };
 
 // Device memory around a layer: its inputs and output, and their gradients.
@@ -46,8 +51,12 @@ class LayerExecutor {
   const std::string& name() const { return name_; }
 
   virtual std::int64_t parameter_floats() const { return 0; }
-  // Initial values, the same on every rank (drawn from `seed` and the layer's index).
+  // Initial values, the same on every rank (drawn from `seed` and the layer's index); a rank of
+  // a tensor group takes its part of the whole layer's.
   virtual void initialize(std::uint64_t /*seed*/, std::span<float> /*host_parameters*/) const {}
+  // Of a layer split over a tensor group: this rank's part of the whole layer's parameters
+  // (`whole` in the unsplit layer's layout); the values themselves for a whole layer.
+  virtual void take_part(std::span<const float> whole, std::span<float> part) const;
   void bind_parameters(float* weights, float* gradients) {
     weights_ = weights;
     gradients_ = gradients;
@@ -70,6 +79,11 @@ class LayerExecutor {
   virtual void halo_wait(Direction pass);
   // Batch-norm with global statistics: the spatial group's sum between statistics and apply.
   virtual void sum_statistics(Direction pass);
+  // The tensor group's all-reduce after a pass of a split layer (tensor_split.hpp). Returns
+  // whether the executor made it itself (a loss over split classes sums its per-position
+  // figures); otherwise the trainer sums the output (forward) or the input's gradient
+  // (backward) as they are.
+  virtual bool sum_over_tensor_group(Direction /*pass*/, Communicator& /*group*/) { return false; }
   // The loss of the last forward (loss layers only).
   virtual double loss() const { return 0; }
   // Convolution problems run so far on the library's choice instead of a plan from the program.
@@ -111,6 +125,10 @@ bool program_has(const StepProgram& program, std::size_t layer, StepOpKind kind,
 // Uniform values in [-bound, bound) from a counter-based generator (identical on every platform
 // and rank).
 void fill_uniform(std::uint64_t seed, std::uint64_t stream, float bound, std::span<float> values);
+// The same values for `count` parameters: a whole layer's, of which a rank of a tensor group
+// takes its part.
+std::vector<float> uniform_values(std::uint64_t seed, std::uint64_t stream, float bound,
+                                  std::int64_t count);
 std::uint64_t mix_seed(std::uint64_t a, std::uint64_t b);
 
 }  // namespace tessera::kernels::real

@@ -12,6 +12,21 @@
 #include "tessera/kernels/layer_kernels.hpp"
 
 namespace tessera::kernels::real {
+
+// What a loss layer's value and gradient are scaled by, so that the sum over every rank of the
+// run is the global batch's mean: each replica holds its share of the samples (1/replicas when
+// all are equal; rank_layout.hpp's replica_batch_ratio); after the redistribution each rank of
+// the spatial group 1/dense_parts of the replica's (a sample held by several counted once); a
+// split loss layer holds its planes of every sample, and the group's sum adds them up; each
+// micro-batch 1/micro_batches of the mini-batch.
+double loss_scale(const LocalShapes& shapes, std::int64_t positions_per_sample,
+                  const ExecutionContext& context) {
+  const double parts = shapes.shares_samples ? static_cast<double>(context.dense_parts) : 1.0;
+  return 1.0 / (static_cast<double>(shapes.batch) * static_cast<double>(positions_per_sample) *
+                context.layout.replica_batch_ratio() * parts *
+                static_cast<double>(context.micro_batches));
+}
+
 namespace {
 
 LayerKernels& kernels_of(ExecutionContext& context) {
@@ -200,15 +215,24 @@ class FullyConnected : public LayerExecutor {
         in_(shapes.input_floats.at(0) / shapes.batch),
         out_(layer.output_shape.c),
         bias_(std::get<FullyConnectedParams>(layer.layer.params).bias),
+        part_(shapes.tensor),
         context_(context) {}
   std::int64_t parameter_floats() const override { return in_ * out_ + (bias_ ? out_ : 0); }
   void initialize(std::uint64_t seed, std::span<float> values) const override {
-    // PyTorch's default: uniform within 1/sqrt(fan_in), weights and biases alike.
-    fill_uniform(seed, 0, static_cast<float>(1.0 / std::sqrt(static_cast<double>(in_))), values);
+    // PyTorch's default: uniform within 1/sqrt(fan_in), weights and biases alike; a rank of a
+    // tensor group takes its part of the whole layer's (tensor_part.hpp).
+    const std::int64_t in = part_.whole_in(in_), out = part_.whole_out(out_);
+    take_part(uniform_values(seed, 0, static_cast<float>(1.0 / std::sqrt(static_cast<double>(in))),
+                             in * out + (bias_ ? out : 0)),
+              values);
+  }
+  void take_part(std::span<const float> whole, std::span<float> part) const override {
+    take_matrix_part(part_, in_, out_, bias_, whole, part);
   }
   void forward(StepPart) override {
-    kernels_of(context_).fully_connected_forward(batch_, in_, out_, t_.x[0], weights_,
-                                                 bias(weights_), t_.y);
+    kernels_of(context_).fully_connected_forward(
+        batch_, in_, out_, t_.x[0], weights_, part_.adds_product_bias() ? bias(weights_) : nullptr,
+        t_.y);
   }
   void backward_data(StepPart) override {
     if (t_.dx[0] != nullptr) {
@@ -226,6 +250,7 @@ class FullyConnected : public LayerExecutor {
   const float* bias(const float* base) const { return bias_ ? base + in_ * out_ : nullptr; }
   std::int64_t batch_, in_, out_;
   bool bias_;
+  TensorPart part_;
   ExecutionContext& context_;
 };
 
@@ -268,20 +293,6 @@ class Concat : public LayerExecutor {
   std::vector<std::int64_t> channels_;
   ExecutionContext& context_;
 };
-
-// What a loss layer's value and gradient are scaled by, so that the sum over every rank of the
-// run is the global batch's mean: each replica holds its share of the samples (1/replicas when
-// all are equal; rank_layout.hpp's replica_batch_ratio); after the redistribution each rank of
-// the spatial group 1/dense_parts of the replica's (a sample held by several counted once); a
-// split loss layer holds its planes of every sample, and the group's sum adds them up; each
-// micro-batch 1/micro_batches of the mini-batch.
-double loss_scale(const LocalShapes& shapes, std::int64_t positions_per_sample,
-                  const ExecutionContext& context) {
-  const double parts = shapes.shares_samples ? static_cast<double>(context.dense_parts) : 1.0;
-  return 1.0 / (static_cast<double>(shapes.batch) * static_cast<double>(positions_per_sample) *
-                context.layout.replica_batch_ratio() * parts *
-                static_cast<double>(context.micro_batches));
-}
 
 // Mean squared error against the step's targets (the rank's samples).
 class MseLoss : public LayerExecutor {
@@ -394,6 +405,9 @@ std::unique_ptr<LayerExecutor> make_pointwise_executor(const ModelGraph& model, 
     case LayerKind::mse_loss:
       return std::make_unique<MseLoss>(layer, shapes, context);
     case LayerKind::softmax_cross_entropy:
+      if (shapes.tensor.split == TensorSplit::vocabulary) {
+        return make_split_cross_entropy_executor(layer, shapes, context);
+      }
       return std::make_unique<CrossEntropyLoss>(layer, shapes, context,
                                                 scores_target_first(model, index));
     default:

@@ -62,9 +62,7 @@ ProgramPlayer::ProgramPlayer(const StepProgram& program, RankTensors& tensors,
       begins_pass_(program.ops.size(), false),
       ends_pass_(program.ops.size(), false),
       bucket_posted_(program.buckets.size(), 0.0) {
-  const auto& layout = context.layout;
-  rank_ = static_cast<int>((layout.replica * layout.stages + layout.stage) * layout.shards +
-                           layout.shard);
+  rank_ = context.layout.global_rank;
   std::map<std::tuple<std::size_t, Direction, std::int64_t>, std::size_t> first, last;
   bool computed = false;
   for (std::size_t i = 0; i < program.ops.size(); ++i) {
@@ -182,7 +180,11 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
       executor_here->halo_wait(op.direction);
       break;
     case StepOpKind::group_allreduce:
-      executor_here->sum_statistics(op.direction);
+      if (op.group != CollectiveGroup::tensor) {
+        executor_here->sum_statistics(op.direction);
+      } else if (!executor_here->sum_over_tensor_group(op.direction, *layout.tensor_group)) {
+        tensors_.sum_over_tensor_group(op, *layout.tensor_group);
+      }
       context_.record(expected_execution(op));
       break;
     case StepOpKind::group_alltoall:
@@ -190,7 +192,17 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
       break;
     case StepOpKind::group_allgather:
       // train_point skips tensor-parallel points before a program is played.
-      throw std::logic_error("the real backend plays no tensor-group gather (" + op.label + ")");
+      if (op.group != CollectiveGroup::stage) {
+        throw std::logic_error("the real backend plays no tensor-group gather (" + op.label + ")");
+      }
+      // Sharded weights (ZeRO): every layer's after the update, or one layer's before its pass.
+      if (op.layer == SIZE_MAX) {
+        parameters.gather_all(*layout.gradient_group);
+      } else {
+        parameters.gather(op.layer, *layout.gradient_group);
+      }
+      context_.record(expected_execution(op));
+      break;
     case StepOpKind::stage_send:
       transfers_.send(op);
       break;
@@ -217,8 +229,9 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
                        context_);
       break;
     case StepOpKind::gradient_reduce_scatter:
-      // train_point skips sharded points before a program is played.
-      throw std::logic_error("the real backend plays no reduce-scatter (" + op.label + ")");
+      bucket_posted_.at(static_cast<std::size_t>(op.bucket)) = since_step_start(begin);
+      parameters.start_reduce_scatter(op.bucket, *layout.gradient_group, context_);
+      break;
     case StepOpKind::gradient_wait:
       parameters.wait_all(context_);
       break;
@@ -302,10 +315,13 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
   // The buckets' all-reduces on the communication track, from their posting to the wait that
   // completed them (at most that long: the transport does not say when it finished).
   if (op.kind == StepOpKind::gradient_wait) {
+    const bool parameters_sharded = tensors_.parameters().sharded();
     for (std::size_t bucket = 0; bucket < bucket_posted_.size(); ++bucket) {
       if (bucket_posted_[bucket] <= 0) continue;
       report.timeline.push_back({rank_, TimelineTrack::communication,
-                                 "all-reduce of gradient bucket " + std::to_string(bucket),
+                                 (parameters_sharded ? "reduce-scatter of gradient bucket "
+                                                     : "all-reduce of gradient bucket ") +
+                                     std::to_string(bucket),
                                  OpCategory::allreduce, bucket_posted_[bucket], end_s,
                                  Provenance::measured});
       bucket_posted_[bucket] = 0;

@@ -6,6 +6,7 @@
 // logit less log Q of its class, and a sampled class that is the position's target pushed out
 // of the softmax, as TensorFlow's sampled_softmax_loss does (remove_accidental_hits); the
 // cross-entropy after it takes channel 0 as every position's label.
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -19,7 +20,12 @@ namespace {
 
 // A head tied to an embedding (shared_with) has no parameters of its own: its weights are the
 // owner's table (out x in, the same layout) and its gradient goes into the owner's, written or
-// added in the program's order (`beta`, shared_table.cpp).
+// added in the step program's order (`beta`, shared_table.cpp).
+//
+// Split over a tensor group (tensor_split.hpp), a rank holds rows of the weight matrix and of the
+// bias (column: its output channels) or columns of the matrix and the whole bias (row: its input
+// channels, the outputs partial sums that the group's all-reduce adds, so one rank adds the bias),
+// initialised as that part of the whole layer's values.
 class Projection : public LayerExecutor {
  public:
   Projection(const ResolvedLayer& layer, const LocalShapes& shapes, ExecutionContext& context,
@@ -30,6 +36,7 @@ class Projection : public LayerExecutor {
         out_(layer.output_shape.c),
         steps_(layer.output_shape.spatial.at(0)),
         bias_(std::get<ProjectionParams>(layer.layer.params).bias),
+        part_(shapes.tensor),
         owns_weights_(owns_weights),
         beta_(beta),
         kernels_(sequence_kernels_for(layer.layer.name, context)) {}
@@ -38,11 +45,18 @@ class Projection : public LayerExecutor {
   }
   void initialize(std::uint64_t seed, std::span<float> values) const override {
     // PyTorch's nn.Linear: uniform within 1/sqrt(fan_in), weights and biases alike.
-    fill_uniform(seed, 0, static_cast<float>(1.0 / std::sqrt(static_cast<double>(in_))), values);
+    const std::int64_t in = part_.whole_in(in_), out = part_.whole_out(out_);
+    take_part(uniform_values(seed, 0, static_cast<float>(1.0 / std::sqrt(static_cast<double>(in))),
+                             in * out + (bias_ ? out : 0)),
+              values);
+  }
+  void take_part(std::span<const float> whole, std::span<float> part) const override {
+    take_matrix_part(part_, in_, out_, bias_, whole, part);
   }
   void forward(StepPart) override {
+    const bool adds_bias = bias_ && part_.adds_product_bias();
     kernels_.projection_forward(batch_, in_, out_, steps_, t_.x[0], weights_,
-                                bias_ ? weights_ + in_ * out_ : nullptr, t_.y);
+                                adds_bias ? weights_ + in_ * out_ : nullptr, t_.y);
   }
   void backward_data(StepPart) override {
     if (t_.dx[0] == nullptr) return;
@@ -56,6 +70,7 @@ class Projection : public LayerExecutor {
  protected:
   std::int64_t batch_, in_, out_, steps_;
   bool bias_;
+  TensorPart part_;
   bool owns_weights_;
   float beta_;
   SequenceKernels& kernels_;
@@ -71,6 +86,13 @@ class SampledProjection : public Projection {
         context_(context) {}
   std::int64_t parameter_floats() const override {
     return in_ * vocabulary_ + (bias_ ? vocabulary_ : 0);
+  }
+  // Every row of the vocabulary (not split over a tensor group).
+  void initialize(std::uint64_t seed, std::span<float> values) const override {
+    fill_uniform(seed, 0, static_cast<float>(1.0 / std::sqrt(static_cast<double>(in_))), values);
+  }
+  void take_part(std::span<const float> whole, std::span<float> part) const override {
+    LayerExecutor::take_part(whole, part);
   }
   void forward(StepPart) override {
     choose_rows();

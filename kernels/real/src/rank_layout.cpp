@@ -18,8 +18,11 @@ RankLayout make_rank_layout(Communicator& world, const ParallelConfig& config,
   layout.shards = config.spatial_parts();
   layout.stages = config.model_degree;
   layout.replicas = config.data;
+  layout.tensors = config.tensor;
+  layout.global_rank = world.rank();
   // Numbered as the simulator numbers its GPUs.
   const RankNumbering numbering(config);
+  layout.tensor = numbering.tensor_index_of(world.rank());
   layout.shard = numbering.spatial_index_of(world.rank());
   layout.stage = numbering.stage_of(world.rank());
   layout.replica = numbering.replica_of(world.rank());
@@ -38,14 +41,22 @@ RankLayout make_rank_layout(Communicator& world, const ParallelConfig& config,
     layout.replica_batch = *mine;
     layout.samples_before = std::accumulate(replica_batches.begin(), mine, std::int64_t{0});
   }
-  const auto colour = [](std::int64_t value) { return static_cast<int>(value); };
+  // Every group but the tensor group keeps to one tensor index: its ranks hold the same part
+  // of each split layer.
+  const auto colour = [&](std::int64_t value) {
+    return static_cast<int>(value * layout.tensors + layout.tensor);
+  };
   layout.spatial_group =
       world.split(colour(layout.replica * layout.stages + layout.stage), world.rank());
   layout.data_group =
       world.split(colour(layout.stage * layout.shards + layout.shard), world.rank());
   layout.gradient_group = world.split(colour(layout.stage), world.rank());
-  layout.stage_group =
-      world.split(colour(layout.replica * layout.shards + layout.shard), colour(layout.stage));
+  layout.stage_group = world.split(colour(layout.replica * layout.shards + layout.shard),
+                                   static_cast<int>(layout.stage));
+  layout.tensor_group =
+      world.split(static_cast<int>((layout.replica * layout.stages + layout.stage) * layout.shards +
+                                   layout.shard),
+                  static_cast<int>(layout.tensor));
   return layout;
 }
 

@@ -2,6 +2,7 @@
 
 #include "sequence_executors.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "tessera/core/model/input_gradients.hpp"
@@ -104,8 +105,15 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
   for (std::size_t i = 0; i < graph.size(); ++i) {
     if (runs_here(i)) parameter_floats[i] = layer(i).executor->parameter_floats();
   }
-  parameters_ = std::make_unique<ParameterBuckets>(device, parameter_floats, program.buckets,
-                                                   optimizer, micro_batches > 1);
+  // The program reduce-scatters the gradients where memory.shard splits the parameters over the
+  // ranks summing them.
+  const bool sharded = std::any_of(program.ops.begin(), program.ops.end(), [](const StepOp& op) {
+    return op.kind == StepOpKind::gradient_reduce_scatter;
+  });
+  const auto& summing = *context.layout.gradient_group;
+  parameters_ = std::make_unique<ParameterBuckets>(
+      device, parameter_floats, program.buckets, optimizer, micro_batches > 1,
+      ParameterSharding{.ways = sharded ? summing.size() : 1, .index = summing.rank()});
   parameters_->initialize([&](std::size_t i, std::span<float> values) {
     layer(i).executor->initialize(mix_seed(seed, i), values);
   });
@@ -152,6 +160,8 @@ void RankTensors::build_layers(const ModelGraph& model, const ShardPlan& plan,
     state.shapes.shares_samples = redistributed && !split;
     state.name = layer.layer.name;
     state.is_input = layer.layer.kind == LayerKind::input;
+    state.shapes.tensor = {
+        .split = plan.layers.at(i).tensor.split, .index = layout.tensor, .parts = layout.tensors};
     if (!layer.output_shape.spatial.empty() || split) {
       const auto box = local_box(layer.output_shape, split, grid, layout.shard);
       state.shapes.output_voxels = box.volume();
@@ -263,6 +273,21 @@ void RankTensors::rehearse(const StepProgram& program) {
   for (const auto& op : program.ops) {
     if (op.kind == StepOpKind::allocate || op.kind == StepOpKind::release) apply_memory_op(op);
   }
+}
+
+void RankTensors::sum_over_tensor_group(const StepOp& op, Communicator& group) {
+  auto& state = layer(op.layer, op.micro_batch);
+  context_.device.synchronize();  // the partial sums are written
+  if (op.direction == Direction::forward) {
+    group.allreduce_sum(output_of(op.layer, op.micro_batch),
+                        static_cast<std::size_t>(state.shapes.output_floats));
+    return;
+  }
+  const auto& link = state.inputs.at(0);
+  if (!link.wants_gradient) return;
+  float* gradient =
+      link.scratch ? link.scratch->data() : gradient_of(link.producer, op.micro_batch);
+  group.allreduce_sum(gradient, static_cast<std::size_t>(state.shapes.input_floats.at(0)));
 }
 
 void RankTensors::finish_backward(std::size_t i, std::int64_t micro_batch) {

@@ -89,6 +89,11 @@ class RankTensors {
   // device fail here (OutOfDeviceMemory) and not inside a step, where other ranks would wait.
   void rehearse(const StepProgram& program);
 
+  // A tensor-group all-reduce of the program (op.group tensor) the layer's executor leaves to
+  // the trainer: the partial sums of the layer's output (forward) or of its first input's
+  // gradient (backward), where the layer wrote them.
+  void sum_over_tensor_group(const StepOp& op, Communicator& group);
+
   // After layer i's backward in micro-batch k: the input gradients computed into scratch buffers
   // added into their producers' gradients, and the parameter gradients of a micro-batch other
   // than the first into the mini-batch's.

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "tensor_split_support.hpp"
 #include "tessera/core/common/quantity.hpp"
 #include "tessera/core/cost/cost_model.hpp"
 #include "tessera/core/cost/profile_database.hpp"
@@ -200,25 +201,10 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                         MeasuredTimeline* timeline) {
   const auto& config = point.config;
   const std::string device_name = device_name_for_rank();
-  if (config.tensor > 1) {
+  if (const auto reason =
+          unsupported_tensor_split(loaded.model, point.plan, device_name != "cpu")) {
     result.status = PointStatus::skipped;
-    result.note =
-        "tensor parallelism (parallelism.tensor > 1) is not yet run by the real backend: its "
-        "executors do not split layers' weights; the simulator predicts it";
-    return result;
-  }
-  if (loaded.scenario.memory.recompute != RecomputePolicy::none) {
-    result.status = PointStatus::skipped;
-    result.note =
-        "activation recomputation (memory.recompute) is not yet run by the real backend; the "
-        "simulator predicts it";
-    return result;
-  }
-  if (loaded.scenario.memory.shard != ShardLevel::none) {
-    result.status = PointStatus::skipped;
-    result.note = "sharded " + to_string(loaded.scenario.memory.shard) +
-                  " (memory.shard, ZeRO) is not yet run by the real backend; the simulator "
-                  "predicts it";
+    result.note = *reason;
     return result;
   }
   if (config.model_degree > 1 && device_name != "cpu") {
@@ -447,6 +433,12 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                : std::string()) +
       "; memory: the most the trainer held at once (tensors, parameters, optimizer state; "
       "outputs and gradients allocated and released layer by layer)";
+  if (loaded.scenario.memory.shard != ShardLevel::none) {
+    result.note +=
+        "; memory.shard: the optimizer state held for 1/N of the parameters, the "
+        "weights and gradients whole on each rank (the simulator counts their shards "
+        "too)";
+  }
   if (profiles == nullptr) {
     result.note +=
         "; convolutions undivided as the library itself chooses them within the workspace "

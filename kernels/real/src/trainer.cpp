@@ -3,6 +3,7 @@
 #include "execution_context.hpp"
 #include "program_player.hpp"
 #include "rank_tensors.hpp"
+#include "tessera/core/strategy/tensor_split.hpp"
 #include "tessera/kernels/device.hpp"
 
 namespace tessera::kernels::real {
@@ -12,6 +13,16 @@ float default_learning_rate(Optimizer optimizer) {
   return optimizer == Optimizer::adam ? 1e-3F : 1e-2F;
 }
 
+// What this rank runs of each layer: the layer itself, or its part of a split over the tensor
+// group (tensor_split.hpp).
+ModelGraph model_on_rank(const ModelGraph& model, const ShardPlan& plan) {
+  if (plan.config.tensor <= 1) return model;
+  std::vector<LayerTensorSplit> splits;
+  splits.reserve(plan.layers.size());
+  for (const auto& layer : plan.layers) splits.push_back(layer.tensor);
+  return tensor_local_model(model, splits);
+}
+
 }  // namespace
 
 struct Trainer::State {
@@ -19,7 +30,8 @@ struct Trainer::State {
         RankLayout& layout, const TrainerOptions& options)
       : program(std::move(step_program)),
         context(device, layout, plan.config.spatial_grid),
-        tensors(model, plan, program, context, options.optimizer, options.seed),
+        local_model(model_on_rank(model, plan)),
+        tensors(local_model, plan, program, context, options.optimizer, options.seed),
         player(program, tensors, context,
                options.learning_rate > 0 ? options.learning_rate
                                          : default_learning_rate(options.optimizer)) {
@@ -33,6 +45,7 @@ struct Trainer::State {
 
   StepProgram program;
   ExecutionContext context;
+  ModelGraph local_model;
   RankTensors tensors;
   ProgramPlayer player;
 };
@@ -52,11 +65,22 @@ std::vector<std::int64_t> Trainer::input_count() const {
 double Trainer::peak_bytes() const {
   return state_->context.device.peak_bytes_in_use();
 }
+// Sharded weights are gathered whole before they are read (every rank reads them alike).
 std::vector<float> Trainer::parameters() const {
-  return state_->tensors.parameters().host_weights();
+  auto& parameters = state_->tensors.parameters();
+  if (parameters.sharded()) parameters.gather_stale(*state_->context.layout.gradient_group);
+  return parameters.host_weights();
 }
 std::vector<float> Trainer::parameters_of(std::size_t layer) const {
-  return state_->tensors.parameters().host_weights(layer);
+  auto& parameters = state_->tensors.parameters();
+  if (parameters.sharded()) parameters.gather_stale(*state_->context.layout.gradient_group);
+  return parameters.host_weights(layer);
+}
+std::vector<float> Trainer::part_of(std::size_t layer, const std::vector<float>& whole) const {
+  auto& executor = *state_->tensors.layer(layer).executor;
+  std::vector<float> part(static_cast<std::size_t>(executor.parameter_floats()));
+  executor.take_part(whole, part);
+  return part;
 }
 const StepProgram& Trainer::program() const {
   return state_->program;

@@ -68,7 +68,8 @@ class Convolution : public WindowExecutor<PartitionedConvolution> {
         geometry_(convolution_geometry(layer.layer, layer.input_shapes.at(0), layer.output_shape)),
         batch_(shapes.batch),
         output_voxels_(shapes.output_voxels),
-        bias_(std::get<ConvolutionParams>(layer.layer.params).bias) {
+        bias_(std::get<ConvolutionParams>(layer.layer.params).bias),
+        part_(shapes.tensor) {
     auto runner =
         std::make_unique<ConvolutionRunner>(context.device, context.convolution_workspace);
     // Each shard's outputs of a split transposed convolution come from its own inputs alone: one
@@ -93,11 +94,18 @@ class Convolution : public WindowExecutor<PartitionedConvolution> {
   }
   void initialize(std::uint64_t seed, std::span<float> values) const override {
     // He-uniform over the fan-in, suited to the (leaky) ReLUs that follow; biases start at zero.
-    const auto fan_in = geometry_.filter_floats() / geometry_.out_channels;
-    const auto filter = static_cast<std::size_t>(geometry_.filter_floats());
-    fill_uniform(seed, 0, static_cast<float>(std::sqrt(6.0 / static_cast<double>(fan_in))),
-                 values.first(filter));
-    for (std::size_t i = filter; i < values.size(); ++i) values[i] = 0;
+    // A rank of a tensor group takes its part of the whole layer's (tensor_part.hpp): the
+    // filters as out channels x (in channels x window).
+    const std::int64_t fan_in = part_.whole_in(filter_inputs());
+    const std::int64_t out = part_.whole_out(geometry_.out_channels);
+    auto whole =
+        uniform_values(seed, 0, static_cast<float>(std::sqrt(6.0 / static_cast<double>(fan_in))),
+                       fan_in * out + (bias_ ? out : 0));
+    std::fill(whole.begin() + fan_in * out, whole.end(), 0.0F);
+    take_part(whole, values);
+  }
+  void take_part(std::span<const float> whole, std::span<float> part) const override {
+    take_matrix_part(part_, filter_inputs(), geometry_.out_channels, bias_, whole, part);
   }
 
   void forward(StepPart part) override {
@@ -107,7 +115,7 @@ class Convolution : public WindowExecutor<PartitionedConvolution> {
       runner_->forward(geometry_, batch_, t_.x[0], weights_, t_.y, 0);
     }
     // The bias once the whole output is there (after the boundary or the whole shard).
-    if (bias_ && part != StepPart::interior) {
+    if (bias_ && part != StepPart::interior && part_.adds_product_bias()) {
       context_.device.layers().bias_forward(batch_, geometry_.out_channels, output_voxels_,
                                             weights_ + geometry_.filter_floats(), t_.y);
     }
@@ -193,7 +201,11 @@ class Convolution : public WindowExecutor<PartitionedConvolution> {
   ConvolutionGeometry geometry_;
   std::int64_t batch_;
   std::int64_t output_voxels_;
+  // Of each filter: its input channels times its window.
+  std::int64_t filter_inputs() const { return geometry_.filter_floats() / geometry_.out_channels; }
+
   bool bias_;
+  TensorPart part_;
   std::unique_ptr<ConvolutionRunner> runner_;  // unsplit layers, and split halo-free ones
 };
 

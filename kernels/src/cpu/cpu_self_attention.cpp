@@ -1,8 +1,9 @@
 // Multi-head self-attention on the CPU, unfused: the projections are the sequence kernels'
 // per-step projections, each head's score and weighted-sum products oneDNN matmuls over the
 // sample's heads, the softmax (causal mask included) a plain loop. The workspace keeps
-// Q, K, V (N x 3C x T), the probabilities (N x heads x T x T) and the heads' outputs (N x C x T)
-// for backward, and room for backward's intermediate gradients.
+// Q, K, V (N x 3C' x T), the probabilities (N x heads x T x T) and the heads' outputs
+// (N x C' x T) for backward, and room for backward's intermediate gradients; C' is C but for a
+// tensor group's share of the heads.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -27,7 +28,7 @@ struct Workspace {
 };
 
 Workspace split(const SelfAttentionShape& s, float* base) {
-  const std::int64_t activations = s.batch * s.channels * s.steps;
+  const std::int64_t activations = s.batch * s.inner() * s.steps;
   const std::int64_t probabilities = s.batch * s.heads * s.steps * s.steps;
   Workspace w{};
   w.qkv = base;
@@ -40,11 +41,13 @@ Workspace split(const SelfAttentionShape& s, float* base) {
 }
 
 void require_shape(const SelfAttentionShape& s, const char* kernel) {
-  require_argument(
-      s.batch >= 0 && s.channels >= 1 && s.steps >= 1 && s.heads >= 1 && s.channels % s.heads == 0,
-      kernel,
-      "need batch >= 0, steps >= 1 and heads dividing channels, got channels " +
-          std::to_string(s.channels) + ", heads " + std::to_string(s.heads));
+  require_argument(s.batch >= 0 && s.channels >= 1 && s.steps >= 1 && s.heads >= 1 &&
+                       s.inner() <= s.channels && s.inner() % s.heads == 0,
+                   kernel,
+                   "need batch >= 0, steps >= 1 and heads dividing the attention channels, got "
+                   "channels " +
+                       std::to_string(s.channels) + ", attention channels " +
+                       std::to_string(s.inner()) + ", heads " + std::to_string(s.heads));
 }
 
 // Rows of `scores` (steps x steps) to their softmax, in place; a causal row i sees steps <= i.
@@ -67,7 +70,7 @@ void softmax_rows(std::int64_t steps, bool causal, float* scores) {
 }  // namespace
 
 std::int64_t CpuSequenceKernels::self_attention_workspace_floats(const SelfAttentionShape& s) {
-  return s.batch * (8 * s.channels * s.steps + s.heads * s.steps * s.steps) +
+  return s.batch * (8 * s.inner() * s.steps + s.heads * s.steps * s.steps) +
          s.heads * s.steps * s.steps;
 }
 
@@ -76,13 +79,13 @@ void CpuSequenceKernels::self_attention_forward(const SelfAttentionShape& s, con
                                                 float* workspace) {
   require_shape(s, "self_attention_forward");
   const Workspace w = split(s, workspace);
-  const std::int64_t c = s.channels, t = s.steps, d = c / s.heads;
+  const std::int64_t c = s.channels, a = s.inner(), t = s.steps, d = a / s.heads;
   const auto scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
-  projection_forward(s.batch, c, 3 * c, t, x, weights.qkv, weights.qkv_bias, w.qkv);
+  projection_forward(s.batch, c, 3 * a, t, x, weights.qkv, weights.qkv_bias, w.qkv);
   for (std::int64_t n = 0; n < s.batch; ++n) {
-    const float* q = w.qkv + n * 3 * c * t;
-    const float* k = q + c * t;
-    const float* v = k + c * t;
+    const float* q = w.qkv + n * 3 * a * t;
+    const float* k = q + a * t;
+    const float* v = k + a * t;
     float* p = w.probabilities + n * s.heads * t * t;
     // Scores of every head: S_h (T x T) = Q_h^T K_h, Q_h and K_h d x T.
     batched_matmul(engine_, stream_, s.heads, t, t, d, {.data = q, .transposed = true}, {.data = k},
@@ -91,9 +94,9 @@ void CpuSequenceKernels::self_attention_forward(const SelfAttentionShape& s, con
     for (std::int64_t h = 0; h < s.heads; ++h) softmax_rows(t, s.causal, p + h * t * t);
     // O_h (d x T) = V_h P_h^T.
     batched_matmul(engine_, stream_, s.heads, d, t, t, {.data = v}, {.data = p, .transposed = true},
-                   w.heads_output + n * c * t, 0.0F);
+                   w.heads_output + n * a * t, 0.0F);
   }
-  projection_forward(s.batch, c, c, t, w.heads_output, weights.output, weights.output_bias, y);
+  projection_forward(s.batch, a, c, t, w.heads_output, weights.output, weights.output_bias, y);
 }
 
 void CpuSequenceKernels::self_attention_backward(const SelfAttentionShape& s, const float* x,
@@ -102,20 +105,20 @@ void CpuSequenceKernels::self_attention_backward(const SelfAttentionShape& s, co
                                                  const SelfAttentionGradients& gradients) {
   require_shape(s, "self_attention_backward");
   const Workspace w = split(s, workspace);
-  const std::int64_t c = s.channels, t = s.steps, d = c / s.heads;
+  const std::int64_t c = s.channels, a = s.inner(), t = s.steps, d = a / s.heads;
   const auto scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
-  projection_backward_weights(s.batch, c, c, t, w.heads_output, dy, gradients.output,
+  projection_backward_weights(s.batch, a, c, t, w.heads_output, dy, gradients.output,
                               gradients.output_bias, 0.0F);
-  projection_backward_data(s.batch, c, c, t, dy, weights.output, w.d_heads);
+  projection_backward_data(s.batch, a, c, t, dy, weights.output, w.d_heads);
   for (std::int64_t n = 0; n < s.batch; ++n) {
-    const float* q = w.qkv + n * 3 * c * t;
-    const float* k = q + c * t;
-    const float* v = k + c * t;
+    const float* q = w.qkv + n * 3 * a * t;
+    const float* k = q + a * t;
+    const float* v = k + a * t;
     const float* p = w.probabilities + n * s.heads * t * t;
-    const float* d_o = w.d_heads + n * c * t;
-    float* dq = w.d_qkv + n * 3 * c * t;
-    float* dk = dq + c * t;
-    float* dv = dk + c * t;
+    const float* d_o = w.d_heads + n * a * t;
+    float* dq = w.d_qkv + n * 3 * a * t;
+    float* dk = dq + a * t;
+    float* dv = dk + a * t;
     // dV_h (d x T) = dO_h P_h; dP_h (T x T) = dO_h^T V_h.
     batched_matmul(engine_, stream_, s.heads, d, t, t, {.data = d_o}, {.data = p}, dv, 0.0F);
     batched_matmul(engine_, stream_, s.heads, t, t, d, {.data = d_o, .transposed = true},
@@ -135,9 +138,9 @@ void CpuSequenceKernels::self_attention_backward(const SelfAttentionShape& s, co
                    {.data = w.d_scores, .transposed = true}, dq, 0.0F);
     batched_matmul(engine_, stream_, s.heads, d, t, t, {.data = q}, {.data = w.d_scores}, dk, 0.0F);
   }
-  projection_backward_weights(s.batch, c, 3 * c, t, x, w.d_qkv, gradients.qkv, gradients.qkv_bias,
+  projection_backward_weights(s.batch, c, 3 * a, t, x, w.d_qkv, gradients.qkv, gradients.qkv_bias,
                               0.0F);
-  if (dx != nullptr) projection_backward_data(s.batch, c, 3 * c, t, w.d_qkv, weights.qkv, dx);
+  if (dx != nullptr) projection_backward_data(s.batch, c, 3 * a, t, w.d_qkv, weights.qkv, dx);
 }
 
 }  // namespace tessera::kernels

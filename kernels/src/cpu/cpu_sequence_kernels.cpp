@@ -31,32 +31,39 @@ CpuSequenceKernels::CpuSequenceKernels() : engine_(dnnl::engine::kind::cpu, 0), 
 
 void CpuSequenceKernels::embedding_forward(std::int64_t batch, std::int64_t channels,
                                            std::int64_t steps, std::int64_t channel,
-                                           std::int64_t vocabulary, std::int64_t dimension,
+                                           const TableRows& rows, std::int64_t dimension,
                                            const float* tokens, const float* table, float* y) {
   for (std::int64_t n = 0; n < batch; ++n) {
     for (std::int64_t t = 0; t < steps; ++t) {
-      const std::int64_t token =
-          token_at(tokens, (n * channels + channel) * steps + t, vocabulary, "embedding_forward");
-      const float* row = table + token * dimension;
-      for (std::int64_t d = 0; d < dimension; ++d) y[(n * dimension + d) * steps + t] = row[d];
+      const std::int64_t row = token_at(tokens, (n * channels + channel) * steps + t,
+                                        rows.vocabulary, "embedding_forward") -
+                               rows.first;
+      const bool held = row >= 0 && row < rows.count;
+      for (std::int64_t d = 0; d < dimension; ++d) {
+        y[(n * dimension + d) * steps + t] = held ? table[row * dimension + d] : 0.0F;
+      }
     }
   }
 }
 
 void CpuSequenceKernels::embedding_backward(std::int64_t batch, std::int64_t channels,
                                             std::int64_t steps, std::int64_t channel,
-                                            std::int64_t vocabulary, std::int64_t dimension,
+                                            const TableRows& rows, std::int64_t dimension,
                                             const float* tokens, const float* dy, float* dtable,
                                             float beta) {
   if (beta == 0.0F) {
-    std::fill(dtable, dtable + vocabulary * dimension, 0.0F);
+    std::fill(dtable, dtable + rows.count * dimension, 0.0F);
   }
   for (std::int64_t n = 0; n < batch; ++n) {
     for (std::int64_t t = 0; t < steps; ++t) {
-      const std::int64_t token =
-          token_at(tokens, (n * channels + channel) * steps + t, vocabulary, "embedding_backward");
-      float* row = dtable + token * dimension;
-      for (std::int64_t d = 0; d < dimension; ++d) row[d] += dy[(n * dimension + d) * steps + t];
+      const std::int64_t row = token_at(tokens, (n * channels + channel) * steps + t,
+                                        rows.vocabulary, "embedding_backward") -
+                               rows.first;
+      if (row < 0 || row >= rows.count) continue;
+      float* values = dtable + row * dimension;
+      for (std::int64_t d = 0; d < dimension; ++d) {
+        values[d] += dy[(n * dimension + d) * steps + t];
+      }
     }
   }
 }

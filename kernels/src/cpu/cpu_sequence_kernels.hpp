@@ -20,10 +20,10 @@ class CpuSequenceKernels final : public SequenceKernels {
                      const float* dy, float* dx, const LstmGradients& gradients) override;
 
   void embedding_forward(std::int64_t batch, std::int64_t channels, std::int64_t steps,
-                         std::int64_t channel, std::int64_t vocabulary, std::int64_t dimension,
+                         std::int64_t channel, const TableRows& rows, std::int64_t dimension,
                          const float* tokens, const float* table, float* y) override;
   void embedding_backward(std::int64_t batch, std::int64_t channels, std::int64_t steps,
-                          std::int64_t channel, std::int64_t vocabulary, std::int64_t dimension,
+                          std::int64_t channel, const TableRows& rows, std::int64_t dimension,
                           const float* tokens, const float* dy, float* dtable, float beta) override;
 
   std::int64_t self_attention_workspace_floats(const SelfAttentionShape& shape) override;

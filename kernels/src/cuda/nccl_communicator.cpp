@@ -152,14 +152,43 @@ std::unique_ptr<CommRequest> NcclCommunicator::allreduce_sum_async(float* data,
 }
 
 void NcclCommunicator::allreduce_sum(double* data, std::size_t count) {
+  allreduce_host(data, count, ncclSum);
+}
+
+void NcclCommunicator::allreduce_max(double* data, std::size_t count) {
+  allreduce_host(data, count, ncclMax);
+}
+
+// Host doubles through a device staging buffer, the stream waited for.
+void NcclCommunicator::allreduce_host(double* data, std::size_t count, ncclRedOp_t operation) {
   flush_point_to_point();
   start_after_device_work();
   const std::size_t bytes = count * sizeof(double);
   void* staging = scratch_->reserve(bytes);
   TESSERA_CUDA_CHECK(cudaMemcpyAsync(staging, data, bytes, cudaMemcpyHostToDevice, stream_));
   TESSERA_CUDA_CHECK(
-      ncclAllReduce(staging, staging, count, ncclDouble, ncclSum, communicator_, stream_));
+      ncclAllReduce(staging, staging, count, ncclDouble, operation, communicator_, stream_));
   TESSERA_CUDA_CHECK(cudaMemcpyAsync(data, staging, bytes, cudaMemcpyDeviceToHost, stream_));
+  synchronize();
+}
+
+// In place as NCCL defines it: the rank's block of the buffer is the reduce-scatter's output
+// and the all-gather's input.
+std::unique_ptr<CommRequest> NcclCommunicator::reduce_scatter_sum_async(
+    float* data, std::size_t floats_per_rank) {
+  flush_point_to_point();
+  start_after_device_work();
+  float* own = data + static_cast<std::size_t>(rank_) * floats_per_rank;
+  TESSERA_CUDA_CHECK(
+      ncclReduceScatter(data, own, floats_per_rank, ncclFloat, ncclSum, communicator_, stream_));
+  return std::make_unique<EventRequest>(record_completion());
+}
+
+void NcclCommunicator::allgather(float* data, std::size_t floats_per_rank) {
+  flush_point_to_point();
+  start_after_device_work();
+  const float* own = data + static_cast<std::size_t>(rank_) * floats_per_rank;
+  TESSERA_CUDA_CHECK(ncclAllGather(own, data, floats_per_rank, ncclFloat, communicator_, stream_));
   synchronize();
 }
 

@@ -38,6 +38,10 @@ class NcclCommunicator final : public Communicator {
   void allreduce_sum(float* data, std::size_t floats) override;
   // Host doubles (batch-norm sums), staged through device memory as ncclDouble.
   void allreduce_sum(double* data, std::size_t count) override;
+  void allreduce_max(double* data, std::size_t count) override;
+  std::unique_ptr<CommRequest> reduce_scatter_sum_async(float* data,
+                                                        std::size_t floats_per_rank) override;
+  void allgather(float* data, std::size_t floats_per_rank) override;
   std::unique_ptr<CommRequest> allreduce_sum_async(float* data, std::size_t floats) override;
   void alltoall(const float* send, float* receive, std::size_t floats_per_peer) override;
   void barrier() override;
@@ -57,6 +61,7 @@ class NcclCommunicator final : public Communicator {
   class EventRequest;
 
   std::unique_ptr<CommRequest> post(const PointToPoint& operation);
+  void allreduce_host(double* data, std::size_t count, ncclRedOp_t operation);
   void start_after_device_work();
   std::shared_ptr<CUevent_st> record_completion();
   void synchronize();

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <climits>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -118,6 +119,11 @@ void MpiCommunicator::allreduce_sum(double* data, std::size_t count) {
         "MPI_Allreduce");
 }
 
+void MpiCommunicator::allreduce_max(double* data, std::size_t count) {
+  check(MPI_Allreduce(MPI_IN_PLACE, data, mpi_count(count), MPI_DOUBLE, MPI_MAX, communicator_),
+        "MPI_Allreduce");
+}
+
 // Completes at the call. Open MPI progresses a non-blocking collective only inside MPI calls, and
 // a CPU rank has no spare core to call it from: MPI_Iallreduce made the bucket's copies happen
 // inside later halo exchanges and the redistribution instead, and CPU steps were slower than
@@ -126,6 +132,26 @@ void MpiCommunicator::allreduce_sum(double* data, std::size_t count) {
 std::unique_ptr<CommRequest> MpiCommunicator::allreduce_sum_async(float* data, std::size_t floats) {
   allreduce_sum(data, floats);
   return std::make_unique<MpiRequest>();
+}
+
+// Completes at the call, as the all-reduce does. MPI's in-place reduce-scatter leaves the sum at
+// the start of the buffer: it is moved to the rank's own block.
+std::unique_ptr<CommRequest> MpiCommunicator::reduce_scatter_sum_async(
+    float* data, std::size_t floats_per_rank) {
+  check(MPI_Reduce_scatter_block(MPI_IN_PLACE, data, mpi_count(floats_per_rank), MPI_FLOAT, MPI_SUM,
+                                 communicator_),
+        "MPI_Reduce_scatter_block");
+  if (rank_ > 0 && floats_per_rank > 0) {
+    std::memmove(data + static_cast<std::size_t>(rank_) * floats_per_rank, data,
+                 floats_per_rank * sizeof(float));
+  }
+  return std::make_unique<MpiRequest>();
+}
+
+void MpiCommunicator::allgather(float* data, std::size_t floats_per_rank) {
+  check(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, data, mpi_count(floats_per_rank),
+                      MPI_FLOAT, communicator_),
+        "MPI_Allgather");
 }
 
 void MpiCommunicator::alltoall(const float* send, float* receive, std::size_t floats_per_peer) {

@@ -27,7 +27,11 @@ class MpiCommunicator final : public Communicator {
   void wait_for_message(int peer, int tag) override;
   void allreduce_sum(float* data, std::size_t floats) override;
   void allreduce_sum(double* data, std::size_t count) override;
+  void allreduce_max(double* data, std::size_t count) override;
   std::unique_ptr<CommRequest> allreduce_sum_async(float* data, std::size_t floats) override;
+  std::unique_ptr<CommRequest> reduce_scatter_sum_async(float* data,
+                                                        std::size_t floats_per_rank) override;
+  void allgather(float* data, std::size_t floats_per_rank) override;
   void alltoall(const float* send, float* receive, std::size_t floats_per_peer) override;
   void barrier() override;
   void barrier_idle() override;

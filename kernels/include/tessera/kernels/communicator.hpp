@@ -42,6 +42,15 @@ class Communicator {
   virtual void allreduce_sum(float* data, std::size_t floats) = 0;
   virtual void allreduce_sum(double* data, std::size_t count) = 0;  // batch-norm sums (host)
   virtual std::unique_ptr<CommRequest> allreduce_sum_async(float* data, std::size_t floats) = 0;
+  // In-place maxima over every rank (host memory: a loss's per-position maxima over classes
+  // split across ranks).
+  virtual void allreduce_max(double* data, std::size_t count) = 0;
+  // Sharded data (ZeRO): `data` holds size() blocks of `floats_per_rank`. The reduce-scatter
+  // leaves in rank r's block r the sum of every rank's block r (the other blocks are left
+  // undefined); the all-gather fills every block from its owner.
+  virtual std::unique_ptr<CommRequest> reduce_scatter_sum_async(float* data,
+                                                                std::size_t floats_per_rank) = 0;
+  virtual void allgather(float* data, std::size_t floats_per_rank) = 0;
   // Rank r sends send[p*floats_per_peer ...] to rank p and receives into receive[r' * ...].
   virtual void alltoall(const float* send, float* receive, std::size_t floats_per_peer) = 0;
   virtual void barrier() = 0;

@@ -68,12 +68,25 @@ struct AttentionGradients {
 // V, each head's d = C / heads rows together), per head softmax(Q^T K / sqrt(d)) over the key
 // steps (masked to steps <= the query's when causal), the heads' outputs stacked as C x T, then
 // y = W_o o + b_o (C x C).
+// The rows of an embedding table a rank holds: all of them, or under tensor parallelism its
+// share of the vocabulary.
+struct TableRows {
+  std::int64_t vocabulary = 0;  // token ids lie in [0, vocabulary)
+  std::int64_t first = 0;       // the first row held
+  std::int64_t count = 0;       // rows held
+  static TableRows whole(std::int64_t vocabulary) { return {vocabulary, 0, vocabulary}; }
+};
+
 struct SelfAttentionShape {
   std::int64_t batch = 1;
-  std::int64_t channels = 1;
+  std::int64_t channels = 1;  // of the input and the output
   std::int64_t steps = 1;
   std::int64_t heads = 1;
   bool causal = false;
+  // Of Q, K, V and the heads' output, when the heads are a tensor group's share: W_qkv is then
+  // 3 C' x C and W_o C x C' (the output a partial sum); 0: `channels`.
+  std::int64_t attention_channels = 0;
+  std::int64_t inner() const { return attention_channels > 0 ? attention_channels : channels; }
 };
 
 // Self-attention's parameters, or their gradients; the biases may be null (both or neither).
@@ -104,14 +117,16 @@ class SequenceKernels {
                              const LstmGradients& gradients) = 0;
 
   // y[n, :, t] = table[token(n, t)], token(n, t) = tokens[n, channel, t] (ids stored as floats,
-  // of `channels` streams). Throws std::invalid_argument for an id outside [0, vocabulary).
+  // of `channels` streams), the table holding `rows`; a token of a row held elsewhere gives a
+  // zero row. Throws std::invalid_argument for an id outside [0, rows.vocabulary).
   virtual void embedding_forward(std::int64_t batch, std::int64_t channels, std::int64_t steps,
-                                 std::int64_t channel, std::int64_t vocabulary,
+                                 std::int64_t channel, const TableRows& rows,
                                  std::int64_t dimension, const float* tokens, const float* table,
                                  float* y) = 0;
-  // dtable = beta * dtable + the rows of dy added at their tokens (beta 0 or 1).
+  // dtable = beta * dtable + the rows of dy added at their tokens (beta 0 or 1), the tokens of
+  // rows held here.
   virtual void embedding_backward(std::int64_t batch, std::int64_t channels, std::int64_t steps,
-                                  std::int64_t channel, std::int64_t vocabulary,
+                                  std::int64_t channel, const TableRows& rows,
                                   std::int64_t dimension, const float* tokens, const float* dy,
                                   float* dtable, float beta) = 0;
 

@@ -70,8 +70,16 @@ struct MemoryEvent {
   std::int64_t micro_batch = 0;
 };
 
-// Where in a layer's pass an event sits.
-enum class MemoryMoment { before_forward, after_forward, before_backward, after_backward };
+// Where in a layer's pass an event sits. after_recompute: at a recomputed segment's last layer,
+// once the segment's forward has run again and before that layer's backward.
+enum class MemoryMoment {
+  before_forward,
+  after_forward,
+  before_backward,
+  after_recompute,
+  after_backward
+};
+inline constexpr std::size_t kMemoryMoments = 5;
 
 // What a scenario says about memory, and the device's capacity.
 struct MemoryInputs {
@@ -99,7 +107,7 @@ struct StageMemoryPlan {
   std::vector<MemoryEvent> at_start;  // what stays for the whole step
   std::vector<MemoryEvent> at_end;    // after the last pass (network-wide allocation's releases)
   // Per layer of the model (empty for layers of other stages), per MemoryMoment.
-  std::vector<std::array<std::vector<MemoryEvent>, 4>> at_layer;
+  std::vector<std::array<std::vector<MemoryEvent>, kMemoryMoments>> at_layer;
   // Per layer, the last layer of its recomputed segment (memory.recompute;
   // recompute_segments.hpp), before whose backward the segment's forward runs again.
   std::vector<std::optional<std::size_t>> recomputed_segment_end;

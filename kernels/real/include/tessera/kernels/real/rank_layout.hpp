@@ -14,9 +14,11 @@ struct RankLayout {
   std::int64_t replica = 0;  // data-parallel replica
   std::int64_t stage = 0;    // model-parallel stage within the replica
   std::int64_t shard = 0;    // index in the spatial group
+  std::int64_t tensor = 0;   // index in the tensor group (parallelism.tensor)
   std::int64_t replicas = 1;
   std::int64_t stages = 1;
   std::int64_t shards = 1;
+  std::int64_t tensors = 1;
   // Samples of a step: the whole run's, this replica's, and those of the replicas before it
   // (the replica trains samples samples_before .. samples_before + replica_batch - 1 of each
   // step's global batch).
@@ -29,6 +31,7 @@ struct RankLayout {
   double replica_batch_ratio() const {
     return static_cast<double>(global_batch) / static_cast<double>(replica_batch);
   }
+  // Every group below holds ranks of one tensor index, but the tensor group itself.
   // Ranks of this replica and stage (batch-norm sums, halos, the gather before the dense layers).
   std::unique_ptr<Communicator> spatial_group;
   // Ranks holding the same stage and shard in every replica.
@@ -40,6 +43,11 @@ struct RankLayout {
   // This replica's ranks of the same shard, one per stage, ordered by stage: activations and
   // their gradients pass between stages here (its rank is the stage).
   std::unique_ptr<Communicator> stage_group;
+  // The ranks splitting this replica's, stage's and shard's layers (tensor_split.hpp), ordered by
+  // tensor index: the partial sums and gathers of split layers.
+  std::unique_ptr<Communicator> tensor_group;
+  // This rank's number among all (RankNumbering), as the simulator numbers its GPU.
+  int global_rank = 0;
 };
 
 // `replica_batches`: each replica's samples per step where they differ (data_split:
