@@ -219,12 +219,7 @@ class FullyConnected : public LayerExecutor {
         context_(context) {}
   std::int64_t parameter_floats() const override { return in_ * out_ + (bias_ ? out_ : 0); }
   void initialize(std::uint64_t seed, std::span<float> values) const override {
-    // PyTorch's default: uniform within 1/sqrt(fan_in), weights and biases alike; a rank of a
-    // tensor group takes its part of the whole layer's (tensor_part.hpp).
-    const std::int64_t in = part_.whole_in(in_), out = part_.whole_out(out_);
-    take_part(uniform_values(seed, 0, static_cast<float>(1.0 / std::sqrt(static_cast<double>(in))),
-                             in * out + (bias_ ? out : 0)),
-              values);
+    linear_initial_part(part_, in_, out_, bias_, seed, values);
   }
   void take_part(std::span<const float> whole, std::span<float> part) const override {
     take_matrix_part(part_, in_, out_, bias_, whole, part);

@@ -1,6 +1,9 @@
 #include "tensor_part.hpp"
 
 #include <algorithm>
+#include <cmath>
+
+#include "layer_executor.hpp"
 
 namespace tessera::kernels::real {
 
@@ -14,6 +17,14 @@ void take_matrix_part(const TensorPart& part, std::int64_t in, std::int64_t out,
     next = std::copy_n(whole.begin() + (first_out + o) * whole_in + first_in, in, next);
   }
   if (bias) std::copy_n(whole.begin() + whole_in * whole_out + first_out, out, next);
+}
+
+void linear_initial_part(const TensorPart& part, std::int64_t in, std::int64_t out, bool bias,
+                         std::uint64_t seed, std::span<float> values) {
+  const std::int64_t whole_in = part.whole_in(in), whole_out = part.whole_out(out);
+  const auto bound = static_cast<float>(1.0 / std::sqrt(static_cast<double>(whole_in)));
+  const auto whole = uniform_values(seed, 0, bound, whole_in * whole_out + (bias ? whole_out : 0));
+  take_matrix_part(part, in, out, bias, whole, values);
 }
 
 }  // namespace tessera::kernels::real

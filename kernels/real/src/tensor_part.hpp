@@ -34,4 +34,9 @@ struct TensorPart {
 void take_matrix_part(const TensorPart& part, std::int64_t in, std::int64_t out, bool bias,
                       std::span<const float> whole, std::span<float> values);
 
+// PyTorch's Linear initialisation of this part: the whole layer's weights and biases alike
+// uniform within 1/sqrt(its fan-in), drawn from `seed`, and this part of them taken.
+void linear_initial_part(const TensorPart& part, std::int64_t in, std::int64_t out, bool bias,
+                         std::uint64_t seed, std::span<float> values);
+
 }  // namespace tessera::kernels::real
