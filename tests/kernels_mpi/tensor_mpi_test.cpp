@@ -128,7 +128,8 @@ INSTANTIATE_TEST_SUITE_P(
         // Convolutions alternate filter and channel splits (Dryden et al.), then the fully
         // connected layers column and row.
         Case{.name = "GELU CNN, tensor 2", .model = "gelu_cnn"},
-        Case{.name = "VGG, tensor 2, the loss over split classes", .model = "small_vgg"}),
+        Case{.name = "VGG, tensor 2, the loss over split classes", .model = "small_vgg"},
+        Case{.name = "CNN with batch-norm on split channels, tensor 2", .model = "bn_cnn"}),
     [](const ::testing::TestParamInfo<Case>& param) { return std::to_string(param.index); });
 
 }  // namespace

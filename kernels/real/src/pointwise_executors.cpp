@@ -1,6 +1,7 @@
 // Executors of the layers that work voxel by voxel or channel by channel (activations, dropout,
 // batch-norm, add, concat) and of the dense end of a network (fully connected, losses). On a
 // spatially split layer they run on the rank's planes; only batch-norm talks to the spatial group.
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -147,6 +148,14 @@ class BatchNorm : public LayerExecutor {
     for (std::size_t c = 0; c < values.size(); ++c) {
       values[c] = c < static_cast<std::size_t>(channels_) ? 1.0F : 0.0F;
     }
+  }
+  // On a tensor group's share of the channels: their scales, then their shifts.
+  void take_part(std::span<const float> whole, std::span<float> part) const override {
+    const std::int64_t whole_channels = channels_ * shapes_.tensor.parts;
+    const std::int64_t first = channels_ * shapes_.tensor.index;
+    if (shapes_.tensor.split != TensorSplit::follows) return LayerExecutor::take_part(whole, part);
+    std::copy_n(whole.begin() + first, channels_, part.begin());
+    std::copy_n(whole.begin() + whole_channels + first, channels_, part.begin() + channels_);
   }
 
   void forward(StepPart part) override {

@@ -6,10 +6,11 @@ namespace tessera::kernels::real {
 namespace {
 
 // Layers whose every output channel depends on its own input channel alone, with nothing drawn
-// at random and no parameters: on a share of the channels they compute that share exactly.
+// at random: on a share of the channels they compute that share exactly (batch-norm its
+// channels' statistics, with their scales and shifts).
 bool runs_on_channels_held(LayerKind kind) {
   return kind == LayerKind::gelu || kind == LayerKind::relu || kind == LayerKind::leaky_relu ||
-         kind == LayerKind::add || kind == LayerKind::pooling;
+         kind == LayerKind::add || kind == LayerKind::pooling || kind == LayerKind::batch_norm;
 }
 
 // Matrix products whose executors hold a part of the weights (tensor_part.hpp).
@@ -76,8 +77,8 @@ std::optional<std::string> unsupported_tensor_split(const ModelGraph& model, con
       return named + to_string(split.split) + " over " + std::to_string(parts) +
              " GPUs): not yet run by the real backend (it runs projections, fully connected "
              "layers and ungrouped convolutions by column and row, attention by heads, "
-             "embeddings and losses by an evenly split vocabulary, and activations, sums and "
-             "pooling on the channels held)" +
+             "embeddings and losses by an evenly split vocabulary, and activations, sums, "
+             "pooling and batch-norm on the channels held)" +
              skipped;
     }
   }
