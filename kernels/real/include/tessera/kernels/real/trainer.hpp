@@ -12,7 +12,10 @@
 // Every rank's parameter gradients are partial (its planes of the split layers, its samples of
 // the dense ones), and the program's bucketed all-reduce over all ranks sums them. The run is
 // exact: 1 rank, data parallelism and spatial splits give the same losses and weights up to
-// float32 rounding (tests/kernels_mpi/real_trainer_mpi_test.cpp).
+// float32 rounding (tests/kernels_mpi/real_trainer_mpi_test.cpp), and so do pipelined stages,
+// tensor groups (each rank runs its part of every split layer, core's tensor_local_model),
+// sharded parameters (ZeRO) and recomputation (pipeline_, tensor_, zero_mpi_test.cpp and
+// tests/kernels/real_recompute_test.cpp).
 #include <cstdint>
 #include <memory>
 #include <vector>
