@@ -129,7 +129,9 @@ INSTANTIATE_TEST_SUITE_P(
         // connected layers column and row.
         Case{.name = "GELU CNN, tensor 2", .model = "gelu_cnn"},
         Case{.name = "VGG, tensor 2, the loss over split classes", .model = "small_vgg"},
-        Case{.name = "CNN with batch-norm on split channels, tensor 2", .model = "bn_cnn"}),
+        Case{.name = "CNN with batch-norm on split channels, tensor 2", .model = "bn_cnn"},
+        Case{.name = "residual CNN: the sum all-gathers its split input, tensor 2",
+             .model = "residual_cnn"}),
     [](const ::testing::TestParamInfo<Case>& param) { return std::to_string(param.index); });
 
 }  // namespace

@@ -85,7 +85,8 @@ void ModelGraph::check_shared_tables(const ModelGraph& graph) {
   }
 }
 
-ModelGraph ModelGraph::from_layers(std::string name, std::vector<Layer> layers) {
+ModelGraph ModelGraph::from_layers(std::string name, std::vector<Layer> layers,
+                                   const InputShapeRule& input_shape) {
   if (layers.empty()) throw ModelError("", "a model needs at least one layer");
   std::unordered_map<std::string, std::size_t> index_by_name;
   for (std::size_t i = 0; i < layers.size(); ++i) {
@@ -122,8 +123,11 @@ ModelGraph ModelGraph::from_layers(std::string name, std::vector<Layer> layers) 
     ResolvedLayer resolved;
     for (const auto& input : layers[original].inputs) {
       const auto producer = graph.index_by_name_.at(input);
+      const auto& produced = graph.layers_[producer].output_shape;
       resolved.input_indices.push_back(producer);
-      resolved.input_shapes.push_back(graph.layers_[producer].output_shape);
+      resolved.input_shapes.push_back(
+          input_shape ? input_shape(layers[original], resolved.input_shapes.size(), produced)
+                      : produced);
     }
     auto inferred = infer_layer(layers[original], resolved.input_shapes);
     resolved.layer = std::move(inferred.layer);

@@ -121,7 +121,7 @@ double step_lower_bound(const std::vector<StepProgram>& programs) {
 // sizes (x86-64, GCC 12) stop the build until it is. Left out on purpose: a program's
 // workspace_limit_bytes, which the simulator does not read (the op times it plays already hold
 // its effect), so candidates that differ only there share one simulation.
-static_assert(sizeof(StepOp) == 192 && sizeof(StepProgram) == 88 && sizeof(ParallelConfig) == 72,
+static_assert(sizeof(StepOp) == 200 && sizeof(StepProgram) == 88 && sizeof(ParallelConfig) == 72,
               "a field was added to StepOp, StepProgram or ParallelConfig: add it to "
               "simulation_signature, then update these sizes");
 
@@ -160,8 +160,9 @@ std::string simulation_signature(const ParallelConfig& config,
               exact(op.seconds) + " " + std::to_string(static_cast<int>(op.provenance)) + " " +
               exact(op.bytes) + " " + std::to_string(axis) + " " + exact(op.bytes_to_lower) + " " +
               exact(op.bytes_to_upper) + " " + std::to_string(op.exchange) + " " +
-              std::to_string(op.peer_stage) + " " + std::to_string(op.bucket) + " " +
-              std::to_string(static_cast<int>(op.group)) + " " +
+              std::to_string(op.peer_stage) +
+              (op.input >= 0 ? " input " + std::to_string(op.input) : std::string()) + " " +
+              std::to_string(op.bucket) + " " + std::to_string(static_cast<int>(op.group)) + " " +
               std::to_string(static_cast<int>(op.source)) + " " +
               std::to_string(static_cast<int>(op.memory)) + " " + std::to_string(op.micro_batch) +
               " " + describe(op.micro_batches);

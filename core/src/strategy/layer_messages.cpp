@@ -39,6 +39,7 @@ std::vector<StepOp> LayerMessages::gathered_inputs(std::size_t layer) const {
     ops.push_back(tensor_collective(layer, StepOpKind::group_allgather, Direction::forward,
                                     tensor_bytes(shard.local_inputs[k], dtype),
                                     "gathers " + model.layers()[producers[k]].layer.name));
+    ops.back().input = static_cast<int>(k);
   }
   return ops;
 }

@@ -100,7 +100,14 @@ ModelGraph tensor_local_model(const ModelGraph& model,
   std::vector<Layer> layers;
   layers.reserve(splits.size());
   for (const auto& split : splits) layers.push_back(split.local_layer);
-  return ModelGraph::from_layers(model.name(), std::move(layers));
+  // A gathered input arrives whole.
+  const auto whole_where_gathered = [&](const Layer& layer, std::size_t input,
+                                        const TensorShape& produced) {
+    const auto i = *model.index_of(layer.name);
+    return splits[i].gathered_inputs.at(input) ? model.layers()[i].input_shapes.at(input)
+                                               : produced;
+  };
+  return ModelGraph::from_layers(model.name(), std::move(layers), whole_where_gathered);
 }
 
 }  // namespace tessera

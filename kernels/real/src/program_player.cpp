@@ -191,12 +191,10 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
       redistribute(op);
       break;
     case StepOpKind::group_allgather:
-      // train_point skips tensor-parallel points before a program is played.
-      if (op.group != CollectiveGroup::stage) {
-        throw std::logic_error("the real backend plays no tensor-group gather (" + op.label + ")");
-      }
-      // Sharded weights (ZeRO): every layer's after the update, or one layer's before its pass.
-      if (op.layer == SIZE_MAX) {
+      if (op.group == CollectiveGroup::tensor) {
+        tensors_.gather_over_tensor_group(op, *layout.tensor_group);
+      } else if (op.layer == SIZE_MAX) {
+        // Sharded weights (ZeRO): every layer's after the update, or one layer's before its pass.
         parameters.gather_all(*layout.gradient_group);
       } else {
         parameters.gather(op.layer, *layout.gradient_group);

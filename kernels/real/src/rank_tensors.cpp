@@ -173,8 +173,10 @@ void RankTensors::build_layers(const ModelGraph& model, const ShardPlan& plan,
       const std::size_t producer = layer.input_indices[j];
       const auto& shape = layer.input_shapes[j];
       const bool gathered = plan.layers.at(producer).spatially_split && !split;
-      state.shapes.input_floats.push_back(gathered ? batch * shape.elements_per_sample()
-                                                   : layers[producer].shapes.output_floats);
+      const bool tensor_gathered = plan.layers.at(i).tensor.gathered_inputs.at(j);
+      state.shapes.input_floats.push_back(gathered || tensor_gathered
+                                              ? batch * shape.elements_per_sample()
+                                              : layers[producer].shapes.output_floats);
       state.shapes.input_voxels.push_back(gathered ? shape.spatial_elements()
                                                    : layers[producer].shapes.output_voxels);
       if (!runs_here(i)) continue;
@@ -188,7 +190,12 @@ void RankTensors::build_layers(const ModelGraph& model, const ShardPlan& plan,
         link.whole_gradient = allocate(link.gather->whole_floats());
         state.shapes.input_floats.back() = link.gather->whole_floats();
       }
-      if (!gathered && layers[producer].consumer_edges > 1) {
+      if (tensor_gathered) {
+        link.tensor_gathered = true;
+        link.whole = allocate(state.shapes.input_floats.back());
+        link.whole_gradient = allocate(state.shapes.input_floats.back());
+      }
+      if (!gathered && !tensor_gathered && layers[producer].consumer_edges > 1) {
         link.scratch = allocate(state.shapes.input_floats.back());
       }
       state.inputs.push_back(std::move(link));
@@ -213,7 +220,7 @@ void RankTensors::bind(std::size_t i, std::int64_t micro_batch) {
   LayerTensors tensors{.y = output_of(i, micro_batch), .dy = gradient_of(i, micro_batch)};
   for (auto& link : state.inputs) {
     const bool wanted = link.wants_gradient;
-    if (link.gather) {
+    if (link.whole) {
       tensors.x.push_back(link.whole->data());
       tensors.dx.push_back(wanted ? link.whole_gradient->data() : nullptr);
     } else {
@@ -290,9 +297,52 @@ void RankTensors::sum_over_tensor_group(const StepOp& op, Communicator& group) {
   group.allreduce_sum(gradient, static_cast<std::size_t>(state.shapes.input_floats.at(0)));
 }
 
+void RankTensors::gather_over_tensor_group(const StepOp& op, Communicator& group) {
+  auto& state = layer(op.layer, op.micro_batch);
+  auto& link = state.inputs.at(static_cast<std::size_t>(op.input));
+  const auto& producer = layer(link.producer, op.micro_batch);
+  auto& device = context_.device;
+  // Each rank's channels of each sample, gathered rank by rank, then laid out sample by sample.
+  const auto parts = static_cast<std::size_t>(group.size());
+  const auto share = static_cast<std::size_t>(producer.shapes.output_floats);
+  const auto per_sample = share / static_cast<std::size_t>(producer.shapes.batch);
+  auto staging = allocate(static_cast<std::int64_t>(share * parts));
+  device.copy_on_device(output_of(link.producer, op.micro_batch),
+                        staging->data() + static_cast<std::size_t>(group.rank()) * share, share);
+  device.synchronize();
+  group.allgather(staging->data(), share);
+  for (std::size_t n = 0; n < static_cast<std::size_t>(producer.shapes.batch); ++n) {
+    for (std::size_t r = 0; r < parts; ++r) {
+      device.copy_on_device(staging->data() + r * share + n * per_sample,
+                            link.whole->data() + (n * parts + r) * per_sample, per_sample);
+    }
+  }
+  device.synchronize();
+}
+
 void RankTensors::finish_backward(std::size_t i, std::int64_t micro_batch) {
   if (micro_batch != writes_gradients_) parameters_->accumulate(i);
   for (auto& link : layer(i, micro_batch).inputs) {
+    if (link.tensor_gathered && link.wants_gradient) {
+      // This rank's channels of the whole input's gradient, sample by sample, into (or, with
+      // other consumers, added to) its producer's.
+      const auto& producer = layer(link.producer, micro_batch);
+      const auto parts = static_cast<std::size_t>(context_.layout.tensors);
+      const auto batch = static_cast<std::size_t>(producer.shapes.batch);
+      const auto per_sample = static_cast<std::size_t>(producer.shapes.output_floats) / batch;
+      const auto rank = static_cast<std::size_t>(context_.layout.tensor);
+      float* gradient = gradient_of(link.producer, micro_batch);
+      for (std::size_t n = 0; n < batch; ++n) {
+        const float* mine = link.whole_gradient->data() + (n * parts + rank) * per_sample;
+        if (producer.consumer_edges > 1) {
+          context_.device.layers().axpy(static_cast<std::int64_t>(per_sample), 1.0F, mine,
+                                        gradient + n * per_sample);
+        } else {
+          context_.device.copy_on_device(mine, gradient + n * per_sample, per_sample);
+        }
+      }
+      continue;
+    }
     if (!link.scratch || !link.wants_gradient) continue;
     const auto& producer = layer(link.producer, micro_batch);
     context_.device.layers().axpy(producer.shapes.output_floats, 1.0F, link.scratch->data(),

@@ -32,6 +32,9 @@ struct InputLink {
   std::size_t producer = 0;
   bool wants_gradient = false;  // gradient_flows_to(producer): not for the input samples
   std::unique_ptr<SpatialRedistribution> gather;
+  // Split over the tensor group by channels, all-gathered whole into `whole` before the layer's
+  // forward; backward keeps this rank's channels of `whole_gradient`.
+  bool tensor_gathered = false;
   std::unique_ptr<DeviceMemory> whole;           // the kept samples' whole activation
   std::unique_ptr<DeviceMemory> whole_gradient;  // its gradient
   std::unique_ptr<DeviceMemory> scratch;  // input gradient when the producer has other consumers
@@ -93,6 +96,9 @@ class RankTensors {
   // the trainer: the partial sums of the layer's output (forward) or of its first input's
   // gradient (backward), where the layer wrote them.
   void sum_over_tensor_group(const StepOp& op, Communicator& group);
+  // The program's all-gather over the tensor group of layer op.layer's input op.input: every
+  // rank's channels of it, sample by sample, into the link's whole buffer.
+  void gather_over_tensor_group(const StepOp& op, Communicator& group);
 
   // After layer i's backward in micro-batch k: the input gradients computed into scratch buffers
   // added into their producers' gradients, and the parameter gradients of a micro-batch other

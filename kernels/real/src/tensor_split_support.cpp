@@ -68,11 +68,6 @@ std::optional<std::string> unsupported_tensor_split(const ModelGraph& model, con
     const auto& split = plan.layers.at(i).tensor;
     const std::string named =
         "layer '" + layer.layer.name + "' (" + to_string(layer.layer.kind) + ", ";
-    const auto& gathered = split.gathered_inputs;
-    if (std::any_of(gathered.begin(), gathered.end(), [](bool gather) { return gather; })) {
-      return named + "needs its split input whole): the tensor group's all-gather is not yet " +
-             "run by the real backend" + skipped;
-    }
     if (!runs_split(layer, split.split, parts)) {
       return named + to_string(split.split) + " over " + std::to_string(parts) +
              " GPUs): not yet run by the real backend (it runs projections, fully connected "

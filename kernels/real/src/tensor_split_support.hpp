@@ -2,8 +2,9 @@
 // What of tensor parallelism (tensor_split.hpp) the real backend runs, on CPU ranks: Megatron-LM's
 // splits of a transformer (projections by column and row, attention by heads, the embedding and
 // the loss by vocabulary), a CNN's filter and channel splits (convolutions and fully connected
-// layers by column and row), and activations, sums and pooling on the channels held. A point
-// asking for more is skipped with the reason this gives.
+// layers by column and row), activations, sums, pooling and batch-norm on the channels held, and
+// the all-gather of a split input a layer needs whole. A point asking for more is skipped with
+// the reason this gives.
 #include <optional>
 #include <string>
 

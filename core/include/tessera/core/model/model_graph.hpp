@@ -2,6 +2,7 @@
 // A model as a directed acyclic graph of layers, topologically ordered, with every layer's
 // resolved shapes. Built from an unordered layer list (model files) or by GraphBuilder (zoo).
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -37,8 +38,14 @@ struct ResolvedLayer {
 
 class ModelGraph {
  public:
+  // The shape a layer sees of its input `input` (its position in the layer's inputs), given the
+  // shape its producer makes: the same, but where something between them changes it (a tensor
+  // group's all-gather of split channels).
+  using InputShapeRule = std::function<TensorShape(const Layer& layer, std::size_t input,
+                                                   const TensorShape& produced)>;
   // Orders the layers topologically, checks names and edges, infers shapes. Throws ModelError.
-  static ModelGraph from_layers(std::string name, std::vector<Layer> layers);
+  static ModelGraph from_layers(std::string name, std::vector<Layer> layers,
+                                const InputShapeRule& input_shape = {});
 
   const std::string& name() const { return name_; }
   const std::vector<ResolvedLayer>& layers() const { return layers_; }

@@ -90,6 +90,7 @@ struct StepOp {
   double bytes_to_upper = 0;  // halo: planes for the upper neighbour
   int exchange = -1;          // halo: pairs a start with its wait
   int peer_stage = -1;        // stage_send / stage_recv
+  int input = -1;             // group_allgather over the tensor group: the layer's input gathered
   int bucket = -1;  // gradient_allreduce / reduce_scatter: index into StepProgram::buckets
   CollectiveGroup group = CollectiveGroup::spatial;  // group_allreduce / allgather: over whom
   InputSource source = InputSource::none;            // read_start: where the samples come from

@@ -44,8 +44,9 @@ struct LayerTensorSplit {
 std::vector<LayerTensorSplit> plan_tensor_splits(const ModelGraph& model, std::int64_t parts);
 
 // The model one GPU of the tensor group runs: every layer its local_layer, shapes inferred again
-// (split channels, heads, rows and classes). Throws ModelError where a split leaves layers that
-// do not fit together (a table's rows split unevenly under a head tied to it).
+// (split channels, heads, rows and classes; a gathered input whole). Throws ModelError where a
+// split leaves layers that do not fit together (a table's rows split unevenly under a head tied
+// to it).
 ModelGraph tensor_local_model(const ModelGraph& model, const std::vector<LayerTensorSplit>& splits);
 
 }  // namespace tessera
