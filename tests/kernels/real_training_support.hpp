@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/core/model/model_file.hpp"
 #include "tessera/core/model/training_task.hpp"
 #include "tessera/core/strategy/parallel_strategy.hpp"
 #include "tessera/core/strategy/step_program.hpp"
@@ -198,6 +199,20 @@ inline StepProgram cpu_program(const ModelGraph& model, const ShardPlan& plan,
                             .recompute = c.recompute};
   return build_step_programs(model, plan, costs, options, micro_batching)
       .at(static_cast<std::size_t>(stage));
+}
+
+// "gpt2": the tiny GPT of the sharding and tensor tests (2 blocks of 64, 4 heads, its head tied
+// to the embedding, 8 tokens, a vocabulary of 48 that tensor degrees 2 and 4 divide); any other
+// name: a model file of tests/data/models/families.
+inline ModelGraph tiny_gpt_or_family(const std::string& name) {
+  if (name == "gpt2") {
+    return build_zoo_model("gpt2", {{"layers", "2"},
+                                    {"hidden", "64"},
+                                    {"heads", "4"},
+                                    {"sequence_length", "8"},
+                                    {"vocabulary", "48"}});
+  }
+  return load_model_file(std::string(TESSERA_TEST_DATA_DIR) + "/models/families/" + name + ".yaml");
 }
 
 // Trains `model` on the synthetic data set of its task (synthetic_input.hpp).

@@ -12,7 +12,6 @@
 
 #include "../kernels/real_training_support.hpp"
 #include "mpi_world.hpp"
-#include "tessera/core/model/model_file.hpp"
 
 namespace tessera::kernels {
 namespace {
@@ -34,19 +33,6 @@ std::ostream& operator<<(std::ostream& out, const Case& c) {
   return out << c.name;
 }
 
-ModelGraph model_of(const std::string& name) {
-  if (name == "gpt2") {
-    // The tiny GPT: 2 blocks of 64 with 4 heads, its head tied to the embedding, a
-    // vocabulary every tensor degree here divides.
-    return build_zoo_model("gpt2", {{"layers", "2"},
-                                    {"hidden", "64"},
-                                    {"heads", "4"},
-                                    {"sequence_length", "8"},
-                                    {"vocabulary", "48"}});
-  }
-  return load_model_file(std::string(TESSERA_TEST_DATA_DIR) + "/models/families/" + name + ".yaml");
-}
-
 std::size_t count(const StepProgram& program, StepOpKind kind, CollectiveGroup group) {
   return static_cast<std::size_t>(
       std::count_if(program.ops.begin(), program.ops.end(),
@@ -61,7 +47,7 @@ TEST_P(TensorOverMpi, MatchesOneRankTrainingTheGlobalBatch) {
   if (ranks % (c.tensor * c.stages) != 0) {
     GTEST_SKIP() << c.tensor << " x " << c.stages << " ranks per replica need a multiple of ranks";
   }
-  const auto model = model_of(c.model);
+  const auto model = testing::tiny_gpt_or_family(c.model);
   testing::TrainingCase parallel;
   parallel.optimizer = Optimizer::momentum;  // linear in the gradients: rounding stays small
   parallel.steps = 3;

@@ -11,7 +11,6 @@
 
 #include "../kernels/real_training_support.hpp"
 #include "mpi_world.hpp"
-#include "tessera/core/model/model_file.hpp"
 
 namespace tessera::kernels {
 namespace {
@@ -28,18 +27,6 @@ struct Case {
 
 std::ostream& operator<<(std::ostream& out, const Case& c) {
   return out << c.name;
-}
-
-ModelGraph model_of(const std::string& name) {
-  if (name == "gpt2") {
-    // The tiny GPT: 2 blocks of 64 with 4 heads, its head tied to the embedding.
-    return build_zoo_model("gpt2", {{"layers", "2"},
-                                    {"hidden", "64"},
-                                    {"heads", "4"},
-                                    {"sequence_length", "8"},
-                                    {"vocabulary", "50"}});
-  }
-  return load_model_file(std::string(TESSERA_TEST_DATA_DIR) + "/models/families/" + name + ".yaml");
 }
 
 testing::TrainingCase sharded_case(const Case& c, ShardLevel shard) {
@@ -64,7 +51,7 @@ class ZeroOverMpi : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ZeroOverMpi, MatchesOneRankTrainingTheGlobalBatch) {
   const Case& c = GetParam();
-  const auto model = model_of(c.model);
+  const auto model = testing::tiny_gpt_or_family(c.model);
   const auto parallel = sharded_case(c, c.shard);
   testing::TrainingCase alone = parallel;
   alone.shard = ShardLevel::none;
@@ -107,7 +94,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 // Adam's two moments are held for 1/N of the parameters.
 TEST(ZeroOverMpi, ShardingTheOptimizerStateLowersTheMemoryHeld) {
-  const auto model = model_of("gpt2");
+  const auto model = testing::tiny_gpt_or_family("gpt2");
   const Case c{.model = "gpt2", .optimizer = Optimizer::adam};
   const auto whole = testing::train_model(world(), model, sharded_case(c, ShardLevel::none));
   const auto sharded = testing::train_model(world(), model, sharded_case(c, ShardLevel::optimizer));
