@@ -65,6 +65,16 @@ void add_generate_command(CLI::App& data, Action& action) {
       ->default_val(0)
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 14));
   command
+      ->add_option("--stored-dtype", spec->layout.dtype,
+                   "Values of the volume in the files: float32, or int16 rounded to integers "
+                   "(as MLPerf HPC's CosmoFlow counts; a scenario reading them says "
+                   "io.stored_dtype: int16)")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, StoredDType>{{"float32", StoredDType::float32},
+                                             {"int16", StoredDType::int16}},
+          CLI::ignore_case))
+      ->default_str("float32");
+  command
       ->add_option("--task", task->task,
                    "regression: CosmoFlow's four targets; segmentation: each voxel's class")
       ->transform(CLI::CheckedTransformer(
@@ -82,9 +92,11 @@ void add_generate_command(CLI::App& data, Action& action) {
       return run_guarded([&] {
         const io::VolumeShape shape{.channels = spec->channels,
                                     .spatial = {spec->width, spec->width, spec->width}};
-        const double bytes = static_cast<double>(shape.floats()) * sizeof(float);
+        const double bytes = static_cast<double>(shape.floats()) *
+                             static_cast<double>(stored_dtype_bytes(spec->layout.dtype));
         std::cout << "writing " << counted(spec->samples, "sample") << " of " << io::describe(shape)
-                  << " float32 (" << format_bytes(bytes) << " each, "
+                  << " " << to_string(spec->layout.dtype) << " (" << format_bytes(bytes)
+                  << " each, "
                   << (task->task == TrainingTask::segmentation
                           ? std::to_string(task->classes) + "-class voxel labels"
                           : std::string("four targets"))
@@ -180,9 +192,10 @@ void add_inspect_command(CLI::App& data, Action& action) {
         const auto& first = index.samples.front();
         std::cout << settings->directory << ": "
                   << counted(static_cast<std::int64_t>(index.samples.size()), "sample") << " of "
-                  << io::describe(index.shape) << " float32 in the " << to_string(index.layout)
-                  << " layout, " << format_bytes(index.volume_bytes_per_sample())
-                  << " of volume each; `" << io::volume_dataset_name(index.layout) << "` "
+                  << io::describe(index.shape) << " " << to_string(index.volume_dtype) << " in the "
+                  << to_string(index.layout) << " layout, "
+                  << format_bytes(index.volume_bytes_per_sample()) << " of volume each; `"
+                  << io::volume_dataset_name(index.layout) << "` "
                   << (first.chunk_depth > 0
                           ? "in chunks of " + std::to_string(first.chunk_depth) + " depth planes"
                           : std::string("contiguous"))

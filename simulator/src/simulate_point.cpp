@@ -149,6 +149,8 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   settings.replicas = reduction.replicas;
   settings.nodes_in_point =
       (config.gpus() + loaded.cluster.gpus_per_node - 1) / loaded.cluster.gpus_per_node;
+  settings.copied_bytes_per_read_byte = static_cast<double>(dtype_bytes(s.model.dtype)) /
+                                        static_cast<double>(stored_dtype_bytes(s.io.stored_dtype));
   settings.automatic_allreduce = s.sim.allreduce == CollectiveAlgorithm::automatic;
   settings.allreduce = s.sim.allreduce == CollectiveAlgorithm::tree ? AllreduceAlgorithm::tree
                        : s.sim.allreduce == CollectiveAlgorithm::hierarchical

@@ -145,7 +145,10 @@ class CommittedScenarios(unittest.TestCase):
                     committed = f.read()
                 row = next(r for r in m.read_measured(measured) if r["system"] == plan["system"])
                 self.assertEqual(committed, m.scenario_text(plan, row, m.DEFAULT_MODEL, target,
-                                                            "mlperf_hpc_v0.7.csv"))
+                                                            "mlperf_hpc_v0.7.csv", "int16"))
+                # The data set's facts: int16 volumes, and its size for the stores' fit.
+                self.assertIn("stored_dtype: int16", committed)
+                self.assertIn(f"samples: {row['train_samples']}", committed)
 
 
 if __name__ == "__main__":

@@ -68,6 +68,18 @@ TEST(InputPlan, AStoreTooSmallForItsShareOfTheDataSetIsNotUsed) {
             InputSource::file_system);
 }
 
+TEST(InputPlan, ThePageCacheServesLaterEpochsWhenANodesShareFitsItsHostMemory) {
+  // Each rank rereads its own files: after the first epoch the node's 256 GB share (2,048
+  // samples of 1 GB on 8 nodes) sits in its 256 GB of host memory; one sample more does not fit.
+  const auto fits = plan_input(files(DataStore::page_cache, 2048), cluster(), 32, 1e9);
+  EXPECT_EQ(fits.first_epoch, InputSource::file_system);
+  EXPECT_EQ(fits.later_epochs, InputSource::page_cache);
+  EXPECT_NE(fits.description().find("page cache"), std::string::npos) << fits.description();
+  const auto full = plan_input(files(DataStore::page_cache, 2049), cluster(), 32, 1e9);
+  EXPECT_EQ(full.later_epochs, InputSource::file_system);
+  EXPECT_NE(full.note.find("host memory"), std::string::npos) << full.note;
+}
+
 TEST(InputPlan, ANodeWithoutLocalStorageCannotStage) {
   auto bare = cluster();
   bare.node.local_storage_bytes = 0;

@@ -452,5 +452,12 @@ TEST(StepProgram, PrefetchOverlapsTheReadWithTheWholeStep) {
   EXPECT_DOUBLE_EQ(blocking_ops.front().bytes, 4.0 * 64 * 64 * 64 * 4);
 }
 
+TEST(StepProgram, AReadMovesTheFilesValuesNotTheModels) {
+  StepOptions counts;
+  counts.stored_dtype = StoredDType::int16;  // MLPerf HPC's CosmoFlow files
+  Fixture int16({{"width", "64"}}, config(1, {4, 1, 1}), "pool4", counts);
+  EXPECT_DOUBLE_EQ(timed_ops(int16.programs[0]).front().bytes, 4.0 * 16 * 64 * 64 * 2);
+}
+
 }  // namespace
 }  // namespace tessera

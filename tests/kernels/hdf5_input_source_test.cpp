@@ -3,6 +3,9 @@
 // each file read once, later epochs served from host memory.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <filesystem>
+
 #include "hdf5_test_support.hpp"
 #include "tessera/core/common/input_error.hpp"
 #include "tessera/kernels/io/synthetic_dataset.hpp"
@@ -95,6 +98,58 @@ TEST(Hdf5InputSource, AStoreReadsEachFileOnceAndServesLaterEpochsFromMemory) {
     EXPECT_FALSE(source->next(io_seconds).volume.empty());
     EXPECT_EQ(source->last_source(), InputSource::own_memory);
     EXPECT_EQ(io_seconds, 0);
+  }
+}
+
+// The page cache is the operating system's: every epoch reads the files again (they may be
+// gone from the cache, never from the disk), and the epochs after the first say where the
+// simulator takes them from.
+TEST(Hdf5InputSource, ThePageCacheRereadsTheFilesEveryEpoch) {
+  ScratchDirectory scratch;
+  io::generate_synthetic_dataset(
+      {.directory = scratch.path(), .samples = kSamples, .width = 8, .seed = 5});
+  auto io = io_of(scratch);
+  io.store = DataStore::page_cache;
+  auto source =
+      hdf5_input_source(io, kSample, kTargets, placement(), 2 * kSamples, InputSource::page_cache);
+  double io_seconds = 0;
+  for (std::int64_t step = 0; step < kSamples; ++step) {
+    (void)source->next(io_seconds);
+    EXPECT_EQ(source->last_source(), InputSource::file_system) << "step " << step;
+  }
+  (void)source->next(io_seconds);
+  EXPECT_EQ(source->last_source(), InputSource::page_cache);
+  std::filesystem::remove_all(scratch.path());  // not kept by the process: the next read fails
+  EXPECT_ANY_THROW({
+    for (std::int64_t step = 1; step < kSamples; ++step) (void)source->next(io_seconds);
+  });
+}
+
+// int16 files read as float32 with the same values; the scenario must say which type the files
+// hold (the simulator reads what it says), and a data set of the other type is a bad input.
+TEST(Hdf5InputSource, Int16FilesReadAsTheirValuesAndMustBeDeclared) {
+  ScratchDirectory floats;
+  ScratchDirectory counts;
+  io::generate_synthetic_dataset({.directory = floats.path(), .samples = 1, .width = 8, .seed = 5});
+  io::generate_synthetic_dataset({.directory = counts.path(),
+                                  .samples = 1,
+                                  .width = 8,
+                                  .seed = 5,
+                                  .layout = {.dtype = StoredDType::int16}});
+  auto io = io_of(counts);
+  io.stored_dtype = StoredDType::int16;
+  const auto rounded = read_steps(io, 1).front().volume;
+  const auto exact = read_steps(io_of(floats), 1).front().volume;
+  ASSERT_EQ(rounded.size(), exact.size());
+  for (std::size_t i = 0; i < exact.size(); ++i) {
+    ASSERT_EQ(rounded[i], std::round(exact[i])) << "element " << i;
+  }
+  try {
+    (void)read_steps(io_of(counts), 1);  // io.stored_dtype left at float32
+    FAIL() << "expected an InputError";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("io.stored_dtype"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("int16"), std::string::npos) << error.what();
   }
 }
 

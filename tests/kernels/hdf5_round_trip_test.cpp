@@ -50,6 +50,32 @@ TEST_P(RoundTrip, VolumeAndTargetsComeBackBitForBit) {
 
 INSTANTIATE_TEST_SUITE_P(ContiguousAndChunked, RoundTrip, ::testing::Values(0, 1, 2));
 
+TEST(RoundTrip, Int16VolumesHoldTheNearestIntegersAndReadAsFloat32) {
+  ScratchDirectory scratch;
+  const VolumeShape shape{.channels = 1, .spatial = {1, 2, 4}};
+  // Rounded to nearest (not truncated toward zero), clamped to int16's range.
+  const std::vector<float> volume{0.4f, 0.6f, -0.6f, -2.5f, 1.5f, 123.49f, 1e6f, -1e6f};
+  const std::vector<float> stored{0, 1, -1, -3, 2, 123, 32767, -32768};
+  const auto path = scratch.file("counts.h5");
+  write_sample_file(path, shape, {}, volume, {.dtype = StoredDType::int16});
+  const auto info = inspect_sample_file(path);
+  EXPECT_EQ(info.volume_dtype, StoredDType::int16);
+  EXPECT_EQ(read_whole(path), stored);
+  const auto index = index_dataset(scratch.path());
+  EXPECT_EQ(index.volume_dtype, StoredDType::int16);
+  EXPECT_DOUBLE_EQ(index.volume_bytes_per_sample(), 8 * 2);
+
+  // One data set, one type.
+  write_sample_file(scratch.file("floats.h5"), shape, {}, volume);
+  try {
+    index_dataset(scratch.path());
+    FAIL() << "a data set mixing int16 and float32 volumes was indexed";
+  } catch (const InputError& error) {
+    EXPECT_NE(std::string(error.what()).find("every sample must have one type"), std::string::npos)
+        << error.what();
+  }
+}
+
 TEST(SyntheticDataset, TargetsAreRecoverableFromTheVolume) {
   ScratchDirectory scratch;
   const auto paths = generate_synthetic_dataset(

@@ -16,12 +16,12 @@ const std::string kClusters = TESSERA_TEST_DATA_DIR "/clusters";
 // that the read is the step's exposed I/O: 4 x 32^3 float32 = 524,288 bytes per GPU.
 constexpr double kSampleBytes = 4.0 * 32 * 32 * 32 * 4;
 
-PointResult simulate(const std::string& io) {
+PointResult simulate(const std::string& io, const std::string& cluster = "data_store.yaml") {
   const auto loaded = load_scenario_text(R"(
 name: input
 model: {zoo: cosmoflow, options: {width: 32}, mini_batch: 1}
 parallelism: {data: 4}
-platform: {cluster: data_store.yaml}
+platform: {cluster: )" + cluster + R"(}
 io: )" + io + "\n",
                                          "input.yaml", kClusters);
   return sim::simulate_point_isolated(loaded, loaded.points[0], {}).result;
@@ -66,6 +66,34 @@ TEST(InputSource, AStoreTooSmallForItsShareReadsTheFileSystemAndSaysWhy) {
   EXPECT_NE(result.note.find("does not fit"), std::string::npos) << result.note;
   const auto fits = simulate("{format: hdf5, prefetch: false, store: memory, samples: 7000}");
   EXPECT_EQ(fits.input_source, "peer_memory");
+}
+
+TEST(InputSource, Int16FilesHalveTheBytesRead) {
+  const auto result = simulate("{format: hdf5, prefetch: false, stored_dtype: int16}");
+  EXPECT_NEAR(result.breakdown.io_seconds, kSampleBytes / 2 / 1e9, 0.01 * kSampleBytes / 2e9);
+}
+
+TEST(InputSource, ThePageCacheServesLaterEpochsFromTheNodesOwnMemory) {
+  // 7,000 samples over 4 nodes: 0.92 GB a node fits its 1 GB; 8,000 do not.
+  const auto cached = simulate("{format: hdf5, prefetch: false, store: page_cache, samples: 7000}");
+  EXPECT_EQ(cached.input_source, "page_cache");
+  EXPECT_LT(cached.breakdown.io_seconds, 1e-6);  // no disk, no network; PCIe is unbounded here
+  EXPECT_NEAR(cached.first_epoch_step_seconds - cached.step_seconds, kSampleBytes / 1e9,
+              0.01 * kSampleBytes / 1e9);
+  const auto too_big =
+      simulate("{format: hdf5, prefetch: false, store: page_cache, samples: 8000}");
+  EXPECT_EQ(too_big.input_source, "file_system");
+  EXPECT_NE(too_big.note.find("does not fit"), std::string::npos) << too_big.note;
+}
+
+TEST(InputSource, TheCopyToTheGpuMovesTheConvertedSample) {
+  // PCIe at 1 GB/s is the only bottleneck of a cached read: the host converted the int16 file
+  // to float32, so the copy moves the whole float32 sample, not the 2-byte values read.
+  const auto result = simulate(
+      "{format: hdf5, prefetch: false, stored_dtype: int16, store: page_cache, samples: 100}",
+      "data_store_slow_pcie.yaml");
+  EXPECT_EQ(result.input_source, "page_cache");
+  EXPECT_NEAR(result.breakdown.io_seconds, kSampleBytes / 1e9, 0.01 * kSampleBytes / 1e9);
 }
 
 TEST(InputSource, PrefetchedReadsHideBehindCompute) {

@@ -151,7 +151,8 @@ std::string header(const LoadedScenario& loaded) {
   } else {
     out << (s.io.dataset.empty() ? std::string() : " from " + s.io.dataset)
         << (s.io.read_sub_volume ? ", each GPU reads its sub-volume" : ", whole samples")
-        << (s.io.prefetch ? ", prefetched" : "") << "; store " << to_string(s.io.store);
+        << (s.io.prefetch ? ", prefetched" : "") << ", volumes stored as "
+        << to_string(s.io.stored_dtype) << "; store " << to_string(s.io.store);
     if (!loaded.points.empty()) {
       const auto& largest = loaded.points.back().config;
       out << "; at " << counted(largest.gpus(), "GPU") << ": "

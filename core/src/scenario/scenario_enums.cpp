@@ -58,7 +58,15 @@ template <>
 const EnumTable<DataStore>& enum_table() {
   static const EnumTable<DataStore> table{{"none", DataStore::none},
                                           {"memory", DataStore::memory},
-                                          {"node_local", DataStore::node_local}};
+                                          {"node_local", DataStore::node_local},
+                                          {"page_cache", DataStore::page_cache}};
+  return table;
+}
+
+template <>
+const EnumTable<StoredDType>& enum_table() {
+  static const EnumTable<StoredDType> table{{"float32", StoredDType::float32},
+                                            {"int16", StoredDType::int16}};
   return table;
 }
 
@@ -148,6 +156,12 @@ std::string to_string(RecomputePolicy value) {
 }
 std::string to_string(DatasetFormat value) {
   return enum_name(value);
+}
+std::string to_string(StoredDType value) {
+  return enum_name(value);
+}
+std::int64_t stored_dtype_bytes(StoredDType dtype) {
+  return dtype == StoredDType::int16 ? 2 : 4;
 }
 std::string to_string(DataStore value) {
   return enum_name(value);

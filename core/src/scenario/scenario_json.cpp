@@ -53,6 +53,7 @@ nlohmann::json to_json(const Scenario& s) {
         {"dataset", io.dataset},
         {"read_sub_volume", io.read_sub_volume},
         {"prefetch", io.prefetch},
+        {"stored_dtype", to_string(io.stored_dtype)},
         {"store", to_string(io.store)},
         {"samples", optional_value(io.samples)}}},
       {"platform",

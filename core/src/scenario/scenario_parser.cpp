@@ -187,7 +187,8 @@ void parse_memory(Scenario& s, const YamlValue& value) {
 }
 
 void parse_io(Scenario& s, const YamlValue& value) {
-  YamlMap map(value, {"format", "dataset", "read_sub_volume", "prefetch", "store", "samples"});
+  YamlMap map(value, {"format", "dataset", "read_sub_volume", "prefetch", "stored_dtype", "store",
+                      "samples"});
   remember(s, value);
   if (auto format = map.optional("format")) {
     s.io.format = parse_enum<DatasetFormat>(*format);
@@ -199,6 +200,10 @@ void parse_io(Scenario& s, const YamlValue& value) {
   }
   if (auto sub = map.optional("read_sub_volume")) s.io.read_sub_volume = sub->as_bool();
   if (auto prefetch = map.optional("prefetch")) s.io.prefetch = prefetch->as_bool();
+  if (auto stored = map.optional("stored_dtype")) {
+    s.io.stored_dtype = parse_enum<StoredDType>(*stored);
+    remember(s, *stored);
+  }
   if (auto store = map.optional("store")) {
     s.io.store = parse_enum<DataStore>(*store);
     remember(s, *store);
@@ -206,6 +211,12 @@ void parse_io(Scenario& s, const YamlValue& value) {
   if (auto samples = map.optional("samples")) {
     s.io.samples = samples->as_integer(1);
     remember(s, *samples);
+  }
+  if (auto stored = map.optional("stored_dtype");
+      stored && s.io.format != DatasetFormat::hdf5 && s.io.stored_dtype != StoredDType::float32) {
+    stored->fail_problem(
+        "'stored_dtype' describes the volumes in the data set's files: it needs format hdf5 "
+        "(synthetic samples are generated on the device)");
   }
   if (s.io.store != DataStore::none && s.io.format != DatasetFormat::hdf5) {
     value.fail_problem(

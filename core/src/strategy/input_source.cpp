@@ -16,6 +16,8 @@ std::string to_string(InputSource source) {
       return "node_local_storage";
     case InputSource::own_memory:
       return "own_memory";
+    case InputSource::page_cache:
+      return "page_cache";
   }
   return "none";
 }
@@ -34,6 +36,8 @@ std::string phrase(InputSource source) {
       return "samples read from node-local storage";
     case InputSource::own_memory:
       return "samples kept in the rank's own host memory";
+    case InputSource::page_cache:
+      return "the node's share of the files from its page cache (host memory)";
   }
   return "";
 }
@@ -55,11 +59,13 @@ InputPlan plan_input(const IoSection& io, const ClusterSpec& cluster, std::int64
   InputPlan plan{InputSource::file_system, InputSource::file_system, ""};
   if (io.store == DataStore::none) return plan;
 
-  const bool memory = io.store == DataStore::memory;
-  const InputSource store = memory ? InputSource::peer_memory : InputSource::node_local_storage;
-  const std::string what = memory ? "host memory" : "local storage";
+  const bool local_storage = io.store == DataStore::node_local;
+  const InputSource store = io.store == DataStore::memory       ? InputSource::peer_memory
+                            : io.store == DataStore::page_cache ? InputSource::page_cache
+                                                                : InputSource::node_local_storage;
+  const std::string what = local_storage ? "local storage" : "host memory";
   const double capacity_bytes =
-      memory ? cluster.node.host_memory_bytes : cluster.node.local_storage_bytes;
+      local_storage ? cluster.node.local_storage_bytes : cluster.node.host_memory_bytes;
   if (capacity_bytes <= 0) {
     plan.note = "io.store: " + to_string(io.store) + ": the cluster's nodes have no " + what +
                 " described; every epoch reads the file system";
@@ -75,8 +81,9 @@ InputPlan plan_input(const IoSection& io, const ClusterSpec& cluster, std::int64
   const double share_bytes =
       static_cast<double>(*io.samples) * sample_bytes / static_cast<double>(nodes);
   if (share_bytes > capacity_bytes) {
-    plan.note = "the data store does not fit: each node's share of the data set is " +
-                format_bytes(share_bytes) + ", its " + what + " " + format_bytes(capacity_bytes) +
+    plan.note = "io.store: " + to_string(io.store) +
+                " does not fit: each node's share of the data set is " + format_bytes(share_bytes) +
+                ", its " + what + " " + format_bytes(capacity_bytes) +
                 "; every epoch reads the file system";
     return plan;
   }

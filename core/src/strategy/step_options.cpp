@@ -60,6 +60,7 @@ StepOptions step_options_of(const Scenario& scenario, bool overlaps_communicatio
           .input_source = input_source,
           .prefetch = scenario.io.prefetch,
           .read_sub_volume = scenario.io.read_sub_volume,
+          .stored_dtype = scenario.io.stored_dtype,
           .overlap_gradient_allreduce = overlaps_communication,
           .batch_norm_over_replicas =
               scenario.parallelism.batch_norm_statistics == BatchNormStatistics::global,

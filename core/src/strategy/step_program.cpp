@@ -22,9 +22,6 @@ constexpr double kStatisticsShareBackward = 2.0 / 5.0;
 // Per channel, the sum and the sum of squares (forward) or of dy and dy * x_hat (backward), in
 // double precision as the kernels accumulate them.
 constexpr double kStatisticsBytesPerChannel = 2 * 8;
-double tensor_bytes(const TensorShape& local, DType dtype) {
-  return static_cast<double>(local.elements() * dtype_bytes(dtype));
-}
 
 std::string part_suffix(StepPart part) {
   return part == StepPart::whole ? "" : " (" + to_string(part) + ")";
@@ -155,7 +152,8 @@ class ProgramWriter {
 
   void read_next_sample() {
     const auto& input = plan_.layers.front();
-    double bytes = tensor_bytes(input.local_output, options_.dtype);
+    double bytes = static_cast<double>(input.local_output.elements()) *
+                   static_cast<double>(stored_dtype_bytes(options_.stored_dtype));
     if (!options_.read_sub_volume) bytes *= static_cast<double>(plan_.config.spatial_parts());
     add({.kind = StepOpKind::read_start,
          .category = OpCategory::io,

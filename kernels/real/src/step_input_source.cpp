@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <map>
 #include <optional>
+#include <set>
 #include <span>
 #include <sstream>
 #include <string>
@@ -90,6 +91,13 @@ class Hdf5Source : public StepInputSource {
               std::to_string(shape_.channels) + "x" + std::to_string(shape_.spatial[0]) + "x" +
               std::to_string(shape_.spatial[1]) + "x" + std::to_string(shape_.spatial[2]));
     }
+    if (index.volume_dtype != io.stored_dtype) {
+      throw InputError({directory_, 0, 0}, "io.stored_dtype",
+                       "the data set's volumes hold " + to_string(index.volume_dtype) +
+                           " values (" + index.samples.front().path + "), the scenario says " +
+                           to_string(io.stored_dtype) +
+                           "; the simulator's reads move what io.stored_dtype says");
+    }
     const bool fits = targets.task == TrainingTask::segmentation
                           ? layout_ == io::SampleLayout::segmentation
                           : layout_ == io::SampleLayout::cosmoflow &&
@@ -142,7 +150,9 @@ class Hdf5Source : public StepInputSource {
         const auto* sample = prefetcher_->next();
         if (sample == nullptr) throw std::runtime_error("the prefetcher ran out of samples");
         io_seconds += sample->stall_seconds;
-        last_source_ = InputSource::file_system;
+        const bool again = !read_before_.insert(path).second;
+        last_source_ = again && later_epochs_ == InputSource::page_cache ? InputSource::page_cache
+                                                                         : InputSource::file_system;
         fresh_.volume = io_.read_sub_volume
                             ? std::vector<float>(sample->volume.begin(), sample->volume.end())
                             : crop(sample->volume, shape_, box_);
@@ -215,8 +225,11 @@ class Hdf5Source : public StepInputSource {
     return problem;
   }
 
-  // The input plan decides: a store that cannot hold the rank's share is not used.
-  bool keeps_samples() const { return later_epochs_ != InputSource::file_system; }
+  // The input plan decides: a store that cannot hold the rank's share is not used. The page
+  // cache is the operating system's: the files are read again and it serves them.
+  bool keeps_samples() const {
+    return later_epochs_ != InputSource::file_system && later_epochs_ != InputSource::page_cache;
+  }
   // Whatever io.store says, the samples come from this process's memory.
   InputSource store_source() const { return InputSource::own_memory; }
 
@@ -232,6 +245,7 @@ class Hdf5Source : public StepInputSource {
   std::vector<std::string> order_;  // every sample of every step, in order
   std::int64_t position_ = 0;
   std::map<std::string, Shard> store_;
+  std::set<std::string> read_before_;
   Shard fresh_;
   InputSource last_source_ = InputSource::none;
   std::unique_ptr<io::SamplePrefetcher> prefetcher_;

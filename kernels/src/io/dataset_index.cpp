@@ -23,7 +23,8 @@ std::vector<std::string> DatasetIndex::paths() const {
 }
 
 double DatasetIndex::volume_bytes_per_sample() const {
-  return static_cast<double>(shape.floats()) * sizeof(float);
+  return static_cast<double>(shape.floats()) *
+         static_cast<double>(stored_dtype_bytes(volume_dtype));
 }
 
 DatasetIndex index_dataset(const std::string& directory) {
@@ -50,6 +51,12 @@ DatasetIndex index_dataset(const std::string& directory) {
     if (index.samples.size() == 1) {
       index.shape = shape;
       index.layout = sample.layout;
+      index.volume_dtype = sample.volume_dtype;
+    } else if (sample.volume_dtype != index.volume_dtype) {
+      throw InputError({.file = path}, volume_dataset_name(index.layout),
+                       "volume holds " + to_string(sample.volume_dtype) + " values but " +
+                           index.samples.front().path + " holds " + to_string(index.volume_dtype) +
+                           "; every sample must have one type");
     } else if (sample.layout != index.layout) {
       throw InputError({.file = path}, "",
                        "the file is in the " + to_string(sample.layout) + " layout but " +

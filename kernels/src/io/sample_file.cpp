@@ -1,6 +1,7 @@
 #include "io/sample_file.hpp"
 
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 #include "tessera/core/common/input_error.hpp"
@@ -47,11 +48,24 @@ std::string join_extents(const std::vector<hsize_t>& extents) {
   return extents.empty() ? "a scalar" : text;
 }
 
-// Opens `name` in `file` and checks it holds values of `expected` (H5T_FLOAT: float32;
-// H5T_INTEGER: int32) of the given rank.
+// The values a dataset may hold: float32, int32, or a volume's float32 or int16.
+enum class Values { float32, int32, volume };
+
+// The stored type of a volume, if it is one a volume may have.
+std::optional<StoredDType> volume_dtype_of(hid_t type) {
+  const auto bytes = H5Tget_size(type);
+  const auto type_class = H5Tget_class(type);
+  if (type_class == H5T_FLOAT && bytes == 4) return StoredDType::float32;
+  if (type_class == H5T_INTEGER && bytes == 2 && H5Tget_sign(type) == H5T_SGN_2) {
+    return StoredDType::int16;
+  }
+  return std::nullopt;
+}
+
+// Opens `name` in `file` and checks it holds `expected` values of the given rank.
 Hdf5Handle open_dataset(hid_t file, const std::string& path, const char* name,
                         std::size_t expected_rank, std::vector<hsize_t>& extents,
-                        H5T_class_t expected = H5T_FLOAT) {
+                        Values expected = Values::float32) {
   if (H5Lexists(file, name, H5P_DEFAULT) <= 0) bad_file(path, name, "dataset is missing");
   // No chunk cache: every sample is read once, and through the cache HDF5 would copy each chunk
   // twice (file to cache, cache to buffer); without it, it reads the selection straight into the
@@ -71,10 +85,17 @@ Hdf5Handle open_dataset(hid_t file, const std::string& path, const char* name,
   if (opened < 0) bad_file(path, name, "cannot open the dataset: " + hdf5_error_message());
   Hdf5Handle dataset(opened, H5Dclose);
   auto type = checked_handle(H5Dget_type(dataset.get()), H5Tclose, path + ": " + name);
-  if (H5Tget_class(type.get()) != expected || H5Tget_size(type.get()) != 4) {
+  const bool four_bytes = H5Tget_size(type.get()) == 4;
+  const bool sound = expected == Values::volume ? volume_dtype_of(type.get()).has_value()
+                     : expected == Values::int32
+                         ? H5Tget_class(type.get()) == H5T_INTEGER && four_bytes
+                         : H5Tget_class(type.get()) == H5T_FLOAT && four_bytes;
+  if (!sound) {
+    const char* wanted = expected == Values::volume  ? "float32 or int16"
+                         : expected == Values::int32 ? "int32"
+                                                     : "float32";
     bad_file(path, name,
-             std::string("expected ") + (expected == H5T_FLOAT ? "float32" : "int32") +
-                 " values, got " + describe_type(type.get()));
+             std::string("expected ") + wanted + " values, got " + describe_type(type.get()));
   }
   extents = dataset_extents(dataset.get(), path + ": " + name);
   if (extents.size() != expected_rank) {
@@ -111,7 +132,12 @@ OpenSampleFile open_sample_file(const std::string& path) {
   }
   const char* volume_name = volume_dataset_name(layout);
   std::vector<hsize_t> extents;
-  sample.volume = open_dataset(file, path, volume_name, 4, extents);
+  sample.volume = open_dataset(file, path, volume_name, 4, extents, Values::volume);
+  {
+    auto type =
+        checked_handle(H5Dget_type(sample.volume.get()), H5Tclose, path + ": " + volume_name);
+    sample.info.volume_dtype = *volume_dtype_of(type.get());
+  }
   for (const auto extent : extents) {
     if (extent == 0)
       bad_file(path, volume_name, "the volume " + join_extents(extents) + " is empty");
@@ -119,7 +145,7 @@ OpenSampleFile open_sample_file(const std::string& path) {
   const auto volume_extents = extents;
   // A header can declare any extent without the data behind it: such a volume would make every
   // reader allocate what the file never held.
-  hsize_t declared_bytes = sizeof(float);
+  auto declared_bytes = static_cast<hsize_t>(stored_dtype_bytes(sample.info.volume_dtype));
   for (const auto extent : extents) {
     if (__builtin_mul_overflow(declared_bytes, extent, &declared_bytes) ||
         declared_bytes > kMaxSampleBytes) {
@@ -166,7 +192,7 @@ OpenSampleFile open_sample_file(const std::string& path) {
     }
     return sample;
   }
-  sample.targets = open_dataset(file, path, targets_name, 4, extents, H5T_INTEGER);
+  sample.targets = open_dataset(file, path, targets_name, 4, extents, Values::int32);
   if (extents[0] != 1 || extents[1] != volume_extents[1] || extents[2] != volume_extents[2] ||
       extents[3] != volume_extents[3]) {
     bad_file(path, targets_name,

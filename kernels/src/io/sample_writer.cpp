@@ -1,6 +1,8 @@
 #include "tessera/kernels/io/sample_writer.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <stdexcept>
 #include <vector>
@@ -30,6 +32,27 @@ Hdf5Handle volume_creation_properties(const VolumeShape& shape, const VolumeLayo
   return properties;
 }
 
+// The block as the file stores it: float32 as given, int16 rounded (HDF5's own conversion
+// truncates toward zero, which would bias every value).
+void write_block(hid_t dataset, hid_t memory_space, hid_t file_space, StoredDType dtype,
+                 std::span<const float> block, std::vector<std::int16_t>& integers,
+                 const std::string& what) {
+  if (dtype == StoredDType::float32) {
+    check_hdf5(
+        H5Dwrite(dataset, H5T_NATIVE_FLOAT, memory_space, file_space, H5P_DEFAULT, block.data()),
+        what);
+    return;
+  }
+  integers.resize(block.size());
+  std::transform(block.begin(), block.end(), integers.begin(), [](float value) {
+    const float clamped = std::clamp(value, -32768.0f, 32767.0f);
+    return static_cast<std::int16_t>(std::lround(clamped));
+  });
+  check_hdf5(
+      H5Dwrite(dataset, H5T_NATIVE_SHORT, memory_space, file_space, H5P_DEFAULT, integers.data()),
+      what);
+}
+
 void write_volume(hid_t file, const char* name, const VolumeShape& shape,
                   const VolumeBlockFiller& fill, const VolumeLayout& layout,
                   const std::string& what) {
@@ -38,12 +61,14 @@ void write_volume(hid_t file, const char* name, const VolumeShape& shape,
       static_cast<hsize_t>(shape.spatial[1]), static_cast<hsize_t>(shape.spatial[2])};
   auto file_space = checked_handle(H5Screate_simple(4, extents, nullptr), H5Sclose, what);
   auto creation = volume_creation_properties(shape, layout, what);
-  auto dataset = checked_handle(H5Dcreate2(file, name, H5T_IEEE_F32LE, file_space.get(),
-                                           H5P_DEFAULT, creation.get(), H5P_DEFAULT),
-                                H5Dclose, what);
+  const hid_t file_type = layout.dtype == StoredDType::int16 ? H5T_STD_I16LE : H5T_IEEE_F32LE;
+  auto dataset = checked_handle(
+      H5Dcreate2(file, name, file_type, file_space.get(), H5P_DEFAULT, creation.get(), H5P_DEFAULT),
+      H5Dclose, what);
   const std::int64_t plane_floats = shape.spatial[1] * shape.spatial[2];
   const std::int64_t planes_per_block = std::max<std::int64_t>(1, kBlockFloats / plane_floats);
   std::vector<float> block;
+  std::vector<std::int16_t> integers;
   for (std::int64_t channel = 0; channel < shape.channels; ++channel) {
     for (std::int64_t depth = 0; depth < shape.spatial[0]; depth += planes_per_block) {
       const std::int64_t depth_end = std::min(shape.spatial[0], depth + planes_per_block);
@@ -55,9 +80,8 @@ void write_volume(hid_t file, const char* name, const VolumeShape& shape,
           H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, count, nullptr),
           what);
       auto memory_space = checked_handle(H5Screate_simple(4, count, nullptr), H5Sclose, what);
-      check_hdf5(H5Dwrite(dataset.get(), H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(),
-                          H5P_DEFAULT, block.data()),
-                 what);
+      write_block(dataset.get(), memory_space.get(), file_space.get(), layout.dtype, block,
+                  integers, what);
     }
   }
 }

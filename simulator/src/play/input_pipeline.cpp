@@ -26,9 +26,10 @@ double now() {
 
 InputPipeline::InputPipeline(const SimPlatform& platform, std::vector<int> readers_per_node,
                              int rounds, InputSource source, std::int64_t nodes_in_point,
-                             Delivered delivered)
+                             double copied_bytes_per_read_byte, Delivered delivered)
     : platform_(platform),
       rounds_(rounds),
+      copied_bytes_per_read_byte_(copied_bytes_per_read_byte),
       source_(source),
       nodes_in_point_(nodes_in_point),
       delivered_(std::move(delivered)) {
@@ -47,6 +48,7 @@ bool InputPipeline::can_play() const {
     case InputSource::file_system:
       return !platform_.filesystem_servers.empty();
     case InputSource::peer_memory:
+    case InputSource::page_cache:
       return true;
     case InputSource::node_local_storage:
       for (auto* disk : platform_.node_disks) {
@@ -103,7 +105,8 @@ void InputPipeline::play_node(int node_index) {
     // Host to device copies, one per GPU over its own PCIe link.
     std::vector<simgrid::s4u::CommPtr> copies;
     for (const auto& [rank, bytes] : node.pending) {
-      copies.push_back(gpu_input(rank)->put_async(&kNoPayload, static_cast<uint64_t>(bytes)));
+      copies.push_back(gpu_input(rank)->put_async(
+          &kNoPayload, static_cast<uint64_t>(bytes * copied_bytes_per_read_byte_)));
     }
     std::vector<std::size_t> owner(copies.size());
     for (std::size_t i = 0; i < owner.size(); ++i) owner[i] = i;

@@ -9,7 +9,9 @@
 //  - peer_memory: the data store's holders send them from their host memory; samples are shuffled
 //    over the whole machine, so all but 1/N of them (N nodes) come from another node, played as
 //    one flow from the node half the machine away;
-//  - node_local_storage: the node reads them from its own disk.
+//  - node_local_storage: the node reads them from its own disk;
+//  - page_cache: the node's host memory holds them already; only the copies to the GPUs play.
+// The host converts what it read to the model's dtype before the copies (io.stored_dtype).
 #include <deque>
 #include <functional>
 #include <memory>
@@ -29,9 +31,11 @@ class InputPipeline {
   using Delivered = std::function<void(int rank, double asked_seconds, double arrived_seconds)>;
 
   // readers_per_node[n]: how many GPUs of node n read input; rounds: reads per GPU per step;
-  // nodes_in_point: the nodes the played ones stand for (the data store's N).
+  // nodes_in_point: the nodes the played ones stand for (the data store's N); a GPU's copy moves
+  // copied_bytes_per_read_byte times the bytes it asked to be read.
   InputPipeline(const SimPlatform& platform, std::vector<int> readers_per_node, int rounds,
-                InputSource source, std::int64_t nodes_in_point, Delivered delivered);
+                InputSource source, std::int64_t nodes_in_point, double copied_bytes_per_read_byte,
+                Delivered delivered);
 
   void spawn();
   // Called by a GPU's actor: asks for `bytes` and returns the transfer that delivers them (null
@@ -58,6 +62,7 @@ class InputPipeline {
   const SimPlatform& platform_;
   std::vector<std::unique_ptr<Node>> nodes_;
   int rounds_;
+  double copied_bytes_per_read_byte_;
   InputSource source_;
   std::int64_t nodes_in_point_;
   Delivered delivered_;

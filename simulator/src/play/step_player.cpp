@@ -89,7 +89,8 @@ StepPlayer::StepPlayer(const SimPlatform& platform, const Fabric& fabric,
     }
   };
   inputs_ = std::make_unique<InputPipeline>(platform, std::move(readers), rounds, source,
-                                            settings_.nodes_in_point, delivered);
+                                            settings_.nodes_in_point,
+                                            settings_.copied_bytes_per_read_byte, delivered);
 }
 
 StepPlayer::~StepPlayer() = default;

@@ -33,6 +33,9 @@ struct PlaySettings {
   // Symmetric simulation: each played replica stands for this many (see symmetric_reduction.hpp).
   int replicas = 1;
   std::int64_t nodes_in_point = 1;  // the nodes the played ones stand for
+  // A read's bytes are the files' (io.stored_dtype); the host converts them to the model's dtype
+  // before the copy to the GPU, which moves this many bytes per byte read.
+  double copied_bytes_per_read_byte = 1;
   std::set<int> traced_gpus;
   // Per played rank (empty: 0 and 1 for every rank): which of the player's program sets it plays
   // (one per node group: each GPU type has its own kernel times), and the factor its compute is

@@ -38,8 +38,12 @@ enum class ShardLevel { none, optimizer, gradients, weights };
 // (recompute_segments.hpp).
 enum class RecomputePolicy { none, full };
 enum class DatasetFormat { synthetic, hdf5 };
+// The element type of the volumes in the data set's files (what a read moves); the host converts
+// them to the model's dtype. MLPerf HPC's CosmoFlow samples hold int16 counts.
+enum class StoredDType { float32, int16 };
+std::int64_t stored_dtype_bytes(StoredDType dtype);
 // Where samples come from after the first epoch (see input_source.hpp).
-enum class DataStore { none, memory, node_local };
+enum class DataStore { none, memory, node_local, page_cache };
 enum class Scaling { strong, weak };
 enum class GrowAxis { data, spatial_d, spatial_h, spatial_w };
 enum class CollectiveAlgorithm { automatic, ring, tree, hierarchical };
@@ -63,6 +67,7 @@ std::string to_string(MemoryAllocation value);
 std::string to_string(ShardLevel value);
 std::string to_string(RecomputePolicy value);
 std::string to_string(DatasetFormat value);
+std::string to_string(StoredDType value);
 std::string to_string(DataStore value);
 std::string to_string(Scaling value);
 std::string to_string(GrowAxis value);
@@ -116,6 +121,7 @@ struct IoSection {
   std::string dataset;          // directory of HDF5 samples (format hdf5; the real backend's)
   bool read_sub_volume = true;  // each GPU reads only its shard of a sample
   bool prefetch = true;         // the next sample is read while the step computes
+  StoredDType stored_dtype = StoredDType::float32;
   DataStore store = DataStore::none;
   std::optional<std::int64_t> samples;  // samples in the data set, if known
 };

@@ -7,8 +7,11 @@
 // (io.store: memory, LBANN's data store: with samples shuffled across the machine, another node
 // holds each one, so it crosses the network), or from node-local storage the data set was staged
 // to (io.store: node_local, as MLPerf HPC submissions do: each node keeps its share of the data
-// set and shuffles within it). A store that cannot hold its share of the data set is not used:
-// every epoch then reads the file system, and the plan says why.
+// set and shuffles within it), or from the operating system's page cache (io.store: page_cache:
+// nothing is staged, but each rank reads the same fixed shard of the files every epoch, as the
+// MLPerf HPC CosmoFlow reference does, so a node's share stays in its host memory after the
+// first epoch). A store that cannot hold its share of the data set is not used: every epoch then
+// reads the file system, and the plan says why.
 #include <cstdint>
 #include <string>
 
@@ -19,7 +22,15 @@ namespace tessera {
 
 // own_memory: the rank's own host memory, where the real backend keeps the samples it read
 // (its store crosses no network and stages to no disk); the simulator plays the others.
-enum class InputSource { none, file_system, peer_memory, node_local_storage, own_memory };
+// page_cache: the node's own host memory, where the operating system cached the files it read.
+enum class InputSource {
+  none,
+  file_system,
+  peer_memory,
+  node_local_storage,
+  own_memory,
+  page_cache
+};
 enum class Epoch { first, later };
 std::string to_string(InputSource source);
 
@@ -35,7 +46,7 @@ struct InputPlan {
   std::string description() const;
 };
 
-// `gpus` GPUs of `cluster` train; `sample_bytes` is one whole sample as the step reads it.
+// `gpus` GPUs of `cluster` train; `sample_bytes` is one whole sample as stored in the files.
 InputPlan plan_input(const IoSection& io, const ClusterSpec& cluster, std::int64_t gpus,
                      double sample_bytes);
 // For a loaded scenario: point_input.hpp.

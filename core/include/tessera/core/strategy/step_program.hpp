@@ -124,6 +124,7 @@ struct StepOptions {
   InputSource input_source = InputSource::file_system;
   bool prefetch = true;
   bool read_sub_volume = true;
+  StoredDType stored_dtype = StoredDType::float32;  // of the volumes a read moves
   bool overlap_halo = true;  // compute the interior while halos are in flight
   // Gradient buckets all-reduced beside backward; false: each waits where it is queued.
   bool overlap_gradient_allreduce = true;

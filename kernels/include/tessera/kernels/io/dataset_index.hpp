@@ -11,8 +11,9 @@ namespace tessera::kernels::io {
 struct DatasetIndex {
   std::string directory;
   std::vector<SampleFileInfo> samples;
-  VolumeShape shape;                              // common to every sample
-  SampleLayout layout = SampleLayout::cosmoflow;  // likewise
+  VolumeShape shape;                                // common to every sample
+  SampleLayout layout = SampleLayout::cosmoflow;    // likewise
+  StoredDType volume_dtype = StoredDType::float32;  // likewise
 
   std::vector<std::string> paths() const;
   double volume_bytes_per_sample() const;

@@ -2,10 +2,11 @@
 // One training sample per HDF5 file, in the layout of one of the reference data sets, told apart
 // by their datasets:
 //   CosmoFlow (regression):
-//     full          C x D x H x W float32   the volume (4 channels of 128^3 or 512^3)
+//     full          C x D x H x W float32   the volume (4 channels of 128^3 or 512^3), or int16
+//                                           (MLPerf HPC's counts); read as float32 either way
 //     unitPar       4 float32               the targets (normalised cosmological parameters)
 //   3D U-Net (segmentation):
-//     volume        C x D x H x W float32   the volume
+//     volume        C x D x H x W float32   the volume (or int16)
 //     segmentation  1 x D x H x W int32     each voxel's class
 // The checks here are the single definition of a well-formed file, for the dataset index, the
 // sample reader and `tessera data inspect`.
@@ -13,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include "tessera/core/scenario/scenario.hpp"
 #include "tessera/kernels/io/volume_box.hpp"
 
 namespace tessera::kernels::io {
@@ -30,6 +32,7 @@ struct SampleFileInfo {
   std::string path;
   SampleLayout layout = SampleLayout::cosmoflow;
   VolumeShape shape;
+  StoredDType volume_dtype = StoredDType::float32;  // the volume's values in the file
   // Depth planes per chunk of `full`, 0 when contiguous (then the volume starts at byte
   // `volume_offset_bytes` of the file).
   std::int64_t chunk_depth = 0;

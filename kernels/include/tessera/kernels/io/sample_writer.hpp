@@ -15,8 +15,10 @@ namespace tessera::kernels::io {
 // sequentially and HDF5 has no chunk index to walk. Chunks of `chunk_depth` whole planes (1 x
 // chunk_depth x H x W) serve the same reads nearly as well when planes align with chunks, and
 // split along height or width would want smaller chunks; the benchmark compares both.
+// An int16 volume holds each value rounded to the nearest integer (clamped to int16's range).
 struct VolumeLayout {
   std::int64_t chunk_depth = 0;  // 0: contiguous
+  StoredDType dtype = StoredDType::float32;
 };
 
 // Fills `block` with planes [depth_begin, depth_end) of `channel`, H x W each, row-major.
