@@ -22,7 +22,8 @@ Per row:
      mapped io.store, prefetching, volumes stored as --stored-dtype (default int16: the
      reference data set's counts) and io.samples = train_samples (whether a store fits). A row whose global batch is not gpus x per_gpu_batch (a
      fractional or uneven per-GPU batch) is not predicted.
-  3. `tessera run SCENARIO --backend sim --output DIR/sim/<name>`; its sim.csv gives the
+  3. `tessera run SCENARIO --backend sim --output DIR/sim/<name>` (with `--profiles
+     PROFILES_DIR/<cluster file name>.csv` where --profiles-dir has one); its sim.csv gives the
      predicted steady-state throughput (samples_per_s) and the first epoch's
      (global_batch / first_epoch_step_s), and the step's breakdown (compute, all-reduce, io, ...).
   4. comparison.csv: measured, predicted, error % = 100 (predicted - measured) / measured, the same
@@ -280,9 +281,21 @@ def write_scenarios(measured_rows, systems, model, scenario_dir, measured_name,
 # ---------------------------------------------------------------------------------------------
 # Simulation
 
-def simulate(plan, tessera, sim_root, fresh):
+def profile_of(plan, profiles_dir):
+    """The kernel profile for a row's cluster: PROFILES_DIR/<cluster file name>.csv, if any."""
+    if not profiles_dir:
+        return None
+    name = os.path.splitext(os.path.basename(plan["cluster"]))[0] + ".csv"
+    path = os.path.join(profiles_dir, name)
+    return path if os.path.isfile(path) else None
+
+
+def simulate(plan, tessera, sim_root, fresh, profiles_dir=None):
     out = os.path.join(sim_root, plan["name"])
     cmd = [tessera, "run", plan["scenario"], "--backend", "sim", "--output", out]
+    profile = profile_of(plan, profiles_dir)
+    if profile:
+        cmd += ["--profiles", profile]
     if fresh:
         cmd.append("--fresh")
     print("+ " + " ".join(cmd), file=sys.stderr, flush=True)
@@ -490,6 +503,10 @@ def main(argv=None):
     parser.add_argument("--stored-dtype", choices=STORED_DTYPES, default="int16",
                         help="the data set's volume values in its files (io.stored_dtype; "
                              "default int16, the CosmoFlow reference data set's counts)")
+    parser.add_argument("--profiles-dir", metavar="DIR",
+                        help="kernel profiles per cluster: DIR/<cluster file name>.csv, if "
+                             "present, is passed to tessera run --profiles (scale_profile.py "
+                             "writes them); rows without one are timed by the roofline")
     parser.add_argument("--scenarios-only", metavar="DIR",
                         help="write the scenarios into DIR and stop")
     parser.add_argument("--keep", action="store_true",
@@ -527,7 +544,8 @@ def main(argv=None):
             sim_rows.append({})
         else:
             sim_rows.append(simulate(plan, os.path.abspath(args.tessera),
-                                     os.path.join(out_dir, "sim"), fresh=not args.keep))
+                                     os.path.join(out_dir, "sim"), fresh=not args.keep,
+                                     profiles_dir=args.profiles_dir))
     rows = compare(plans, measured_rows, sim_rows)
     stats = summary(rows)
     write_csv(rows, os.path.join(out_dir, "comparison.csv"))

@@ -1,0 +1,197 @@
+#!/usr/bin/python3
+"""Carry a network's convolution times measured on one GPU to a GPU this project does not have.
+
+    scale_profile.py NETWORK.csv --deepbench DEEPBENCH.csv --reference-cluster REF.yaml \\
+                     --target-cluster TARGET.yaml --output OUT.csv
+
+The rule (docs/design/published-validation.md, "Next round"), decided before any profile of the
+MLPerf HPC v0.7 network existed:
+
+    t_target = t_reference x (peak_reference x e_reference) / (peak_target x e_target)
+
+for every convolution row (forward, backward-data, backward-filter; every algorithm and
+micro-batch) of NETWORK.csv, a `tessera profile` file of the network on the reference GPU.
+peak_* is the fp32 peak of each cluster file's gpu; e_target is the target cluster file's
+gpu.compute_efficiency (DeepBench's published median for that GPU, deepbench_efficiency.py);
+e_reference is the same median measured on the reference GPU: over every DeepBench kernel of
+DEEPBENCH.csv (a `tessera profile` of DeepBench's convolutions on that GPU, as `tessera
+microbatch-study deepbench` writes it), the fastest algorithm's direct-convolution FLOPs
+(2 N K C/g P Q R S: Tessera's and DeepBench's count) over its time and peak_reference. A kernel
+thus runs on the target at the fraction of the DeepBench median that it runs at on the
+reference: what is hard about its shape is carried over, what is fast about the reference GPU
+is not. Rows of other ops are dropped (the simulator times them by the target's roofline);
+copies and collectives too (they describe the reference machine). The output names the target
+cluster's gpu.model as its device, so `tessera run --profiles OUT.csv` uses it there.
+
+Exit codes: 0 ok, 2 bad input (a file missing or malformed, naming it).
+"""
+
+import argparse
+import csv
+import math
+import re
+import statistics
+import sys
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+HEADER = "device,op,direction,shape,dtype,micro_batch,algorithm,time_s,workspace_bytes,ok"
+SHAPE = re.compile(r"^conv k(?P<k>[\dx]+) s[\dx]+ p[\dx]+ d[\dx]+ g(?P<g>\d+) "
+                   r"in (?P<inp>[\dx]+) out (?P<out>[\dx]+)$")
+UNITS = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
+
+
+class BadInput(Exception):
+    pass
+
+
+def product(values):
+    result = 1
+    for v in values:
+        result *= v
+    return result
+
+
+def convolution_flops(shape, micro_batch):
+    """Direct-convolution FLOPs of one call: 2 N K (C/g) (output voxels) (filter taps)."""
+    m = SHAPE.match(shape)
+    if m is None:
+        return None
+    taps = product(int(v) for v in m["k"].split("x"))
+    inp = [int(v) for v in m["inp"].split("x")]
+    out = [int(v) for v in m["out"].split("x")]
+    channels_per_group = inp[0] // int(m["g"])
+    return 2.0 * micro_batch * out[0] * product(out[1:]) * channels_per_group * taps
+
+
+def read_profile(path):
+    """(comment lines, rows as dicts) of a tessera-profile/1 file."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise BadInput(f"{path}: {e.strerror}")
+    comments = [line for line in lines if line.startswith("#")]
+    body = [line for line in lines if line and not line.startswith("#")]
+    if not body or body[0] != HEADER:
+        raise BadInput(f"{path}: expected the header '{HEADER}' after the comments")
+    rows = list(csv.DictReader(body))
+    for number, row in enumerate(rows, start=2):
+        try:
+            row["micro_batch"] = int(row["micro_batch"])
+            row["time_s"] = float(row["time_s"])
+        except (TypeError, ValueError):
+            raise BadInput(f"{path}: row {number}: micro_batch or time_s is not a number")
+    return comments, rows
+
+
+def read_gpu(path):
+    """{model, fp32_peak (FLOP/s), compute_efficiency} from a cluster file's gpu section."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        raise BadInput(f"{path}: {e.strerror}")
+    gpu, inside = {}, False
+    for line in lines:
+        if re.match(r"^gpu:\s*$", line):
+            inside = True
+            continue
+        if inside and re.match(r"^\S", line):
+            break
+        m = re.match(r"^\s+(model|fp32_peak|compute_efficiency):\s*([^#]*?)\s*(#.*)?$", line)
+        if inside and m:
+            gpu[m[1]] = m[2].strip().strip('"')
+    if "model" not in gpu or "fp32_peak" not in gpu:
+        raise BadInput(f"{path}: gpu.model and gpu.fp32_peak expected")
+    m = re.match(r"^([\d.eE+-]+)\s*([kMGTP]?)FLOP/s$", gpu["fp32_peak"])
+    if m is None:
+        raise BadInput(f"{path}: gpu.fp32_peak: expected e.g. '15.7 TFLOP/s', "
+                       f"got {gpu['fp32_peak']!r}")
+    gpu["fp32_peak"] = float(m[1]) * UNITS[m[2]]
+    gpu["compute_efficiency"] = float(gpu.get("compute_efficiency", "1") or 1)
+    return gpu
+
+
+def median_efficiency(rows, peak_flops):
+    """The median over kernels (shape, direction, undivided batch) of the fastest algorithm's
+    FLOPs / (time x peak)."""
+    best = {}
+    for row in rows:
+        if row["op"] != "conv" or row.get("ok", "true") != "true":
+            continue
+        key = (row["shape"], row["direction"])
+        batch, time = best.get(key, (0, math.inf))
+        if row["micro_batch"] > batch or (row["micro_batch"] == batch and row["time_s"] < time):
+            best[key] = (row["micro_batch"], row["time_s"])
+    efficiencies = []
+    for (shape, _), (batch, time) in best.items():
+        flops = convolution_flops(shape, batch)
+        if flops is not None and time > 0:
+            efficiencies.append(flops / (time * peak_flops))
+    if not efficiencies:
+        raise BadInput("the DeepBench profile has no convolution kernel to take a median of")
+    return statistics.median(efficiencies), len(efficiencies)
+
+
+def scale(rows, factor, device):
+    out = []
+    for row in rows:
+        if row["op"] != "conv":
+            continue
+        scaled = dict(row)
+        scaled["device"] = device
+        scaled["time_s"] = row["time_s"] * factor
+        out.append(scaled)
+    return out
+
+
+def write_profile(path, comments, rows):
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        for line in comments:
+            f.write(line + "\n")
+        f.write(HEADER + "\n")
+        writer = csv.writer(f, lineterminator="\n")
+        for r in rows:
+            writer.writerow([r["device"], r["op"], r["direction"], r["shape"], r["dtype"],
+                             r["micro_batch"], r["algorithm"], f"{r['time_s']:.9g}",
+                             r["workspace_bytes"], r["ok"]])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("network", help="tessera profile of the network on the reference GPU")
+    parser.add_argument("--deepbench", required=True,
+                        help="tessera profile of DeepBench's convolutions on the same GPU")
+    parser.add_argument("--reference-cluster", required=True,
+                        help="a cluster file of the reference GPU (its gpu.fp32_peak)")
+    parser.add_argument("--target-cluster", required=True,
+                        help="the target's cluster file (gpu.model, fp32_peak, compute_efficiency)")
+    parser.add_argument("--output", required=True)
+    args = parser.parse_args(argv)
+    try:
+        reference = read_gpu(args.reference_cluster)
+        target = read_gpu(args.target_cluster)
+        comments, network = read_profile(args.network)
+        _, deepbench = read_profile(args.deepbench)
+        e_reference, kernels = median_efficiency(deepbench, reference["fp32_peak"])
+    except BadInput as e:
+        print(f"error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    factor = (reference["fp32_peak"] * e_reference) / (
+        target["fp32_peak"] * target["compute_efficiency"])
+    rows = scale(network, factor, target["model"])
+    kept = [c for c in comments if not c.startswith("# device:")]
+    kept.insert(1 if kept else 0, f"# device: {target['model']}")
+    kept.append(f"# scaled by analysis/validation/scale_profile.py from {args.network}: "
+                f"x{factor:.4g} = ({reference['fp32_peak'] / 1e12:g} TFLOP/s x {e_reference:.4f}, "
+                f"the DeepBench median of {kernels} kernels on {reference['model']}) / "
+                f"({target['fp32_peak'] / 1e12:g} TFLOP/s x {target['compute_efficiency']:g})")
+    write_profile(args.output, kept, rows)
+    print(f"{args.output}: {len(rows)} convolution rows for {target['model']}, times x{factor:.4g} "
+          f"(reference DeepBench median {e_reference:.4f} over {kernels} kernels)")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())
