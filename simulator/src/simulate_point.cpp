@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include <simgrid/s4u/Engine.hpp>
@@ -151,6 +152,11 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
       (config.gpus() + loaded.cluster.gpus_per_node - 1) / loaded.cluster.gpus_per_node;
   settings.copied_bytes_per_read_byte = static_cast<double>(dtype_bytes(s.model.dtype)) /
                                         static_cast<double>(stored_dtype_bytes(s.io.stored_dtype));
+  std::optional<MeasuredAllreduce> measured_allreduce;
+  if (options.profiles != nullptr) {
+    measured_allreduce.emplace(*options.profiles, loaded.cluster.gpu.model);
+    if (!measured_allreduce->empty()) settings.measured_allreduce = &*measured_allreduce;
+  }
   settings.automatic_allreduce = s.sim.allreduce == CollectiveAlgorithm::automatic;
   settings.allreduce = s.sim.allreduce == CollectiveAlgorithm::tree ? AllreduceAlgorithm::tree
                        : s.sim.allreduce == CollectiveAlgorithm::hierarchical
@@ -239,6 +245,10 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
       r.note += ", straggler GPU " + std::to_string(straggler.index) + " " +
                 std::to_string(batches.at(static_cast<std::size_t>(straggler.index)));
     }
+  }
+  if (settings.measured_allreduce != nullptr) {
+    r.note += "; all-reduces within a node timed as the profile measured them (" +
+              settings.measured_allreduce->description() + ")";
   }
   r.note += "; " + input.description();
   if (memory.offload.policy != OffloadPolicy::none || s.memory.offload != OffloadPolicy::none) {

@@ -87,7 +87,7 @@ racecheck_filter='CudaLayerKernels.*'
 # The MLPerf HPC v0.7 CosmoFlow network's kernels, which the next round of the published
 # validation scales to the v0.7 GPUs (docs/design/published-validation.md), first; then what
 # campaigns 1 and 2 left of CosmoFlow-512's (done on the H200; scenarios/profiles/).
-profile_targets=scenarios/mlperf_cosmoflow_profile.yaml,scenarios/cosmoflow512_profile_shards.yaml
+profile_targets=analysis/validation/mlperf_cosmoflow_profile.yaml,scenarios/cosmoflow512_profile_shards.yaml
 seconds_per_measurement=0.05
 # What campaign 3 left of the micro-batching study: the 'all' policy (DeepBench and AlexNet in
 # context ran on 2026-11-27). --study-in-context times micro-batches as a plan runs them.

@@ -173,9 +173,13 @@ void StepPlayer::play_gpu(int rank) {
                           ? platform_.node_hosts[static_cast<std::size_t>(platform_.node_of(rank))]
                           : nullptr;
   int queued_buckets = 0;
-  const CollectiveContext group_context{
-      fabric_, platform_.gpus_per_node, kGroupChannel, settings_.granularity,
-      1,       &platform_.node_rings};
+  const CollectiveContext group_context{fabric_,
+                                        platform_.gpus_per_node,
+                                        kGroupChannel,
+                                        settings_.granularity,
+                                        1,
+                                        &platform_.node_rings,
+                                        settings_.measured_allreduce};
   // Every GPU of the stage holding this shard: the group the gradients are summed over (batch
   // norm over the replicas, sharded weights), and the one the symmetric reduction samples.
   const CollectiveContext stage_context{fabric_,
@@ -183,7 +187,8 @@ void StepPlayer::play_gpu(int rank) {
                                         kGroupChannel,
                                         settings_.granularity,
                                         settings_.replicas,
-                                        &platform_.node_rings};
+                                        &platform_.node_rings,
+                                        settings_.measured_allreduce};
   // The members a group collective spans, this rank's index among them, and their context.
   struct GroupAt {
     const MemberGroup* members;
@@ -361,7 +366,8 @@ void StepPlayer::play_communication_stream(int rank, int buckets) {
                                   kGradientChannel,
                                   settings_.granularity,
                                   settings_.replicas,
-                                  &platform_.node_rings};
+                                  &platform_.node_rings,
+                                  settings_.measured_allreduce};
   for (int bucket = 0; bucket < buckets; ++bucket) {
     streams.gradient_requests->acquire();
     const auto queued = streams.gradient_buckets.front();
@@ -373,7 +379,9 @@ void StepPlayer::play_communication_stream(int rank, int buckets) {
     } else {
       const auto algorithm = algorithm_for(context, members, queued.bytes);
       allreduce(context, members, my_index, queued.bytes, algorithm);
-      record(rank, 1, "all-reduce " + to_string(algorithm), OpCategory::allreduce, start);
+      const bool measured = plays_measured_allreduce(context, members, queued.bytes);
+      record(rank, 1, "all-reduce " + (measured ? std::string("(measured)") : to_string(algorithm)),
+             OpCategory::allreduce, start);
     }
     streams.gradient_done->release();
   }

@@ -36,6 +36,8 @@ struct PlaySettings {
   // A read's bytes are the files' (io.stored_dtype); the host converts them to the model's dtype
   // before the copy to the GPU, which moves this many bytes per byte read.
   double copied_bytes_per_read_byte = 1;
+  // All-reduces measured on the machine (null: every all-reduce is played over the links).
+  const MeasuredAllreduce* measured_allreduce = nullptr;
   std::set<int> traced_gpus;
   // Per played rank (empty: 0 and 1 for every rank): which of the player's program sets it plays
   // (one per node group: each GPU type has its own kernel times), and the factor its compute is

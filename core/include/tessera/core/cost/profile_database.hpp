@@ -87,7 +87,8 @@ std::string kernel_shape_key(const Layer& layer, const std::vector<TensorShape>&
                              const TensorShape& output);
 
 // Rows that time data movement, not a layer: `tessera profile` measures them to describe the
-// machine (this_machine.yaml); the simulator's cost model does not read them.
+// machine (this_machine.yaml); the cost model does not read them, and the simulator reads the
+// all-reduce rows for groups on one node (simulator/.../measured_allreduce.hpp).
 bool is_transfer_op(const std::string& op);  // copy_*, allreduce, sendrecv
 
 class ProfileDatabase {

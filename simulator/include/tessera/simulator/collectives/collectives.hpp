@@ -14,6 +14,7 @@
 #include <tuple>
 #include <vector>
 
+#include "tessera/simulator/collectives/measured_allreduce.hpp"
 #include "tessera/simulator/collectives/member_group.hpp"
 #include "tessera/simulator/fabric.hpp"
 #include "tessera/simulator/platform/node_rings.hpp"
@@ -43,6 +44,9 @@ struct CollectiveContext {
   // channel the links allow, and rings crossing nodes visit each node's members in the order of
   // its first ring, so that hops inside a node take NVLinks (ring_channels).
   const NodeRings* node_rings = nullptr;
+  // All-reduce times measured on the machine (null: none): an all-reduce whose members share one
+  // node and whose group size was measured takes its measured time (measured_allreduce.hpp).
+  const MeasuredAllreduce* measured_allreduce = nullptr;
 };
 
 // What of the context the collectives' per-group caches depend on besides the group: its
@@ -57,6 +61,9 @@ void allreduce(const CollectiveContext& context, const MemberGroup& members, std
                double bytes, AllreduceAlgorithm algorithm);
 void allreduce(const CollectiveContext& context, const std::vector<int>& members,
                std::size_t my_index, double bytes, AllreduceAlgorithm algorithm);
+// Whether such an all-reduce takes its measured time (CollectiveContext::measured_allreduce).
+bool plays_measured_allreduce(const CollectiveContext& context, const MemberGroup& members,
+                              double bytes);
 
 // All-gather of a tensor of `bytes` in all, each member holding 1/p of it, and reduce-scatter of
 // `bytes` per member, each keeping the sum of its 1/p (rings, ring_halves.cpp).
