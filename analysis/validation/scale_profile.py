@@ -64,13 +64,17 @@ def convolution_flops(shape, micro_batch):
     return 2.0 * micro_batch * out[0] * product(out[1:]) * channels_per_group * taps
 
 
-def read_profile(path):
-    """(comment lines, rows as dicts) of a tessera-profile/1 file."""
+def read_lines(path):
     try:
         with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines()
+            return f.read().splitlines()
     except OSError as e:
         raise BadInput(f"{path}: {e.strerror}")
+
+
+def read_profile(path):
+    """(comment lines, rows as dicts) of a tessera-profile/1 file."""
+    lines = read_lines(path)
     comments = [line for line in lines if line.startswith("#")]
     body = [line for line in lines if line and not line.startswith("#")]
     if not body or body[0] != HEADER:
@@ -87,11 +91,7 @@ def read_profile(path):
 
 def read_gpu(path):
     """{model, fp32_peak (FLOP/s), compute_efficiency} from a cluster file's gpu section."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            lines = f.read().splitlines()
-    except OSError as e:
-        raise BadInput(f"{path}: {e.strerror}")
+    lines = read_lines(path)
     gpu, inside = {}, False
     for line in lines:
         if re.match(r"^gpu:\s*$", line):

@@ -62,10 +62,11 @@ std::optional<StoredDType> volume_dtype_of(hid_t type) {
   return std::nullopt;
 }
 
-// Opens `name` in `file` and checks it holds `expected` values of the given rank.
+// Opens `name` in `file` and checks it holds `expected` values of the given rank; a volume's
+// stored type goes to `volume_dtype` when given.
 Hdf5Handle open_dataset(hid_t file, const std::string& path, const char* name,
                         std::size_t expected_rank, std::vector<hsize_t>& extents,
-                        Values expected = Values::float32) {
+                        Values expected = Values::float32, StoredDType* volume_dtype = nullptr) {
   if (H5Lexists(file, name, H5P_DEFAULT) <= 0) bad_file(path, name, "dataset is missing");
   // No chunk cache: every sample is read once, and through the cache HDF5 would copy each chunk
   // twice (file to cache, cache to buffer); without it, it reads the selection straight into the
@@ -86,7 +87,8 @@ Hdf5Handle open_dataset(hid_t file, const std::string& path, const char* name,
   Hdf5Handle dataset(opened, H5Dclose);
   auto type = checked_handle(H5Dget_type(dataset.get()), H5Tclose, path + ": " + name);
   const bool four_bytes = H5Tget_size(type.get()) == 4;
-  const bool sound = expected == Values::volume ? volume_dtype_of(type.get()).has_value()
+  const auto stored = volume_dtype_of(type.get());
+  const bool sound = expected == Values::volume ? stored.has_value()
                      : expected == Values::int32
                          ? H5Tget_class(type.get()) == H5T_INTEGER && four_bytes
                          : H5Tget_class(type.get()) == H5T_FLOAT && four_bytes;
@@ -97,6 +99,7 @@ Hdf5Handle open_dataset(hid_t file, const std::string& path, const char* name,
     bad_file(path, name,
              std::string("expected ") + wanted + " values, got " + describe_type(type.get()));
   }
+  if (volume_dtype != nullptr && stored) *volume_dtype = *stored;
   extents = dataset_extents(dataset.get(), path + ": " + name);
   if (extents.size() != expected_rank) {
     bad_file(path, name,
@@ -132,12 +135,8 @@ OpenSampleFile open_sample_file(const std::string& path) {
   }
   const char* volume_name = volume_dataset_name(layout);
   std::vector<hsize_t> extents;
-  sample.volume = open_dataset(file, path, volume_name, 4, extents, Values::volume);
-  {
-    auto type =
-        checked_handle(H5Dget_type(sample.volume.get()), H5Tclose, path + ": " + volume_name);
-    sample.info.volume_dtype = *volume_dtype_of(type.get());
-  }
+  sample.volume =
+      open_dataset(file, path, volume_name, 4, extents, Values::volume, &sample.info.volume_dtype);
   for (const auto extent : extents) {
     if (extent == 0)
       bad_file(path, volume_name, "the volume " + join_extents(extents) + " is empty");
