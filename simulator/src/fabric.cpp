@@ -55,6 +55,10 @@ void Fabric::recv(int to, int from, int channel) const {
   recv_async(to, from, channel)->wait();
 }
 
+bool Fabric::finished(const simgrid::s4u::CommPtr& comm) {
+  return simgrid::s4u::Comm::wait_any_for({comm}, 0.0) == 0;
+}
+
 void Fabric::exchange(int me, int peer, double bytes_out, int channel) const {
   auto outgoing = send_async(me, peer, bytes_out, channel);
   auto incoming = recv_async(me, peer, channel);

@@ -2,6 +2,9 @@
 // 4-way depth parallelism on a Lassen-like cluster (nodes added beyond Lassen's 795 for the
 // largest sizes), from 64 to 16,384 GPUs, in both simulation modes: simulate_step/<GPUs>/1 is the
 // symmetric mode (the default: a few nodes play for all), simulate_step/<GPUs>/0 plays every GPU.
+// simulate_pipeline_step/<micro-batches> plays a GPT with tensor x pipeline parallelism on DGX
+// A100 nodes for a growing number of micro-batches: its cpu_s_per_micro_batch should stay flat
+// (a SimGrid list that grew with the step's un-waited transfers once made it grow linearly).
 // Each point runs in a fresh process (one SimGrid engine per process); the reported time is the
 // child's own wall time for building the platform and playing the step, child_cpu_s its CPU time
 // (what to compare on a loaded machine), and max_rss_bytes the peak resident memory of the
@@ -13,6 +16,7 @@
 #include <map>
 #include <queue>
 #include <random>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -57,6 +61,41 @@ void simulate_step(benchmark::State& state) {
                                    seconds(before.ru_utime) - seconds(before.ru_stime)) /
                                   static_cast<double>(state.iterations());
   state.counters["max_rss_bytes"] = static_cast<double>(usage.ru_maxrss) * 1024.0;
+}
+
+std::string pipeline_scenario(std::int64_t micro_batches) {
+  const auto count = std::to_string(micro_batches);
+  return "name: bench-gpt-pipeline\n"
+         "model:\n"
+         "  zoo: gpt2\n"
+         "  options: {layers: 16, hidden: 2048, heads: 16, sequence_length: 1024}\n"
+         "  mini_batch: " +
+         count +
+         "\n"
+         "  dtype: float16\n"
+         "parallelism: {data: 1, tensor: 8, model: {degree: 8, micro_batches: " +
+         count +
+         ", schedule: 1f1b}}\n"
+         "platform: {preset: dgx_a100_selene}\n";
+}
+
+void simulate_pipeline_step(benchmark::State& state) {
+  const auto micro_batches = state.range(0);
+  const auto loaded =
+      tessera::load_scenario_text(pipeline_scenario(micro_batches), "bench.yaml", "");
+  const auto& point = loaded.points.front();
+  rusage before{};
+  getrusage(RUSAGE_CHILDREN, &before);
+  for (auto _ : state) {
+    const auto outcome = tessera::sim::simulate_point_isolated(loaded, point, {});
+    state.SetIterationTime(outcome.wall_seconds);
+  }
+  rusage usage{};
+  getrusage(RUSAGE_CHILDREN, &usage);
+  const double cpu_seconds = (seconds(usage.ru_utime) + seconds(usage.ru_stime) -
+                              seconds(before.ru_utime) - seconds(before.ru_stime)) /
+                             static_cast<double>(state.iterations());
+  state.counters["cpu_s_per_micro_batch"] = cpu_seconds / static_cast<double>(micro_batches);
 }
 
 void every_size(benchmark::internal::Benchmark* benchmark) {
@@ -110,5 +149,13 @@ BENCHMARK(simulate_step)
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
+
+BENCHMARK(simulate_pipeline_step)
+    ->Arg(32)
+    ->Arg(128)
+    ->Arg(512)
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

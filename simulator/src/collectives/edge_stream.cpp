@@ -40,7 +40,7 @@ void EdgeStream::drain() {
 }
 
 void EdgeStream::retire() {
-  while (!posted_.empty() && posted_.front().comm->test()) {
+  while (!posted_.empty() && Fabric::finished(posted_.front().comm)) {
     const Posted& chunk = posted_.front();
     const double duration =
         chunk.comm->get_finish_time() - (chunk.comm->get_start_time() + latency_);

@@ -165,7 +165,9 @@ void StepPlayer::play_gpu(int rank) {
   auto& streams = *streams_[static_cast<std::size_t>(rank)];
   std::map<int, std::vector<simgrid::s4u::CommPtr>> halos;
   simgrid::s4u::CommPtr input_read;
-  std::vector<simgrid::s4u::CommPtr> stage_sends;  // waited for at the step's end
+  // Sends to the next or previous stage, waited for at the step's end; finished ones are let go
+  // as new ones start (Fabric::finished: each un-waited comm slows every later one down).
+  std::deque<simgrid::s4u::CommPtr> stage_sends;
   // vDNN's memory stream: copies over the GPU's PCIe link to and from its node's host memory
   // (the link the input pipeline's copies take too), waited for at the layer's end.
   std::vector<std::pair<simgrid::s4u::CommPtr, std::string>> copies;
@@ -305,6 +307,9 @@ void StepPlayer::play_gpu(int rank) {
         break;
       }
       case StepOpKind::stage_send:
+        while (!stage_sends.empty() && Fabric::finished(stage_sends.front())) {
+          stage_sends.pop_front();
+        }
         stage_sends.push_back(fabric_.send_async(rank, layout_.peer_in_stage(rank, op.peer_stage),
                                                  op.bytes, stage_channel(op)));
         break;

@@ -29,6 +29,13 @@ class Fabric {
   // Both directions of an exchange at once; returns when both have completed.
   void exchange(int me, int peer, double bytes_out, int channel = 0) const;
 
+  // Whether a transfer has finished, without waiting. SimGrid 3.32 keeps every comm an actor
+  // started in a list until a wait takes it out, and each comm that finishes scans its actor's
+  // list; test() does not take it out (nor does a wait() after it), so polling with test()
+  // made the simulation of long pipelines quadratic in their micro-batches. A wait with no
+  // time to wait does.
+  static bool finished(const simgrid::s4u::CommPtr& comm);
+
   // Latency of the route between two ranks (sum of link latencies), in seconds.
   double route_latency_seconds(int from, int to) const;
   // Bandwidth of the route's narrowest link, in bytes per second.
