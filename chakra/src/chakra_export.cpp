@@ -44,6 +44,13 @@ class Layout {
     return {"stage." + std::to_string(stage) + shard_suffix(),
             numbering_.stage_group(stage, numbering_.tensor_index_of(rank_))};
   }
+  CommGroup table_group(std::size_t layer, const std::vector<int>& stages) const {
+    std::string name = "table." + std::to_string(layer) + "." +
+                       std::to_string(numbering_.replica_of(rank_)) + "." +
+                       std::to_string(numbering_.spatial_index_of(rank_));
+    for (int stage : stages) name += "." + std::to_string(stage);
+    return {name + shard_suffix(), numbering_.table_group(rank_, stages)};
+  }
   CommGroup tensor_group() const {
     return {"tensor." + std::to_string(rank_ - numbering_.tensor_index_of(rank_)),
             numbering_.tensor_group(rank_)};
@@ -264,6 +271,8 @@ class TraceBuilder {
         return layout_.stage_group(program.stage);
       case CollectiveGroup::tensor:
         return layout_.tensor_group();
+      case CollectiveGroup::table:
+        return layout_.table_group(op.layer, program.table_stages.at(op.layer));
       case CollectiveGroup::spatial:
         break;
     }

@@ -12,6 +12,7 @@
 #include "tessera/core/model/training_task.hpp"
 #include "tessera/core/strategy/parallel_strategy.hpp"
 #include "tessera/core/strategy/step_program.hpp"
+#include "tessera/core/strategy/table_copies.hpp"
 #include "tessera/core/zoo/model_zoo.hpp"
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/device.hpp"
@@ -32,6 +33,8 @@ struct TrainingRun {
   // Where the case names a reference run: this rank's part of each of the reference's layers
   // that runs here (Trainer::part_of), to compare with layer_parameters.
   std::vector<std::vector<float>> reference_parts;
+  // Per layer, the layer whose parameters it holds alone (table_copies.hpp's origin).
+  std::vector<std::size_t> parameter_origins;
   StepProgram program;                     // the one the trainer played
   double peak_bytes = 0;                   // the most device memory the trainer held at once
   std::size_t unplanned_convolutions = 0;  // problems run without a plan from the program
@@ -254,12 +257,15 @@ inline TrainingRun train_model(Communicator& world, const ModelGraph& model,
     run.losses.push_back(run.last_step.loss);
   }
   run.parameters = trainer.parameters();
+  // A tied table's copy on another stage (table_copies.hpp) holds what its owner does alone.
+  const auto tables = table_copies(model, plan);
   for (std::size_t i = 0; i < model.layers().size(); ++i) {
     run.layer_parameters.push_back(trainer.parameters_of(i));
+    run.parameter_origins.push_back(tables.origin.at(i));
     if (c.reference != nullptr) {
-      run.reference_parts.push_back(run.layer_parameters.back().empty()
-                                        ? std::vector<float>{}
-                                        : trainer.part_of(i, c.reference->layer_parameters.at(i)));
+      const auto& whole = c.reference->layer_parameters.at(tables.origin.at(i));
+      run.reference_parts.push_back(
+          run.layer_parameters.back().empty() ? std::vector<float>{} : trainer.part_of(i, whole));
     }
   }
   run.program = trainer.program();

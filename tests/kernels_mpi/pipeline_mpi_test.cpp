@@ -22,7 +22,7 @@ using testing::world;
 
 struct Case {
   std::string name;
-  std::string model;  // a file of tests/data/models/families
+  std::string model;  // "gpt2" (the zoo's, tiny), or a file of tests/data/models/families
   std::int64_t stages = 2;
   std::int64_t micro_batches = 1;
   PipelineSchedule schedule = PipelineSchedule::gpipe;
@@ -41,8 +41,7 @@ TEST_P(PipelineOverMpi, MatchesOneRankWithTheSameMicroBatches) {
   const Case& c = GetParam();
   const auto ranks = static_cast<std::int64_t>(world().size());
   if (ranks % c.stages != 0) GTEST_SKIP() << c.stages << " stages need a multiple of ranks";
-  const auto model =
-      load_model_file(std::string(TESSERA_TEST_DATA_DIR) + "/models/families/" + c.model + ".yaml");
+  const auto model = testing::tiny_gpt_or_family(c.model);
   testing::TrainingCase parallel;
   parallel.optimizer = Optimizer::momentum;  // linear in the gradients: rounding stays small
   parallel.steps = 2;                        // the second step starts from the first's momentum
@@ -68,13 +67,14 @@ TEST_P(PipelineOverMpi, MatchesOneRankWithTheSameMicroBatches) {
   const auto run = testing::train_model(world(), model, parallel);
 
   testing::expect_losses_match(run, reference, world().rank());
-  // The layers of this rank's stage hold the one rank's weights; the others none.
+  // The layers of this rank's stage hold the one rank's weights (a tied table's copy its
+  // owner's); the others none.
   ASSERT_EQ(run.layer_parameters.size(), reference.layer_parameters.size());
   testing::WeightGap gap;
   std::size_t layers_here = 0;
   for (std::size_t i = 0; i < run.layer_parameters.size(); ++i) {
     const auto& mine = run.layer_parameters[i];
-    const auto& theirs = reference.layer_parameters[i];
+    const auto& theirs = reference.layer_parameters[run.parameter_origins.at(i)];
     if (mine.empty()) continue;
     ++layers_here;
     ASSERT_EQ(mine.size(), theirs.size()) << model.layers()[i].layer.name;
@@ -146,6 +146,11 @@ INSTANTIATE_TEST_SUITE_P(
              .micro_batches = 2,
              .placement = StagePlacement{"b1_conv2"},
              .recompute = RecomputePolicy::full},
+        Case{.name = "tiny GPT, the head's tied table copied to the second stage, 1F1B over 4 "
+                     "micro-batches",
+             .model = "gpt2",
+             .micro_batches = 4,
+             .schedule = PipelineSchedule::one_f_one_b},
         Case{.name = "Transformer, the stages split inside a block, 1F1B over 4 micro-batches, "
                      "blocks recomputed",
              .model = "small_transformer",

@@ -24,6 +24,7 @@ struct Case {
   std::int64_t tensor = 2;
   std::int64_t stages = 1;
   std::int64_t micro_batches = 1;
+  PipelineSchedule schedule = PipelineSchedule::gpipe;
   StagePlacement placement;
   ShardLevel shard = ShardLevel::none;
   RecomputePolicy recompute = RecomputePolicy::none;
@@ -57,6 +58,7 @@ TEST_P(TensorOverMpi, MatchesOneRankTrainingTheGlobalBatch) {
   parallel.config.data = ranks / (c.tensor * c.stages);
   parallel.config.mini_batch = 2 * c.micro_batches;
   parallel.config.micro_batches = c.micro_batches;
+  parallel.config.schedule = c.schedule;
   parallel.placement = c.placement;
   parallel.shard = c.shard;
   parallel.recompute = c.recompute;
@@ -66,6 +68,7 @@ TEST_P(TensorOverMpi, MatchesOneRankTrainingTheGlobalBatch) {
   alone.config.data = 1;
   alone.config.mini_batch = parallel.config.global_batch();
   alone.config.micro_batches = parallel.config.data * c.micro_batches;
+  alone.config.schedule = PipelineSchedule::gpipe;
   alone.placement = {};
   alone.shard = ShardLevel::none;
   alone.recompute = RecomputePolicy::none;
@@ -99,7 +102,12 @@ INSTANTIATE_TEST_SUITE_P(
         Case{.name = "tiny GPT (tied head), tensor 2", .model = "gpt2"},
         Case{.name = "small transformer (untied head), tensor 2", .model = "small_transformer"},
         Case{.name = "tiny GPT, tensor 4", .model = "gpt2", .tensor = 4},
-        // Untied: the real backend keeps a tied table and its head on one stage.
+        Case{.name = "tiny GPT, tensor 2 x 2 stages (the head's table copied), 1F1B over 4 "
+                     "micro-batches",
+             .model = "gpt2",
+             .stages = 2,
+             .micro_batches = 4,
+             .schedule = PipelineSchedule::one_f_one_b},
         Case{.name = "small transformer, tensor 2 x 2 stages, GPipe over 2 micro-batches",
              .model = "small_transformer",
              .stages = 2,

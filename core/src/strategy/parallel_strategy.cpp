@@ -7,6 +7,7 @@
 #include "tessera/core/model/layer_cost.hpp"
 #include "tessera/core/model/layer_kind_rules.hpp"
 #include "tessera/core/model/shape_inference.hpp"
+#include "tessera/core/strategy/table_copies.hpp"
 
 namespace tessera {
 namespace {
@@ -284,6 +285,13 @@ ShardPlan plan_shards(const ModelGraph& model, const ParallelConfig& config,
       micro_batches == 1
           ? plan.layers
           : shards_of(model, plan, config.mini_batch / micro_batches, stage, tensor_plan);
+  // A tied table's copy on another stage holds the owner's share of it (table_copies.hpp).
+  const auto copies = table_copies(model, stage);
+  for (auto* shards : {&plan.layers, &plan.micro_batch_layers}) {
+    for (std::size_t i = 0; i < shards->size(); ++i) {
+      if (copies.holds_copy(i)) (*shards)[i].parameters += (*shards)[copies.origin[i]].parameters;
+    }
+  }
   return plan;
 }
 

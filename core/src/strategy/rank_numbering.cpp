@@ -34,6 +34,12 @@ int RankNumbering::peer_in_stage(int rank, int stage) const {
          tensor_index_of(rank);
 }
 
+std::vector<int> RankNumbering::table_group(int rank, const std::vector<int>& stages) const {
+  std::vector<int> group;
+  for (int stage : stages) group.push_back(peer_in_stage(rank, stage));
+  return group;
+}
+
 std::vector<int> RankNumbering::spatial_group(int rank) const {
   std::vector<int> group;
   const int base = rank - spatial_index_of(rank) * tensor_;

@@ -10,6 +10,7 @@
 #include "tessera/core/model/input_gradients.hpp"
 #include "tessera/core/model/layer_cost.hpp"
 #include "tessera/core/model/layer_kind_rules.hpp"
+#include "tessera/core/strategy/table_copies.hpp"
 
 namespace tessera {
 namespace {
@@ -90,6 +91,7 @@ class ProgramWriter {
            .category = OpCategory::allreduce,
            .label = "wait for gradient all-reduce"});
     }
+    sum_table_copies();
     // Sharded (ZeRO), each GPU updates its share of the weights, and where it holds them whole
     // between steps, gathers the others' updated shares.
     const double updated = sharded(ShardLevel::optimizer)
@@ -128,6 +130,24 @@ class ProgramWriter {
   }
 
   const Layer& layer_of(std::size_t i) const { return model_.layers()[i].layer; }
+
+  // A tied table held on several stages: the holders sum their gradients once the data-parallel
+  // sums are in, so that every copy takes the same update (table_copies.hpp).
+  void sum_table_copies() {
+    const auto copies = table_copies(model_, whole_plan_);
+    for (std::size_t i = 0; i < model_.layers().size(); ++i) {
+      const auto& stages = copies.stages[i];
+      if (stages.size() < 2 || whole_plan_.layers[i].stage != program_.stage) continue;
+      program_.table_stages[i] = stages;
+      add({.kind = StepOpKind::group_allreduce,
+           .category = OpCategory::allreduce,
+           .label = layer_of(i).name + " table gradients over the stages holding it",
+           .layer = i,
+           .bytes = static_cast<double>(whole_plan_.layers[i].parameters) *
+                    static_cast<double>(dtype_bytes(options_.dtype)),
+           .group = CollectiveGroup::table});
+    }
+  }
 
   // The GPUs summing this stage's gradients, over which memory.shard splits what it names.
   std::int64_t shard_ways() const { return program_.allreduce_group_size; }

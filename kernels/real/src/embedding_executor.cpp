@@ -32,7 +32,7 @@ class Embedding : public LayerExecutor {
   void initialize(std::uint64_t seed, std::span<float> values) const override {
     // MLPerf GNMT's init_lstm_/embedding: uniform within 0.1; a share of the rows takes its rows
     // of the whole table's values.
-    take_part(uniform_values(seed, 0, 0.1F, rows_.vocabulary * params_.dimension), values);
+    take_part(table_initial_values(seed, rows_.vocabulary, params_.dimension), values);
   }
   void take_part(std::span<const float> whole, std::span<float> part) const override {
     std::copy_n(whole.begin() + rows_.first * params_.dimension, part.size(), part.begin());
@@ -70,8 +70,8 @@ std::unique_ptr<LayerExecutor> make_embedding_executor(const ModelGraph& model, 
                                                        ExecutionContext& context) {
   const auto& layer = model.layers().at(index);
   const float beta = table_gradient_beta(model, index, program, context);
-  return std::make_unique<Embedding>(layer, shapes, parameter_owner(model, index) == index, beta,
-                                     context);
+  return std::make_unique<Embedding>(layer, shapes, parameter_owner(model, index, context) == index,
+                                     beta, context);
 }
 
 }  // namespace tessera::kernels::real

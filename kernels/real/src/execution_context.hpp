@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tessera/core/strategy/step_program.hpp"
+#include "tessera/core/strategy/table_copies.hpp"
 #include "tessera/kernels/convolution_runner.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/halo_exchange.hpp"
@@ -36,6 +37,8 @@ struct ExecutionContext {
   // Micro-batches of the replica's mini-batch (a pipeline): losses divide by them too, so that
   // the gradients the micro-batches add up are the mini-batch's mean.
   std::int64_t micro_batches = 1;
+  // Which layer holds the parameters each layer works on, over the stages (table_copies.hpp).
+  TableCopies tables;
   // What this step executed, op by op, where the work happened: a kernel run for a layer's pass,
   // an exchange started on an axis, a bucket's all-reduce posted (trainer.hpp).
   std::vector<ExecutedOp> executed;

@@ -5,6 +5,8 @@
 #include <tuple>
 #include <utility>
 
+#include "shared_table.hpp"
+
 namespace tessera::kernels::real {
 namespace {
 
@@ -180,7 +182,16 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
       executor_here->halo_wait(op.direction);
       break;
     case StepOpKind::group_allreduce:
-      if (op.group != CollectiveGroup::tensor) {
+      if (op.group == CollectiveGroup::table) {
+        // Named by the table's owner, as every holder knows it; above every stage transfer's
+        // tag (stage_transfers.cpp numbers those).
+        const auto layers = static_cast<std::int64_t>(tensors_.layer_count());
+        const auto table = static_cast<std::int64_t>(context_.tables.origin.at(op.layer));
+        const int tag = static_cast<int>(2 * layers * tensors_.micro_batches() + table);
+        sum_table_copies(parameters.gradients(op.layer),
+                         static_cast<std::size_t>(executor_here->parameter_floats()),
+                         program_.table_stages.at(op.layer), tag, context_);
+      } else if (op.group != CollectiveGroup::tensor) {
         executor_here->sum_statistics(op.direction);
       } else if (!executor_here->sum_over_tensor_group(op.direction, *layout.tensor_group)) {
         tensors_.sum_over_tensor_group(op, *layout.tensor_group);

@@ -28,8 +28,11 @@ namespace {
 // initialised as that part of the whole layer's values.
 class Projection : public LayerExecutor {
  public:
+  // What a projection's weights are: its own, an embedding's table (tied: another layer's), or
+  // its copy of a table whose owner is on another stage.
+  enum class Weights { own, table, table_copy };
   Projection(const ResolvedLayer& layer, const LocalShapes& shapes, ExecutionContext& context,
-             bool owns_weights = true, float beta = 0.0F)
+             Weights weights = Weights::own, float beta = 0.0F)
       : LayerExecutor(layer.layer.name),
         batch_(shapes.batch),
         in_(layer.input_shapes.at(0).c),
@@ -37,13 +40,18 @@ class Projection : public LayerExecutor {
         steps_(layer.output_shape.spatial.at(0)),
         bias_(std::get<ProjectionParams>(layer.layer.params).bias),
         part_(shapes.tensor),
-        owns_weights_(owns_weights),
+        weights_kind_(weights),
         beta_(beta),
         kernels_(sequence_kernels_for(layer.layer.name, context)) {}
   std::int64_t parameter_floats() const override {
-    return owns_weights_ ? in_ * out_ + (bias_ ? out_ : 0) : 0;
+    return weights_kind_ != Weights::table ? in_ * out_ + (bias_ ? out_ : 0) : 0;
   }
   void initialize(std::uint64_t seed, std::span<float> values) const override {
+    if (weights_kind_ == Weights::table_copy) {
+      // The table's rows are the classes: this part's rows of the whole table's values.
+      take_part(table_initial_values(seed, part_.whole_out(out_), part_.whole_in(in_)), values);
+      return;
+    }
     linear_initial_part(part_, in_, out_, bias_, seed, values);
   }
   void take_part(std::span<const float> whole, std::span<float> part) const override {
@@ -67,7 +75,7 @@ class Projection : public LayerExecutor {
   std::int64_t batch_, in_, out_, steps_;
   bool bias_;
   TensorPart part_;
-  bool owns_weights_;
+  Weights weights_kind_;
   float beta_;
   SequenceKernels& kernels_;
 };
@@ -177,8 +185,10 @@ std::unique_ptr<LayerExecutor> make_projection_executor(const ModelGraph& model,
                                   "bias or a sampled softmax is not yet supported by the real "
                                   "backend");
     }
-    return std::make_unique<Projection>(layer, shapes, context, false,
-                                        table_gradient_beta(model, index, program, context));
+    const bool copy = parameter_owner(model, index, context) == index;
+    return std::make_unique<Projection>(
+        layer, shapes, context, copy ? Projection::Weights::table_copy : Projection::Weights::table,
+        table_gradient_beta(model, index, program, context));
   }
   if (params.sampled > 0) {
     return std::make_unique<SampledProjection>(layer, index, shapes, context);

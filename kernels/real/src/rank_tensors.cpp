@@ -53,6 +53,7 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
   const std::int64_t micro_batches = std::max<std::int64_t>(1, plan.config.micro_batches);
   micro_batch_samples_ = plan.config.mini_batch / micro_batches;
   context.micro_batches = micro_batches;
+  context.tables = table_copies(model, plan);
   runs_here_.resize(graph.size());
   consumers_.resize(graph.size());
   for (std::size_t i = 0; i < graph.size(); ++i) {
@@ -115,14 +116,15 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
       device, parameter_floats, program.buckets, optimizer, micro_batches > 1,
       ParameterSharding{.ways = sharded ? summing.size() : 1, .index = summing.rank()});
   parameters_->initialize([&](std::size_t i, std::span<float> values) {
-    layer(i).executor->initialize(mix_seed(seed, i), values);
+    // A tied table's copy starts as the owner's table (table_copies.hpp).
+    layer(i).executor->initialize(mix_seed(seed, context.tables.origin.at(i)), values);
   });
   writes_gradients_ = first_backward_micro_batch(program);
   for (std::int64_t k = 0; k < micro_batches; ++k) {
     for (std::size_t i = 0; i < graph.size(); ++i) {
       if (!runs_here(i)) continue;
       // A tied embedding works on its table owner's parameters (sequence_executors.hpp).
-      const std::size_t owner = parameter_owner(model, i);
+      const std::size_t owner = parameter_owner(model, i, context);
       layer(i, k).executor->bind_parameters(parameters_->weights(owner),
                                             k == writes_gradients_
                                                 ? parameters_->gradients(owner)

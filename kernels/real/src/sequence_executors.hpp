@@ -3,6 +3,7 @@
 // device with SequenceKernels (the CPU; a GPU rank skips recurrent models, real_point.cpp).
 // Sequences are N x C x T and run whole on their rank: spatial parallelism never splits them.
 #include "layer_executor.hpp"
+#include "shared_table.hpp"
 #include "tessera/kernels/sequence_kernels.hpp"
 
 namespace tessera::kernels::real {
@@ -25,15 +26,6 @@ ModelExecutorFactory make_projection_executor;
 // Whether layer `index` takes its input from a sampled softmax's projection, whose channel 0 is
 // every position's target (a cross-entropy then labels every position 0).
 bool scores_target_first(const ModelGraph& model, std::size_t index);
-
-// The layer whose parameters `index` reads and whose gradients it adds to: a tied layer's table
-// owner, else the layer itself (shared_table.cpp).
-std::size_t parameter_owner(const ModelGraph& model, std::size_t index);
-// 0 where layer `index` writes its table's gradient first in the program (every micro-batch),
-// 1 where another reader of the table wrote it before. Throws std::invalid_argument naming the
-// layer where a reader of its table runs on another stage.
-float table_gradient_beta(const ModelGraph& model, std::size_t index, const StepProgram& program,
-                          const ExecutionContext& context);
 
 // The device's sequence kernels; throws std::invalid_argument naming `layer` where it has none.
 SequenceKernels& sequence_kernels_for(const std::string& layer, ExecutionContext& context);

@@ -197,8 +197,8 @@ void StepPlayer::play_gpu(int rank) {
     std::size_t index;
     const CollectiveContext* context;
   };
-  auto group_at = [&](CollectiveGroup group) -> GroupAt {
-    switch (group) {
+  auto group_at = [&](const StepOp& op) -> GroupAt {
+    switch (op.group) {
       case CollectiveGroup::stage: {
         const auto& members = stage_group_of(rank);
         return {&members, members.index_of(rank), &stage_context};
@@ -206,6 +206,11 @@ void StepPlayer::play_gpu(int rank) {
       case CollectiveGroup::tensor:
         return {&member_group(layout_.tensor_group(rank)),
                 static_cast<std::size_t>(layout_.tensor_index_of(rank)), &group_context};
+      case CollectiveGroup::table: {
+        const auto& stages = program.table_stages.at(op.layer);
+        const auto& members = member_group(layout_.table_group(rank, stages));
+        return {&members, members.index_of(rank), &group_context};
+      }
       case CollectiveGroup::spatial:
         break;
     }
@@ -290,13 +295,13 @@ void StepPlayer::play_gpu(int rank) {
         halos.erase(op.exchange);
         break;
       case StepOpKind::group_allreduce: {
-        const auto group = group_at(op.group);
+        const auto group = group_at(op);
         allreduce(*group.context, *group.members, group.index, op.bytes,
                   algorithm_for(*group.context, *group.members, op.bytes));
         break;
       }
       case StepOpKind::group_allgather: {
-        const auto group = group_at(op.group);
+        const auto group = group_at(op);
         allgather(*group.context, *group.members, group.index, op.bytes);
         break;
       }

@@ -25,6 +25,9 @@ class RankNumbering {
   int neighbour(int rank, int axis, int step) const;
   // The rank holding `stage` in the same replica, spatial position and tensor shard.
   int peer_in_stage(int rank, int stage) const;
+  // The ranks holding `stages` in the same replica, spatial position and tensor shard, in the
+  // order given: a tied table's holders (table_copies.hpp).
+  std::vector<int> table_group(int rank, const std::vector<int>& stages) const;
   // All ranks of this rank's spatial group (same tensor shard), in spatial-index order.
   std::vector<int> spatial_group(int rank) const;
   // All ranks of this rank's tensor group, in tensor-index order.

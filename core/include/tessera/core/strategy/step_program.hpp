@@ -9,6 +9,7 @@
 // which records the ops it executed so that a test holds them to this list. Neither re-derives the
 // schedule (docs/design/step-program.md).
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,7 +71,9 @@ std::string to_string(StepOpKind kind);
 
 // The GPUs a group collective spans: the spatial group of a replica, every GPU of the stage
 // holding the same tensor shard, or the tensor group splitting the layers.
-enum class CollectiveGroup { spatial, stage, tensor };
+// table: the stages holding a tied table (table_copies.hpp), their GPUs of one replica and
+// tensor shard.
+enum class CollectiveGroup { spatial, stage, tensor, table };
 
 struct StepOp {
   StepOpKind kind = StepOpKind::compute;
@@ -146,6 +149,9 @@ struct StepProgram {
   std::vector<GradientBucket> buckets;    // of this stage's parameters
   double parameters = 0;                  // parameters held by this stage
   std::int64_t allreduce_group_size = 1;  // GPUs summing this stage's gradients
+  // Per layer of this stage holding a tied table that other stages hold copies of
+  // (table_copies.hpp): the stages its table-group all-reduce sums over, ascending.
+  std::map<std::size_t, std::vector<int>> table_stages;
   // The kernel workspace the convolutions run within: the pool its memory plan counts
   // (StepOptions::workspace_bytes, micro_batching_under's limit), algorithms chosen within it;
   // none for a program built op by op: no limit.
