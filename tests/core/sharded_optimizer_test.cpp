@@ -19,11 +19,7 @@ using test::program_test_device;
 constexpr std::int64_t kReplicas = 4;
 
 struct Sharded {
-  ModelGraph model = build_zoo_model("gpt2", {{"layers", "2"},
-                                              {"hidden", "64"},
-                                              {"heads", "4"},
-                                              {"sequence_length", "16"},
-                                              {"vocabulary", "50"}});
+  ModelGraph model = test::tiny_gpt();
   ShardPlan plan;
   ComputeCostModel costs{program_test_device(), nullptr, 0};
   StepProgram program;

@@ -14,13 +14,7 @@
 namespace tessera {
 namespace {
 
-ModelGraph tiny_gpt() {
-  return build_zoo_model("gpt2", {{"layers", "2"},
-                                  {"hidden", "64"},
-                                  {"heads", "4"},
-                                  {"sequence_length", "16"},
-                                  {"vocabulary", "50"}});
-}
+using test::tiny_gpt;
 
 ShardPlan plan_of(const ModelGraph& model, std::int64_t stages, std::int64_t tensor = 1) {
   ParallelConfig config;

@@ -7,8 +7,19 @@
 
 #include "tessera/core/common/input_error.hpp"
 #include "tessera/core/cost/cost_model.hpp"
+#include "tessera/core/zoo/model_zoo.hpp"
 
 namespace tessera::test {
+
+// The zoo's GPT-2 at 2 blocks of 64 with 4 heads, 16 tokens and a vocabulary of 50: the
+// transformer the strategy tests split.
+inline ModelGraph tiny_gpt() {
+  return build_zoo_model("gpt2", {{"layers", "2"},
+                                  {"hidden", "64"},
+                                  {"heads", "4"},
+                                  {"sequence_length", "16"},
+                                  {"vocabulary", "50"}});
+}
 
 // A made-up GPU the step-program tests time their ops on: 10 TFLOP/s, 1 TB/s, half of each
 // reached, 1 us per kernel.
