@@ -1,6 +1,9 @@
 #include "tessera/core/strategy/table_copies.hpp"
 
 #include <algorithm>
+#include <map>
+#include <numeric>
+#include <utility>
 
 #include "tessera/core/model/layer_kind_rules.hpp"
 
@@ -11,11 +14,12 @@ TableCopies table_copies(const ModelGraph& model, const std::vector<int>& stage_
   const std::size_t count = layers.size();
   TableCopies copies;
   copies.holder.resize(count);
-  copies.origin.resize(count);
+  std::iota(copies.holder.begin(), copies.holder.end(), std::size_t{0});
+  copies.origin = copies.holder;
   copies.stages.resize(count);
+  // Per table owner and stage, the reader holding the copy there: the first one met.
+  std::map<std::pair<std::size_t, int>, std::size_t> copy_holders;
   for (std::size_t i = 0; i < count; ++i) {
-    copies.holder[i] = i;
-    copies.origin[i] = i;
     const auto owner_name = rules_of(layers[i].layer.kind).table_owner(layers[i].layer);
     if (owner_name.empty()) continue;
     const std::size_t owner = model.index_of(owner_name).value();
@@ -24,27 +28,16 @@ TableCopies table_copies(const ModelGraph& model, const std::vector<int>& stage_
       copies.holder[i] = owner;
       continue;
     }
-    // The first reader on this stage holds the copy; later ones read it.
-    for (std::size_t j = 0; j <= i; ++j) {
-      if (stage_of_layer[j] != stage || j == owner) continue;
-      const auto other = rules_of(layers[j].layer.kind).table_owner(layers[j].layer);
-      if (other == owner_name) {
-        copies.holder[i] = j;
-        break;
-      }
-    }
-    if (copies.holder[i] != i) continue;
+    const auto [holder, first] = copy_holders.try_emplace({owner, stage}, i);
+    copies.holder[i] = holder->second;
+    if (!first) continue;
     copies.origin[i] = owner;
     auto& stages = copies.stages[owner];
     if (stages.empty()) stages.push_back(stage_of_layer[owner]);
-    stages.push_back(stage);
+    stages.insert(std::upper_bound(stages.begin(), stages.end(), stage), stage);
   }
-  for (std::size_t i = 0; i < count; ++i) {
-    auto& owned = copies.stages[i];
-    std::sort(owned.begin(), owned.end());
-  }
-  for (std::size_t i = 0; i < count; ++i) {
-    if (copies.holds_copy(i)) copies.stages[i] = copies.stages[copies.origin[i]];
+  for (const auto& [table, holder] : copy_holders) {
+    copies.stages[holder] = copies.stages[table.first];
   }
   return copies;
 }

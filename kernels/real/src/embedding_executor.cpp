@@ -70,8 +70,8 @@ std::unique_ptr<LayerExecutor> make_embedding_executor(const ModelGraph& model, 
                                                        ExecutionContext& context) {
   const auto& layer = model.layers().at(index);
   const float beta = table_gradient_beta(model, index, program, context);
-  return std::make_unique<Embedding>(layer, shapes, parameter_owner(model, index, context) == index,
-                                     beta, context);
+  return std::make_unique<Embedding>(layer, shapes, parameter_owner(index, context) == index, beta,
+                                     context);
 }
 
 }  // namespace tessera::kernels::real

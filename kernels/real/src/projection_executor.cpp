@@ -185,7 +185,7 @@ std::unique_ptr<LayerExecutor> make_projection_executor(const ModelGraph& model,
                                   "bias or a sampled softmax is not yet supported by the real "
                                   "backend");
     }
-    const bool copy = parameter_owner(model, index, context) == index;
+    const bool copy = parameter_owner(index, context) == index;
     return std::make_unique<Projection>(
         layer, shapes, context, copy ? Projection::Weights::table_copy : Projection::Weights::table,
         table_gradient_beta(model, index, program, context));

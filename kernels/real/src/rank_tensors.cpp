@@ -123,8 +123,8 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
   for (std::int64_t k = 0; k < micro_batches; ++k) {
     for (std::size_t i = 0; i < graph.size(); ++i) {
       if (!runs_here(i)) continue;
-      // A tied embedding works on its table owner's parameters (sequence_executors.hpp).
-      const std::size_t owner = parameter_owner(model, i, context);
+      // A tied layer works on its table holder's parameters (shared_table.hpp).
+      const std::size_t owner = parameter_owner(i, context);
       layer(i, k).executor->bind_parameters(parameters_->weights(owner),
                                             k == writes_gradients_
                                                 ? parameters_->gradients(owner)

@@ -9,7 +9,6 @@
 #include <stdexcept>
 
 #include "sequence_executors.hpp"
-#include "tessera/core/model/layer_kind_rules.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
 
 namespace tessera::kernels::real {
@@ -30,20 +29,16 @@ std::optional<std::size_t> filter_op(const StepProgram& program, std::size_t lay
 
 }  // namespace
 
-std::size_t parameter_owner(const ModelGraph& model, std::size_t index,
-                            const ExecutionContext& context) {
-  if (!context.tables.holder.empty()) return context.tables.holder.at(index);
-  const auto& layer = model.layers().at(index).layer;
-  const std::string owner = rules_of(layer.kind).table_owner(layer);
-  return owner.empty() ? index : model.index_of(owner).value();
+std::size_t parameter_owner(std::size_t index, const ExecutionContext& context) {
+  return context.tables.holder.at(index);
 }
 
 float table_gradient_beta(const ModelGraph& model, std::size_t index, const StepProgram& program,
                           const ExecutionContext& context) {
-  const std::size_t owner = parameter_owner(model, index, context);
+  const std::size_t owner = parameter_owner(index, context);
   std::vector<std::size_t> readers;  // every layer on the table here, this one included
   for (std::size_t i = 0; i < model.layers().size(); ++i) {
-    if (parameter_owner(model, i, context) == owner) readers.push_back(i);
+    if (parameter_owner(i, context) == owner) readers.push_back(i);
   }
   const auto& name = model.layers().at(index).layer.name;
   const std::int64_t micro_batches = std::max<std::int64_t>(1, context.micro_batches);

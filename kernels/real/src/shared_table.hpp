@@ -13,10 +13,9 @@
 namespace tessera::kernels::real {
 
 // The layer whose parameters `index` reads and whose gradients it adds to: a tied layer's table
-// owner, or the table's copy on its stage (table_copies.hpp), else the layer itself
-// (shared_table.cpp).
-std::size_t parameter_owner(const ModelGraph& model, std::size_t index,
-                            const ExecutionContext& context);
+// owner, or the table's copy on its stage, else the layer itself (context.tables, which
+// RankTensors fills before it builds the executors).
+std::size_t parameter_owner(std::size_t index, const ExecutionContext& context);
 // 0 where layer `index` writes its table's gradient first in the program (every micro-batch),
 // 1 where another reader of the table on its stage wrote it before.
 float table_gradient_beta(const ModelGraph& model, std::size_t index, const StepProgram& program,
