@@ -175,10 +175,17 @@ class TraceBuilder {
         buckets_.push_back(node.id());
         return;
       }
-      case StepOpKind::gradient_wait:
-        wait_for(buckets_);
-        buckets_.clear();
+      case StepOpKind::gradient_wait: {
+        // Every queued bucket, or (staged gradients) those up to op.bucket: the buckets not yet
+        // waited for are the last ones queued, indices waited_buckets_ on.
+        const auto until = op.bucket >= 0 ? static_cast<std::size_t>(op.bucket) + 1
+                                          : waited_buckets_ + buckets_.size();
+        const auto waited = static_cast<std::ptrdiff_t>(until - waited_buckets_);
+        wait_for({buckets_.begin(), buckets_.begin() + waited});
+        buckets_.erase(buckets_.begin(), buckets_.begin() + waited);
+        waited_buckets_ = until;
         return;
+      }
       case StepOpKind::read_start:
       case StepOpKind::prefetch_start:
       case StepOpKind::offload_start: {
@@ -286,6 +293,7 @@ class TraceBuilder {
   std::map<int, std::vector<std::uint64_t>> halos_;
   std::vector<std::uint64_t> buckets_, reads_, copies_;
   std::optional<std::uint64_t> last_bucket_;
+  std::size_t waited_buckets_ = 0;  // gradient buckets waited for so far
   std::vector<std::uint64_t> stage_sends_;
 };
 

@@ -9,6 +9,7 @@
 
 #include "tessera/core/strategy/memory_plan.hpp"
 #include "tessera/core/strategy/step_program.hpp"
+#include "tessera/core/strategy/table_copies.hpp"
 #include "tessera/core/zoo/model_zoo.hpp"
 
 namespace tessera {
@@ -25,10 +26,11 @@ struct Sharded {
   StepProgram program;
   double stage_weight_bytes = 0;  // in each MemoryUse of the program's memory plan
 
-  explicit Sharded(ShardLevel shard) {
+  explicit Sharded(ShardLevel shard, std::int64_t micro_batches = 1) {
     ParallelConfig config;
     config.data = kReplicas;
     config.mini_batch = 2;
+    config.micro_batches = micro_batches;
     plan = plan_shards(model, config, "", {});
     StepOptions options;
     options.shard = shard;
@@ -58,6 +60,22 @@ struct Sharded {
     std::int64_t largest = 0;
     for (const auto& layer : plan.layers) largest = std::max(largest, layer.parameters);
     return static_cast<double>(largest) * 4;
+  }
+
+  double largest_bucket_bytes() const {
+    double largest = 0;
+    for (const auto& bucket : program.buckets) largest = std::max(largest, bucket.bytes);
+    return largest;
+  }
+
+  // The token embedding's table, whose gradients the tied head writes first in backward.
+  double tied_table_bytes() const {
+    const auto holder = table_copies(model, plan).holder;
+    double bytes = 0;
+    for (std::size_t i = 0; i < holder.size(); ++i) {
+      if (holder[i] < i) bytes += static_cast<double>(plan.layers[holder[i]].parameters) * 4;
+    }
+    return bytes;
   }
 };
 
@@ -89,10 +107,17 @@ TEST(ShardedOptimizer, OptimizerStateReduceScattersThenGathersTheUpdatedWeights)
 TEST(ShardedOptimizer, ShardedWeightsAreGatheredBeforeEachLayersPasses) {
   const Sharded sharded(ShardLevel::weights);
   const auto gathers = sharded.ops(StepOpKind::group_allgather);
-  int layers_with_weights = 0;
-  for (const auto& layer : sharded.plan.layers) layers_with_weights += layer.parameters > 0;
-  // Every layer with weights, in forward and in backward; none after the update.
-  EXPECT_EQ(static_cast<int>(gathers.size()), 2 * layers_with_weights);
+  // Every layer that reads weights, in forward and in backward; none after the update. The
+  // tied head reads the token embedding's table, gathered for its passes too.
+  const auto copies = table_copies(sharded.model, sharded.plan);
+  int layers_reading_weights = 0, tied_readers = 0;
+  for (std::size_t i = 0; i < sharded.plan.layers.size(); ++i) {
+    const std::size_t holder = copies.holder[i];
+    layers_reading_weights += sharded.plan.layers[holder].parameters > 0;
+    tied_readers += holder != i;
+  }
+  ASSERT_EQ(tied_readers, 1);
+  EXPECT_EQ(static_cast<int>(gathers.size()), 2 * layers_reading_weights);
   for (const auto* gather : gathers) {
     ASSERT_NE(gather->layer, SIZE_MAX);
     EXPECT_DOUBLE_EQ(gather->bytes,
@@ -114,14 +139,66 @@ TEST(ShardedOptimizer, EachLevelKeepsAShareOfWhatItNames) {
   EXPECT_DOUBLE_EQ(optimizer.static_bytes(MemoryUse::weight_gradients), weights);
   EXPECT_DOUBLE_EQ(optimizer.static_bytes(MemoryUse::optimizer_state), 2 * weights / kReplicas);
 
+  // Two buckets' gradients whole while they are summed, and the tied table's from the head's
+  // backward on.
   const Sharded gradients(ShardLevel::gradients);
   EXPECT_DOUBLE_EQ(gradients.static_bytes(MemoryUse::weights), weights);
-  EXPECT_DOUBLE_EQ(gradients.static_bytes(MemoryUse::weight_gradients),
-                   weights / kReplicas + largest);
+  ASSERT_GT(gradients.tied_table_bytes(), 0);
+  EXPECT_DOUBLE_EQ(
+      gradients.static_bytes(MemoryUse::weight_gradients),
+      weights / kReplicas + 2 * gradients.largest_bucket_bytes() + gradients.tied_table_bytes());
+  EXPECT_LT(gradients.static_bytes(MemoryUse::weight_gradients), weights);
 
   const Sharded all(ShardLevel::weights);
   EXPECT_DOUBLE_EQ(all.static_bytes(MemoryUse::weights), weights / kReplicas + largest);
   EXPECT_DOUBLE_EQ(all.static_bytes(MemoryUse::optimizer_state), 2 * weights / kReplicas);
+}
+
+// Backward writes bucket k + 1's gradients where bucket k - 1's were: the program frees that
+// buffer by waiting for bucket k - 1 once it posts bucket k.
+TEST(ShardedOptimizer, ShardedGradientsWaitForTheBucketBeforeLastAsEachIsPosted) {
+  for (auto level : {ShardLevel::gradients, ShardLevel::weights}) {
+    const Sharded sharded(level);
+    ASSERT_TRUE(sharded.program.stages_gradients);
+    const auto& ops = sharded.program.ops;
+    int posted = 0;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].kind != StepOpKind::gradient_reduce_scatter) continue;
+      EXPECT_EQ(ops[i].bucket, posted++);
+      if (ops[i].bucket == 0) continue;
+      ASSERT_LT(i + 1, ops.size());
+      EXPECT_EQ(ops[i + 1].kind, StepOpKind::gradient_wait);
+      EXPECT_EQ(ops[i + 1].bucket, ops[i].bucket - 1);
+    }
+    ASSERT_GT(posted, 2);
+    const auto waits = sharded.ops(StepOpKind::gradient_wait);
+    ASSERT_EQ(static_cast<int>(waits.size()), posted);  // and the last one, for every bucket
+    EXPECT_EQ(waits.back()->bucket, -1);
+  }
+  // Unsharded gradients are summed in place: nothing to free.
+  for (const auto& wait : Sharded(ShardLevel::optimizer).ops(StepOpKind::gradient_wait)) {
+    EXPECT_EQ(wait->bucket, -1);
+  }
+}
+
+// Over several micro-batches the gradients add up whole until the last backward pass sums them.
+TEST(ShardedOptimizer, GradientsAccumulatingOverMicroBatchesAreHeldWhole) {
+  const Sharded accumulating(ShardLevel::gradients, 2);
+  EXPECT_FALSE(accumulating.program.stages_gradients);
+  EXPECT_DOUBLE_EQ(accumulating.static_bytes(MemoryUse::weight_gradients),
+                   accumulating.program.parameters * 4);
+  EXPECT_EQ(accumulating.ops(StepOpKind::gradient_wait).size(), 1u);
+}
+
+// The memory plan sizes the buckets in flight by the rule the program forms them with.
+TEST(ShardedOptimizer, TheBucketsAreThoseTheProgramForms) {
+  const Sharded sharded(ShardLevel::gradients);
+  const auto buckets = gradient_buckets(sharded.plan, 0, 4096, DType::float32);
+  ASSERT_EQ(buckets.size(), sharded.program.buckets.size());
+  for (std::size_t b = 0; b < buckets.size(); ++b) {
+    EXPECT_EQ(buckets[b].layers, sharded.program.buckets[b].layers);
+    EXPECT_DOUBLE_EQ(buckets[b].bytes, sharded.program.buckets[b].bytes);
+  }
 }
 
 TEST(ShardedOptimizer, OneReplicaHasNothingToShard) {

@@ -20,7 +20,8 @@ LoadedScenario gpt(std::int64_t data, const std::string& shard, const std::strin
       "vocabulary: 1000}, mini_batch: 4}\n"
       "parallelism: {data: " +
           std::to_string(data) + "}\nmemory: {shard: " + shard + "}\nplatform: " + platform +
-          "\nsim: {mode: " + mode + "}\n",
+          // Buckets of a few layers: two of them whole are less than the gradients' 3/4.
+          "\nsim: {mode: " + mode + ", gradient_bucket: 2 MiB}\n",
       "sharded.yaml", TESSERA_TEST_DATA_DIR "/clusters");
 }
 

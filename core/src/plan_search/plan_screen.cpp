@@ -121,7 +121,7 @@ double step_lower_bound(const std::vector<StepProgram>& programs) {
 // sizes (x86-64, GCC 12) stop the build until it is. Left out on purpose: a program's
 // workspace_limit_bytes, which the simulator does not read (the op times it plays already hold
 // its effect), so candidates that differ only there share one simulation.
-static_assert(sizeof(StepOp) == 200 && sizeof(StepProgram) == 136 && sizeof(ParallelConfig) == 72,
+static_assert(sizeof(StepOp) == 200 && sizeof(StepProgram) == 144 && sizeof(ParallelConfig) == 72,
               "a field was added to StepOp, StepProgram or ParallelConfig: add it to "
               "simulation_signature, then update these sizes");
 
@@ -147,7 +147,8 @@ std::string simulation_signature(const ParallelConfig& config,
   };
   for (const auto& program : programs) {
     text += "\nstage " + std::to_string(program.stage) + " parameters " +
-            exact(program.parameters) + " group " + std::to_string(program.allreduce_group_size);
+            exact(program.parameters) + " group " + std::to_string(program.allreduce_group_size) +
+            (program.stages_gradients ? " staged" : "");
     for (const auto& bucket : program.buckets) text += " bucket " + exact(bucket.bytes);
     for (const auto& [layer, stages] : program.table_stages) {
       text += " table " + std::to_string(layer);

@@ -11,7 +11,8 @@ MemoryInputs memory_inputs_of(const Scenario& scenario, double capacity_bytes) {
           .recompute = scenario.memory.recompute,
           .workspace_bytes = scenario.micro_batching.workspace_limit_bytes,
           .prefetch = scenario.io.prefetch,
-          .capacity_bytes = capacity_bytes};
+          .capacity_bytes = capacity_bytes,
+          .gradient_bucket_bytes = scenario.sim.gradient_bucket_bytes};
 }
 
 MemoryEstimate estimate_memory(const ModelGraph& model, const ShardPlan& plan,

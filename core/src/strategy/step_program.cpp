@@ -46,13 +46,17 @@ class ProgramWriter {
                                    .shard = options.shard,
                                    .recompute = options.recompute,
                                    .workspace_bytes = options.workspace_bytes,
-                                   .prefetch = options.prefetch},
+                                   .prefetch = options.prefetch,
+                                   .gradient_bucket_bytes = options.gradient_bucket_bytes},
                                   options.offload)),
         messages_{model, plan_, stage, options.dtype},
+        copies_(table_copies(model, plan)),
         segment_end_(memory_.recomputed_segment_end) {
     program_.stage = stage;
     program_.parameters = stage_parameters(model, plan).at(static_cast<std::size_t>(stage));
     program_.allreduce_group_size = plan.config.data * plan.config.spatial_parts();
+    program_.stages_gradients =
+        stages_gradients(options.shard, program_.allreduce_group_size, plan.config.micro_batches);
   }
 
   StepProgram write() {
@@ -134,9 +138,8 @@ class ProgramWriter {
   // A tied table held on several stages: the holders sum their gradients once the data-parallel
   // sums are in, so that every copy takes the same update (table_copies.hpp).
   void sum_table_copies() {
-    const auto copies = table_copies(model_, whole_plan_);
     for (std::size_t i = 0; i < model_.layers().size(); ++i) {
-      const auto& stages = copies.stages[i];
+      const auto& stages = copies_.stages[i];
       if (stages.size() < 2 || whole_plan_.layers[i].stage != program_.stage) continue;
       program_.table_stages[i] = stages;
       add({.kind = StepOpKind::group_allreduce,
@@ -164,10 +167,14 @@ class ProgramWriter {
          .group = CollectiveGroup::stage});
   }
 
+  // A tied layer reads its table holder's weights, gathered for its passes as for the holder's.
   void gather_layer_weights(std::size_t i) {
-    if (!sharded(ShardLevel::weights) || plan_.layers[i].parameters <= 0) return;
-    gather_weights(i, static_cast<double>(plan_.layers[i].parameters),
-                   layer_of(i).name + " gathers its weights");
+    const std::size_t holder = copies_.holder.at(i);
+    if (!sharded(ShardLevel::weights) || plan_.layers[holder].parameters <= 0) return;
+    gather_weights(
+        holder, static_cast<double>(plan_.layers[holder].parameters),
+        layer_of(i).name + (holder == i ? " gathers its weights"
+                                        : " gathers " + layer_of(holder).name + "'s table"));
   }
 
   void read_next_sample() {
@@ -430,20 +437,18 @@ class ProgramWriter {
       }
     }
     if (input_gradient) add_all(messages_.reduced_input_gradient(i));
-    if (parameters > 0 && last_backward_pass_) {
-      bucket_.layers.push_back(i);
-      bucket_.bytes += parameters * static_cast<double>(dtype_bytes(options_.dtype));
-      if (bucket_.bytes >= options_.gradient_bucket_bytes) flush_bucket();
+    if (parameters > 0 && last_backward_pass_ &&
+        bucketing_.add(i, parameters * static_cast<double>(dtype_bytes(options_.dtype)))) {
+      flush_bucket();
     }
     add_all(messages_.redistribution(i, Direction::backward_data));
     add_all(messages_.sent_input_gradients(i));
   }
 
   void flush_bucket() {
-    if (bucket_.layers.empty()) return;
+    if (bucketing_.empty()) return;
     const int index = static_cast<int>(program_.buckets.size());
-    program_.buckets.push_back(std::move(bucket_));
-    bucket_ = {};
+    program_.buckets.push_back(bucketing_.close());
     if (program_.allreduce_group_size <= 1) return;
     add({.kind = sharded(ShardLevel::optimizer) ? StepOpKind::gradient_reduce_scatter
                                                 : StepOpKind::gradient_allreduce,
@@ -455,6 +460,12 @@ class ProgramWriter {
       add({.kind = StepOpKind::gradient_wait,
            .category = OpCategory::allreduce,
            .label = "wait for gradient bucket " + std::to_string(index)});
+    } else if (program_.stages_gradients && index > 0) {
+      // The next bucket's gradients go where bucket index - 1's were (two buffers in turn).
+      add({.kind = StepOpKind::gradient_wait,
+           .category = OpCategory::allreduce,
+           .label = "wait for gradient bucket " + std::to_string(index - 1) + " to free its buffer",
+           .bucket = index - 1});
     }
   }
 
@@ -466,8 +477,9 @@ class ProgramWriter {
   const StepOptions& options_;
   const StageMemoryPlan memory_;
   const LayerMessages messages_;
+  const TableCopies copies_;
   StepProgram program_;
-  GradientBucket bucket_;
+  GradientBucketing bucketing_{options_.gradient_bucket_bytes};
   std::int64_t micro_batch_ = 0;    // of the pass being written
   bool last_backward_pass_ = true;  // the pass whose gradients go to the all-reduce
   // Per layer, the last layer of its recomputed segment, as the memory plan drops and makes

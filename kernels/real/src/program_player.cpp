@@ -39,6 +39,7 @@ ExecutedOp expected_execution(const StepOp& op) {
     case StepOpKind::gradient_reduce_scatter:
       return {.kind = op.kind, .bucket = op.bucket};
     case StepOpKind::gradient_wait:
+      return {.kind = op.kind, .bucket = op.bucket};
     case StepOpKind::read_start:
     case StepOpKind::read_wait:
     case StepOpKind::update:
@@ -242,7 +243,7 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
       parameters.start_reduce_scatter(op.bucket, *layout.gradient_group, context_);
       break;
     case StepOpKind::gradient_wait:
-      parameters.wait_all(context_);
+      parameters.wait(op.bucket, context_);
       break;
     case StepOpKind::read_start:
       // The source reads ahead on its own thread (the prefetcher); the span starts here.
@@ -325,7 +326,9 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
   // completed them (at most that long: the transport does not say when it finished).
   if (op.kind == StepOpKind::gradient_wait) {
     const bool parameters_sharded = tensors_.parameters().sharded();
-    for (std::size_t bucket = 0; bucket < bucket_posted_.size(); ++bucket) {
+    const std::size_t until =
+        op.bucket >= 0 ? static_cast<std::size_t>(op.bucket) + 1 : bucket_posted_.size();
+    for (std::size_t bucket = 0; bucket < until; ++bucket) {
       if (bucket_posted_[bucket] <= 0) continue;
       report.timeline.push_back({rank_, TimelineTrack::communication,
                                  (parameters_sharded ? "reduce-scatter of gradient bucket "

@@ -107,14 +107,31 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
     if (runs_here(i)) parameter_floats[i] = layer(i).executor->parameter_floats();
   }
   // The program reduce-scatters the gradients where memory.shard splits the parameters over the
-  // ranks summing them.
-  const bool sharded = std::any_of(program.ops.begin(), program.ops.end(), [](const StepOp& op) {
-    return op.kind == StepOpKind::gradient_reduce_scatter;
+  // ranks summing them, and gathers a layer's weights before its passes where it splits those.
+  const auto has_op = [&](const auto& is) {
+    return std::any_of(program.ops.begin(), program.ops.end(), is);
+  };
+  const bool sharded =
+      has_op([](const StepOp& op) { return op.kind == StepOpKind::gradient_reduce_scatter; });
+  const bool weights_sharded = has_op([](const StepOp& op) {
+    return op.kind == StepOpKind::group_allgather && op.group == CollectiveGroup::stage &&
+           op.layer != SIZE_MAX;
   });
+  // A tied table written by a later layer (shared_table.hpp) before its own backward.
+  std::vector<bool> written_early(graph.size(), false);
+  for (std::size_t i = 0; i < graph.size(); ++i) {
+    if (runs_here(i) && parameter_owner(i, context) < i) {
+      written_early[parameter_owner(i, context)] = true;
+    }
+  }
   const auto& summing = *context.layout.gradient_group;
   parameters_ = std::make_unique<ParameterBuckets>(
       device, parameter_floats, program.buckets, optimizer, micro_batches > 1,
-      ParameterSharding{.ways = sharded ? summing.size() : 1, .index = summing.rank()});
+      ParameterSharding{.ways = sharded ? summing.size() : 1,
+                        .index = summing.rank(),
+                        .weights = sharded && weights_sharded,
+                        .gradients = sharded && program.stages_gradients,
+                        .written_early = std::move(written_early)});
   parameters_->initialize([&](std::size_t i, std::span<float> values) {
     // A tied table's copy starts as the owner's table (table_copies.hpp).
     layer(i).executor->initialize(mix_seed(seed, context.tables.origin.at(i)), values);

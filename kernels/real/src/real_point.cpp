@@ -435,9 +435,9 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
       "outputs and gradients allocated and released layer by layer)";
   if (loaded.scenario.memory.shard != ShardLevel::none) {
     result.note +=
-        "; memory.shard: the optimizer state held for 1/N of the parameters, the "
-        "weights and gradients whole on each rank (the simulator counts their shards "
-        "too)";
+        "; memory.shard: each rank holds 1/N of what the level names, with the buffers the "
+        "memory plan counts (two gradient buckets whole while summed, one layer's weights "
+        "gathered whole)";
   }
   if (profiles == nullptr) {
     result.note +=

@@ -67,14 +67,11 @@ double Trainer::peak_bytes() const {
 }
 // Sharded weights are gathered whole before they are read (every rank reads them alike).
 std::vector<float> Trainer::parameters() const {
-  auto& parameters = state_->tensors.parameters();
-  if (parameters.sharded()) parameters.gather_stale(*state_->context.layout.gradient_group);
-  return parameters.host_weights();
+  return state_->tensors.parameters().host_weights(state_->context.layout.gradient_group.get());
 }
 std::vector<float> Trainer::parameters_of(std::size_t layer) const {
-  auto& parameters = state_->tensors.parameters();
-  if (parameters.sharded()) parameters.gather_stale(*state_->context.layout.gradient_group);
-  return parameters.host_weights(layer);
+  return state_->tensors.parameters().host_weights(layer,
+                                                   state_->context.layout.gradient_group.get());
 }
 std::vector<float> Trainer::part_of(std::size_t layer, const std::vector<float>& whole) const {
   auto& executor = *state_->tensors.layer(layer).executor;

@@ -175,6 +175,7 @@ void StepPlayer::play_gpu(int rank) {
                           ? platform_.node_hosts[static_cast<std::size_t>(platform_.node_of(rank))]
                           : nullptr;
   int queued_buckets = 0;
+  int summed_buckets = 0;  // of those, the ones waited for
   const CollectiveContext group_context{fabric_,
                                         platform_.gpus_per_node,
                                         kGroupChannel,
@@ -347,9 +348,12 @@ void StepPlayer::play_gpu(int rank) {
         streams.gradient_requests->release();
         ++queued_buckets;
         break;
-      case StepOpKind::gradient_wait:
-        for (; queued_buckets > 0; --queued_buckets) streams.gradient_done->acquire();
+      case StepOpKind::gradient_wait: {
+        // The communication actor sums the buckets in the order they were queued.
+        const int until = op.bucket >= 0 ? op.bucket + 1 : queued_buckets;
+        for (; summed_buckets < until; ++summed_buckets) streams.gradient_done->acquire();
         break;
+      }
       case StepOpKind::read_start:
         input_read = inputs_->request(rank, op.bytes);
         break;

@@ -92,6 +92,8 @@ struct MemoryInputs {
   double workspace_bytes = 0;
   bool prefetch = true;
   double capacity_bytes = 0;
+  // Sharded gradients are held whole per bucket while summed (gradient_buckets.hpp).
+  double gradient_bucket_bytes = 25.0 * 1024 * 1024;
 };
 
 // The policy that runs: dyn resolved to the first that fits (memory_optimal_algorithms: kernels

@@ -22,6 +22,7 @@
 #include "tessera/core/micro_batching/window_kernel_plan.hpp"
 #include "tessera/core/model/model_graph.hpp"
 #include "tessera/core/scenario/scenario.hpp"
+#include "tessera/core/strategy/gradient_buckets.hpp"
 #include "tessera/core/strategy/input_source.hpp"
 #include "tessera/core/strategy/memory_plan.hpp"
 #include "tessera/core/strategy/parallel_strategy.hpp"
@@ -52,7 +53,8 @@ enum class StepOpKind {
   gradient_allreduce,  // queue bucket `bucket` (`bytes`) on the communication stream (asynchronous)
   gradient_reduce_scatter,  // the same, reduce-scattered: each GPU keeps the sum of its shard
                             // (sharded optimizer state, memory.shard)
-  gradient_wait,            // wait for every queued bucket
+  gradient_wait,            // wait for every queued bucket; where `bucket` is set (StepProgram::
+                            // stages_gradients), for the buckets up to that one
   read_start,  // start reading the next sample's shard, `bytes` from `source` (asynchronous)
   read_wait,   // wait for that read
   update,      // the optimizer step over the stage's parameters (compute stream)
@@ -112,13 +114,6 @@ struct StepOp {
   std::vector<WindowKernelPlan> window_plans;
 };
 
-// Layers whose parameter gradients are all-reduced together, in the order backward finishes
-// them (so each bucket is a contiguous range of layers, last layer first).
-struct GradientBucket {
-  std::vector<std::size_t> layers;
-  double bytes = 0;
-};
-
 struct StepOptions {
   DType dtype = DType::float32;
   Optimizer optimizer = Optimizer::adam;
@@ -149,6 +144,9 @@ struct StepProgram {
   std::vector<GradientBucket> buckets;    // of this stage's parameters
   double parameters = 0;                  // parameters held by this stage
   std::int64_t allreduce_group_size = 1;  // GPUs summing this stage's gradients
+  // Sharded gradients held whole only while their bucket is reduce-scattered, two buckets at a
+  // time (gradient_buckets.hpp's stages_gradients).
+  bool stages_gradients = false;
   // Per layer of this stage holding a tied table that other stages hold copies of
   // (table_copies.hpp): the stages its table-group all-reduce sums over, ascending.
   std::map<std::size_t, std::vector<int>> table_stages;
