@@ -43,8 +43,8 @@ TINY_OPTIONS = {
     "gpt2": [{"layers": 2, "hidden": 64, "heads": h, "sequence_length": 16, "vocabulary": 64}
              for h in (4, 8)],
 }
-# The real backend runs a transformer's tensor splits on CPU ranks and skips others (GPU ranks, a
-# convolution's splits, a vocabulary split unevenly), ending its note with this.
+# The real backend runs a transformer's tensor splits on CPU ranks and skips others (GPU ranks,
+# grouped convolutions' splits), ending its note with this.
 TENSOR_SKIP = "the simulator predicts it"
 
 

@@ -205,15 +205,16 @@ inline StepProgram cpu_program(const ModelGraph& model, const ShardPlan& plan,
 }
 
 // "gpt2": the tiny GPT of the sharding and tensor tests (2 blocks of 64, 4 heads, its head tied
-// to the embedding, 8 tokens, a vocabulary of 48 that tensor degrees 2 and 4 divide); any other
-// name: a model file of tests/data/models/families.
+// to the embedding, 8 tokens, a vocabulary of 48 that tensor degrees 2 and 4 divide);
+// "gpt2_vocabulary_47": the same with a vocabulary of 47 that no degree divides (padded); any
+// other name: a model file of tests/data/models/families.
 inline ModelGraph tiny_gpt_or_family(const std::string& name) {
-  if (name == "gpt2") {
+  if (name == "gpt2" || name == "gpt2_vocabulary_47") {
     return build_zoo_model("gpt2", {{"layers", "2"},
                                     {"hidden", "64"},
                                     {"heads", "4"},
                                     {"sequence_length", "8"},
-                                    {"vocabulary", "48"}});
+                                    {"vocabulary", name == "gpt2" ? "48" : "47"}});
   }
   return load_model_file(std::string(TESSERA_TEST_DATA_DIR) + "/models/families/" + name + ".yaml");
 }

@@ -102,6 +102,12 @@ INSTANTIATE_TEST_SUITE_P(
         Case{.name = "tiny GPT (tied head), tensor 2", .model = "gpt2"},
         Case{.name = "small transformer (untied head), tensor 2", .model = "small_transformer"},
         Case{.name = "tiny GPT, tensor 4", .model = "gpt2", .tensor = 4},
+        // 24 + 23 rows at 2, 12 + 12 + 12 + 11 at 4: the last rank's row past 47 is padding.
+        Case{.name = "tiny GPT, a vocabulary of 47 padded, tensor 2",
+             .model = "gpt2_vocabulary_47"},
+        Case{.name = "tiny GPT, a vocabulary of 47 padded, tensor 4",
+             .model = "gpt2_vocabulary_47",
+             .tensor = 4},
         Case{.name = "tiny GPT, tensor 2 x 2 stages (the head's table copied), 1F1B over 4 "
                      "micro-batches",
              .model = "gpt2",

@@ -90,6 +90,13 @@ std::vector<LayerTensorSplit> plan_tensor_splits(const ModelGraph& model, std::i
     if (!takes_split_inputs(entry.split)) entry.gathered_inputs = split_inputs;
     entry.output_split = splits_output(entry.split, role);
     check_divides(layer, rules, entry.split, parts);
+    if (entry.split == TensorSplit::vocabulary) {
+      // A loss's classes come split as its logits are.
+      entry.whole_vocabulary =
+          role == TensorRole::class_loss
+              ? layer.input_shapes.at(0).c
+              : rules.tensor_split_extent(layer.layer, entry.split, layer.output_shape);
+    }
     rules.split_for_tensor(entry.local_layer, entry.split, parts);
   }
   return plan;

@@ -2,7 +2,9 @@
 // gradient's rows added at their tokens. A tied embedding (shared_with) reads its owner's table
 // and adds its rows into the owner's gradient, in the step program's order (shared_table.cpp).
 // Split over a tensor group by its vocabulary, a rank holds an equal share of the rows: tokens of
-// other rows give zero rows, and the group's all-reduce after forward sums the shares.
+// other rows give zero rows, and the group's all-reduce after forward sums the shares. Where the
+// degree does not divide the vocabulary the last ranks' rows past it are padding: zero, never
+// looked up, so their gradients stay zero.
 #include <algorithm>
 #include <stdexcept>
 
@@ -35,7 +37,12 @@ class Embedding : public LayerExecutor {
     take_part(table_initial_values(seed, rows_.vocabulary, params_.dimension), values);
   }
   void take_part(std::span<const float> whole, std::span<float> part) const override {
-    std::copy_n(whole.begin() + rows_.first * params_.dimension, part.size(), part.begin());
+    const auto held = static_cast<std::size_t>(
+        std::clamp<std::int64_t>(rows_.vocabulary - rows_.first, 0, rows_.count) *
+        params_.dimension);
+    const auto rest = std::copy_n(whole.begin() + rows_.first * params_.dimension,
+                                  std::min(held, part.size()), part.begin());
+    std::fill(rest, part.end(), 0.0F);
   }
   void forward(StepPart) override {
     kernels_.embedding_forward(batch_, channels_, steps_, params_.channel, rows_, params_.dimension,
@@ -49,8 +56,8 @@ class Embedding : public LayerExecutor {
  private:
   static TableRows rows_held(std::int64_t local_vocabulary, const TensorPart& part) {
     if (part.split != TensorSplit::vocabulary) return TableRows::whole(local_vocabulary);
-    return {.vocabulary = local_vocabulary * part.parts,
-            .first = local_vocabulary * part.index,
+    return {.vocabulary = part.vocabulary,
+            .first = part.first_row(local_vocabulary),
             .count = local_vocabulary};
   }
 

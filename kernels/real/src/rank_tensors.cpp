@@ -179,8 +179,10 @@ void RankTensors::build_layers(const ModelGraph& model, const ShardPlan& plan,
     state.shapes.shares_samples = redistributed && !split;
     state.name = layer.layer.name;
     state.is_input = layer.layer.kind == LayerKind::input;
-    state.shapes.tensor = {
-        .split = plan.layers.at(i).tensor.split, .index = layout.tensor, .parts = layout.tensors};
+    state.shapes.tensor = {.split = plan.layers.at(i).tensor.split,
+                           .index = layout.tensor,
+                           .parts = layout.tensors,
+                           .vocabulary = plan.layers.at(i).tensor.whole_vocabulary};
     if (!layer.output_shape.spatial.empty() || split) {
       const auto box = local_box(layer.output_shape, split, grid, layout.shard);
       state.shapes.output_voxels = box.volume();

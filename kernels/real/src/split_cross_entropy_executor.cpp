@@ -4,7 +4,9 @@
 // all-reduce), then sums the exponentials and the target's logit, which only the rank holding
 // the target's class contributes (a sum all-reduce); every rank then has the loss and writes the
 // gradient of its own classes. The arithmetic runs on the host in doubles, as the CPU kernel of
-// the whole softmax does; labels are class ids of the whole vocabulary.
+// the whole softmax does; labels are class ids of the whole vocabulary. A padded vocabulary's
+// classes past its end (the last ranks', TensorPart::vocabulary) take no part: their logits are
+// left out of the softmax and their gradients are zero.
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -22,7 +24,8 @@ class SplitCrossEntropyLoss : public LayerExecutor {
       : LayerExecutor(layer.layer.name),
         batch_(shapes.batch),
         classes_(layer.input_shapes.at(0).c),
-        first_class_(classes_ * shapes.tensor.index),
+        first_class_(shapes.tensor.first_row(classes_)),
+        held_(shapes.tensor.rows_held(classes_)),
         positions_(shapes.input_voxels.at(0)),
         scale_(loss_scale(shapes, layer.input_shapes.at(0).spatial_elements(), context)),
         context_(context) {
@@ -41,7 +44,7 @@ class SplitCrossEntropyLoss : public LayerExecutor {
     context_.device.copy_to_host(t_.x[0], logits_.data(), logits_.size());
     largest_.assign(labels_.size(), -HUGE_VAL);
     for (std::size_t index = 0; index < labels_.size(); ++index) {
-      for (std::int64_t c = 0; c < classes_; ++c) {
+      for (std::int64_t c = 0; c < held_; ++c) {
         largest_[index] = std::max<double>(largest_[index], logit(index, c));
       }
     }
@@ -54,7 +57,7 @@ class SplitCrossEntropyLoss : public LayerExecutor {
     const std::size_t count = labels_.size();
     std::vector<double> sums(2 * count, 0.0);
     for (std::size_t index = 0; index < count; ++index) {
-      for (std::int64_t c = 0; c < classes_; ++c) {
+      for (std::int64_t c = 0; c < held_; ++c) {
         sums[index] += std::exp(logit(index, c) - largest_[index]);
       }
       const std::int64_t target = labels_[index] - first_class_;
@@ -64,10 +67,10 @@ class SplitCrossEntropyLoss : public LayerExecutor {
     }
     group.allreduce_sum(sums.data(), sums.size());
     double total = 0;
-    std::vector<float> gradient(logits_.size());
+    std::vector<float> gradient(logits_.size(), 0.0F);
     for (std::size_t index = 0; index < count; ++index) {
       total += std::log(sums[index]) - sums[count + index];
-      for (std::int64_t c = 0; c < classes_; ++c) {
+      for (std::int64_t c = 0; c < held_; ++c) {
         const double target = labels_[index] - first_class_ == c ? 1.0 : 0.0;
         gradient[at(index, c)] = static_cast<float>(
             (std::exp(logit(index, c) - largest_[index]) / sums[index] - target) * scale_);
@@ -93,7 +96,7 @@ class SplitCrossEntropyLoss : public LayerExecutor {
   }
   double logit(std::size_t index, std::int64_t c) const { return logits_[at(index, c)]; }
 
-  std::int64_t batch_, classes_, first_class_, positions_;
+  std::int64_t batch_, classes_, first_class_, held_, positions_;
   double scale_;
   ExecutionContext& context_;
   std::unique_ptr<DeviceMemory> gradient_;

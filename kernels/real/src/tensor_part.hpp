@@ -5,6 +5,7 @@
 // A column split holds rows (its output channels) and their bias; a row split columns (its
 // input channels) and the whole bias, which only the group's first rank adds, since the outputs
 // are partial sums the group's all-reduce adds.
+#include <algorithm>
 #include <cstdint>
 #include <span>
 
@@ -16,6 +17,15 @@ struct TensorPart {
   TensorSplit split = TensorSplit::replicated;
   std::int64_t index = 0;
   std::int64_t parts = 1;
+  // Of a vocabulary split: the whole vocabulary, which the parts' equal shares may pass (the last
+  // parts' rows past it padding, LayerTensorSplit::whole_vocabulary).
+  std::int64_t vocabulary = 0;
+  // Of a vocabulary split shared `share` rows (classes) a part: the first one here, and how many
+  // of them are not padding.
+  std::int64_t first_row(std::int64_t share) const { return share * index; }
+  std::int64_t rows_held(std::int64_t share) const {
+    return std::clamp<std::int64_t>(vocabulary - first_row(share), 0, share);
+  }
   // A partial sum's bias is added by one GPU of the group only.
   bool adds_bias() const { return index == 0; }
   // Whether a matrix product's bias is added here (every rank but under a row split).

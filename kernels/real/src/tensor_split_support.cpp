@@ -27,7 +27,7 @@ bool splits_weights(const Layer& layer) {
   }
 }
 
-bool runs_split(const ResolvedLayer& layer, TensorSplit split, std::int64_t parts) {
+bool runs_split(const ResolvedLayer& layer, TensorSplit split) {
   const auto kind = layer.layer.kind;
   switch (split) {
     case TensorSplit::replicated:
@@ -40,10 +40,7 @@ bool runs_split(const ResolvedLayer& layer, TensorSplit split, std::int64_t part
     case TensorSplit::heads:
       return kind == LayerKind::self_attention;
     case TensorSplit::vocabulary:
-      if (kind == LayerKind::embedding) {
-        return std::get<EmbeddingParams>(layer.layer.params).vocabulary % parts == 0;
-      }
-      return kind == LayerKind::softmax_cross_entropy && layer.input_shapes.at(0).c % parts == 0;
+      return kind == LayerKind::embedding || kind == LayerKind::softmax_cross_entropy;
   }
   return false;
 }
@@ -68,11 +65,11 @@ std::optional<std::string> unsupported_tensor_split(const ModelGraph& model, con
     const auto& split = plan.layers.at(i).tensor;
     const std::string named =
         "layer '" + layer.layer.name + "' (" + to_string(layer.layer.kind) + ", ";
-    if (!runs_split(layer, split.split, parts)) {
+    if (!runs_split(layer, split.split)) {
       return named + to_string(split.split) + " over " + std::to_string(parts) +
              " GPUs): not yet run by the real backend (it runs projections, fully connected "
              "layers and ungrouped convolutions by column and row, attention by heads, "
-             "embeddings and losses by an evenly split vocabulary, and activations, sums, "
+             "embeddings and losses by vocabulary, and activations, sums, "
              "pooling and batch-norm on the channels held)" +
              skipped;
     }

@@ -29,6 +29,10 @@ struct LayerTensorSplit {
   // Whole layer run on the group's GPUs: each GPU holds this one (output channels, heads or rows
   // divided).
   Layer local_layer;
+  // Of a vocabulary split (an embedding's rows, a loss's classes): the whole vocabulary. The
+  // GPUs' equal shares may pass it; the last GPUs' rows past it are padding, as Megatron-LM pads
+  // the vocabulary to a multiple of the degree.
+  std::int64_t whole_vocabulary = 0;
 
   // The forward all-reduce of its output's partial sums (row, heads, an embedding's rows).
   bool reduces_output() const;
