@@ -66,10 +66,15 @@ std::string summary(const LoadedScenario& loaded, const std::vector<PointResult>
   const Scaling scaling = loaded.scenario.sweep ? loaded.scenario.sweep->scaling : Scaling::weak;
   const auto efficiency = parallel_efficiency(points, scaling);
   // A first-epoch column only where some point's first epoch reads elsewhere (a data store).
-  bool epochs_differ = false;
-  for (const auto& p : points) epochs_differ |= p.first_epoch_step_seconds != p.step_seconds;
+  // A staging column where some point stages its data set before the first step.
+  bool epochs_differ = false, stages = false;
+  for (const auto& p : points) {
+    epochs_differ |= p.first_epoch_step_seconds != p.step_seconds;
+    stages |= p.staging_seconds > 0;
+  }
   std::vector<std::string> columns{"point", "GPUs", "grid", "global batch", "step"};
   if (epochs_differ) columns.push_back("1st-epoch step");
+  if (stages) columns.push_back("staging");
   const bool with_target = loaded.statistical_efficiency.target != TrainingTarget::none;
   if (with_target) {
     columns.push_back("epochs");
@@ -93,6 +98,7 @@ std::string summary(const LoadedScenario& loaded, const std::vector<PointResult>
     std::vector<std::string> row{std::to_string(p.point), std::to_string(p.gpus), p.spatial_grid,
                                  std::to_string(p.global_batch), format_seconds(p.step_seconds)};
     if (epochs_differ) row.push_back(format_seconds(p.first_epoch_step_seconds));
+    if (stages) row.push_back(format_seconds(p.staging_seconds));
     if (with_target) {
       char epochs[32];
       std::snprintf(epochs, sizeof epochs, "%.2f", p.epochs);

@@ -71,7 +71,8 @@ COLUMNS = [
     "org", "system", "accelerator", "cluster", "store", "nodes", "gpus", "global_batch",
     "per_gpu_batch", "measured_samples_per_s", "predicted_samples_per_s", "error_pct",
     "measured_first_epoch_samples_per_s", "predicted_first_epoch_samples_per_s",
-    "first_epoch_error_pct", "baseline_gpus", "measured_scaling_efficiency",
+    "first_epoch_error_pct", "measured_staging_s", "predicted_staging_s", "staging_error_pct",
+    "baseline_gpus", "measured_scaling_efficiency",
     "predicted_scaling_efficiency", "scaling_error_points", "step_s", "first_epoch_step_s",
     "compute_s", "halo_s", "allreduce_s", "other_comm_s", "io_s", "offload_s", "idle_s",
     "input_source", "scenario", "status", "why_not_predicted", "note",
@@ -339,6 +340,11 @@ def compare(plans, measured_rows, sim_rows):
         r["measured_first_epoch_samples_per_s"] = number(row.get("first_epoch_samples_per_s"))
         r["predicted_samples_per_s"] = None
         r["predicted_first_epoch_samples_per_s"] = None
+        # The staging phase, where the submission staged (io.store: node_local) and the logs
+        # time it; the simulation's staging_s (0 where nothing is staged).
+        staged = plan["store"] == "node_local"
+        r["measured_staging_s"] = number(row.get("staging_s_median")) if staged else None
+        r["predicted_staging_s"] = None
         if "why_not" in plan:
             r["why_not_predicted"] = plan["why_not"]
         else:
@@ -351,9 +357,12 @@ def compare(plans, measured_rows, sim_rows):
                 r["why_not_predicted"] = f"simulation {r['status']}: {r['note']}"
             for key in ["step_s", "first_epoch_step_s", "input_source"] + BREAKDOWN:
                 r[key] = sim.get(key, "")
+            if staged and steady is not None:
+                r["predicted_staging_s"] = number(sim.get("staging_s")) or None
         r["error_pct"] = error_pct(r["predicted_samples_per_s"], r["measured_samples_per_s"])
         r["first_epoch_error_pct"] = error_pct(r["predicted_first_epoch_samples_per_s"],
                                                r["measured_first_epoch_samples_per_s"])
+        r["staging_error_pct"] = error_pct(r["predicted_staging_s"], r["measured_staging_s"])
         out.append(r)
     # Scaling efficiency within a cluster, over the rows predicted (measured uses the same rows,
     # so both sides share the baseline).
@@ -376,6 +385,9 @@ def summary(rows):
         "predicted": sum(1 for r in rows if r["predicted_samples_per_s"] is not None),
         "mape_pct": mape([r["error_pct"] for r in rows]),
         "first_epoch_mape_pct": mape([r["first_epoch_error_pct"] for r in rows]),
+        "staging": [(r["system"], r["gpus"], r["measured_staging_s"], r["predicted_staging_s"],
+                     r["staging_error_pct"]) for r in rows
+                    if r["measured_staging_s"] is not None],
         "scaling_points": [(r["cluster"], r["baseline_gpus"], r["gpus"],
                             r["measured_scaling_efficiency"], r["predicted_scaling_efficiency"],
                             r["scaling_error_points"]) for r in scaled],
@@ -424,6 +436,12 @@ def markdown(rows, stats, measured_name):
     lines += ["", f"Rows: {stats['rows']}, predicted: {stats['predicted']}. "
               f"MAPE (steady state): {fmt(stats['mape_pct'], 1)}%. "
               f"MAPE (first epoch): {fmt(stats['first_epoch_mape_pct'], 1)}%.", ""]
+    if stats["staging"]:
+        lines += ["Staging before the first step (the staged submissions):", "",
+                  "| system | GPUs | measured s | predicted s | error % |", "|---|---|---|---|---|"]
+        for system, gpus, m, p, e in stats["staging"]:
+            lines.append(f"| {system} | {fmt(gpus)} | {fmt(m, 1)} | {fmt(p, 1)} | {fmt(e, 1)} |")
+        lines.append("")
     if stats["scaling_points"]:
         lines += ["| cluster | from GPUs | to GPUs | measured efficiency | predicted | "
                   "error (points) |", "|---|---|---|---|---|---|"]

@@ -10,6 +10,7 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include "play/rank_programs.hpp"
+#include "play/staging.hpp"
 #include "play/step_player.hpp"
 #include "play/symmetric_reduction.hpp"
 #include "process/child_process.hpp"
@@ -189,6 +190,15 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   StepPlayer player(platform, fabric, layout, program_sets, settings);
   player.spawn();
   engine.run();
+  // The staging phase, played after the step on the same platform (steady-state run only).
+  const bool stages = input.staged && input.staged_bytes_per_node > 0 &&
+                      options.epoch == Epoch::later && can_stage(platform);
+  const double staging_seconds =
+      stages ? play_staging(platform,
+                            static_cast<int>((played_gpus + platform.gpus_per_node - 1) /
+                                             platform.gpus_per_node),
+                            input.staged_bytes_per_node)
+             : 0;
 
   // The step ends when the last GPU finishes; its breakdown is the step's.
   std::size_t critical = 0;
@@ -203,6 +213,7 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   r.samples_per_second =
       t.end_seconds > 0 ? static_cast<double>(r.global_batch) / t.end_seconds : 0;
   r.first_epoch_step_seconds = r.step_seconds;
+  r.staging_seconds = staging_seconds;
   r.input_source = to_string(input.of(options.epoch));
   auto& b = r.breakdown;
   b.compute_seconds = t.seconds[static_cast<int>(OpCategory::compute)];
@@ -263,6 +274,11 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
     if (memory.offloaded_bytes > 0 && !player.host_copies_played()) {
       r.note += " (not simulated: this platform has no host memory to copy to)";
     }
+  }
+  if (input.staged && input.staged_bytes_per_node > 0 && !stages) {
+    r.note +=
+        "; this platform cannot stage (no file system or node-local disks): staging not "
+        "simulated";
   }
   if (input.of(options.epoch) != InputSource::none && !player.reads_played()) {
     r.note += "; this platform cannot serve " + to_string(input.of(options.epoch)) +

@@ -120,6 +120,21 @@ class Comparison(unittest.TestCase):
         self.assertEqual(float(written[0]["error_pct"]), 20.0)
         self.assertIn("no cluster mapping", written[2]["why_not_predicted"])
 
+    def test_staged_rows_compare_the_staging_phase(self):
+        plans = [self.m.plan_row(r, self.systems) for r in self.measured[:2]]
+        plans[0]["store"] = "node_local"  # staged: its logs time the staging
+        measured = [dict(r, staging_s_median="40.0") for r in self.measured[:2]]
+        sims = [dict(sim_row(120.0, 8), staging_s="50.0"), dict(sim_row(360.0, 32), staging_s="0")]
+        a, b = self.m.compare(plans, measured, sims)
+        self.assertAlmostEqual(a["predicted_staging_s"], 50.0)
+        self.assertAlmostEqual(a["staging_error_pct"], 25.0)
+        self.assertIsNone(b["measured_staging_s"])  # not staged: nothing to compare
+        self.assertIsNone(b["staging_error_pct"])
+        stats = self.m.summary([a, b])
+        self.assertEqual(len(stats["staging"]), 1)
+        self.assertIn("| small_n4 | 4 | 40.0 | 50.0 | 25.0 |",
+                      self.m.markdown([a, b], stats, "test"))
+
     def test_failed_simulation_is_not_predicted_and_says_why(self):
         plans = [self.m.plan_row(self.measured[0], self.systems)]
         rows = self.m.compare(plans, self.measured[:1],

@@ -80,6 +80,25 @@ TEST(InputPlan, ThePageCacheServesLaterEpochsWhenANodesShareFitsItsHostMemory) {
   EXPECT_NE(full.note.find("host memory"), std::string::npos) << full.note;
 }
 
+// MLPerf HPC's staged submissions copy the data set to the nodes before training: a phase of its
+// own, after which every epoch, the first too, reads the staged copy.
+TEST(InputPlan, StagingToLocalStorageIsAPhaseBeforeTheFirstStep) {
+  const auto staged = plan_input(files(DataStore::node_local, 8000), cluster(), 32, 1e9);
+  EXPECT_TRUE(staged.staged);
+  EXPECT_EQ(staged.first_epoch, InputSource::node_local_storage);
+  EXPECT_FALSE(staged.epochs_differ());
+  EXPECT_DOUBLE_EQ(staged.staged_bytes_per_node, 8000 * 1e9 / 8);  // 8 nodes
+  EXPECT_NE(staged.description().find("stages its share"), std::string::npos)
+      << staged.description();
+  // Without io.samples the share, and so the staging's time, is unknown.
+  const auto unknown = plan_input(files(DataStore::node_local), cluster(), 32, 1e9);
+  EXPECT_TRUE(unknown.staged);
+  EXPECT_DOUBLE_EQ(unknown.staged_bytes_per_node, 0);
+  // A data store in host memory fills during the first epoch: nothing is staged.
+  EXPECT_FALSE(plan_input(files(DataStore::memory, 2048), cluster(), 32, 1e9).staged);
+  EXPECT_FALSE(plan_input(files(DataStore::node_local, 8001), cluster(), 32, 1e9).staged);
+}
+
 TEST(InputPlan, ANodeWithoutLocalStorageCannotStage) {
   auto bare = cluster();
   bare.node.local_storage_bytes = 0;

@@ -37,6 +37,7 @@ PointResult sample_point() {
   p.step_seconds = 0.1;
   p.samples_per_second = 80.00000000000001;
   p.first_epoch_step_seconds = 0.4375;
+  p.staging_seconds = 812.25;
   p.input_source = "peer_memory";
   p.breakdown.compute_seconds = 0.07;
   p.breakdown.halo_seconds = 1e-300;
@@ -162,12 +163,26 @@ TEST(ResultsJson, AMalformedPointNamesItsKey) {
   EXPECT_THROW(results_from_run_json(nlohmann::json::array(), "run.json"), std::runtime_error);
 }
 
+// Results written before the staging phase have no staging_s column: nothing was staged.
+TEST(ResultsCsv, FilesWithoutTheStagingColumnReadAsNothingStaged) {
+  auto csv = results_to_csv({sample_point()});
+  for (const std::string field : {",staging_s", ",812.25"}) {
+    const auto at = csv.find(field);
+    ASSERT_NE(at, std::string::npos) << field;
+    csv.erase(at, field.size());
+  }
+  const auto points = results_from_csv(csv, "old.csv");
+  ASSERT_EQ(points.size(), 1u);
+  EXPECT_EQ(points[0].staging_seconds, 0);
+  EXPECT_EQ(points[0].first_epoch_step_seconds, 0.4375);
+}
+
 TEST(ResultsCsv, HeaderIsTheColumnList) {
   const auto csv = results_to_csv({sample_point()});
   std::string header;
   for (const auto& column : results_csv_columns()) header += (header.empty() ? "" : ",") + column;
   EXPECT_EQ(first_line(csv), header);
-  EXPECT_EQ(results_csv_columns().size(), 34u);
+  EXPECT_EQ(results_csv_columns().size(), 35u);
   EXPECT_EQ(results_csv_columns().front(), "scenario");
   EXPECT_EQ(results_csv_columns().back(), "note");
   EXPECT_EQ(first_line(results_to_csv({})), header);
@@ -264,7 +279,7 @@ TEST(ResultsCsvErrors, WrongFieldCount) {
   const auto csv = results_to_csv({sample_point(), sample_point()});
   const auto message = runtime_error_of([&] { results_from_csv(csv + "a,b,c\n", "short.csv"); });
   EXPECT_TRUE(contains(message, "short.csv:4")) << message;
-  EXPECT_TRUE(contains(message, "expected 34 fields, got 3")) << message;
+  EXPECT_TRUE(contains(message, "expected 35 fields, got 3")) << message;
 }
 
 TEST(ResultsCsvErrors, WrongHeader) {
@@ -421,7 +436,7 @@ TEST(ResultsJson, EveryCsvColumnHasAJsonCounterpart) {
   const auto j = to_json(sample_point());
   for (const std::string column :
        {"scenario", "point", "backend", "gpus", "mini_batch", "global_batch", "status", "step_s",
-        "samples_per_s", "first_epoch_step_s", "input_source", "peak_memory_bytes",
+        "samples_per_s", "first_epoch_step_s", "staging_s", "input_source", "peak_memory_bytes",
         "device_capacity_bytes", "fits", "epochs", "steps_to_target", "time_to_train_s", "note"}) {
     EXPECT_TRUE(j.contains(column)) << column;
   }

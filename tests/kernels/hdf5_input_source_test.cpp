@@ -101,6 +101,35 @@ TEST(Hdf5InputSource, AStoreReadsEachFileOnceAndServesLaterEpochsFromMemory) {
   }
 }
 
+// Staged (io.store: node_local, the input plan's staging phase): stage() reads the rank's share
+// of the data set, every sample of an epoch, before the first step; every step, the first too,
+// then takes its samples from the store, the same samples a plain source reads.
+TEST(Hdf5InputSource, StagingReadsTheRanksShareBeforeTheFirstStep) {
+  ScratchDirectory scratch;
+  io::generate_synthetic_dataset(
+      {.directory = scratch.path(), .samples = kSamples, .width = 8, .seed = 5});
+  auto io = io_of(scratch);
+  const auto plain = read_steps(io, 2 * kSamples);
+  // Unstaged, stage() reads nothing.
+  EXPECT_EQ(
+      hdf5_input_source(io, kSample, kTargets, placement(), 1, InputSource::file_system)->stage(),
+      0);
+  io.store = DataStore::node_local;
+  // Two steps only: the share is still the whole epoch's four samples.
+  auto source = hdf5_input_source(io, kSample, kTargets, placement(), 2,
+                                  InputSource::node_local_storage, true);
+  EXPECT_GT(source->stage(), 0);
+  EXPECT_NE(source->description().find("4 samples) staged"), std::string::npos)
+      << source->description();
+  std::filesystem::remove_all(scratch.path());  // staged: no step reads a file
+  for (std::size_t step = 0; step < 2; ++step) {
+    double io_seconds = 0;
+    EXPECT_EQ(source->next(io_seconds).volume, plain[step].volume) << "step " << step;
+    EXPECT_EQ(source->last_source(), InputSource::own_memory);
+    EXPECT_EQ(io_seconds, 0);
+  }
+}
+
 // The page cache is the operating system's: every epoch reads the files again (they may be
 // gone from the cache, never from the disk), and the epochs after the first say where the
 // simulator takes them from.

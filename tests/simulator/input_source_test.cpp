@@ -59,6 +59,26 @@ TEST(InputSource, NodeLocalStorageServesTheWholeSampleFromTheNodesDisk) {
   EXPECT_NEAR(result.breakdown.io_seconds, kSampleBytes / 2e9, 0.01 * kSampleBytes / 2e9);
 }
 
+// Staged before the first step: each node copies its share (4,000 samples over 4 nodes, 524 MB)
+// from its file-system server's disk (1 GB/s, the slowest of disk, NIC and its own 2 GB/s disk);
+// every epoch, the first too, then reads the staged copy.
+TEST(InputSource, StagingCopiesEachNodesShareBeforeTheFirstStep) {
+  const auto result = simulate("{format: hdf5, prefetch: false, store: node_local, samples: 4000}");
+  const double share = 4000 * kSampleBytes / 4;
+  EXPECT_NEAR(result.staging_seconds, share / 1e9, 0.01 * share / 1e9);
+  EXPECT_EQ(result.input_source, "node_local_storage");
+  EXPECT_EQ(result.first_epoch_step_seconds, result.step_seconds);
+  EXPECT_NE(result.note.find("stages its share"), std::string::npos) << result.note;
+  // Two nodes to a server halve what each gets of it.
+  const auto shared = simulate("{format: hdf5, prefetch: false, store: node_local, samples: 4000}",
+                               "data_store_two_servers.yaml");
+  EXPECT_NEAR(shared.staging_seconds, 2 * share / 1e9, 0.02 * share / 1e9);
+  // Without io.samples the share is not known: nothing is timed.
+  EXPECT_EQ(simulate("{format: hdf5, prefetch: false, store: node_local}").staging_seconds, 0);
+  EXPECT_EQ(
+      simulate("{format: hdf5, prefetch: false, store: memory, samples: 4000}").staging_seconds, 0);
+}
+
 TEST(InputSource, AStoreTooSmallForItsShareReadsTheFileSystemAndSaysWhy) {
   // 8,000 samples of 524,288 bytes over 4 nodes: 1.05 GB a node, more than its 1 GB.
   const auto result = simulate("{format: hdf5, prefetch: false, store: memory, samples: 8000}");

@@ -24,8 +24,11 @@ void fill_time_to_train(PointResult& point, const StatisticalEfficiency& efficie
   point.epochs = target.epochs;
   point.steps_to_target = target.steps;
   if (point.status == PointStatus::ok && point.step_seconds > 0) {
-    point.time_to_train_seconds = time_to_train_seconds(
-        target, efficiency, point.global_batch, point.step_seconds, point.first_epoch_step_seconds);
+    // The staging phase comes once, before the first step.
+    point.time_to_train_seconds =
+        point.staging_seconds + time_to_train_seconds(target, efficiency, point.global_batch,
+                                                      point.step_seconds,
+                                                      point.first_epoch_step_seconds);
   }
   if (target.extrapolated) {
     const std::string sentence =

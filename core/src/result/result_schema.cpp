@@ -45,6 +45,7 @@ std::vector<std::string> row_of(const PointResult& p) {
           number(p.step_seconds),
           number(p.samples_per_second),
           number(p.first_epoch_step_seconds),
+          number(p.staging_seconds),
           p.input_source,
           number(b.compute_seconds),
           number(b.halo_seconds),
@@ -121,6 +122,7 @@ const std::vector<std::string>& results_csv_columns() {
                                                 "step_s",
                                                 "samples_per_s",
                                                 "first_epoch_step_s",
+                                                "staging_s",
                                                 "input_source",
                                                 "compute_s",
                                                 "halo_s",
@@ -147,11 +149,11 @@ const std::vector<std::string>& results_csv_columns() {
 namespace {
 
 // Columns added after the first files were written, in groups a file has whole or not at all:
-// time to train and the tensor degree (2026-11). Files without them still read, with those
-// fields 0 (the tensor degree 1).
+// time to train, the tensor degree and the staging phase (2026-11). Files without them still
+// read, with those fields 0 (the tensor degree 1).
 const std::vector<std::vector<std::string>>& added_later() {
   static const std::vector<std::vector<std::string>> groups{
-      {"tensor_degree"}, {"epochs", "steps_to_target", "time_to_train_s"}};
+      {"tensor_degree"}, {"epochs", "steps_to_target", "time_to_train_s"}, {"staging_s"}};
   return groups;
 }
 
@@ -237,6 +239,7 @@ std::vector<PointResult> results_from_csv(const std::string& text, const std::st
       p.step_seconds = to_number(field("step_s"), where);
       p.samples_per_second = to_number(field("samples_per_s"), where);
       p.first_epoch_step_seconds = to_number(field("first_epoch_step_s"), where);
+      p.staging_seconds = optional_number("staging_s", 0);  // none before the staging phase
       p.input_source = field("input_source");
       auto& b = p.breakdown;
       const std::pair<const char*, double*> numbers[] = {
@@ -289,6 +292,7 @@ nlohmann::json to_json(const PointResult& p) {
                          {"step_s", p.step_seconds},
                          {"samples_per_s", p.samples_per_second},
                          {"first_epoch_step_s", p.first_epoch_step_seconds},
+                         {"staging_s", p.staging_seconds},
                          {"input_source", p.input_source},
                          {"breakdown_s",
                           {{"compute", b.compute_seconds},
@@ -361,6 +365,8 @@ PointResult point_result_from_json(const nlohmann::json& entry) {
   p.step_seconds = number(entry, "step_s");
   p.samples_per_second = number(entry, "samples_per_s");
   p.first_epoch_step_seconds = number(entry, "first_epoch_step_s");
+  // Run documents written before the staging phase have none.
+  p.staging_seconds = entry.contains("staging_s") ? number(entry, "staging_s") : 0;
   p.input_source = text(entry, "input_source");
   const auto& breakdown = at(entry, "breakdown_s");
   auto& b = p.breakdown;

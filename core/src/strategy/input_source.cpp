@@ -49,6 +49,14 @@ std::string InputPlan::description() const {
                          ? "steady state (epochs after the first): " + phrase(later_epochs) +
                                "; the first epoch: " + phrase(first_epoch) + " (first_epoch_step_s)"
                          : phrase(later_epochs);
+  if (staged) {
+    text += staged_bytes_per_node > 0
+                ? "; before the first step each node stages its share of the data set (" +
+                      format_bytes(staged_bytes_per_node) +
+                      ") from the parallel file system to its local storage (staging_s)"
+                : "; before the first step each node stages its share of the data set to its "
+                  "local storage (not timed: io.samples not given)";
+  }
   if (!note.empty()) text += "; " + note;
   return text;
 }
@@ -71,8 +79,16 @@ InputPlan plan_input(const IoSection& io, const ClusterSpec& cluster, std::int64
                 " described; every epoch reads the file system";
     return plan;
   }
-  if (!io.samples) {
+  // A staged data set is read from its staged copy from the first step on.
+  const auto use_store = [&](double staged_bytes) {
     plan.later_epochs = store;
+    if (!local_storage) return;
+    plan.first_epoch = store;
+    plan.staged = true;
+    plan.staged_bytes_per_node = staged_bytes;
+  };
+  if (!io.samples) {
+    use_store(0);
     plan.note = "io.samples not given: the data store is assumed to fit the nodes' " + what +
                 " (each node's share of the data set)";
     return plan;
@@ -87,7 +103,7 @@ InputPlan plan_input(const IoSection& io, const ClusterSpec& cluster, std::int64
                 "; every epoch reads the file system";
     return plan;
   }
-  plan.later_epochs = store;
+  use_store(share_bytes);
   return plan;
 }
 

@@ -308,7 +308,7 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
     if (scenario.io.format == DatasetFormat::hdf5) {
       // A prefetching step reads the next step's samples: one step more than are trained.
       source = hdf5_input_source(scenario.io, sample, target_layout(loaded.model), placement,
-                                 warmup + measured + 1, input_plan.later_epochs);
+                                 warmup + measured + 1, input_plan.later_epochs, input_plan.staged);
     } else {
       source = synthetic_input_source(
           {.seed = 1,
@@ -354,6 +354,9 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
     return result;
   }
 
+  // The staging phase: the slowest rank's.
+  const auto staging = gather_values(ranks, source->stage());
+  result.staging_seconds = *std::max_element(staging.begin(), staging.end());
   const auto measurement = train(*trainer, *source, ranks, warmup, measured, input_plan);
   if (!measurement.diverged.empty()) {
     result.status = PointStatus::failed;

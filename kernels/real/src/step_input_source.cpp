@@ -1,6 +1,7 @@
 #include "tessera/kernels/real/step_input_source.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -73,12 +74,14 @@ std::vector<float> crop(std::span<const float> whole, const io::VolumeShape& sha
 class Hdf5Source : public StepInputSource {
  public:
   Hdf5Source(const IoSection& io, const TensorShape& sample, const TargetLayout& targets,
-             const InputPlacement& placement, std::int64_t steps, InputSource later_epochs)
+             const InputPlacement& placement, std::int64_t steps, InputSource later_epochs,
+             bool staged)
       : directory_(io.dataset),
         placement_(placement),
         io_(io),
         classes_(targets.classes),
-        later_epochs_(later_epochs) {
+        later_epochs_(later_epochs),
+        staged_(staged && keeps_samples()) {
     const auto index = io::index_dataset(directory_);
     shape_ = index.shape;
     layout_ = index.layout;
@@ -110,19 +113,31 @@ class Hdf5Source : public StepInputSource {
                            " layout do not give (tessera data generate --task makes one)");
     }
     const auto paths = index.paths();
+    const auto path_of = [&](std::int64_t step, std::int64_t s) {
+      return paths[static_cast<std::size_t>((first_sample_of(placement, step) + s) %
+                                            static_cast<std::int64_t>(paths.size()))];
+    };
     std::vector<std::string> reads;
-    for (std::int64_t step = 0; step < steps; ++step) {
-      for (std::int64_t s = 0; s < placement.mini_batch; ++s) {
-        const auto sample_index =
-            (first_sample_of(placement, step) + s) % static_cast<std::int64_t>(paths.size());
-        const auto& path = paths[static_cast<std::size_t>(sample_index)];
-        order_.push_back(path);
-        // With a store, a sample's file is read once: later epochs find it in the store.
-        if (!keeps_samples() || std::find(reads.begin(), reads.end(), path) == reads.end()) {
-          reads.push_back(path);
-        }
+    // With a store, a sample's file is read once: later epochs find it in the store.
+    const auto read_once = [&](const std::string& path) {
+      if (!keeps_samples() || std::find(reads.begin(), reads.end(), path) == reads.end()) {
+        reads.push_back(path);
       }
+    };
+    for (std::int64_t step = 0; step < steps; ++step) {
+      for (std::int64_t s = 0; s < placement.mini_batch; ++s) order_.push_back(path_of(step, s));
     }
+    if (staged_) {
+      // The replica's samples of a whole epoch, read before the first step.
+      const auto epoch_steps =
+          (static_cast<std::int64_t>(paths.size()) + placement.global_batch - 1) /
+          placement.global_batch;
+      for (std::int64_t step = 0; step < epoch_steps; ++step) {
+        for (std::int64_t s = 0; s < placement.mini_batch; ++s) read_once(path_of(step, s));
+      }
+      staging_paths_ = reads;
+    }
+    for (const auto& path : order_) read_once(path);
     for (int axis = 0; axis < 3; ++axis) {
       box_.begin[axis] = placement.first[static_cast<std::size_t>(axis)];
       box_.end[axis] = box_.begin[axis] + placement.count[static_cast<std::size_t>(axis)];
@@ -147,23 +162,10 @@ class Hdf5Source : public StepInputSource {
         shard = &kept->second;
         if (last_source_ == InputSource::none) last_source_ = store_source();
       } else {
-        const auto* sample = prefetcher_->next();
-        if (sample == nullptr) throw std::runtime_error("the prefetcher ran out of samples");
-        io_seconds += sample->stall_seconds;
         const bool again = !read_before_.insert(path).second;
         last_source_ = again && later_epochs_ == InputSource::page_cache ? InputSource::page_cache
                                                                          : InputSource::file_system;
-        fresh_.volume = io_.read_sub_volume
-                            ? std::vector<float>(sample->volume.begin(), sample->volume.end())
-                            : crop(sample->volume, shape_, box_);
-        const bool labels = layout_ == io::SampleLayout::segmentation;
-        fresh_.targets =
-            labels && !io_.read_sub_volume
-                ? crop(sample->targets, {.channels = 1, .spatial = shape_.spatial}, box_)
-                : sample->targets;
-        if (auto problem = sanitize(path, fresh_); problem && !problem_) problem_ = problem;
-        shard = &fresh_;
-        if (keeps_samples()) shard = &(store_[path] = fresh_);
+        shard = &read_next(path, io_seconds);
       }
       input.volume.insert(input.volume.end(), shard->volume.begin(), shard->volume.end());
       input.targets.insert(input.targets.end(), shard->targets.begin(), shard->targets.end());
@@ -174,6 +176,14 @@ class Hdf5Source : public StepInputSource {
   InputSource last_source() const override { return last_source_; }
   const InputError* input_problem() const override { return problem_ ? &*problem_ : nullptr; }
 
+  double stage() override {
+    if (!staged_) return 0;
+    const auto start = std::chrono::steady_clock::now();
+    double stalled = 0;
+    for (const auto& path : staging_paths_) read_next(path, stalled);
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+
   std::string description() const override {
     const auto statistics = prefetcher_->statistics();
     char rate[64];
@@ -181,9 +191,13 @@ class Hdf5Source : public StepInputSource {
     return "HDF5 data set " + directory_ + ", " +
            (io_.read_sub_volume ? "sub-volume reads" : "whole-sample reads cut to the shard") +
            (io_.prefetch ? " prefetched" : " when asked (no prefetch)") + ", " + rate +
-           (keeps_samples() ? ", samples kept in host memory after the first epoch (store: " +
-                                  to_string(io_.store) + ")"
-                            : std::string());
+           (staged_
+                ? ", the rank's share of the data set (" + std::to_string(staging_paths_.size()) +
+                      " samples) staged into host memory before the first step (store: " +
+                      to_string(io_.store) + ")"
+            : keeps_samples() ? ", samples kept in host memory after the first epoch (store: " +
+                                    to_string(io_.store) + ")"
+                              : std::string());
   }
 
  private:
@@ -191,6 +205,23 @@ class Hdf5Source : public StepInputSource {
     std::vector<float> volume;
     std::vector<float> targets;
   };
+
+  // The prefetcher's next sample (the file `path`), the rank's part of it, kept in the store
+  // where there is one; adds the time waited for it to `io_seconds`.
+  const Shard& read_next(const std::string& path, double& io_seconds) {
+    const auto* sample = prefetcher_->next();
+    if (sample == nullptr) throw std::runtime_error("the prefetcher ran out of samples");
+    io_seconds += sample->stall_seconds;
+    fresh_.volume = io_.read_sub_volume
+                        ? std::vector<float>(sample->volume.begin(), sample->volume.end())
+                        : crop(sample->volume, shape_, box_);
+    const bool labels = layout_ == io::SampleLayout::segmentation;
+    fresh_.targets = labels && !io_.read_sub_volume
+                         ? crop(sample->targets, {.channels = 1, .spatial = shape_.spatial}, box_)
+                         : sample->targets;
+    if (auto problem = sanitize(path, fresh_); problem && !problem_) problem_ = problem;
+    return keeps_samples() ? (store_[path] = fresh_) : fresh_;
+  }
 
   // Values training cannot use: a NaN would turn the loss into NaN, a label outside the classes
   // would make the loss kernel refuse it on this rank while the others wait in a collective.
@@ -238,6 +269,8 @@ class Hdf5Source : public StepInputSource {
   IoSection io_;
   std::int64_t classes_ = 0;
   InputSource later_epochs_ = InputSource::file_system;
+  bool staged_ = false;
+  std::vector<std::string> staging_paths_;  // the rank's share, read by stage()
   std::optional<InputError> problem_;
   io::VolumeShape shape_;
   io::SampleLayout layout_ = io::SampleLayout::cosmoflow;
@@ -261,8 +294,9 @@ std::unique_ptr<StepInputSource> synthetic_input_source(const SyntheticInput& so
 std::unique_ptr<StepInputSource> hdf5_input_source(const IoSection& io, const TensorShape& sample,
                                                    const TargetLayout& targets,
                                                    const InputPlacement& placement,
-                                                   std::int64_t steps, InputSource later_epochs) {
-  return std::make_unique<Hdf5Source>(io, sample, targets, placement, steps, later_epochs);
+                                                   std::int64_t steps, InputSource later_epochs,
+                                                   bool staged) {
+  return std::make_unique<Hdf5Source>(io, sample, targets, placement, steps, later_epochs, staged);
 }
 
 }  // namespace tessera::kernels::real

@@ -48,6 +48,9 @@ struct PointResult {
   // A step of the first epoch, which reads every sample from the file system where later epochs
   // read a data store (input_source.hpp); equals step_seconds where the epochs read alike.
   double first_epoch_step_seconds = 0;
+  // The staging phase before the first step (io.store: node_local): each node copying its share
+  // of the data set to its local storage; 0 where nothing is staged or it was not timed.
+  double staging_seconds = 0;
   std::string input_source = "none";  // where steady-state steps read their samples
   StepBreakdown breakdown;
   double peak_memory_bytes = 0;     // per GPU, the busiest one

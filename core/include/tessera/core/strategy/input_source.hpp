@@ -7,7 +7,8 @@
 // (io.store: memory, LBANN's data store: with samples shuffled across the machine, another node
 // holds each one, so it crosses the network), or from node-local storage the data set was staged
 // to (io.store: node_local, as MLPerf HPC submissions do: each node keeps its share of the data
-// set and shuffles within it), or from the operating system's page cache (io.store: page_cache:
+// set and shuffles within it; the staging is a phase of its own before the first step, which
+// then reads the staged copy too), or from the operating system's page cache (io.store: page_cache:
 // nothing is staged, but each rank reads the same fixed shard of the files every epoch, as the
 // MLPerf HPC CosmoFlow reference does, so a node's share stays in its host memory after the
 // first epoch). A store that cannot hold its share of the data set is not used: every epoch then
@@ -38,6 +39,11 @@ struct InputPlan {
   InputSource first_epoch = InputSource::none;
   InputSource later_epochs = InputSource::none;
   std::string note;  // what the plan assumed or why a store is not used; empty when nothing to say
+  // Staged (node-local storage): before the first step each node copies its share of the data
+  // set, this many bytes, from the parallel file system (0: nothing staged, or the share is not
+  // known without io.samples).
+  double staged_bytes_per_node = 0;
+  bool staged = false;
 
   bool epochs_differ() const { return first_epoch != later_epochs; }
   InputSource of(Epoch epoch) const { return epoch == Epoch::first ? first_epoch : later_epochs; }

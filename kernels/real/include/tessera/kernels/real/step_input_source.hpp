@@ -40,6 +40,10 @@ class StepInputSource {
   // label outside the model's classes), naming the file and dataset; null while all were sound.
   // next() never throws for them: the ranks stop together once they have compared notes.
   virtual const InputError* input_problem() const { return nullptr; }
+  // The staging phase (input_source.hpp), before the first step: where the input plan stages the
+  // data set, reads the rank's share of it (every sample its replica takes in an epoch, its part
+  // of each) into its store; returns the seconds it took (0: nothing staged).
+  virtual double stage() { return 0; }
 };
 
 std::unique_ptr<StepInputSource> synthetic_input_source(const SyntheticInput& source,
@@ -48,10 +52,12 @@ std::unique_ptr<StepInputSource> synthetic_input_source(const SyntheticInput& so
 // for a regression of four values, 3D U-Net's to label voxels). Throws tessera::InputError
 // naming the directory or file when the data set does not fit the model. After the first epoch
 // samples come from `later_epochs` (the input plan's, input_source.hpp): kept in host memory when
-// that is a store, read again when it is the file system.
+// that is a store, read again when it is the file system. `staged`: the plan stages the data set
+// (stage() reads the rank's share before the first step, which then reads the store).
 std::unique_ptr<StepInputSource> hdf5_input_source(const IoSection& io, const TensorShape& sample,
                                                    const TargetLayout& targets,
                                                    const InputPlacement& placement,
-                                                   std::int64_t steps, InputSource later_epochs);
+                                                   std::int64_t steps, InputSource later_epochs,
+                                                   bool staged = false);
 
 }  // namespace tessera::kernels::real
