@@ -64,6 +64,9 @@ struct TrainingCase {
   // What the ranks summing the gradients split between them (ZeRO).
   ShardLevel shard = ShardLevel::none;
   double gradient_bucket_bytes = 1 << 20;
+  // The buckets summed beside backward, waited for at its end (a GPU's program), not each where
+  // it is queued (a CPU's).
+  bool overlap_gradients = false;
   // The device: a CPU holding at most this much (none: the shared uncapped one).
   Device* device = nullptr;
   // Each replica's samples per step, where they differ (data_split: proportional); empty:
@@ -180,8 +183,8 @@ inline void expect_trains_like(const TrainingRun& run, const TrainingRun& refere
 }
 
 // The step program of `stage` for case `c`, as the real backend builds it on a CPU (each bucket
-// waited for where it is queued), reading nothing (synthetic samples), its kernels undivided at
-// the roofline or as `micro_batching` says.
+// waited for where it is queued, unless the case overlaps them), reading nothing (synthetic
+// samples), its kernels undivided at the roofline or as `micro_batching` says.
 inline StepProgram cpu_program(const ModelGraph& model, const ShardPlan& plan,
                                const TrainingCase& c, const NetworkMicroBatchPlan& micro_batching,
                                int stage, const ProfileDatabase* profiles) {
@@ -194,7 +197,7 @@ inline StepProgram cpu_program(const ModelGraph& model, const ShardPlan& plan,
   const StepOptions options{.optimizer = c.optimizer,
                             .gradient_bucket_bytes = c.gradient_bucket_bytes,
                             .input_source = InputSource::none,
-                            .overlap_gradient_allreduce = false,
+                            .overlap_gradient_allreduce = c.overlap_gradients,
                             .batch_norm_over_replicas = c.global_batch_norm,
                             .offload = c.offload,
                             .workspace_bytes = workspace_bytes,

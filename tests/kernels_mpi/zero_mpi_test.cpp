@@ -23,6 +23,7 @@ struct Case {
   ShardLevel shard = ShardLevel::optimizer;
   Optimizer optimizer = Optimizer::momentum;
   std::int64_t micro_batches = 1;
+  bool overlap = false;  // the buckets summed beside backward, as on GPUs
 };
 
 std::ostream& operator<<(std::ostream& out, const Case& c) {
@@ -39,6 +40,7 @@ testing::TrainingCase sharded_case(const Case& c, ShardLevel shard) {
   parallel.config.micro_batches = c.micro_batches;
   parallel.shard = shard;
   parallel.gradient_bucket_bytes = 4096;  // several buckets, each reduce-scattered
+  parallel.overlap_gradients = c.overlap;
   return parallel;
 }
 
@@ -68,6 +70,11 @@ TEST_P(ZeroOverMpi, MatchesOneRankTrainingTheGlobalBatch) {
   EXPECT_GT(count(run.program, StepOpKind::gradient_reduce_scatter), 1U);
   EXPECT_EQ(count(run.program, StepOpKind::gradient_allreduce), 0U);
   EXPECT_GT(count(run.program, StepOpKind::group_allgather), 0U);
+  // Overlapped, the program frees each bucket's buffer by waiting for the bucket before last.
+  const bool waits_for_a_bucket = std::any_of(
+      run.program.ops.begin(), run.program.ops.end(),
+      [](const StepOp& op) { return op.kind == StepOpKind::gradient_wait && op.bucket >= 0; });
+  EXPECT_EQ(waits_for_a_bucket, c.overlap && c.shard >= ShardLevel::gradients);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -82,6 +89,12 @@ INSTANTIATE_TEST_SUITE_P(
                       Case{.name = "tiny GPT, weights sharded (ZeRO-3)",
                            .model = "gpt2",
                            .shard = ShardLevel::weights},
+                      // Backward fills a bucket's buffer while the one before last is reduced:
+                      // the program's waits for it free the buffer in time.
+                      Case{.name = "tiny GPT, gradients sharded, buckets summed beside backward",
+                           .model = "gpt2",
+                           .shard = ShardLevel::gradients,
+                           .overlap = true},
                       Case{.name = "tiny GPT, weights sharded, 2 micro-batches",
                            .model = "gpt2",
                            .shard = ShardLevel::weights,
