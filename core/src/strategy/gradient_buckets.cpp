@@ -1,6 +1,9 @@
 #include "tessera/core/strategy/gradient_buckets.hpp"
 
+#include <algorithm>
 #include <utility>
+
+#include "tessera/core/strategy/table_copies.hpp"
 
 namespace tessera {
 
@@ -27,6 +30,25 @@ std::vector<GradientBucket> gradient_buckets(const ShardPlan& plan, int stage, d
   }
   if (!bucketing.empty()) buckets.push_back(bucketing.close());
   return buckets;
+}
+
+double staged_gradient_bytes(const ModelGraph& model, const ShardPlan& plan, int stage,
+                             double bucket_bytes, DType dtype) {
+  const auto buckets = gradient_buckets(plan, stage, bucket_bytes, dtype);
+  double largest_bucket = 0;
+  for (const auto& bucket : buckets) largest_bucket = std::max(largest_bucket, bucket.bytes);
+  const auto on_stage = [&](std::size_t layer) { return plan.layers[layer].stage == stage; };
+  const auto holder = table_copies(model, plan).holder;
+  std::vector<bool> written_early(holder.size(), false);
+  for (std::size_t i = 0; i < holder.size(); ++i) {
+    if (on_stage(i) && holder[i] < i && on_stage(holder[i])) written_early[holder[i]] = true;
+  }
+  double tables = 0;
+  for (std::size_t i = 0; i < holder.size(); ++i) {
+    if (written_early[i]) tables += static_cast<double>(plan.layers[i].parameters);
+  }
+  return static_cast<double>(std::min<std::size_t>(buckets.size(), 2)) * largest_bucket +
+         tables * static_cast<double>(dtype_bytes(dtype));
 }
 
 bool stages_gradients(ShardLevel shard, std::int64_t summing_gpus, std::int64_t micro_batches) {

@@ -7,7 +7,6 @@
 #include "tessera/core/model/layer_cost.hpp"
 #include "tessera/core/strategy/gradient_buckets.hpp"
 #include "tessera/core/strategy/recompute_segments.hpp"
-#include "tessera/core/strategy/table_copies.hpp"
 
 namespace tessera {
 namespace {
@@ -98,27 +97,6 @@ class StagePlanner {
     return result_.at_layer[layer][static_cast<std::size_t>(moment)];
   }
 
-  // Sharded gradients held whole while summed (gradient_buckets.hpp): two buckets' buffers in
-  // turn (one where there is one bucket), and the tables a later layer on the stage writes
-  // first (a tied head), whole from that write to their own bucket's sum.
-  double staged_gradient_bytes(double bytes_per_parameter) const {
-    const auto buckets =
-        gradient_buckets(plan_, result_.stage, inputs_.gradient_bucket_bytes, inputs_.dtype);
-    double largest_bucket = 0;
-    for (const auto& bucket : buckets) largest_bucket = std::max(largest_bucket, bucket.bytes);
-    const auto holder = table_copies(model_, plan_).holder;
-    std::vector<bool> written_early(holder.size(), false);
-    for (std::size_t i = 0; i < holder.size(); ++i) {
-      if (on_stage(i) && holder[i] < i && on_stage(holder[i])) written_early[holder[i]] = true;
-    }
-    double tables = 0;
-    for (std::size_t i = 0; i < holder.size(); ++i) {
-      if (written_early[i]) tables += static_cast<double>(plan_.layers[i].parameters);
-    }
-    return static_cast<double>(std::min<std::size_t>(buckets.size(), 2)) * largest_bucket +
-           tables * bytes_per_parameter;
-  }
-
   // Weights, their gradients and the optimizer state, whole or sharded over the GPUs that sum
   // the same gradients (ZeRO): a sharded GPU keeps 1/N of each, with sharded weights the
   // largest layer's gathered whole while it works, and with sharded gradients the buckets'
@@ -146,7 +124,8 @@ class StagePlanner {
     stays(MemoryUse::weights, share(weights, ShardLevel::weights, largest));
     stays(MemoryUse::weight_gradients,
           stages_gradients(shard, static_cast<std::int64_t>(ways), plan_.config.micro_batches)
-              ? weights / ways + staged_gradient_bytes(bytes_per_parameter)
+              ? weights / ways + staged_gradient_bytes(model_, plan_, result_.stage,
+                                                       inputs_.gradient_bucket_bytes, inputs_.dtype)
               : weights);
     stays(MemoryUse::optimizer_state,
           share(weights * optimizer_states(inputs_.optimizer), ShardLevel::optimizer, 0));

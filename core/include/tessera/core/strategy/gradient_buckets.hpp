@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tessera/core/common/dtype.hpp"
+#include "tessera/core/model/model_graph.hpp"
 #include "tessera/core/scenario/scenario.hpp"
 #include "tessera/core/strategy/parallel_strategy.hpp"
 
@@ -45,5 +46,11 @@ std::vector<GradientBucket> gradient_buckets(const ShardPlan& plan, int stage, d
 // with each GPU's 1/N; a table whose gradients a later layer writes first (a tied head) is held
 // whole from that write. Over several micro-batches the gradients add up whole.
 bool stages_gradients(ShardLevel shard, std::int64_t summing_gpus, std::int64_t micro_batches);
+
+// What a GPU of `stage` holds of the gradients whole where they are staged: two buckets' buffers
+// in turn (one where there is one bucket), and the tables a later layer on the stage writes
+// first (a tied head), whole from that write to their own bucket's sum.
+double staged_gradient_bytes(const ModelGraph& model, const ShardPlan& plan, int stage,
+                             double bucket_bytes, DType dtype);
 
 }  // namespace tessera
