@@ -62,20 +62,29 @@ struct Sharded {
     return static_cast<double>(largest) * 4;
   }
 
-  double largest_bucket_bytes() const {
-    double largest = 0;
-    for (const auto& bucket : program.buckets) largest = std::max(largest, bucket.bytes);
-    return largest;
+  // The token embedding, whose table's gradients the tied head writes first in backward.
+  std::size_t tied_table() const {
+    const auto holder = table_copies(model, plan).holder;
+    for (std::size_t i = 0; i < holder.size(); ++i) {
+      if (holder[i] < i) return holder[i];
+    }
+    return SIZE_MAX;
+  }
+  double tied_table_bytes() const {
+    return static_cast<double>(plan.layers.at(tied_table()).parameters) * 4;
   }
 
-  // The token embedding's table, whose gradients the tied head writes first in backward.
-  double tied_table_bytes() const {
-    const auto holder = table_copies(model, plan).holder;
-    double bytes = 0;
-    for (std::size_t i = 0; i < holder.size(); ++i) {
-      if (holder[i] < i) bytes += static_cast<double>(plan.layers[holder[i]].parameters) * 4;
+  // The largest bucket's gradients but the tied table's (which has a buffer of its own).
+  double largest_bucket_bytes() const {
+    double largest = 0;
+    for (const auto& bucket : program.buckets) {
+      double bytes = 0;
+      for (std::size_t layer : bucket.layers) {
+        if (layer != tied_table()) bytes += static_cast<double>(plan.layers[layer].parameters) * 4;
+      }
+      largest = std::max(largest, bytes);
     }
-    return bytes;
+    return largest;
   }
 };
 
@@ -199,6 +208,29 @@ TEST(ShardedOptimizer, TheBucketsAreThoseTheProgramForms) {
     EXPECT_EQ(buckets[b].layers, sharded.program.buckets[b].layers);
     EXPECT_DOUBLE_EQ(buckets[b].bytes, sharded.program.buckets[b].bytes);
   }
+}
+
+// A table larger than the rest of the model together, gathered whole, costs more than sharding
+// saves: the plan counts what ZeRO-3 holds, as the real ranks hold it, not the smaller whole.
+TEST(ShardedOptimizer, ALayerLargerThanTheRestIsGatheredWholeAllTheSame) {
+  const auto model = build_zoo_model(
+      "gpt2", {{"layers", "1"}, {"hidden", "64"}, {"heads", "4"}, {"sequence_length", "8"}});
+  ParallelConfig config;
+  config.data = 2;
+  config.mini_batch = 2;
+  const auto plan = plan_shards(model, config, "", {});
+  const ComputeCostModel costs{program_test_device(), nullptr, 0};
+  StepOptions options;
+  options.shard = ShardLevel::weights;
+  const auto program = build_step_programs(model, plan, costs, options).at(0);
+  double weights = 0;
+  for (const auto& op : program.ops) {
+    if (op.kind == StepOpKind::allocate && op.memory == MemoryUse::weights) weights += op.bytes;
+  }
+  std::int64_t largest = 0;
+  for (const auto& layer : plan.layers) largest = std::max(largest, layer.parameters);
+  EXPECT_DOUBLE_EQ(weights, program.parameters * 4 / 2 + static_cast<double>(largest) * 4);
+  EXPECT_GT(weights, program.parameters * 4);
 }
 
 TEST(ShardedOptimizer, OneReplicaHasNothingToShard) {

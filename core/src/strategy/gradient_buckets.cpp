@@ -35,8 +35,6 @@ std::vector<GradientBucket> gradient_buckets(const ShardPlan& plan, int stage, d
 double staged_gradient_bytes(const ModelGraph& model, const ShardPlan& plan, int stage,
                              double bucket_bytes, DType dtype) {
   const auto buckets = gradient_buckets(plan, stage, bucket_bytes, dtype);
-  double largest_bucket = 0;
-  for (const auto& bucket : buckets) largest_bucket = std::max(largest_bucket, bucket.bytes);
   const auto on_stage = [&](std::size_t layer) { return plan.layers[layer].stage == stage; };
   const auto holder = table_copies(model, plan).holder;
   std::vector<bool> written_early(holder.size(), false);
@@ -47,8 +45,17 @@ double staged_gradient_bytes(const ModelGraph& model, const ShardPlan& plan, int
   for (std::size_t i = 0; i < holder.size(); ++i) {
     if (written_early[i]) tables += static_cast<double>(plan.layers[i].parameters);
   }
-  return static_cast<double>(std::min<std::size_t>(buckets.size(), 2)) * largest_bucket +
-         tables * static_cast<double>(dtype_bytes(dtype));
+  // A bucket's buffer holds its other layers' gradients.
+  double largest_bucket = 0;
+  for (const auto& bucket : buckets) {
+    double parameters = 0;
+    for (std::size_t layer : bucket.layers) {
+      if (!written_early[layer]) parameters += static_cast<double>(plan.layers[layer].parameters);
+    }
+    largest_bucket = std::max(largest_bucket, parameters);
+  }
+  return (static_cast<double>(std::min<std::size_t>(buckets.size(), 2)) * largest_bucket + tables) *
+         static_cast<double>(dtype_bytes(dtype));
 }
 
 bool stages_gradients(ShardLevel shard, std::int64_t summing_gpus, std::int64_t micro_batches) {

@@ -118,8 +118,10 @@ class StagePlanner {
     auto stays = [&](MemoryUse use, double bytes) {
       if (bytes > 0) result_.at_start.push_back({.use = use, .bytes = bytes});
     };
+    // A share and its working buffers may pass the whole (a layer larger than the rest together
+    // gathered whole): ZeRO holds them all the same.
     auto share = [&](double bytes, ShardLevel from, double working) {
-      return shard >= from && ways > 1 ? std::min(bytes, bytes / ways + working) : bytes;
+      return shard >= from && ways > 1 ? bytes / ways + working : bytes;
     };
     stays(MemoryUse::weights, share(weights, ShardLevel::weights, largest));
     stays(MemoryUse::weight_gradients,

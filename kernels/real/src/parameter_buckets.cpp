@@ -76,24 +76,26 @@ void ParameterBuckets::place_staged_gradients() {
   const auto early = [&](std::size_t layer) {
     return layer < sharding_.written_early.size() && sharding_.written_early[layer];
   };
+  // Per layer, its place in its bucket's buffer or among the tables'.
+  std::vector<std::int64_t> place(floats_.size(), 0);
   std::int64_t largest_bucket = 0, tables = 0;
-  for (const auto& range : buckets_) largest_bucket = std::max(largest_bucket, range.floats);
-  for (std::size_t i = 0; i < floats_.size(); ++i) {
-    if (early(i) && floats_[i] > 0) tables += block_floats(i) * sharding_.ways;
+  for (const auto& layers : bucket_layers_) {
+    std::int64_t filled = 0;
+    for (std::size_t layer : layers) {
+      auto& end = early(layer) ? tables : filled;
+      place[layer] = end;
+      end += block_floats(layer) * sharding_.ways;
+    }
+    largest_bucket = std::max(largest_bucket, filled);
   }
   for (std::size_t slot = 0; slot < std::min<std::size_t>(buckets_.size(), 2); ++slot) {
     staging_[slot] = device_.allocate(bytes_of(largest_bucket));
   }
   if (tables > 0) table_gradients_ = device_.allocate(bytes_of(tables));
-  std::int64_t table_offset = 0;
   for (std::size_t b = 0; b < buckets_.size(); ++b) {
     for (std::size_t layer : bucket_layers_[b]) {
-      if (early(layer)) {
-        gradient_of_[layer] = table_gradients_->data() + table_offset;
-        table_offset += block_floats(layer) * sharding_.ways;
-      } else {
-        gradient_of_[layer] = staging_[b % 2]->data() + (offsets_[layer] - buckets_[b].offset);
-      }
+      gradient_of_[layer] =
+          (early(layer) ? table_gradients_->data() : staging_[b % 2]->data()) + place[layer];
     }
   }
 }

@@ -49,7 +49,8 @@ bool stages_gradients(ShardLevel shard, std::int64_t summing_gpus, std::int64_t 
 
 // What a GPU of `stage` holds of the gradients whole where they are staged: two buckets' buffers
 // in turn (one where there is one bucket), and the tables a later layer on the stage writes
-// first (a tied head), whole from that write to their own bucket's sum.
+// first (a tied head), whole from that write to their own bucket's sum, in buffers of their own
+// (a bucket's buffer holds its other layers').
 double staged_gradient_bytes(const ModelGraph& model, const ShardPlan& plan, int stage,
                              double bucket_bytes, DType dtype);
 
