@@ -102,8 +102,8 @@ TEST(Hdf5InputSource, AStoreReadsEachFileOnceAndServesLaterEpochsFromMemory) {
 }
 
 // Staged (io.store: node_local, the input plan's staging phase): stage() reads the rank's share
-// of the data set, every sample of an epoch, before the first step; every step, the first too,
-// then takes its samples from the store, the same samples a plain source reads.
+// of the data set, every sample its steps take, before the first step; every step, the first
+// too, then takes its samples from the store, the same samples a plain source reads.
 TEST(Hdf5InputSource, StagingReadsTheRanksShareBeforeTheFirstStep) {
   ScratchDirectory scratch;
   io::generate_synthetic_dataset(
@@ -115,14 +115,14 @@ TEST(Hdf5InputSource, StagingReadsTheRanksShareBeforeTheFirstStep) {
       hdf5_input_source(io, kSample, kTargets, placement(), 1, InputSource::file_system)->stage(),
       0);
   io.store = DataStore::node_local;
-  // Two steps only: the share is still the whole epoch's four samples.
-  auto source = hdf5_input_source(io, kSample, kTargets, placement(), 2,
+  // Two epochs of steps: four samples staged.
+  auto source = hdf5_input_source(io, kSample, kTargets, placement(), 2 * kSamples,
                                   InputSource::node_local_storage, true);
   EXPECT_GT(source->stage(), 0);
   EXPECT_NE(source->description().find("4 samples) staged"), std::string::npos)
       << source->description();
   std::filesystem::remove_all(scratch.path());  // staged: no step reads a file
-  for (std::size_t step = 0; step < 2; ++step) {
+  for (std::size_t step = 0; step < 2 * kSamples; ++step) {
     double io_seconds = 0;
     EXPECT_EQ(source->next(io_seconds).volume, plain[step].volume) << "step " << step;
     EXPECT_EQ(source->last_source(), InputSource::own_memory);

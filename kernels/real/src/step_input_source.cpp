@@ -127,17 +127,9 @@ class Hdf5Source : public StepInputSource {
     for (std::int64_t step = 0; step < steps; ++step) {
       for (std::int64_t s = 0; s < placement.mini_batch; ++s) order_.push_back(path_of(step, s));
     }
-    if (staged_) {
-      // The replica's samples of a whole epoch, read before the first step.
-      const auto epoch_steps =
-          (static_cast<std::int64_t>(paths.size()) + placement.global_batch - 1) /
-          placement.global_batch;
-      for (std::int64_t step = 0; step < epoch_steps; ++step) {
-        for (std::int64_t s = 0; s < placement.mini_batch; ++s) read_once(path_of(step, s));
-      }
-      staging_paths_ = reads;
-    }
     for (const auto& path : order_) read_once(path);
+    // Staged, every file the run's steps take is read before the first step.
+    if (staged_) staging_paths_ = reads;
     for (int axis = 0; axis < 3; ++axis) {
       box_.begin[axis] = placement.first[static_cast<std::size_t>(axis)];
       box_.end[axis] = box_.begin[axis] + placement.count[static_cast<std::size_t>(axis)];

@@ -41,8 +41,9 @@ class StepInputSource {
   // next() never throws for them: the ranks stop together once they have compared notes.
   virtual const InputError* input_problem() const { return nullptr; }
   // The staging phase (input_source.hpp), before the first step: where the input plan stages the
-  // data set, reads the rank's share of it (every sample its replica takes in an epoch, its part
-  // of each) into its store; returns the seconds it took (0: nothing staged).
+  // data set, reads the rank's share of it into its store: every sample the run's steps give its
+  // replica (its part of each), at most an epoch's, so that the store holds no more than the
+  // run reads; returns the seconds it took (0: nothing staged).
   virtual double stage() { return 0; }
 };
 
