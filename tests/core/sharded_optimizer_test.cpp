@@ -185,9 +185,8 @@ TEST(ShardedOptimizer, ShardedGradientsWaitForTheBucketBeforeLastAsEachIsPosted)
     EXPECT_EQ(waits.back()->bucket, -1);
   }
   // Unsharded gradients are summed in place: nothing to free.
-  for (const auto& wait : Sharded(ShardLevel::optimizer).ops(StepOpKind::gradient_wait)) {
-    EXPECT_EQ(wait->bucket, -1);
-  }
+  const Sharded optimizer(ShardLevel::optimizer);
+  for (const auto* wait : optimizer.ops(StepOpKind::gradient_wait)) EXPECT_EQ(wait->bucket, -1);
 }
 
 // Over several micro-batches the gradients add up whole until the last backward pass sums them.
