@@ -115,6 +115,7 @@ void ParameterBuckets::initialize(
   if (holds_weight_blocks()) {
     std::vector<float> blocks(weights_->floats(), 0.0F);
     for (std::size_t i = 0; i < floats_.size(); ++i) {
+      if (floats_[i] == 0) continue;  // in no bucket
       const auto own = host.begin() + offsets_[i] + sharding_.index * block_floats(i);
       std::copy(own, own + block_floats(i), blocks.begin() + state_offsets_[i]);
     }
