@@ -22,7 +22,7 @@ What, per submission (one row per <org>/results/<system>/<benchmark>):
     A system with no accelerators (accelerators_per_node 0 or missing, or an accelerator model
     that is empty or N/A) is CPU-only: it gets no row, and stderr says so.
   - global_batch (`global_batch_size`), train_samples (`train_samples`, the samples of one
-    epoch), per_gpu_batch = global_batch / gpus (the logs of MLPerf HPC v0.7 carry no local batch).
+    epoch), eval_samples (`eval_samples`, the validation set's), per_gpu_batch = global_batch / gpus (the logs of MLPerf HPC v0.7 carry no local batch).
     When the runs disagree, the first run's value is used and the notes say so.
   - runs: result files with at least one complete epoch.
   - Throughput, in samples/s. An epoch is the interval from `epoch_start` to the `epoch_stop`
@@ -75,7 +75,7 @@ MARKER = ":::MLLOG"
 
 COLUMNS = [
     "org", "system", "system_name", "division", "accelerator", "accelerators_per_node", "nodes",
-    "gpus", "framework", "global_batch", "per_gpu_batch", "train_samples", "runs",
+    "gpus", "framework", "global_batch", "per_gpu_batch", "train_samples", "eval_samples", "runs",
     "epochs_median", "throughput_samples_per_s", "throughput_per_gpu",
     "first_epoch_samples_per_s", "epoch_train_s_median", "eval_s_median", "after_eval_s_median",
     "staging_s_median", "run_s_median", "commit", "systems_file", "result_files", "notes",
@@ -237,6 +237,7 @@ def summarize_run(events):
     run = {
         "global_batch": batches[0] if batches else None,
         "train_samples": samples[0] if samples else None,
+        "eval_samples": next((v for v in _values(events, "eval_samples") if _is_number(v)), None),
         "orgs": {str(v) for v in _values(events, "submission_org")},
         "statuses": [e["metadata"].get("status") for e in events if e["key"] == "run_stop"],
         "epochs": epochs, "first": None, "steady": None, "notes": notes,
@@ -425,6 +426,7 @@ def summarize_submission(root, org, system, result_files, commit, lenient=False)
         "global_batch": _fmt(batch),
         "per_gpu_batch": _fmt(per_gpu, 3),
         "train_samples": _fmt(samples),
+        "eval_samples": _fmt(runs[0]["eval_samples"] if runs else None),
         "runs": str(len(runs)),
         "epochs_median": _fmt(_median([len(run["epochs"]) for run in runs]), 1),
         "throughput_samples_per_s": _fmt(steady, 2),

@@ -97,6 +97,13 @@ TEST(InputPlan, StagingToLocalStorageIsAPhaseBeforeTheFirstStep) {
   // A data store in host memory fills during the first epoch: nothing is staged.
   EXPECT_FALSE(plan_input(files(DataStore::memory, 2048), cluster(), 32, 1e9).staged);
   EXPECT_FALSE(plan_input(files(DataStore::node_local, 8001), cluster(), 32, 1e9).staged);
+  // The validation set is staged with it, and must fit with it.
+  auto with_validation = files(DataStore::node_local, 6000);
+  with_validation.validation_samples = 2000;
+  EXPECT_DOUBLE_EQ(plan_input(with_validation, cluster(), 32, 1e9).staged_bytes_per_node,
+                   8000 * 1e9 / 8);
+  with_validation.validation_samples = 2001;
+  EXPECT_FALSE(plan_input(with_validation, cluster(), 32, 1e9).staged);
 }
 
 TEST(InputPlan, ANodeWithoutLocalStorageCannotStage) {

@@ -188,7 +188,7 @@ void parse_memory(Scenario& s, const YamlValue& value) {
 
 void parse_io(Scenario& s, const YamlValue& value) {
   YamlMap map(value, {"format", "dataset", "read_sub_volume", "prefetch", "stored_dtype", "store",
-                      "samples"});
+                      "samples", "validation_samples"});
   remember(s, value);
   if (auto format = map.optional("format")) {
     s.io.format = parse_enum<DatasetFormat>(*format);
@@ -211,6 +211,10 @@ void parse_io(Scenario& s, const YamlValue& value) {
   if (auto samples = map.optional("samples")) {
     s.io.samples = samples->as_integer(1);
     remember(s, *samples);
+  }
+  if (auto validation = map.optional("validation_samples")) {
+    s.io.validation_samples = validation->as_integer(0);
+    remember(s, *validation);
   }
   if (auto stored = map.optional("stored_dtype");
       stored && s.io.format != DatasetFormat::hdf5 && s.io.stored_dtype != StoredDType::float32) {

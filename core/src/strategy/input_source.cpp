@@ -94,8 +94,10 @@ InputPlan plan_input(const IoSection& io, const ClusterSpec& cluster, std::int64
     return plan;
   }
   const std::int64_t nodes = (gpus + cluster.gpus_per_node - 1) / cluster.gpus_per_node;
+  // Staged, the validation set goes to the nodes with the training set.
+  const auto held_samples = *io.samples + (local_storage ? io.validation_samples : 0);
   const double share_bytes =
-      static_cast<double>(*io.samples) * sample_bytes / static_cast<double>(nodes);
+      static_cast<double>(held_samples) * sample_bytes / static_cast<double>(nodes);
   if (share_bytes > capacity_bytes) {
     plan.note = "io.store: " + to_string(io.store) +
                 " does not fit: each node's share of the data set is " + format_bytes(share_bytes) +

@@ -124,6 +124,8 @@ struct IoSection {
   StoredDType stored_dtype = StoredDType::float32;
   DataStore store = DataStore::none;
   std::optional<std::int64_t> samples;  // samples in the data set, if known
+  // Samples of its validation set, staged with it (io.store: node_local); none: not counted.
+  std::int64_t validation_samples = 0;
 };
 
 struct PlatformSection {
