@@ -86,6 +86,7 @@ class Throughput(unittest.TestCase):
         self.assertEqual((row["nodes"], row["gpus"], row["global_batch"], row["per_gpu_batch"]),
                          ("128", "128", "256", "2"))
         self.assertEqual((row["train_samples"], row["runs"]), (str(SAMPLES), "2"))
+        self.assertEqual(row["eval_samples"], "65536")  # the validation set's, as logged
         self.assertEqual(row["framework"], "TensorFlow 2.2.0")
         self.assertAlmostEqual(float(row["throughput_samples_per_s"]), steady, places=2)
         self.assertAlmostEqual(float(row["throughput_per_gpu"]), steady / 128, places=3)
