@@ -35,14 +35,9 @@ std::vector<GradientBucket> gradient_buckets(const ShardPlan& plan, int stage, d
 double staged_gradient_bytes(const ModelGraph& model, const ShardPlan& plan, int stage,
                              double bucket_bytes, DType dtype) {
   const auto buckets = gradient_buckets(plan, stage, bucket_bytes, dtype);
-  const auto on_stage = [&](std::size_t layer) { return plan.layers[layer].stage == stage; };
-  const auto holder = table_copies(model, plan).holder;
-  std::vector<bool> written_early(holder.size(), false);
-  for (std::size_t i = 0; i < holder.size(); ++i) {
-    if (on_stage(i) && holder[i] < i && on_stage(holder[i])) written_early[holder[i]] = true;
-  }
+  const auto written_early = tables_written_early(table_copies(model, plan), plan, stage);
   double tables = 0;
-  for (std::size_t i = 0; i < holder.size(); ++i) {
+  for (std::size_t i = 0; i < written_early.size(); ++i) {
     if (written_early[i]) tables += static_cast<double>(plan.layers[i].parameters);
   }
   // A bucket's buffer holds its other layers' gradients.

@@ -48,4 +48,14 @@ TableCopies table_copies(const ModelGraph& model, const ShardPlan& plan) {
   return table_copies(model, stage_of_layer);
 }
 
+std::vector<bool> tables_written_early(const TableCopies& copies, const ShardPlan& plan,
+                                       int stage) {
+  std::vector<bool> early(copies.holder.size(), false);
+  for (std::size_t i = 0; i < copies.holder.size(); ++i) {
+    // A holder is on its readers' stage (a table's copy is held where it is read).
+    if (plan.layers[i].stage == stage && copies.holder[i] < i) early[copies.holder[i]] = true;
+  }
+  return early;
+}
+
 }  // namespace tessera

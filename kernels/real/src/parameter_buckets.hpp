@@ -42,7 +42,8 @@ struct ParameterSharding {
   int index = 0;
   bool weights = false;    // only the rank's blocks of the weights held between passes (ZeRO-3)
   bool gradients = false;  // only the rank's blocks of the gradients held between buckets
-  // Per layer: another layer writes its gradients before its own backward does (a tied table).
+  // Per layer: another layer writes its gradients before its own backward does (a tied table;
+  // core's tables_written_early).
   std::vector<bool> written_early;
 };
 

@@ -8,6 +8,7 @@
 #include "tessera/core/model/input_gradients.hpp"
 #include "tessera/core/model/training_task.hpp"
 #include "tessera/core/strategy/memory_plan.hpp"
+#include "tessera/core/strategy/table_copies.hpp"
 #include "tessera/core/strategy/tensor_distribution.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
 
@@ -117,21 +118,15 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
     return op.kind == StepOpKind::group_allgather && op.group == CollectiveGroup::stage &&
            op.layer != SIZE_MAX;
   });
-  // A tied table written by a later layer (shared_table.hpp) before its own backward.
-  std::vector<bool> written_early(graph.size(), false);
-  for (std::size_t i = 0; i < graph.size(); ++i) {
-    if (runs_here(i) && parameter_owner(i, context) < i) {
-      written_early[parameter_owner(i, context)] = true;
-    }
-  }
   const auto& summing = *context.layout.gradient_group;
   parameters_ = std::make_unique<ParameterBuckets>(
       device, parameter_floats, program.buckets, optimizer, micro_batches > 1,
-      ParameterSharding{.ways = sharded ? summing.size() : 1,
-                        .index = summing.rank(),
-                        .weights = sharded && weights_sharded,
-                        .gradients = sharded && program.stages_gradients,
-                        .written_early = std::move(written_early)});
+      ParameterSharding{
+          .ways = sharded ? summing.size() : 1,
+          .index = summing.rank(),
+          .weights = sharded && weights_sharded,
+          .gradients = sharded && program.stages_gradients,
+          .written_early = tables_written_early(context.tables, plan, context.layout.stage)});
   parameters_->initialize([&](std::size_t i, std::span<float> values) {
     // A tied table's copy starts as the owner's table (table_copies.hpp).
     layer(i).executor->initialize(mix_seed(seed, context.tables.origin.at(i)), values);

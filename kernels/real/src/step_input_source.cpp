@@ -113,21 +113,19 @@ class Hdf5Source : public StepInputSource {
                            " layout do not give (tessera data generate --task makes one)");
     }
     const auto paths = index.paths();
-    const auto path_of = [&](std::int64_t step, std::int64_t s) {
-      return paths[static_cast<std::size_t>((first_sample_of(placement, step) + s) %
-                                            static_cast<std::int64_t>(paths.size()))];
-    };
     std::vector<std::string> reads;
-    // With a store, a sample's file is read once: later epochs find it in the store.
-    const auto read_once = [&](const std::string& path) {
-      if (!keeps_samples() || std::find(reads.begin(), reads.end(), path) == reads.end()) {
-        reads.push_back(path);
-      }
-    };
     for (std::int64_t step = 0; step < steps; ++step) {
-      for (std::int64_t s = 0; s < placement.mini_batch; ++s) order_.push_back(path_of(step, s));
+      for (std::int64_t s = 0; s < placement.mini_batch; ++s) {
+        const auto sample_index =
+            (first_sample_of(placement, step) + s) % static_cast<std::int64_t>(paths.size());
+        const auto& path = paths[static_cast<std::size_t>(sample_index)];
+        order_.push_back(path);
+        // With a store, a sample's file is read once: later epochs find it in the store.
+        if (!keeps_samples() || std::find(reads.begin(), reads.end(), path) == reads.end()) {
+          reads.push_back(path);
+        }
+      }
     }
-    for (const auto& path : order_) read_once(path);
     // Staged, every file the run's steps take is read before the first step.
     if (staged_) staging_paths_ = reads;
     for (int axis = 0; axis < 3; ++axis) {

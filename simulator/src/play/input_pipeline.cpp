@@ -51,10 +51,7 @@ bool InputPipeline::can_play() const {
     case InputSource::page_cache:
       return true;
     case InputSource::node_local_storage:
-      for (auto* disk : platform_.node_disks) {
-        if (disk == nullptr) return false;
-      }
-      return !platform_.node_disks.empty();
+      return platform_.nodes_have_disks();
   }
   return false;
 }

@@ -20,11 +20,7 @@ simgrid::s4u::Mailbox* staging_box(int node) {
 }  // namespace
 
 bool can_stage(const SimPlatform& platform) {
-  if (platform.filesystem_servers.empty() || platform.node_disks.empty()) return false;
-  for (auto* disk : platform.node_disks) {
-    if (disk == nullptr) return false;
-  }
-  return true;
+  return !platform.filesystem_servers.empty() && platform.nodes_have_disks();
 }
 
 double play_staging(const SimPlatform& platform, int nodes, double bytes_per_node) {

@@ -31,4 +31,8 @@ struct TableCopies {
 TableCopies table_copies(const ModelGraph& model, const std::vector<int>& stage_of_layer);
 TableCopies table_copies(const ModelGraph& model, const ShardPlan& plan);
 
+// Per layer: a later layer of `stage` reads its table, so backward writes the table's gradients
+// before the table's own backward does (a GPT's head, its token embedding's).
+std::vector<bool> tables_written_early(const TableCopies& copies, const ShardPlan& plan, int stage);
+
 }  // namespace tessera

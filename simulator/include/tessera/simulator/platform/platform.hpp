@@ -32,6 +32,7 @@
 // Route latencies add up the latency of every link crossed. The node links live in the root zone
 // (SimGrid 3.32 checks each new link's name against every zone, so creating them before the node
 // zones keeps the build fast) but are named after their node.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -78,6 +79,11 @@ struct SimPlatform {
   NodeRings node_rings;                   // the nodes' NVLink rings (none for an XML platform)
 
   int node_of(int rank) const { return rank / gpus_per_node; }
+  // Whether every node has node-local storage (none where the platform describes no nodes).
+  bool nodes_have_disks() const {
+    return !node_disks.empty() &&
+           std::all_of(node_disks.begin(), node_disks.end(), [](auto* disk) { return disk; });
+  }
 };
 
 // Builds the platform for the first `gpus` GPUs of `cluster` (whole nodes) in the engine's root
