@@ -121,12 +121,12 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
   const auto& summing = *context.layout.gradient_group;
   parameters_ = std::make_unique<ParameterBuckets>(
       device, parameter_floats, program.buckets, optimizer, micro_batches > 1,
-      ParameterSharding{
-          .ways = sharded ? summing.size() : 1,
-          .index = summing.rank(),
-          .weights = sharded && weights_sharded,
-          .gradients = sharded && program.stages_gradients,
-          .written_early = tables_written_early(context.tables, plan, context.layout.stage)});
+      ParameterSharding{.ways = sharded ? summing.size() : 1,
+                        .index = summing.rank(),
+                        .weights = sharded && weights_sharded,
+                        .gradients = sharded && program.stages_gradients,
+                        .written_early = tables_written_early(
+                            context.tables, plan, static_cast<int>(context.layout.stage))});
   parameters_->initialize([&](std::size_t i, std::span<float> values) {
     // A tied table's copy starts as the owner's table (table_copies.hpp).
     layer(i).executor->initialize(mix_seed(seed, context.tables.origin.at(i)), values);
