@@ -1,6 +1,7 @@
 """The time-to-train figure of plot_scaling.py: time to train and epochs to the target against
 GPUs, for results that carry them (analysis/RESULT_SCHEMA.md: epochs, steps_to_target,
-time_to_train_s). `base` is plot_scaling itself, whose axis, legend and file helpers it uses.
+time_to_train_s). `base` is scaling_axes, whose axis, legend and file helpers it uses, as the
+other figures do.
 """
 
 

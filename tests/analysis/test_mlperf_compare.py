@@ -5,7 +5,6 @@
 """
 
 import csv
-import importlib.util
 import os
 import tempfile
 import unittest
@@ -16,11 +15,7 @@ VALIDATION = os.path.join(analysis_scripts.REPO, "analysis", "validation")
 
 
 def load_script():
-    path = os.path.join(VALIDATION, "compare.py")
-    spec = importlib.util.spec_from_file_location("mlperf_compare", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return analysis_scripts.load_file(os.path.join(VALIDATION, "compare.py"), "mlperf_compare")
 
 
 def measured_row(system, gpus, nodes, batch, throughput, first=None, per_gpu=None):

@@ -8,7 +8,6 @@ CosmoFlow submissions: CSCS's 128 P100s (two runs) and RIKEN's Fugaku (CPU-only,
 """
 
 import csv
-import importlib.util
 import io
 import os
 import shutil
@@ -29,10 +28,7 @@ SAMPLES = 262144  # train_samples of the logs
 
 def load_script():
     path = os.path.join(analysis_scripts.REPO, "analysis", "validation", "mlperf_extract.py")
-    spec = importlib.util.spec_from_file_location("mlperf_extract", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return analysis_scripts.load_file(path, "mlperf_extract")
 
 
 def epoch_throughput(start, eval_start, eval_stop, stop):
