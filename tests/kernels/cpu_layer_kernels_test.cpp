@@ -263,5 +263,19 @@ TEST(CpuElementwise, AddAndAxpy) {
   }
 }
 
+TEST(CpuElementwise, AxpyIsTheSameOnShortRunsAndLongOnes) {
+  // A halo face's runs are short (a plain loop), a gradient bucket long (oneDNN's sum).
+  CpuLayerKernels kernels;
+  for (const std::int64_t count : {std::int64_t{1}, std::int64_t{257}, std::int64_t{1} << 20}) {
+    const auto x = random_values(count, 40);
+    const auto start = random_values(count, 41);
+    auto y = start;
+    kernels.axpy(count, 2.0f, x.data(), y.data());
+    for (std::int64_t index = 0; index < count; ++index) {
+      ASSERT_FLOAT_EQ(y[index], start[index] + 2.0f * x[index]) << count << " floats, at " << index;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tessera::kernels

@@ -33,6 +33,9 @@ void weighted_sum(const dnnl::engine& engine, dnnl::stream& stream, std::int64_t
   stream.wait();
 }
 
+// Below it a plain loop, above it oneDNN's sum over the rank's threads.
+constexpr std::int64_t kSmallAxpyFloats = 1 << 16;
+
 }  // namespace
 
 CpuLayerKernels::CpuLayerKernels() : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
@@ -120,6 +123,12 @@ void CpuLayerKernels::add(std::int64_t count, const float* a, const float* b, fl
 
 void CpuLayerKernels::axpy(std::int64_t count, float alpha, const float* x, float* y) {
   require_nonnegative(count, "axpy");
+  // A halo face is summed run by run (tensor_box.cpp): runs of a few hundred floats, for which
+  // making oneDNN's sum primitive costs far more than the sum itself.
+  if (count < kSmallAxpyFloats) {
+    for (std::int64_t i = 0; i < count; ++i) y[i] += alpha * x[i];
+    return;
+  }
   weighted_sum(engine_, stream_, count, 1.0f, y, alpha, x, y);
 }
 
