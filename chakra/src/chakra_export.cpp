@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tessera/core/common/atomic_file.hpp"
+#include "tessera/core/strategy/halo_copies.hpp"
 #include "tessera/core/strategy/rank_numbering.hpp"
 
 namespace tessera::chakra {
@@ -103,13 +104,11 @@ class TraceBuilder {
         return;  // bookkeeping, no time
       case StepOpKind::compute:
       case StepOpKind::update: {
-        auto& node = issue(op, ChakraProtoMsg::COMP_NODE, true);
-        node.set_duration_micros(static_cast<std::uint64_t>(std::llround(op.seconds * 1e6)));
-        add_attribute(node, "tessera_seconds", op.seconds);
-        add_attribute(node, "tessera_provenance", to_string(op.provenance));
+        timed(issue(op, ChakraProtoMsg::COMP_NODE, true), op.seconds, op.provenance);
         return;
       }
       case StepOpKind::halo_start:
+        halo_copy(op);
         for (int step : {-1, +1}) {
           const int peer = layout_.neighbour(op.axis, step);
           if (peer < 0) continue;
@@ -132,6 +131,7 @@ class TraceBuilder {
       case StepOpKind::halo_wait:
         wait_for(halos_[op.exchange]);
         halos_.erase(op.exchange);
+        halo_copy(op);
         return;
       case StepOpKind::group_allreduce:
         collective(op, ChakraProtoMsg::ALL_REDUCE, op.bytes, group_of(op, program), true);
@@ -228,6 +228,23 @@ class TraceBuilder {
  private:
   // A new node, after the compute stream's last node and whatever was waited for since; a
   // blocking node becomes the compute stream's last.
+  static void timed(Node& node, double seconds, Provenance provenance) {
+    node.set_duration_micros(static_cast<std::uint64_t>(std::llround(seconds * 1e6)));
+    add_attribute(node, "tessera_seconds", seconds);
+    add_attribute(node, "tessera_provenance", to_string(provenance));
+  }
+
+  // This GPU's packing (before the sends) or unpacking (after the receives) of a halo exchange's
+  // faces, on the compute stream (halo_copies.hpp).
+  void halo_copy(const StepOp& op) {
+    const double seconds = halo_copy_seconds(op, layout_.neighbour(op.axis, -1) >= 0,
+                                             layout_.neighbour(op.axis, +1) >= 0);
+    if (seconds <= 0) return;
+    auto& node = issue(op, ChakraProtoMsg::COMP_NODE, true);
+    node.set_name(op.label + (op.kind == StepOpKind::halo_start ? " (pack)" : " (unpack)"));
+    timed(node, seconds, op.provenance);
+  }
+
   Node& issue(const StepOp& op, ChakraProtoMsg::NodeType type, bool blocking) {
     Node& node = nodes_.emplace_back();
     node.set_id(nodes_.size() - 1);

@@ -13,6 +13,7 @@
 
 #include "tessera/chakra/chakra_export.hpp"
 #include "tessera/core/point/point_programs.hpp"
+#include "tessera/core/strategy/halo_copies.hpp"
 #include "tessera/core/strategy/rank_numbering.hpp"
 
 namespace tessera {
@@ -46,15 +47,25 @@ std::int64_t integer(const Node& node, const std::string& name) {
 }
 
 struct Counts {
-  std::size_t compute = 0, collectives = 0, memory = 0, stage_sends = 0, stage_receives = 0;
+  std::size_t compute = 0, collectives = 0, memory = 0, stage_sends = 0, stage_receives = 0,
+              halo_copies = 0;
   bool operator==(const Counts&) const = default;
 };
 
-// What a program's ops should become (halo messages are counted per neighbour separately).
-Counts expected_counts(const StepProgram& program) {
+// What a program's ops should become on `rank` (halo messages are counted per neighbour
+// separately; a halo op becomes a compute node for its packing or unpacking where the rank
+// spends time on it).
+Counts expected_counts(const StepProgram& program, const RankNumbering& numbering, int rank) {
   Counts counts;
   for (const auto& op : program.ops) {
     switch (op.kind) {
+      case StepOpKind::halo_start:
+      case StepOpKind::halo_wait:
+        if (halo_copy_seconds(op, numbering.neighbour(rank, op.axis, -1) >= 0,
+                              numbering.neighbour(rank, op.axis, +1) >= 0) > 0) {
+          ++counts.halo_copies;
+        }
+        break;
       case StepOpKind::compute:
       case StepOpKind::update:
         ++counts.compute;
@@ -115,7 +126,12 @@ Counts check_point(const LoadedScenario& loaded, const std::string& name) {
       for (auto dep : node.data_deps()) EXPECT_LT(dep, node.id()) << node.name();
       switch (node.type()) {
         case ChakraProtoMsg::COMP_NODE:
-          if (node.name() != "end of step") ++counts.compute;
+          if (node.name().ends_with("(pack)") || node.name().ends_with("(unpack)")) {
+            EXPECT_NE(node.name().find("halo"), std::string::npos) << node.name();
+            ++counts.halo_copies;
+          } else if (node.name() != "end of step") {
+            ++counts.compute;
+          }
           // The compute stream is a chain: each compute node follows the stream's last node,
           // which is at or after the previous compute node.
           if (last_compute) {
@@ -154,10 +170,10 @@ Counts check_point(const LoadedScenario& loaded, const std::string& name) {
           ADD_FAILURE() << "unexpected node type " << node.type();
       }
     }
-    EXPECT_EQ(counts, expected_counts(*program));
+    EXPECT_EQ(counts, expected_counts(*program, numbering, rank));
   }
   EXPECT_EQ(sends, receives);  // every message sent is received, with its size
-  return expected_counts(programs.front());
+  return expected_counts(programs.front(), numbering, 0);
 }
 
 TEST(ChakraExport, ASpatialSplitWithReadsReadsBack) {
@@ -166,6 +182,7 @@ TEST(ChakraExport, ASpatialSplitWithReadsReadsBack) {
   EXPECT_GT(counts.compute, 0u);
   EXPECT_GT(counts.collectives, 1u);  // the redistribution and the gradient buckets
   EXPECT_EQ(counts.memory, 1u);       // the next sample's read
+  EXPECT_GT(counts.halo_copies, 0u);  // faces packed and unpacked
 }
 
 TEST(ChakraExport, TensorGroupsAndShardedWeightsReadBack) {

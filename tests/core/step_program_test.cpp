@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/strategy/halo_copies.hpp"
 #include "tessera/core/strategy/step_program.hpp"
 #include "tessera/core/zoo/model_zoo.hpp"
 
@@ -67,6 +68,26 @@ TEST(StepProgram, DepthSplitCosmoflowExchangesHalosOfOnePlane) {
   ASSERT_NE(pool1, nullptr);
   EXPECT_DOUBLE_EQ(pool1->bytes_to_lower, 0.0);
   EXPECT_DOUBLE_EQ(pool1->bytes_to_upper, 1.0 * 16 * 128 * 128 * 4);
+  // The faces sent are packed and those received unpacked, as device copies; a GPU at the grid's
+  // edge spends the share of its one neighbour.
+  const auto conv1_wait = std::find_if(program.ops.begin(), program.ops.end(), [&](const auto& op) {
+    return op.kind == StepOpKind::halo_wait && op.exchange == conv1->exchange;
+  });
+  ASSERT_NE(conv1_wait, program.ops.end());
+  EXPECT_DOUBLE_EQ(conv1->seconds, f.costs.copy_time(2 * plane, 2 * plane).seconds);
+  EXPECT_DOUBLE_EQ(conv1_wait->seconds, f.costs.copy_time(2 * plane, 2 * plane).seconds);
+  EXPECT_GT(conv1->seconds, 0.0);
+  EXPECT_DOUBLE_EQ(halo_copy_seconds(*conv1, true, true), conv1->seconds);
+  EXPECT_DOUBLE_EQ(halo_copy_seconds(*conv1, false, true), conv1->seconds / 2);
+  // pool1's rank sends up only and receives from below only.
+  EXPECT_DOUBLE_EQ(halo_copy_seconds(*pool1, true, false), 0.0);
+  EXPECT_DOUBLE_EQ(halo_copy_seconds(*pool1, false, true), pool1->seconds);
+  const auto pool1_wait = std::find_if(program.ops.begin(), program.ops.end(), [&](const auto& op) {
+    return op.kind == StepOpKind::halo_wait && op.exchange == pool1->exchange;
+  });
+  ASSERT_NE(pool1_wait, program.ops.end());
+  EXPECT_DOUBLE_EQ(halo_copy_seconds(*pool1_wait, true, false), pool1_wait->seconds);
+  EXPECT_DOUBLE_EQ(halo_copy_seconds(*pool1_wait, false, true), 0.0);
   // Every halo start has its wait.
   for (const auto* start : ops_of(program, StepOpKind::halo_start)) {
     const auto waits = std::count_if(program.ops.begin(), program.ops.end(), [&](const StepOp& op) {
@@ -87,6 +108,12 @@ TEST(StepProgram, DepthSplitCosmoflowExchangesHalosOfOnePlane) {
   ASSERT_NE(returned, nullptr);
   EXPECT_DOUBLE_EQ(returned->bytes_to_lower, conv2_plane);
   EXPECT_DOUBLE_EQ(returned->bytes_to_upper, conv2_plane);
+  // The gradients received are summed into the planes they overlap: read both, write one.
+  const auto summed = std::find_if(program.ops.begin(), program.ops.end(), [&](const auto& op) {
+    return op.kind == StepOpKind::halo_wait && op.exchange == returned->exchange;
+  });
+  ASSERT_NE(summed, program.ops.end());
+  EXPECT_DOUBLE_EQ(summed->seconds, f.costs.copy_time(4 * conv2_plane, 2 * conv2_plane).seconds);
   EXPECT_LT(index(StepOpKind::compute, "conv2 backward_data"),
             index(StepOpKind::halo_start, "conv2 gradient halo D"));
   EXPECT_LT(index(StepOpKind::halo_start, "conv2 gradient halo D"),

@@ -2,10 +2,13 @@
 // Every simulation runs in its own child process (simulate_point_isolated), as in `tessera run`.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/point/point_programs.hpp"
 #include "tessera/core/result/sweep_runner.hpp"
+#include "tessera/core/strategy/halo_copies.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 
 namespace tessera {
@@ -79,6 +82,30 @@ sweep: {scaling: weak, grow: data, gpus: [4, 8, 16, 32, 64]}
                 1e-6 * results.front().step_seconds)
         << result.gpus << " GPUs";
   }
+}
+
+TEST(SimBackend, OnAFreeNetworkAHaloTakesThePackingAndUnpackingOfItsFaces) {
+  const auto loaded = scenario(R"(
+name: halo
+model: {zoo: cosmoflow, options: {width: 64}, mini_batch: 1}
+parallelism: {spatial: {grid: [2, 1, 1], until: pool4}}
+platform: {cluster: free_network.yaml}
+)");
+  const auto& point = loaded.points.front();
+  const auto result = sim::simulate_point_isolated(loaded, point, {}).result;
+  // The first GPU has an upper neighbour, the second a lower one. A face goes one way only
+  // where a window reaches one side (pooling), so their copies differ, and each may wait for the
+  // other's packing: the halo time lies between the larger GPU's copies and both together.
+  const auto programs = point_programs(loaded, point, nullptr).programs;
+  double first = 0, second = 0;
+  for (const auto& op : programs.front().ops) {
+    first += halo_copy_seconds(op, false, true);
+    second += halo_copy_seconds(op, true, false);
+  }
+  EXPECT_GT(first, 0.0);
+  EXPECT_GT(second, 0.0);
+  EXPECT_GE(result.breakdown.halo_seconds, std::max(first, second) - 1e-9);
+  EXPECT_LE(result.breakdown.halo_seconds, first + second + 1e-9);
 }
 
 TEST(SimBackend, TraceHasATrackPerStreamForEachTracedGpu) {

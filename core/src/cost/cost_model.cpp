@@ -116,4 +116,9 @@ CostEstimate ComputeCostModel::optimizer_time(double parameters, DType dtype,
   return {roofline_seconds(flops, bytes, false), Provenance::roofline};
 }
 
+CostEstimate ComputeCostModel::copy_time(double bytes_read, double bytes_written) const {
+  if (bytes_read + bytes_written <= 0) return {0, Provenance::none};
+  return {roofline_seconds(0, bytes_read + bytes_written, false), Provenance::roofline};
+}
+
 }  // namespace tessera

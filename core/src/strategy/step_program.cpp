@@ -309,24 +309,42 @@ class ProgramWriter {
     const auto& layer = model_.layers()[i];
     open_exchange_ = next_exchange_++;
     open_direction_ = direction;
+    open_axis_ = axis;
+    open_bytes_to_lower_ = plane * static_cast<double>(forward ? halo.upper : halo.lower);
+    open_bytes_to_upper_ = plane * static_cast<double>(forward ? halo.lower : halo.upper);
+    const double faces = open_bytes_to_lower_ + open_bytes_to_upper_;
+    // The faces sent are packed into contiguous messages first.
+    const auto pack = costs_.copy_time(faces, faces);
     add({.kind = StepOpKind::halo_start,
          .category = OpCategory::halo,
          .label = layer.layer.name + (forward ? " halo " : " gradient halo ") +
                   spatial_axis_names(layer.output_shape.spatial_rank())[a],
          .layer = i,
          .direction = direction,
+         .seconds = pack.seconds,
+         .provenance = pack.provenance,
          .axis = axis,
-         .bytes_to_lower = plane * static_cast<double>(forward ? halo.upper : halo.lower),
-         .bytes_to_upper = plane * static_cast<double>(forward ? halo.lower : halo.upper),
+         .bytes_to_lower = open_bytes_to_lower_,
+         .bytes_to_upper = open_bytes_to_upper_,
          .exchange = open_exchange_});
   }
 
+  // The faces received are copied into the halo planes (forward) or summed into the owned planes
+  // they overlap (backward: read both, write one).
   void halo_wait(std::size_t i) {
+    const double faces = open_bytes_to_lower_ + open_bytes_to_upper_;
+    const bool summed = open_direction_ != Direction::forward;
+    const auto unpack = costs_.copy_time(summed ? 2 * faces : faces, faces);
     add({.kind = StepOpKind::halo_wait,
          .category = OpCategory::halo,
          .label = layer_of(i).name + " halo wait",
          .layer = i,
          .direction = open_direction_,
+         .seconds = unpack.seconds,
+         .provenance = unpack.provenance,
+         .axis = open_axis_,
+         .bytes_to_lower = open_bytes_to_lower_,
+         .bytes_to_upper = open_bytes_to_upper_,
          .exchange = open_exchange_});
   }
 
@@ -489,6 +507,9 @@ class ProgramWriter {
   int next_exchange_ = 0;
   int open_exchange_ = -1;  // the exchange the next halo_wait completes
   Direction open_direction_ = Direction::forward;
+  int open_axis_ = -1;
+  double open_bytes_to_lower_ = 0;
+  double open_bytes_to_upper_ = 0;
 };
 
 }  // namespace

@@ -9,6 +9,8 @@
 #include <simgrid/s4u/Mailbox.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
+#include "tessera/core/strategy/halo_copies.hpp"
+
 namespace tessera::sim {
 namespace {
 
@@ -277,6 +279,11 @@ void StepPlayer::play_gpu(int rank) {
         copies.clear();
         break;
       case StepOpKind::halo_start: {
+        // The faces are packed before any is sent.
+        const bool lower = layout_.neighbour(rank, op.axis, -1) >= 0;
+        const bool upper = layout_.neighbour(rank, op.axis, +1) >= 0;
+        const double pack_seconds = halo_copy_seconds(op, lower, upper) * stretch;
+        if (pack_seconds > 0) simgrid::s4u::this_actor::sleep_for(pack_seconds);
         // Every rank plays the same op, so a neighbour sends me what I send to my other side.
         auto& comms = halos[op.exchange];
         for (int step : {-1, +1}) {
@@ -291,10 +298,15 @@ void StepPlayer::play_gpu(int rank) {
         }
         break;
       }
-      case StepOpKind::halo_wait:
+      case StepOpKind::halo_wait: {
         for (auto& comm : halos[op.exchange]) comm->wait();
         halos.erase(op.exchange);
+        const bool lower = layout_.neighbour(rank, op.axis, -1) >= 0;
+        const bool upper = layout_.neighbour(rank, op.axis, +1) >= 0;
+        const double unpack_seconds = halo_copy_seconds(op, lower, upper) * stretch;
+        if (unpack_seconds > 0) simgrid::s4u::this_actor::sleep_for(unpack_seconds);
         break;
+      }
       case StepOpKind::group_allreduce: {
         const auto group = group_at(op);
         allreduce(*group.context, *group.members, group.index, op.bytes,

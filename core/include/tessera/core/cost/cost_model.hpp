@@ -56,6 +56,9 @@ class ComputeCostModel {
   // The optimizer step over `parameters` weights: the profile's row for exactly this many
   // (update_op, parameters_shape), else the roofline (memory-bound).
   CostEstimate optimizer_time(double parameters, DType dtype, Optimizer optimizer) const;
+  // Data movement within the device without arithmetic (a halo face packed into a message, or
+  // one unpacked or summed into the tensor): memory-bound, so the roofline of the bytes moved.
+  CostEstimate copy_time(double bytes_read, double bytes_written) const;
   // Roofline alone (for reports and tests).
   double roofline_seconds(double flops, double bytes, bool tensor_cores) const;
 

@@ -36,8 +36,9 @@ std::string to_string(OpCategory category);
 enum class StepOpKind {
   compute,          // `seconds` of layer `layer`'s `direction` (`part` of it) on the compute stream
   halo_start,       // exchange with both neighbours along `axis` (asynchronous): `direction`
-                    // forward fills the input halos, backward_data returns gradient halos
-  halo_wait,        // wait for the exchange `exchange`
+                    // forward fills the input halos, backward_data returns gradient halos;
+                    // `seconds`: packing the faces sent (halo_copy_seconds)
+  halo_wait,        // wait for the exchange `exchange`; `seconds`: unpacking the faces received
   group_allreduce,  // blocking all-reduce of `bytes` in `group`: the spatial group's batch-norm
                     // sums, the tensor group's partial sums (tensor_split.hpp)
   group_alltoall,   // blocking all-to-all, `bytes` to each peer of the spatial group: forward
@@ -87,7 +88,7 @@ struct StepOp {
   // A forward op run again before its segment's backward (memory.recompute), and the tensor
   // group's and sharded weights' collectives it needs again.
   bool recomputed = false;
-  double seconds = 0;  // compute time
+  double seconds = 0;  // compute time; halo ops: their copies on the device
   Provenance provenance = Provenance::none;
   double bytes = 0;           // communication or I/O volume (see kind)
   int axis = -1;              // halo: spatial axis
