@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <stdexcept>
 
 #include "halo_geometry.hpp"
+#include "halo_ops.hpp"
 #include "layer_messages.hpp"
 #include "memory_ops.hpp"
 #include "tessera/core/micro_batching/network_micro_batch_plan.hpp"
@@ -298,54 +300,18 @@ class ProgramWriter {
     }
   }
 
-  // One axis's exchange: forward, my lower neighbour needs my first planes for its upper halo and
-  // vice versa; backward, the gradient of my halo planes goes back to their owners.
+  // One axis's exchange (halo_ops.hpp); its wait comes where the writer calls halo_wait.
   void halo(std::size_t i, int axis, Direction direction) {
-    const auto a = static_cast<std::size_t>(axis);
-    const auto& shard = plan_.layers[i];
-    const Halo halo = shard.input_halo[a];
-    const double plane = plane_bytes(shard.local_inputs[0], axis, options_.dtype);
-    const bool forward = direction == Direction::forward;
-    const auto& layer = model_.layers()[i];
-    open_exchange_ = next_exchange_++;
-    open_direction_ = direction;
-    open_axis_ = axis;
-    open_bytes_to_lower_ = plane * static_cast<double>(forward ? halo.upper : halo.lower);
-    open_bytes_to_upper_ = plane * static_cast<double>(forward ? halo.lower : halo.upper);
-    const double faces = open_bytes_to_lower_ + open_bytes_to_upper_;
-    // The faces sent are packed into contiguous messages first.
-    const auto pack = costs_.copy_time(faces, faces);
-    add({.kind = StepOpKind::halo_start,
-         .category = OpCategory::halo,
-         .label = layer.layer.name + (forward ? " halo " : " gradient halo ") +
-                  spatial_axis_names(layer.output_shape.spatial_rank())[a],
-         .layer = i,
-         .direction = direction,
-         .seconds = pack.seconds,
-         .provenance = pack.provenance,
-         .axis = axis,
-         .bytes_to_lower = open_bytes_to_lower_,
-         .bytes_to_upper = open_bytes_to_upper_,
-         .exchange = open_exchange_});
+    auto ops = halo_exchange_ops(model_.layers()[i], plan_.layers[i], i, axis, direction,
+                                 next_exchange_++, options_.dtype, costs_);
+    add(std::move(ops.start));
+    open_wait_ = std::move(ops.wait);
   }
 
-  // The faces received are copied into the halo planes (forward) or summed into the owned planes
-  // they overlap (backward: read both, write one).
   void halo_wait(std::size_t i) {
-    const double faces = open_bytes_to_lower_ + open_bytes_to_upper_;
-    const bool summed = open_direction_ != Direction::forward;
-    const auto unpack = costs_.copy_time(summed ? 2 * faces : faces, faces);
-    add({.kind = StepOpKind::halo_wait,
-         .category = OpCategory::halo,
-         .label = layer_of(i).name + " halo wait",
-         .layer = i,
-         .direction = open_direction_,
-         .seconds = unpack.seconds,
-         .provenance = unpack.provenance,
-         .axis = open_axis_,
-         .bytes_to_lower = open_bytes_to_lower_,
-         .bytes_to_upper = open_bytes_to_upper_,
-         .exchange = open_exchange_});
+    if (open_wait_.layer != i) throw std::logic_error("a halo wait without its exchange");
+    add(std::move(open_wait_));
+    open_wait_ = {};
   }
 
   // Batch-norm sums its statistics over the spatial group where the layer is split (each GPU
@@ -505,11 +471,7 @@ class ProgramWriter {
   const std::vector<std::optional<std::size_t>>& segment_end_;
   bool recomputing_ = false;  // writing a segment's forward again
   int next_exchange_ = 0;
-  int open_exchange_ = -1;  // the exchange the next halo_wait completes
-  Direction open_direction_ = Direction::forward;
-  int open_axis_ = -1;
-  double open_bytes_to_lower_ = 0;
-  double open_bytes_to_upper_ = 0;
+  StepOp open_wait_;  // what the next halo_wait adds
 };
 
 }  // namespace
