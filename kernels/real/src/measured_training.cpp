@@ -1,0 +1,85 @@
+#include "measured_training.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "tessera/kernels/real/real_point.hpp"
+
+namespace tessera::kernels::real {
+namespace {
+
+struct IndexedReport {
+  std::int64_t step = 0;
+  StepReport report;
+};
+
+IndexedReport median_step(std::vector<IndexedReport> reports) {
+  std::sort(reports.begin(), reports.end(), [](const IndexedReport& a, const IndexedReport& b) {
+    return a.report.step_seconds < b.report.step_seconds;
+  });
+  return reports[(reports.size() - 1) / 2];
+}
+
+}  // namespace
+
+Measurement train(Trainer& trainer, StepInputSource& source, Communicator& ranks,
+                  std::int64_t warmup, std::int64_t measured, const InputPlan& plan) {
+  Measurement measurement;
+  std::vector<IndexedReport> steady, first_epoch;
+  for (std::int64_t step = 0; step < warmup + measured; ++step) {
+    auto report = trainer.step(source);
+    const InputError* problem = source.input_problem();
+    double notes[2] = {problem != nullptr ? 1.0 : 0.0, std::isfinite(report.loss) ? 0.0 : 1.0};
+    ranks.allreduce_sum(notes, 2);
+    if (notes[0] > 0) {
+      if (problem != nullptr) throw EveryRankInputError(*problem);
+      throw EveryRankInputError(
+          InputError({}, "io.dataset", "another rank read a malformed sample (see its message)"));
+    }
+    if (notes[1] > 0) {
+      char text[160];
+      std::snprintf(text, sizeof text,
+                    "training stopped at step %lld: the loss is %g (diverged: try a lower "
+                    "learning rate or check the data)",
+                    static_cast<long long>(step + 1), report.loss);
+      measurement.diverged = text;
+      return measurement;
+    }
+    measurement.losses.push_back(report.loss);
+    measurement.step_seconds.push_back(report.step_seconds);
+    measurement.timelines.push_back(report.timeline);
+    measurement.memory.push_back(report.memory.samples(ranks.rank()));
+    if (step < warmup) continue;
+    const bool reads_like_first_epoch =
+        plan.epochs_differ() && report.read_source == plan.first_epoch;
+    (reads_like_first_epoch ? first_epoch : steady).push_back({step, std::move(report)});
+  }
+  if (!first_epoch.empty())
+    measurement.first_epoch_step_seconds = median_step(first_epoch).report.step_seconds;
+  auto typical = median_step(steady.empty() ? first_epoch : steady);
+  measurement.typical_source = typical.report.read_source;  // where it really read
+  measurement.typical = std::move(typical.report);
+  measurement.typical_step = typical.step;
+  return measurement;
+}
+
+std::string step_times(const std::vector<double>& seconds, std::int64_t warmup) {
+  std::string text = "step times";
+  for (std::size_t i = 0; i < seconds.size(); ++i) {
+    char value[32];
+    std::snprintf(value, sizeof value, " %.4g", seconds[i]);
+    text += (i == static_cast<std::size_t>(warmup) ? " |" : "") + std::string(value);
+  }
+  return text + " s (warm-up | measured)";
+}
+
+std::string loss_summary(const std::vector<double>& losses) {
+  if (losses.empty()) return "";
+  char text[96];
+  std::snprintf(text, sizeof text, "loss %.4g (step 1) -> %.4g (step %zu)", losses.front(),
+                losses.back(), losses.size());
+  return text;
+}
+
+}  // namespace tessera::kernels::real
