@@ -77,11 +77,20 @@ TEST(StepProgram, DepthSplitCosmoflowExchangesHalosOfOnePlane) {
   EXPECT_DOUBLE_EQ(conv1->seconds, f.costs.copy_time(2 * plane, 2 * plane).seconds);
   EXPECT_DOUBLE_EQ(conv1_wait->seconds, f.costs.copy_time(2 * plane, 2 * plane).seconds);
   EXPECT_GT(conv1->seconds, 0.0);
-  EXPECT_DOUBLE_EQ(halo_copy_seconds(*conv1, true, true), conv1->seconds);
-  EXPECT_DOUBLE_EQ(halo_copy_seconds(*conv1, false, true), conv1->seconds / 2);
+  // Before its first exchange the layer loads its shard into the haloed window, zeroed first:
+  // every GPU does that whole.
+  const auto& conv1_shard = f.plan.layers[*f.model.index_of("conv1")];
+  const double owned = 4.0 * static_cast<double>(conv1_shard.local_inputs[0].elements());
+  const double window = 4.0 * static_cast<double>(conv1_shard.local_input_with_halo.elements());
+  EXPECT_GT(window, owned);
+  EXPECT_DOUBLE_EQ(conv1->window_seconds, f.costs.copy_time(owned, window + owned).seconds);
+  EXPECT_DOUBLE_EQ(conv1_wait->window_seconds, 0.0);
+  EXPECT_DOUBLE_EQ(halo_copy_seconds(*conv1, true, true), conv1->window_seconds + conv1->seconds);
+  EXPECT_DOUBLE_EQ(halo_copy_seconds(*conv1, false, true),
+                   conv1->window_seconds + conv1->seconds / 2);
   // pool1's rank sends up only and receives from below only.
-  EXPECT_DOUBLE_EQ(halo_copy_seconds(*pool1, true, false), 0.0);
-  EXPECT_DOUBLE_EQ(halo_copy_seconds(*pool1, false, true), pool1->seconds);
+  EXPECT_DOUBLE_EQ(halo_copy_seconds(*pool1, true, false), pool1->window_seconds);
+  EXPECT_DOUBLE_EQ(halo_copy_seconds(*pool1, false, true), pool1->window_seconds + pool1->seconds);
   const auto pool1_wait = std::find_if(program.ops.begin(), program.ops.end(), [&](const auto& op) {
     return op.kind == StepOpKind::halo_wait && op.exchange == pool1->exchange;
   });
@@ -114,6 +123,12 @@ TEST(StepProgram, DepthSplitCosmoflowExchangesHalosOfOnePlane) {
   });
   ASSERT_NE(summed, program.ops.end());
   EXPECT_DOUBLE_EQ(summed->seconds, f.costs.copy_time(4 * conv2_plane, 2 * conv2_plane).seconds);
+  // That wait ends conv2's backward, where the owned part of the window's gradient is stored.
+  const double conv2_owned =
+      4.0 *
+      static_cast<double>(f.plan.layers[*f.model.index_of("conv2")].local_inputs[0].elements());
+  EXPECT_DOUBLE_EQ(summed->window_seconds, f.costs.copy_time(conv2_owned, conv2_owned).seconds);
+  EXPECT_DOUBLE_EQ(returned->window_seconds, 0.0);
   EXPECT_LT(index(StepOpKind::compute, "conv2 backward_data"),
             index(StepOpKind::halo_start, "conv2 gradient halo D"));
   EXPECT_LT(index(StepOpKind::halo_start, "conv2 gradient halo D"),

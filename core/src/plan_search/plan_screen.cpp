@@ -121,7 +121,7 @@ double step_lower_bound(const std::vector<StepProgram>& programs) {
 // sizes (x86-64, GCC 12) stop the build until it is. Left out on purpose: a program's
 // workspace_limit_bytes, which the simulator does not read (the op times it plays already hold
 // its effect), so candidates that differ only there share one simulation.
-static_assert(sizeof(StepOp) == 200 && sizeof(StepProgram) == 144 && sizeof(ParallelConfig) == 72,
+static_assert(sizeof(StepOp) == 208 && sizeof(StepProgram) == 144 && sizeof(ParallelConfig) == 72,
               "a field was added to StepOp, StepProgram or ParallelConfig: add it to "
               "simulation_signature, then update these sizes");
 
@@ -162,8 +162,9 @@ std::string simulation_signature(const ParallelConfig& config,
                   op.layer == SIZE_MAX ? -1 : static_cast<long long>(op.layer))) +
               " " + std::to_string(static_cast<int>(op.direction)) + " " +
               std::to_string(static_cast<int>(op.part)) + (op.recomputed ? " again " : " ") +
-              exact(op.seconds) + " " + std::to_string(static_cast<int>(op.provenance)) + " " +
-              exact(op.bytes) + " " + std::to_string(axis) + " " + exact(op.bytes_to_lower) + " " +
+              exact(op.seconds) + " " + exact(op.window_seconds) + " " +
+              std::to_string(static_cast<int>(op.provenance)) + " " + exact(op.bytes) + " " +
+              std::to_string(axis) + " " + exact(op.bytes_to_lower) + " " +
               exact(op.bytes_to_upper) + " " + std::to_string(op.exchange) + " " +
               std::to_string(op.peer_stage) +
               (op.input >= 0 ? " input " + std::to_string(op.input) : std::string()) + " " +

@@ -37,4 +37,18 @@ HaloExchangeOps halo_exchange_ops(const ResolvedLayer& layer, const LayerShard& 
   return ops;
 }
 
+CostEstimate window_load_time(const LayerShard& shard, DType dtype, const ComputeCostModel& costs) {
+  const auto bytes = [&](const TensorShape& shape) {
+    return static_cast<double>(shape.elements() * dtype_bytes(dtype));
+  };
+  const double owned = bytes(shard.local_inputs[0]);
+  return costs.copy_time(owned, bytes(shard.local_input_with_halo) + owned);
+}
+
+CostEstimate window_store_time(const LayerShard& shard, DType dtype,
+                               const ComputeCostModel& costs) {
+  const double owned = static_cast<double>(shard.local_inputs[0].elements() * dtype_bytes(dtype));
+  return costs.copy_time(owned, owned);
+}
+
 }  // namespace tessera

@@ -23,4 +23,10 @@ HaloExchangeOps halo_exchange_ops(const ResolvedLayer& layer, const LayerShard& 
                                   std::size_t index, int axis, Direction direction, int exchange,
                                   DType dtype, const ComputeCostModel& costs);
 
+// A split window layer's shard copied into its haloed window buffer, which is zeroed first (the
+// first forward exchange's window_seconds), and the owned part of the window's input gradient
+// copied out (the last backward wait's).
+CostEstimate window_load_time(const LayerShard& shard, DType dtype, const ComputeCostModel& costs);
+CostEstimate window_store_time(const LayerShard& shard, DType dtype, const ComputeCostModel& costs);
+
 }  // namespace tessera

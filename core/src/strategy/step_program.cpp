@@ -265,7 +265,8 @@ class ProgramWriter {
   void forward_window(std::size_t i, const std::vector<int>& axes) {
     const bool overlap = options_.overlap_halo && interior_overlaps_halos(model_, plan_, i, axes);
     const double boundary = boundary_fraction(plan_.layers[i], axes);
-    halo(i, axes.front(), Direction::forward);
+    halo(i, axes.front(), Direction::forward,
+         window_load_time(plan_.layers[i], options_.dtype, costs_).seconds);
     if (overlap) compute(i, Direction::forward, StepPart::interior, 1.0 - boundary);
     halo_wait(i);
     for (std::size_t k = 1; k < axes.size(); ++k) {
@@ -293,23 +294,27 @@ class ProgramWriter {
     }
     if (parameters) compute(i, Direction::backward_filter, StepPart::whole, 1.0);
     if (!input_gradient) return;
-    halo_wait(i);
-    for (std::size_t k = 1; k < axes.size(); ++k) {
-      halo(i, axes[k], Direction::backward_data);
-      halo_wait(i);
+    // The last wait ends the pass, where the window's owned gradient is stored.
+    const double store_seconds = window_store_time(plan_.layers[i], options_.dtype, costs_).seconds;
+    for (std::size_t k = 0; k < axes.size(); ++k) {
+      if (k > 0) halo(i, axes[k], Direction::backward_data);
+      halo_wait(i, k + 1 == axes.size() ? store_seconds : 0.0);
     }
   }
 
   // One axis's exchange (halo_ops.hpp); its wait comes where the writer calls halo_wait.
-  void halo(std::size_t i, int axis, Direction direction) {
+  // `window_seconds`: what the start or the wait copies besides the faces (halo_copies.hpp).
+  void halo(std::size_t i, int axis, Direction direction, double window_seconds = 0) {
     auto ops = halo_exchange_ops(model_.layers()[i], plan_.layers[i], i, axis, direction,
                                  next_exchange_++, options_.dtype, costs_);
+    ops.start.window_seconds = window_seconds;
     add(std::move(ops.start));
     open_wait_ = std::move(ops.wait);
   }
 
-  void halo_wait(std::size_t i) {
+  void halo_wait(std::size_t i, double window_seconds = 0) {
     if (open_wait_.layer != i) throw std::logic_error("a halo wait without its exchange");
+    open_wait_.window_seconds = window_seconds;
     add(std::move(open_wait_));
     open_wait_ = {};
   }

@@ -88,7 +88,11 @@ struct StepOp {
   // A forward op run again before its segment's backward (memory.recompute), and the tensor
   // group's and sharded weights' collectives it needs again.
   bool recomputed = false;
-  double seconds = 0;  // compute time; halo ops: their copies on the device
+  double seconds = 0;  // compute time; halo ops: their faces' copies on the device
+  // Halo ops: what every GPU of the group copies whole besides its faces (halo_copies.hpp): a
+  // split window layer's shard loaded into its haloed window buffer (the forward's first start),
+  // or the owned part of the window's input gradient stored back (the backward's last wait).
+  double window_seconds = 0;
   Provenance provenance = Provenance::none;
   double bytes = 0;           // communication or I/O volume (see kind)
   int axis = -1;              // halo: spatial axis
