@@ -72,6 +72,9 @@ sanitizer_skips=(
   'PlanSearchSim\.EqualsExhaustive'
   # a plan search in 1 to 4 child processes: a minute; the search itself runs in the others
   'PlanSearchSim\.TheSameInputsGiveTheSameRankingWithAnyNumberOfChildren'
+  # whole plan searches, 85 to 175 s each; the candidates' simulations are sanitized elsewhere
+  'PlanSearchSim\.CandidatesWithOneSignatureSimulateAlike'
+  'PlanSearchSim\.PlainDataParallelismWinsForResNet50AtFewGpus'
   # the bad-input files of every format: the fuzzers below start from them, sanitized too
   'cli_bad_[a-z]+_exit_2'
 )
