@@ -6,7 +6,11 @@ the same ops, parameters, edges and shapes, so that the two can be trained side 
     loss = net(inputs, targets)
 
 Average pooling excludes padding from its count and global or adaptive pooling maps onto
-PyTorch's adaptive pooling, as Tessera's kernels do. Needs PyTorch (Debian's python3-torch).
+PyTorch's adaptive pooling, as Tessera's kernels do. Sequence tensors are N x C x T, as Tessera
+lays them out; a head tied to an embedding (shared_with) reads the embedding's table and keeps
+only its bias. `tessera_parameters` lists a layer's PyTorch parameters in the order of Tessera's
+flat parameter block (the real backend's executors), for loading Tessera's weights and reading
+the gradients back (analysis/torch_model_step.py). Needs PyTorch (Debian's python3-torch).
 """
 
 import math
@@ -23,6 +27,27 @@ def _conv(rank, transposed):
 
 def _axes(values, rank):
     return tuple(values) if len(values) == rank else tuple(values) * rank
+
+
+class _PositionTable(nn.Module):
+    """A learned position embedding: row t added at step t."""
+
+    def __init__(self, positions, dimension):
+        super().__init__()
+        self.weight = nn.Parameter(torch.zeros(positions, dimension))
+
+
+class _TiedHead(nn.Module):
+    """A projection over another layer's table: only its bias (if any) is its own."""
+
+    def __init__(self, classes, bias):
+        super().__init__()
+        self.bias = nn.Parameter(torch.zeros(classes)) if bias else None
+
+
+def _over_steps(function, x):
+    """`function` on N x T x C of an N x C x T tensor, back to N x C x T."""
+    return function(x.transpose(1, 2)).transpose(1, 2)
 
 
 class TesseraNet(nn.Module):
@@ -56,7 +81,68 @@ class TesseraNet(nn.Module):
         if op == "fully_connected":
             features = inputs[0]["channels"] * math.prod(inputs[0]["spatial"])
             return nn.Linear(features, p["out_features"], bias=p["bias"])
+        channels = inputs[0]["channels"] if inputs else 0
+        if op == "embedding" and not p["shared_with"]:
+            return nn.Embedding(p["vocabulary"], p["dimension"])
+        if op == "position_embedding":
+            return _PositionTable(p["positions"], channels)
+        if op == "layer_norm":
+            return nn.LayerNorm(channels, eps=1e-5, elementwise_affine=p["affine"])
+        if op == "self_attention":
+            return nn.MultiheadAttention(channels, p["heads"], bias=p["bias"])
+        if op == "projection":
+            if p["sampled"]:
+                raise ValueError(f"layer {layer['name']}: a sampled softmax is not built here")
+            if p["shared_with"]:
+                return _TiedHead(p["out_features"], p["bias"])
+            return nn.Linear(channels, p["out_features"], bias=p["bias"])
         return None
+
+    def _sequence_layer(self, layer, x):
+        """A transformer layer on N x C x T."""
+        name, op, p = layer["name"], layer["op"], layer["params"]
+        module = self.modules_by_name[name] if name in self.modules_by_name else None
+        if op == "embedding":
+            table = self.modules_by_name[p["shared_with"] or name].weight
+            return functional.embedding(x[:, p["channel"], :].long(), table).transpose(1, 2)
+        if op == "position_embedding":
+            return x + module.weight[:x.shape[2]].t().unsqueeze(0)
+        if op == "layer_norm":
+            return _over_steps(module, x)
+        if op == "self_attention":
+            sequence = x.permute(2, 0, 1)  # T x N x C
+            steps = x.shape[2]
+            mask = (torch.ones(steps, steps, dtype=torch.bool, device=x.device).triu(1)
+                    if p["causal"] else None)
+            out, _ = module(sequence, sequence, sequence, need_weights=False, attn_mask=mask)
+            return out.permute(1, 2, 0)
+        if p["shared_with"]:  # a projection tied to an embedding's table
+            table = self.modules_by_name[p["shared_with"]].weight
+            return _over_steps(lambda v: functional.linear(v, table, module.bias), x)
+        return _over_steps(module, x)
+
+    def tessera_parameters(self, layer):
+        """The layer's parameters in the order of Tessera's flat block: tables, W_qkv, b_qkv,
+        W_o, b_o; a matrix before its bias; a layer norm's scale before its shift."""
+        name, op, p = layer["name"], layer["op"], layer["params"]
+        module = self.modules_by_name[name] if name in self.modules_by_name else None
+        if module is None:
+            return []
+        if op in ("embedding", "position_embedding"):
+            return [module.weight]
+        if op == "layer_norm":
+            return [module.weight, module.bias] if p["affine"] else []
+        if op == "self_attention":
+            if not p["bias"]:
+                return [module.in_proj_weight, module.out_proj.weight]
+            return [module.in_proj_weight, module.in_proj_bias, module.out_proj.weight,
+                    module.out_proj.bias]
+        if op == "projection":
+            if p["shared_with"]:
+                return [module.bias] if module.bias is not None else []
+            return [module.weight] + ([module.bias] if module.bias is not None else [])
+        raise ValueError(f"layer {name}: the layout of op {op}'s parameters in Tessera is not "
+                         "mapped here (transformer layers are)")
 
     def _pool(self, layer, x):
         p = layer["params"]
@@ -92,6 +178,9 @@ class TesseraNet(nn.Module):
                 y = functional.relu(xs[0])
             elif op == "leaky_relu":
                 y = functional.leaky_relu(xs[0], p["negative_slope"])
+            elif op in ("embedding", "position_embedding", "layer_norm", "self_attention",
+                        "projection"):
+                y = self._sequence_layer(layer, xs[0])
             elif op == "gelu":
                 y = functional.gelu(xs[0], approximate=p["approximate"])
             elif op == "dropout":

@@ -21,5 +21,6 @@ void add_profile_command(CLI::App& cli, Action& action);
 void add_microbatch_study_command(CLI::App& cli, Action& action);
 void add_validate_sim_command(CLI::App& cli, Action& action);
 void add_layer_check_command(CLI::App& cli, Action& action);
+void add_model_check_command(CLI::App& cli, Action& action);
 
 }  // namespace tessera::app

@@ -4,7 +4,6 @@
 // median time: what analysis/torch_crosscheck.py needs to run the same layer in PyTorch on the
 // same operands and compare outputs and times.
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -12,6 +11,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "raw_floats.hpp"
 #include "scenario_target.hpp"
 #include "tessera/core/common/atomic_file.hpp"
 #include "tessera/core/common/input_error.hpp"
@@ -34,13 +34,6 @@ struct LayerCheckSettings {
   int timed_runs = 5;
   std::uint32_t seed = 1;
 };
-
-void write_raw(const fs::path& path, const std::vector<float>& values) {
-  std::ofstream file(path, std::ios::binary);
-  file.write(reinterpret_cast<const char*>(values.data()),
-             static_cast<std::streamsize>(values.size() * sizeof(float)));
-  if (!file) throw std::runtime_error("cannot write " + path.string());
-}
 
 nlohmann::json geometry_json(const kernels::LayerCheck& check) {
   if (const auto* conv = std::get_if<kernels::ConvolutionGeometry>(&check.geometry)) {
@@ -73,7 +66,7 @@ void write_case(const fs::path& folder, const kernels::LayerCheck& check,
   nlohmann::json tensors = nlohmann::json::object();
   for (const auto* group : {&check.operands, &check.results}) {
     for (const auto& tensor : *group) {
-      write_raw(folder / (tensor.name + ".f32"), tensor.values);
+      write_raw_floats(folder / (tensor.name + ".f32"), tensor.values);
       tensors[tensor.name] = {{"file", tensor.name + ".f32"}, {"shape", tensor.shape}};
     }
   }

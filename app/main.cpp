@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   add_microbatch_study_command(cli, action);
   add_validate_sim_command(cli, action);
   add_layer_check_command(cli, action);
+  add_model_check_command(cli, action);
   add_models_command(cli, action);
   add_devices_command(cli, action);
   add_data_command(cli, action);

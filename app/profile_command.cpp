@@ -10,6 +10,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "rank_spread.hpp"
 #include "scenario_target.hpp"
 #include "tessera/core/common/atomic_file.hpp"
 #include "tessera/core/common/quantity.hpp"
@@ -60,14 +61,6 @@ std::string slug(const std::string& text) {
   }
   while (!result.empty() && result.back() == '_') result.pop_back();
   return result;
-}
-
-// Under mpirun with several ranks the collectives are measured too.
-bool launched_with_several_ranks() {
-  for (const char* variable : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"}) {
-    if (const char* value = std::getenv(variable); value && std::atoi(value) > 1) return true;
-  }
-  return false;
 }
 
 // The scenario with only the sweep points --points names (all without it).
@@ -150,6 +143,7 @@ int profile(const ProfileSettings& settings) {
     write_file_atomically(output, database.to_csv(metadata));
   };
 
+  // Under mpirun with several ranks the collectives are measured too.
   std::unique_ptr<kernels::Communicator> world;
   if (launched_with_several_ranks()) world = kernels::mpi_world();
   const bool writer = !world || world->rank() == 0;

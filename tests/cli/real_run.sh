@@ -3,7 +3,8 @@
 # the points that fit the ranks (status ok, provenance measured, the same losses at 1 and 2
 # ranks: the depth split is exact) and records the others as skipped with the reason; HDF5 data
 # sets (CosmoFlow's and the 3D U-Net's layouts) are read rank by rank; a device too small gives
-# "does not fit", exit 0, no crash.
+# "does not fit", exit 0, no crash; BERT trains, and is skipped with the reason where its
+# weights are sharded.
 # Usage: real_run.sh TESSERA MPIEXEC SCENARIO_DIR
 set -u
 tessera=$1
@@ -185,6 +186,27 @@ run 2 run "$scratch/proportional.yaml" --backend real --output "$scratch/proport
 row real-proportional 0 "$scratch/proportional/real.csv" |
   grep -q ",ok,.*samples per rank 3, 1 (data_split: proportional" ||
   fail "proportional point not trained 3 + 1: $(row real-proportional 0 "$scratch/proportional/real.csv")"
+
+# BERT trains (its decoder tied with a bias of its own); with its weights sharded over 2 ranks
+# the point is skipped with the reason (the real backend gathers one layer's weights at a time).
+for shard in none weights; do
+  cat >"$scratch/bert_$shard.yaml" <<YAML
+name: real-bert
+model: {zoo: bert, options: {layers: 1, hidden: 16, heads: 2, sequence_length: 6, vocabulary: 13},
+        mini_batch: 2}
+parallelism: {data: 2}
+memory: {shard: $shard}
+platform: {preset: lassen}
+real: {warmup_steps: 1, measured_steps: 2}
+YAML
+  run 2 run "$scratch/bert_$shard.yaml" --backend real --output "$scratch/bert_$shard"
+  [ "$code" -eq 0 ] || fail "bert scenario (shard $shard): exit $code: $output"
+done
+row real-bert 0 "$scratch/bert_none/real.csv" | grep -q ",ok,.*loss [0-9.]* (step 1)" ||
+  fail "bert point not trained: $(row real-bert 0 "$scratch/bert_none/real.csv")"
+row real-bert 0 "$scratch/bert_weights/real.csv" |
+  grep -q ",skipped,.*layer mlm_decoder: memory.shard: weights" ||
+  fail "sharded bert point not skipped with the reason: $(row real-bert 0 "$scratch/bert_weights/real.csv")"
 
 [ "$failures" -eq 0 ] && echo "all real-backend CLI checks passed"
 exit "$failures"

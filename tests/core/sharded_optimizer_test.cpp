@@ -20,13 +20,15 @@ using test::program_test_device;
 constexpr std::int64_t kReplicas = 4;
 
 struct Sharded {
-  ModelGraph model = test::tiny_gpt();
+  ModelGraph model;
   ShardPlan plan;
   ComputeCostModel costs{program_test_device(), nullptr, 0};
   StepProgram program;
   double stage_weight_bytes = 0;  // in each MemoryUse of the program's memory plan
 
-  explicit Sharded(ShardLevel shard, std::int64_t micro_batches = 1) {
+  explicit Sharded(ShardLevel shard, std::int64_t micro_batches = 1,
+                   ModelGraph sharded_model = test::tiny_gpt())
+      : model(std::move(sharded_model)) {
     ParallelConfig config;
     config.data = kReplicas;
     config.mini_batch = 2;
@@ -133,6 +135,33 @@ TEST(ShardedOptimizer, ShardedWeightsAreGatheredBeforeEachLayersPasses) {
                      static_cast<double>(sharded.plan.layers[gather->layer].parameters) * 4);
   }
   EXPECT_FALSE(sharded.ops(StepOpKind::gradient_reduce_scatter).empty());
+}
+
+// BERT's decoder reads the word embedding's table and has a bias of its own: both are gathered
+// for each of its passes.
+TEST(ShardedOptimizer, ATiedHeadGathersItsOwnBiasBesideTheTable) {
+  const Sharded sharded(ShardLevel::weights, 1,
+                        build_zoo_model("bert", {{"layers", "1"},
+                                                 {"hidden", "64"},
+                                                 {"heads", "4"},
+                                                 {"sequence_length", "8"},
+                                                 {"vocabulary", "48"}}));
+  const std::size_t decoder = sharded.model.index_of("mlm_decoder").value();
+  const std::size_t table = table_copies(sharded.model, sharded.plan).holder.at(decoder);
+  ASSERT_NE(table, decoder);
+  int own = 0, tables = 0;
+  for (const auto* gather : sharded.ops(StepOpKind::group_allgather)) {
+    if (gather->label.rfind("mlm_decoder gathers", 0) != 0) continue;
+    if (gather->layer == decoder) {
+      ++own;
+      EXPECT_DOUBLE_EQ(gather->bytes, 48 * 4);  // the bias, one float per class
+    } else {
+      ++tables;
+      EXPECT_EQ(gather->layer, table);
+    }
+  }
+  EXPECT_EQ(own, 2);
+  EXPECT_EQ(tables, 2);
 }
 
 TEST(ShardedOptimizer, EachLevelKeepsAShareOfWhatItNames) {

@@ -265,6 +265,10 @@ TEST(CpuProjection, ForwardIsTheMapAtEveryStepAndBackwardMatchesCentralDifferenc
                                       nullptr, 1.0F);
   for (std::size_t i = 0; i < dw.size(); ++i) EXPECT_NEAR(twice[i], 2 * dw[i], 1e-5) << i;
   expect_gradient_matches(db, central_differences(b, loss, 1e-2F), 1e-3, "projection db");
+  // The bias alone (a tied head's own, beside a table it adds into): overwritten, not added.
+  std::vector<float> bias_only(b.size(), 7.0F);
+  kernels.projection_backward_bias(batch, out, steps, dy.data(), bias_only.data());
+  for (std::size_t o = 0; o < db.size(); ++o) EXPECT_FLOAT_EQ(bias_only[o], db[o]) << o;
 }
 
 // The sampled softmax's scores: each position's rows of w (repeated ids included), less their

@@ -209,17 +209,32 @@ inline StepProgram cpu_program(const ModelGraph& model, const ShardPlan& plan,
 
 // "gpt2": the tiny GPT of the sharding and tensor tests (2 blocks of 64, 4 heads, its head tied
 // to the embedding, 8 tokens, a vocabulary of 48 that tensor degrees 2 and 4 divide);
-// "gpt2_vocabulary_47": the same with a vocabulary of 47 that no degree divides (padded); any
-// other name: a model file of tests/data/models/families.
+// "gpt2_vocabulary_47": the same with a vocabulary of 47 that no degree divides (padded); "bert"
+// and "bert_vocabulary_47": the zoo's BERT at that size (its decoder tied with a bias of its
+// own); any other name: a model file of tests/data/models/families.
 inline ModelGraph tiny_gpt_or_family(const std::string& name) {
-  if (name == "gpt2" || name == "gpt2_vocabulary_47") {
-    return build_zoo_model("gpt2", {{"layers", "2"},
-                                    {"hidden", "64"},
-                                    {"heads", "4"},
-                                    {"sequence_length", "8"},
-                                    {"vocabulary", name == "gpt2" ? "48" : "47"}});
+  for (const std::string zoo : {"gpt2", "bert"}) {
+    if (name != zoo && name != zoo + "_vocabulary_47") continue;
+    return build_zoo_model(zoo, {{"layers", "2"},
+                                 {"hidden", "64"},
+                                 {"heads", "4"},
+                                 {"sequence_length", "8"},
+                                 {"vocabulary", name == zoo ? "48" : "47"}});
   }
   return load_model_file(std::string(TESSERA_TEST_DATA_DIR) + "/models/families/" + name + ".yaml");
+}
+
+// What layer `i` holds where one rank trained the model in `reference`: the table's owner's
+// parameters where it holds a copy of a table (`origin`, table_copies.hpp), followed by its own
+// where it has some beside the table (BERT's decoder bias).
+inline std::vector<float> reference_parameters(const TrainingRun& reference, std::size_t i,
+                                               std::size_t origin) {
+  auto whole = reference.layer_parameters.at(origin);
+  if (origin != i) {
+    const auto& own = reference.layer_parameters.at(i);
+    whole.insert(whole.end(), own.begin(), own.end());
+  }
+  return whole;
 }
 
 // Trains `model` on the synthetic data set of its task (synthetic_input.hpp).
@@ -267,7 +282,7 @@ inline TrainingRun train_model(Communicator& world, const ModelGraph& model,
     run.layer_parameters.push_back(trainer.parameters_of(i));
     run.parameter_origins.push_back(tables.origin.at(i));
     if (c.reference != nullptr) {
-      const auto& whole = c.reference->layer_parameters.at(tables.origin.at(i));
+      const auto whole = reference_parameters(*c.reference, i, tables.origin.at(i));
       run.reference_parts.push_back(
           run.layer_parameters.back().empty() ? std::vector<float>{} : trainer.part_of(i, whole));
     }

@@ -27,7 +27,8 @@ using testing::world;
 enum class Split { data, space, both };
 
 struct Family {
-  std::string model;  // a file of tests/data/models/families, or "cosmoflow" or "tiny_gpt"
+  // A file of tests/data/models/families, or "cosmoflow", "tiny_gpt" or "tiny_bert".
+  std::string model;
   std::string until;  // the first layer that runs unsplit ("" = none: split to the end)
   std::int64_t mini_batch = 2;
 };
@@ -48,12 +49,13 @@ ModelGraph model_of(const Family& family) {
   if (family.model == "cosmoflow") {
     return build_zoo_model("cosmoflow", {{"width", "16"}, {"batch_norm", "true"}});
   }
-  if (family.model == "tiny_gpt") {  // the zoo's GPT-2 at 2 blocks of 64, 4 heads, tied head
-    return build_zoo_model("gpt2", {{"layers", "2"},
-                                    {"hidden", "64"},
-                                    {"heads", "4"},
-                                    {"sequence_length", "16"},
-                                    {"vocabulary", "97"}});
+  // The zoo's GPT-2 or BERT at 2 blocks of 64, 4 heads, the heads tied (BERT's with a bias).
+  if (family.model == "tiny_gpt" || family.model == "tiny_bert") {
+    return build_zoo_model(family.model == "tiny_gpt" ? "gpt2" : "bert", {{"layers", "2"},
+                                                                          {"hidden", "64"},
+                                                                          {"heads", "4"},
+                                                                          {"sequence_length", "16"},
+                                                                          {"vocabulary", "97"}});
   }
   return load_model_file(std::string(TESSERA_TEST_DATA_DIR) + "/models/families/" + family.model +
                          ".yaml");
@@ -106,6 +108,7 @@ std::vector<Case> cases() {
   all.push_back({{"tiny_gnmt", "source_embedding"}, Split::data});
   all.push_back({{"small_transformer", "embedding"}, Split::data});
   all.push_back({{"tiny_gpt", "token_embedding"}, Split::data});
+  all.push_back({{"tiny_bert", "word_embedding"}, Split::data});
   return all;
 }
 

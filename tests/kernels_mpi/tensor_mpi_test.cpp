@@ -101,6 +101,16 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         Case{.name = "tiny GPT (tied head), tensor 2", .model = "gpt2"},
         Case{.name = "small transformer (untied head), tensor 2", .model = "small_transformer"},
+        // BERT's decoder: the table tied, its bias its own and split with the classes.
+        Case{.name = "tiny BERT (tied head with a bias), tensor 2", .model = "bert"},
+        Case{.name = "tiny BERT, a vocabulary of 47 padded, tensor 2",
+             .model = "bert_vocabulary_47"},
+        Case{.name = "tiny BERT, tensor 2 x 2 stages (the decoder's table copied beside its "
+                     "bias), 1F1B over 2 micro-batches",
+             .model = "bert",
+             .stages = 2,
+             .micro_batches = 2,
+             .schedule = PipelineSchedule::one_f_one_b},
         Case{.name = "tiny GPT, tensor 4", .model = "gpt2", .tensor = 4},
         // 24 + 23 rows at 2, 12 + 12 + 12 + 11 at 4: the last rank's row past 47 is padding.
         Case{.name = "tiny GPT, a vocabulary of 47 padded, tensor 2",

@@ -169,14 +169,21 @@ class ProgramWriter {
          .group = CollectiveGroup::stage});
   }
 
-  // A tied layer reads its table holder's weights, gathered for its passes as for the holder's.
+  // A tied layer reads its table holder's weights, gathered for its passes as for the holder's,
+  // and gathers those it has beside the table (BERT's decoder bias) too.
   void gather_layer_weights(std::size_t i) {
+    if (!sharded(ShardLevel::weights)) return;
     const std::size_t holder = copies_.holder.at(i);
-    if (!sharded(ShardLevel::weights) || plan_.layers[holder].parameters <= 0) return;
-    gather_weights(
-        holder, static_cast<double>(plan_.layers[holder].parameters),
-        layer_of(i).name + (holder == i ? " gathers its weights"
-                                        : " gathers " + layer_of(holder).name + "'s table"));
+    if (plan_.layers[holder].parameters > 0) {
+      gather_weights(
+          holder, static_cast<double>(plan_.layers[holder].parameters),
+          layer_of(i).name + (holder == i ? " gathers its weights"
+                                          : " gathers " + layer_of(holder).name + "'s table"));
+    }
+    if (holder != i && plan_.layers[i].parameters > 0) {
+      gather_weights(i, static_cast<double>(plan_.layers[i].parameters),
+                     layer_of(i).name + " gathers its weights beside the table");
+    }
   }
 
   void read_next_sample() {

@@ -61,6 +61,15 @@ class LayerExecutor {
     weights_ = weights;
     gradients_ = gradients;
   }
+  // A tied layer's parameters of its own beside the table it reads (BERT's decoder bias): bound
+  // where the layer has parameters and another layer holds its table (shared_table.hpp).
+  void bind_untied_parameters(float* weights, float* gradients) {
+    untied_weights_ = weights;
+    untied_gradients_ = gradients;
+  }
+  // Of a table holder's parameters, those of the tied table (which the stages holding a copy
+  // sum): all of them but where the layer keeps others beside it.
+  virtual std::int64_t table_floats() const { return parameter_floats(); }
   void bind_tensors(LayerTensors tensors) { t_ = std::move(tensors); }
 
   // Around each pass's ops (forward: Direction::forward; backward: Direction::backward_data):
@@ -96,6 +105,8 @@ class LayerExecutor {
   LayerTensors t_;
   float* weights_ = nullptr;
   float* gradients_ = nullptr;
+  float* untied_weights_ = nullptr;
+  float* untied_gradients_ = nullptr;
 };
 
 // The signatures of the executors' factories, which declare them: one that needs its layer only,

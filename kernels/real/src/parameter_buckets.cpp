@@ -179,6 +179,17 @@ std::vector<float> ParameterBuckets::host_weights(std::size_t layer, Communicato
   return values;
 }
 
+std::vector<float> ParameterBuckets::host_gradients(std::size_t layer) {
+  if (sharding_.gradients) {
+    throw std::logic_error("the gradients are sharded: a rank holds only its blocks");
+  }
+  std::vector<float> values(static_cast<std::size_t>(floats_.at(layer)));
+  if (values.empty()) return values;
+  device_.synchronize();
+  device_.copy_to_host(gradients(layer), values.data(), values.size());
+  return values;
+}
+
 double ParameterBuckets::allocated_bytes() const {
   double bytes = 0;
   for (const auto* block : {weights_.get(), gradients_.get(), accumulated_.get(),

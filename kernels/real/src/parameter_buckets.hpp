@@ -67,6 +67,8 @@ class ParameterBuckets {
   // sharding them) calls it, as it gathers them.
   std::vector<float> host_weights(Communicator* group);
   std::vector<float> host_weights(std::size_t layer, Communicator* group);
+  // The layer's summed gradients, whole; throws std::logic_error where they are sharded.
+  std::vector<float> host_gradients(std::size_t layer);
   double allocated_bytes() const;
 
   // Posts bucket `bucket`'s all-reduce over `group` (null: one rank, nothing to sum).

@@ -190,7 +190,7 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
         const auto table = static_cast<std::int64_t>(context_.tables.origin.at(op.layer));
         const int tag = static_cast<int>(2 * layers * tensors_.micro_batches() + table);
         sum_table_copies(parameters.gradients(op.layer),
-                         static_cast<std::size_t>(executor_here->parameter_floats()),
+                         static_cast<std::size_t>(executor_here->table_floats()),
                          program_.table_stages.at(op.layer), tag, context_);
       } else if (op.group != CollectiveGroup::tensor) {
         executor_here->sum_statistics(op.direction);

@@ -18,9 +18,11 @@
 namespace tessera::kernels::real {
 namespace {
 
-// A head tied to an embedding (shared_with) has no parameters of its own: its weights are the
-// owner's table (out x in, the same layout) and its gradient goes into the owner's, written or
-// added in the step program's order (`beta`, shared_table.cpp).
+// A head tied to an embedding (shared_with) works on the owner's table (out x in, the same
+// layout) and its gradient goes into the owner's, written or added in the step program's order
+// (`beta`, shared_table.cpp). Its bias, where it has one (BERT's decoder), is its own parameter
+// (bound apart: LayerExecutor::bind_untied_parameters), zero at first as in BERT's reference
+// (google-research/bert run_pretraining.py's output_bias) and Hugging Face's BertLMPredictionHead.
 //
 // Split over a tensor group (tensor_split.hpp), a rank holds rows of the weight matrix and of the
 // bias (column: its output channels) or columns of the matrix and the whole bias (row: its input
@@ -44,31 +46,55 @@ class Projection : public LayerExecutor {
         beta_(beta),
         kernels_(sequence_kernels_for(layer.layer.name, context)) {}
   std::int64_t parameter_floats() const override {
-    return weights_kind_ != Weights::table ? in_ * out_ + (bias_ ? out_ : 0) : 0;
+    const std::int64_t biases = bias_ ? out_ : 0;
+    return weights_kind_ != Weights::table ? in_ * out_ + biases : biases;
   }
+  std::int64_t table_floats() const override { return in_ * out_; }
   void initialize(std::uint64_t seed, std::span<float> values) const override {
-    if (weights_kind_ == Weights::table_copy) {
-      // The table's rows are the classes: this part's rows of the whole table's values.
-      take_part(table_initial_values(seed, part_.whole_out(out_), part_.whole_in(in_)), values);
+    if (weights_kind_ == Weights::own) {
+      linear_initial_part(part_, in_, out_, bias_, seed, values);
       return;
     }
-    linear_initial_part(part_, in_, out_, bias_, seed, values);
+    std::fill(values.begin(), values.end(), 0.0F);  // the bias, if any
+    if (weights_kind_ == Weights::table_copy) {
+      // The table's rows are the classes: this part's rows of the whole table's values.
+      const auto table = table_initial_values(seed, part_.whole_out(out_), part_.whole_in(in_));
+      take_matrix_part(part_, in_, out_, false, table, values.first(in_ * out_));
+    }
   }
   void take_part(std::span<const float> whole, std::span<float> part) const override {
-    take_matrix_part(part_, in_, out_, bias_, whole, part);
+    if (weights_kind_ != Weights::table) {
+      take_matrix_part(part_, in_, out_, bias_, whole, part);
+      return;
+    }
+    // The bias alone: this part's classes of the whole layer's (none past the vocabulary).
+    const auto first = std::min(
+        whole.size(),
+        static_cast<std::size_t>(part_.split == TensorSplit::column ? out_ * part_.index : 0));
+    const auto rest = std::copy_n(whole.begin() + first,
+                                  std::min(part.size(), whole.size() - first), part.begin());
+    std::fill(rest, part.end(), 0.0F);
   }
   void forward(StepPart) override {
-    const bool adds_bias = bias_ && part_.adds_product_bias();
-    kernels_.projection_forward(batch_, in_, out_, steps_, t_.x[0], weights_,
-                                adds_bias ? weights_ + in_ * out_ : nullptr, t_.y);
+    const float* bias =
+        bias_ && part_.adds_product_bias() ? biases(weights_, untied_weights_) : nullptr;
+    kernels_.projection_forward(batch_, in_, out_, steps_, t_.x[0], weights_, bias, t_.y);
   }
   void backward_data(StepPart) override {
     if (t_.dx[0] == nullptr) return;
     kernels_.projection_backward_data(batch_, in_, out_, steps_, t_.dy, weights_, t_.dx[0]);
   }
   void backward_filter() override {
+    if (weights_kind_ == Weights::table && bias_) {
+      // The table's gradient is written or added as the tie's order says; the bias is its own.
+      kernels_.projection_backward_weights(batch_, in_, out_, steps_, t_.x[0], t_.dy, gradients_,
+                                           nullptr, beta_);
+      kernels_.projection_backward_bias(batch_, out_, steps_, t_.dy, untied_gradients_);
+      return;
+    }
     kernels_.projection_backward_weights(batch_, in_, out_, steps_, t_.x[0], t_.dy, gradients_,
-                                         bias_ ? gradients_ + in_ * out_ : nullptr, beta_);
+                                         bias_ ? biases(gradients_, untied_gradients_) : nullptr,
+                                         beta_);
   }
 
  protected:
@@ -78,6 +104,12 @@ class Projection : public LayerExecutor {
   Weights weights_kind_;
   float beta_;
   SequenceKernels& kernels_;
+
+  // Where the biases are: after the matrix in the layer's own parameters, apart from a table
+  // another layer holds.
+  float* biases(float* parameters, float* untied) const {
+    return weights_kind_ == Weights::table ? untied : parameters + in_ * out_;
+  }
 };
 
 class SampledProjection : public Projection {
@@ -170,7 +202,28 @@ class SampledProjection : public Projection {
   std::vector<float> offsets_;
 };
 
+// Whether the program gathers sharded weights before the layers' passes (memory.shard: weights).
+bool gathers_weights(const StepProgram& program) {
+  return std::any_of(program.ops.begin(), program.ops.end(), [](const StepOp& op) {
+    return op.kind == StepOpKind::group_allgather && op.group == CollectiveGroup::stage &&
+           op.layer != SIZE_MAX;
+  });
+}
+
 }  // namespace
+
+std::optional<std::string> unsupported_weight_sharding(const ModelGraph& model) {
+  for (const auto& layer : model.layers()) {
+    const auto* params = std::get_if<ProjectionParams>(&layer.layer.params);
+    if (params != nullptr && !params->shared_with.empty() && params->bias) {
+      return "layer " + layer.layer.name +
+             ": memory.shard: weights with a head tied to an embedding's table and a bias of its "
+             "own is not yet run by the real backend (it gathers one layer's weights at a time); "
+             "the simulator predicts it";
+    }
+  }
+  return std::nullopt;
+}
 
 std::unique_ptr<LayerExecutor> make_projection_executor(const ModelGraph& model, std::size_t index,
                                                         const LocalShapes& shapes,
@@ -179,13 +232,17 @@ std::unique_ptr<LayerExecutor> make_projection_executor(const ModelGraph& model,
   const auto& layer = model.layers().at(index);
   const auto& params = std::get<ProjectionParams>(layer.layer.params);
   if (!params.shared_with.empty()) {
-    if (params.bias || params.sampled > 0) {
+    if (params.sampled > 0) {
       throw std::invalid_argument("layer " + layer.layer.name +
                                   ": a head tied to an embedding's table (shared_with) with a "
-                                  "bias or a sampled softmax is not yet supported by the real "
-                                  "backend");
+                                  "sampled softmax is not yet supported by the real backend");
     }
     const bool copy = parameter_owner(index, context) == index;
+    if (!copy && gathers_weights(program)) {
+      if (const auto reason = unsupported_weight_sharding(model)) {
+        throw std::invalid_argument(*reason);
+      }
+    }
     return std::make_unique<Projection>(
         layer, shapes, context, copy ? Projection::Weights::table_copy : Projection::Weights::table,
         table_gradient_beta(model, index, program, context));

@@ -137,10 +137,15 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
       if (!runs_here(i)) continue;
       // A tied layer works on its table holder's parameters (shared_table.hpp).
       const std::size_t owner = parameter_owner(i, context);
-      layer(i, k).executor->bind_parameters(parameters_->weights(owner),
-                                            k == writes_gradients_
-                                                ? parameters_->gradients(owner)
-                                                : parameters_->accumulated_gradients(owner));
+      const auto gradients_of = [&](std::size_t holder) {
+        return k == writes_gradients_ ? parameters_->gradients(holder)
+                                      : parameters_->accumulated_gradients(holder);
+      };
+      auto& executor = *layer(i, k).executor;
+      executor.bind_parameters(parameters_->weights(owner), gradients_of(owner));
+      if (owner != i && parameter_floats[i] > 0) {
+        executor.bind_untied_parameters(parameters_->weights(i), gradients_of(i));
+      }
     }
   }
 }

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "measured_training.hpp"
+#include "sequence_executors.hpp"
 #include "tensor_split_support.hpp"
 #include "tessera/core/common/quantity.hpp"
 #include "tessera/core/cost/cost_model.hpp"
@@ -115,6 +116,16 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
     result.status = PointStatus::skipped;
     result.note = *reason;
     return result;
+  }
+  // Weights are sharded over the ranks summing the same gradients: a stage's replicas and
+  // spatial parts (step_program.cpp's shard_ways).
+  if (loaded.scenario.memory.shard == ShardLevel::weights &&
+      config.data * config.spatial_parts() > 1) {
+    if (const auto reason = unsupported_weight_sharding(loaded.model)) {
+      result.status = PointStatus::skipped;
+      result.note = *reason;
+      return result;
+    }
   }
   if (config.model_degree > 1 && device_name != "cpu") {
     // NCCL matches a pair's messages in posting order on one stream: a pipeline's sends and

@@ -73,6 +73,9 @@ std::vector<float> Trainer::parameters_of(std::size_t layer) const {
   return state_->tensors.parameters().host_weights(layer,
                                                    state_->context.layout.gradient_group.get());
 }
+std::vector<float> Trainer::gradients_of(std::size_t layer) const {
+  return state_->tensors.parameters().host_gradients(layer);
+}
 std::vector<float> Trainer::part_of(std::size_t layer, const std::vector<float>& whole) const {
   auto& executor = *state_->tensors.layer(layer).executor;
   std::vector<float> part(static_cast<std::size_t>(executor.parameter_floats()));

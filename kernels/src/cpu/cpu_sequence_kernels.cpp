@@ -25,6 +25,17 @@ std::int64_t token_at(const float* tokens, std::int64_t index, std::int64_t voca
   return token;
 }
 
+// db[o] = beta db[o] + the sum of dy[n, o, t] over samples and steps (beta 0 or 1).
+void sum_bias_gradient(std::int64_t batch, std::int64_t out, std::int64_t steps, const float* dy,
+                       float* db, float beta) {
+  for (std::int64_t o = 0; o < out; ++o) {
+    double sum = 0;
+    for (std::int64_t n = 0; n < batch; ++n)
+      for (std::int64_t t = 0; t < steps; ++t) sum += dy[(n * out + o) * steps + t];
+    db[o] = static_cast<float>(sum + (beta == 0.0F ? 0.0 : static_cast<double>(beta) * db[o]));
+  }
+}
+
 }  // namespace
 
 CpuSequenceKernels::CpuSequenceKernels() : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
@@ -126,12 +137,12 @@ void CpuSequenceKernels::projection_backward_weights(std::int64_t batch, std::in
                    {.data = x + n * in * steps, .transposed = true}, dw, n == 0 ? beta : 1.0F);
   }
   if (db == nullptr) return;
-  for (std::int64_t o = 0; o < out; ++o) {
-    double sum = 0;
-    for (std::int64_t n = 0; n < batch; ++n)
-      for (std::int64_t t = 0; t < steps; ++t) sum += dy[(n * out + o) * steps + t];
-    db[o] = static_cast<float>(sum + (beta == 0.0F ? 0.0 : static_cast<double>(beta) * db[o]));
-  }
+  sum_bias_gradient(batch, out, steps, dy, db, beta);
+}
+
+void CpuSequenceKernels::projection_backward_bias(std::int64_t batch, std::int64_t out,
+                                                  std::int64_t steps, const float* dy, float* db) {
+  sum_bias_gradient(batch, out, steps, dy, db, 0.0F);
 }
 
 // The gathered projections loop over positions: each scores a handful of rows (the target and

@@ -47,6 +47,8 @@ class CpuSequenceKernels final : public SequenceKernels {
   void projection_backward_weights(std::int64_t batch, std::int64_t in, std::int64_t out,
                                    std::int64_t steps, const float* x, const float* dy, float* dw,
                                    float* db, float beta) override;
+  void projection_backward_bias(std::int64_t batch, std::int64_t out, std::int64_t steps,
+                                const float* dy, float* db) override;
 
   void gathered_projection_forward(std::int64_t batch, std::int64_t in, std::int64_t rows,
                                    std::int64_t steps, const float* x, const float* w,

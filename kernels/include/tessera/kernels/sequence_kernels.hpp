@@ -151,6 +151,10 @@ class SequenceKernels {
   virtual void projection_backward_weights(std::int64_t batch, std::int64_t in, std::int64_t out,
                                            std::int64_t steps, const float* x, const float* dy,
                                            float* dw, float* db, float beta) = 0;
+  // db = sum over samples and steps of dy (overwritten): a bias kept apart from its matrix (a
+  // head tied to an embedding's table with a bias of its own).
+  virtual void projection_backward_bias(std::int64_t batch, std::int64_t out, std::int64_t steps,
+                                        const float* dy, float* db) = 0;
 
   // A sampled softmax's scores: only `rows` of w per position, chosen per position (host ids,
   // N x rows x T: row(n, k, t)), each less its host `offsets` entry (the same layout):

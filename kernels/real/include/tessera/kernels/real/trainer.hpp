@@ -101,6 +101,9 @@ class Trainer {
   std::vector<float> parameters() const;
   // Layer i's parameters (empty where the layer has none or runs on another stage).
   std::vector<float> parameters_of(std::size_t layer) const;
+  // The gradients of the layer's parameters the last step summed (what the update took), copied
+  // to the host; throws std::logic_error where memory.shard splits the gradients.
+  std::vector<float> gradients_of(std::size_t layer) const;
   // This rank's part of layer i's parameters given the whole layer's (the layer split over a
   // tensor group; the values themselves otherwise): what parameters_of holds of them.
   std::vector<float> part_of(std::size_t layer, const std::vector<float>& whole) const;

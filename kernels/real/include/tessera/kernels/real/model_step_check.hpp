@@ -1,0 +1,42 @@
+#pragma once
+// One training step of a whole model on one rank, kept with everything another framework needs
+// to take the same step: the batch (the model's synthetic task), every layer's weights before the
+// step, the loss and every parameter's gradient. tessera model-check writes it;
+// analysis/torch_crosscheck.py builds the model in PyTorch from the same description and compares
+// (docs/guide/training-for-real.md, "Checking a whole model against PyTorch").
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tessera/core/model/model_graph.hpp"
+#include "tessera/kernels/communicator.hpp"
+#include "tessera/kernels/device.hpp"
+
+namespace tessera::kernels::real {
+
+// A layer's parameters in its executor's layout (guide: the layouts), before the step, and their
+// gradients of the step's loss. A tied layer (shared_with) holds only what it has beside the
+// table (BERT's decoder bias); the table's gradient, its readers' summed, is its owner's.
+struct CheckedParameters {
+  std::string layer;
+  std::vector<float> weights;
+  std::vector<float> gradients;
+};
+
+struct ModelStepCheck {
+  std::vector<std::int64_t> input_shape;  // N x C x spatial
+  std::vector<float> input;
+  std::vector<std::int64_t> targets_shape;  // N x the values of one sample (target_layout)
+  std::vector<float> targets;
+  double loss = 0;
+  std::vector<CheckedParameters> layers;  // every layer with parameters, in the model's order
+};
+
+// On `rank` (one process: a communicator of size 1) and `device`, with plain SGD from the
+// trainer's initial weights drawn from `seed`, on `mini_batch` samples of the synthetic task drawn
+// from `seed` too. Throws std::invalid_argument naming the layer for a dropout layer that drops
+// anything (its masks cannot be taken along) and for layers the real backend cannot run.
+ModelStepCheck check_model_step(const ModelGraph& model, std::int64_t mini_batch, Device& device,
+                                Communicator& rank, std::uint64_t seed);
+
+}  // namespace tessera::kernels::real

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# `tessera model-check` and analysis/torch_model_step.py on this CPU: one training step of a
+# one-block GPT-2 (causal attention, its head tied to the token embedding) and of a one-block
+# BERT (token types, layer norms after the sums, its decoder tied with a bias of its own) equals
+# PyTorch's on the same weights and batch: the loss and every layer's gradient. A corrupted
+# gradient must make the check fail; a model with dropout and bad options exit 2 naming them.
+# Usage: model_check.sh TESSERA PYTHON
+set -u
+tessera=$1
+python=$2
+repository="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+check="$repository/analysis/torch_model_step.py"
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+export OMP_NUM_THREADS=1
+
+cp "$repository/scenarios/gpt2_block_check.yaml" "$scratch/gpt.yaml"  # the README's example
+cat >"$scratch/bert.yaml" <<'YAML'
+name: bert
+model: {zoo: bert, options: {layers: 1, hidden: 16, heads: 2, sequence_length: 6, vocabulary: 13, dropout: false}, mini_batch: 2}
+platform: {preset: lassen}
+YAML
+
+for case in gpt bert; do
+  output=$("$tessera" model-check "$scratch/$case.yaml" --output "$scratch/$case" 2>&1)
+  [ $? -eq 0 ] || fail "model-check $case: $output"
+  report=$("$python" "$check" "$scratch/$case" 2>&1)
+  [ $? -eq 0 ] || fail "torch_model_step.py $case: $report"
+  grep -q " 0 failed" <<<"$report" || fail "$case: not every result compared: $report"
+  echo "$report"
+done
+grep -q "mlm_decoder gradient" <(cat "$scratch/bert/model_step.csv") ||
+  fail "BERT's decoder bias was not compared"
+
+# A gradient off by a little: the check fails and names it.
+"$python" - "$scratch/gpt/block1_mlp_out.gradients.f32" <<'PY'
+import sys, numpy
+values = numpy.fromfile(sys.argv[1], dtype="<f4")
+values[0] += 1e-2 * numpy.abs(values).max()
+values.tofile(sys.argv[1])
+PY
+report=$("$python" "$check" "$scratch/gpt" 2>&1)
+code=$?
+[ "$code" -eq 1 ] && grep -q "off: block1_mlp_out gradient" <<<"$report" ||
+  fail "a corrupted gradient passed (exit $code): $report"
+
+# Bad input: exit 2, naming what.
+sed 's/dropout: false/dropout: true/' "$scratch/gpt.yaml" >"$scratch/dropout.yaml"
+output=$("$tessera" model-check "$scratch/dropout.yaml" --output "$scratch/dropout" 2>&1)
+code=$?
+[ "$code" -eq 2 ] && grep -q "dropout" <<<"$output" || fail "dropout: exit $code: $output"
+output=$("$tessera" model-check "$scratch/gpt.yaml" --point 3 --output "$scratch/bad" 2>&1)
+code=$?
+[ "$code" -eq 2 ] && grep -q -- "--point" <<<"$output" || fail "--point 3: exit $code: $output"
+output=$("$python" "$check" "$scratch/nothing" 2>&1)
+code=$?
+[ "$code" -eq 2 ] || fail "a missing folder: exit $code: $output"
+
+[ "$failures" -eq 0 ] && echo "model check: all checks passed"
+exit $((failures > 0))
