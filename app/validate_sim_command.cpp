@@ -68,6 +68,7 @@ struct ValidateSimSettings {
   int threads_per_rank = 0;              // 0: the cores / ranks, at least 1
   bool fresh = false;                    // profile again instead of resuming
   bool warm_caches = false;              // profile without flushing caches between runs
+  std::vector<std::string> skipped_algorithms;  // by name prefix, as `tessera profile`
 };
 
 struct Machine {
@@ -240,6 +241,10 @@ int validate_sim(const ValidateSimSettings& settings) {
                                                "--seconds-per-measurement",
                                                std::to_string(settings.seconds_per_measurement)};
     if (settings.warm_caches) profile_arguments.push_back("--warm-caches");
+    if (!settings.skipped_algorithms.empty()) {
+      profile_arguments.push_back("--skip-algorithms");
+      profile_arguments.push_back(join(settings.skipped_algorithms, ","));
+    }
     const int profiled =
         run_child(tessera_command(launcher, ranks, profile_arguments, settings.fresh), profile_log);
     if (profiled != 0) {
@@ -347,6 +352,12 @@ void add_validate_sim_command(CLI::App& cli, Action& action) {
   command->add_flag("--warm-caches", settings->warm_caches,
                     "Profile each kernel run right after the previous one (default: caches "
                     "flushed in between, see tessera profile)");
+  command
+      ->add_option("--skip-algorithms", settings->skipped_algorithms,
+                   "Profiling: algorithms not to measure, by name prefix (e.g. ref: for oneDNN's "
+                   "reference implementations, far slower than the others); the real runs follow "
+                   "plans made from the rest")
+      ->delimiter(',');
   command->add_flag("--fresh", settings->fresh,
                     "Profile every kernel and this machine again (default: keep what the output "
                     "directory has)");
