@@ -63,11 +63,11 @@ struct ValidateSimSettings {
   std::string file;
   std::string output;
   std::string mpirun = "mpirun";
-  std::int64_t max_ranks = 0;            // 0: twice the cores (CPU) or the GPU count
-  double seconds_per_measurement = 0.2;  // as `tessera profile`
-  int threads_per_rank = 0;              // 0: the cores / ranks, at least 1
-  bool fresh = false;                    // profile again instead of resuming
-  bool warm_caches = false;              // profile without flushing caches between runs
+  std::int64_t max_ranks = 0;                   // 0: twice the cores (CPU) or the GPU count
+  double seconds_per_measurement = 0.2;         // as `tessera profile`
+  int threads_per_rank = 0;                     // 0: the cores / ranks, at least 1
+  bool fresh = false;                           // profile again instead of resuming
+  bool warm_caches = false;                     // profile without flushing caches between runs
   std::vector<std::string> skipped_algorithms;  // by name prefix, as `tessera profile`
 };
 
