@@ -137,12 +137,15 @@ class TesseraNet(nn.Module):
                 return [module.in_proj_weight, module.out_proj.weight]
             return [module.in_proj_weight, module.in_proj_bias, module.out_proj.weight,
                     module.out_proj.bias]
-        if op == "projection":
-            if p["shared_with"]:
-                return [module.bias] if module.bias is not None else []
+        if op == "projection" and p["shared_with"]:
+            return [module.bias] if module.bias is not None else []
+        if op in ("projection", "fully_connected", "conv"):  # out x in (x kernel), then biases
             return [module.weight] + ([module.bias] if module.bias is not None else [])
+        if op == "batch_norm":
+            return [module.weight, module.bias] if p["affine"] else []
         raise ValueError(f"layer {name}: the layout of op {op}'s parameters in Tessera is not "
-                         "mapped here (transformer layers are)")
+                         "mapped here (convolutions, batch-norm, fully connected and transformer "
+                         "layers are)")
 
     def _pool(self, layer, x):
         p = layer["params"]

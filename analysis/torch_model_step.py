@@ -79,7 +79,10 @@ def take_step(description, folder, dtype):
                 raise BadInput(f"{folder}/case.json: parameters of an unknown layer "
                                f"{entry['layer']!r}")
             layer = layers[entry["layer"]]
-            parameters = net.tessera_parameters(layer)
+            try:
+                parameters = net.tessera_parameters(layer)
+            except ValueError as error:
+                raise BadInput(f"{folder}/case.json: {error}") from error
             flat = load_floats(folder, entry["weights"]).to(dtype)
             if flat.numel() != sum(p.numel() for p in parameters):
                 raise BadInput(f"{folder}/{entry['weights']['file']}: {flat.numel()} weights, "
@@ -93,7 +96,7 @@ def take_step(description, folder, dtype):
     tensors = description["tensors"]
     inputs = load_floats(folder, tensors["input"]).to(dtype)
     targets = targets_for(graph, load_floats(folder, tensors["targets"]))
-    net.eval()  # no dropout (model-check refuses it)
+    net.train()  # batch-norm on the batch's statistics, as Tessera trains (no dropout: refused)
     loss = net(inputs, targets.to(dtype) if targets.is_floating_point() else targets)
     loss.backward()
     gradients = {}

@@ -63,7 +63,9 @@ int model_check(const ModelCheckSettings& settings) {
     check =
         kernels::real::check_model_step(loaded.model, mini_batch, *device, *world, settings.seed);
   } catch (const std::invalid_argument& error) {
-    throw InputError({}, "model", error.what());
+    const auto& where = loaded.scenario.where;
+    throw InputError(where.count("model") ? where.at("model") : SourceLocation{settings.target},
+                     "model", error.what());
   }
 
   const fs::path output = settings.output.empty()

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # `tessera model-check` and analysis/torch_model_step.py on this CPU: one training step of a
 # one-block GPT-2 (causal attention, its head tied to the token embedding) and of a one-block
-# BERT (token types, layer norms after the sums, its decoder tied with a bias of its own) equals
-# PyTorch's on the same weights and batch: the loss and every layer's gradient. A corrupted
-# gradient must make the check fail; a model with dropout and bad options exit 2 naming them.
+# BERT (token types, layer norms after the sums, its decoder tied with a bias of its own) and of
+# ResNet-18 (convolutions, batch-norm on the batch's statistics, pooling, a fully connected layer)
+# equals PyTorch's on the same weights and batch: the loss and every layer's gradient. A
+# corrupted gradient must make the check fail; a model with dropout, a layer whose parameters
+# are not mapped to PyTorch's (a transposed convolution) and bad options exit 2 naming them.
 # Usage: model_check.sh TESSERA PYTHON
 set -u
 tessera=$1
@@ -22,8 +24,20 @@ name: bert
 model: {zoo: bert, options: {layers: 1, hidden: 16, heads: 2, sequence_length: 6, vocabulary: 13, dropout: false}, mini_batch: 2}
 platform: {preset: lassen}
 YAML
+# 64 x 64 at 4 samples: the last batch-norms normalise 16 values a channel (at 32 x 32 and 2
+# samples, 2 values: float32 and float64 differ by 2% there, in PyTorch as in Tessera).
+cat >"$scratch/resnet.yaml" <<'YAML'
+name: resnet
+model: {zoo: resnet18, options: {image_size: 64, classes: 10}, mini_batch: 4}
+platform: {preset: lassen}
+YAML
+cat >"$scratch/unet.yaml" <<'YAML'
+name: unet
+model: {zoo: unet3d, options: {width: 8}, mini_batch: 1}
+platform: {preset: lassen}
+YAML
 
-for case in gpt bert; do
+for case in gpt bert resnet; do
   output=$("$tessera" model-check "$scratch/$case.yaml" --output "$scratch/$case" 2>&1)
   [ $? -eq 0 ] || fail "model-check $case: $output"
   report=$("$python" "$check" "$scratch/$case" 2>&1)
@@ -54,6 +68,12 @@ code=$?
 output=$("$tessera" model-check "$scratch/gpt.yaml" --point 3 --output "$scratch/bad" 2>&1)
 code=$?
 [ "$code" -eq 2 ] && grep -q -- "--point" <<<"$output" || fail "--point 3: exit $code: $output"
+"$tessera" model-check "$scratch/unet.yaml" --output "$scratch/unet" >/dev/null 2>&1 ||
+  fail "model-check unet"
+output=$("$python" "$check" "$scratch/unet" 2>&1)
+code=$?
+[ "$code" -eq 2 ] && grep -q "layer up3_upconv: the layout of op transposed_conv" <<<"$output" ||
+  fail "a transposed convolution: exit $code: $output"
 output=$("$python" "$check" "$scratch/nothing" 2>&1)
 code=$?
 [ "$code" -eq 2 ] || fail "a missing folder: exit $code: $output"

@@ -35,8 +35,8 @@ void refuse_random_layers(const ModelGraph& model) {
       throw std::invalid_argument(
           "layer " + resolved.layer.name +
           ": a dropout layer that drops values draws masks another framework cannot take along "
-          "(give the model without dropout: drop_probability 0, or the zoo's option dropout: "
-          "false)");
+          "(give the model without dropout: drop_probability 0 in a model file, or dropout: false "
+          "where a zoo model has that option)");
     }
   }
 }
