@@ -104,5 +104,26 @@ TEST(TableCopies, TheLastStageHoldsACopySummedWithTheFirst) {
   }
 }
 
+// BERT's decoder keeps its own bias beside the copy of the word embedding's table: it counts in
+// the copy's parameters, but the stages sum the table's gradients only.
+TEST(TableCopies, ACopysOwnBiasIsNotSummedWithTheTable) {
+  const auto model = build_zoo_model("bert", {{"layers", "2"},
+                                              {"hidden", "64"},
+                                              {"heads", "4"},
+                                              {"sequence_length", "8"},
+                                              {"vocabulary", "48"}});
+  const auto embedding = *model.index_of("word_embedding");
+  const auto decoder = *model.index_of("mlm_decoder");
+  const auto plan = plan_of(model, 2);
+  ASSERT_EQ(plan.layers.at(decoder).stage, 1);
+  EXPECT_EQ(plan.layers.at(decoder).parameters, plan.layers.at(embedding).parameters + 48);
+  const ComputeCostModel costs{test::program_test_device(), nullptr, 64.0 * 1024 * 1024};
+  for (const auto& program : build_step_programs(model, plan, costs, {})) {
+    const auto sums = table_sums(program);
+    ASSERT_EQ(sums.size(), 1U) << "stage " << program.stage;
+    EXPECT_DOUBLE_EQ(sums.front().bytes, 4.0 * 48 * 64) << "stage " << program.stage;
+  }
+}
+
 }  // namespace
 }  // namespace tessera

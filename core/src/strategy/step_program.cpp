@@ -148,7 +148,8 @@ class ProgramWriter {
            .category = OpCategory::allreduce,
            .label = layer_of(i).name + " table gradients over the stages holding it",
            .layer = i,
-           .bytes = static_cast<double>(whole_plan_.layers[i].parameters) *
+           // The table's, which the owner holds alone (a copy's holder may keep a bias beside it).
+           .bytes = static_cast<double>(whole_plan_.layers[copies_.origin[i]].parameters) *
                     static_cast<double>(dtype_bytes(options_.dtype)),
            .group = CollectiveGroup::table});
     }
