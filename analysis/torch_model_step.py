@@ -27,6 +27,7 @@ import numpy
 import torch
 
 from script_exit import BadInput, exit_status, read_json
+from torch_crosscheck import relative_error
 from torch_model import TesseraNet
 
 
@@ -40,15 +41,6 @@ def load_floats(folder, entry):
         raise BadInput(f"{path}: {values.size} floats, shape {entry['shape']} needs "
                        f"{math.prod(entry['shape'])}")
     return torch.from_numpy(values.reshape(entry["shape"]).copy())
-
-
-def relative_error(result, reference):
-    result, reference = result.to(torch.float64), reference.to(torch.float64)
-    if torch.isnan(result).any():
-        return math.nan
-    norm = torch.linalg.vector_norm(reference).item()
-    difference = torch.linalg.vector_norm(result - reference).item()
-    return difference / norm if norm > 0 else difference
 
 
 def targets_for(graph, targets):

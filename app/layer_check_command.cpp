@@ -96,19 +96,9 @@ void write_case(const fs::path& folder, const kernels::LayerCheck& check,
 
 int layer_check(const LayerCheckSettings& settings) {
   const LoadedScenario loaded = load_target(settings.target, settings.mini_batch);
-  if (settings.point >= loaded.points.size()) {
-    throw InputError({}, "--point",
-                     "a sweep point index below " + std::to_string(loaded.points.size()) +
-                         ", got " + std::to_string(settings.point));
-  }
   LoadedScenario one_point = loaded;
-  one_point.points = {loaded.points[settings.point]};
-  std::unique_ptr<kernels::Device> device;
-  try {
-    device = kernels::open_device(settings.device);
-  } catch (const std::invalid_argument& error) {
-    throw InputError({}, "--device", error.what());
-  }
+  one_point.points = {sweep_point_at(loaded, settings.point)};
+  const auto device = open_device_option(settings.device);
   // The forward entry of each layer carries its shard shapes and undivided batch.
   std::vector<KernelToProfile> selected;
   std::set<std::string> found;

@@ -40,18 +40,8 @@ nlohmann::json tensor_entry(const std::string& file, const std::vector<std::int6
 
 int model_check(const ModelCheckSettings& settings) {
   const LoadedScenario loaded = load_target(settings.target, settings.mini_batch);
-  if (settings.point >= loaded.points.size()) {
-    throw InputError({}, "--point",
-                     "a sweep point index below " + std::to_string(loaded.points.size()) +
-                         ", got " + std::to_string(settings.point));
-  }
-  const std::int64_t mini_batch = loaded.points[settings.point].config.mini_batch;
-  std::unique_ptr<kernels::Device> device;
-  try {
-    device = kernels::open_device(settings.device);
-  } catch (const std::invalid_argument& error) {
-    throw InputError({}, "--device", error.what());
-  }
+  const std::int64_t mini_batch = sweep_point_at(loaded, settings.point).config.mini_batch;
+  const auto device = open_device_option(settings.device);
   auto world = kernels::mpi_world();
   if (world->size() != 1) {
     throw InputError(

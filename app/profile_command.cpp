@@ -110,12 +110,8 @@ int profile(const ProfileSettings& settings) {
                      "expected float32 (the device kernels run float32 only), got " +
                          to_string(loaded.scenario.model.dtype));
   }
-  std::unique_ptr<kernels::Device> device;
-  try {
-    device = kernels::open_device(settings.device.empty() ? default_device() : settings.device);
-  } catch (const std::invalid_argument& error) {
-    throw InputError({}, "--device", error.what());
-  }
+  const auto device =
+      open_device_option(settings.device.empty() ? default_device() : settings.device);
   const std::string device_name = device->info().name;
   const std::string output = !settings.output.empty() ? settings.output
                                                       : "profiles/" + slug(device_name) + "/" +

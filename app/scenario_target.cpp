@@ -1,6 +1,9 @@
 #include "scenario_target.hpp"
 
 #include <filesystem>
+#include <stdexcept>
+
+#include "tessera/core/common/input_error.hpp"
 
 #include "tessera/core/zoo/model_zoo.hpp"
 #include "tessera/simulator/platform/xml_platform_check.hpp"
@@ -26,6 +29,23 @@ LoadedScenario load_target(const std::string& target, std::optional<std::int64_t
                               target, ".");
   }
   return load_scenario(target);
+}
+
+const SweepPoint& sweep_point_at(const LoadedScenario& loaded, std::size_t index) {
+  if (index >= loaded.points.size()) {
+    throw InputError({}, "--point",
+                     "a sweep point index below " + std::to_string(loaded.points.size()) +
+                         ", got " + std::to_string(index));
+  }
+  return loaded.points[index];
+}
+
+std::unique_ptr<kernels::Device> open_device_option(const std::string& name) {
+  try {
+    return kernels::open_device(name);
+  } catch (const std::invalid_argument& error) {
+    throw InputError({}, "--device", error.what());
+  }
 }
 
 }  // namespace tessera::app

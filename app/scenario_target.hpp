@@ -1,11 +1,14 @@
 #pragma once
-// The target of the commands that measure kernels (profile, layer-check): a scenario file,
-// "default", or a zoo model name standing for one GPU of that model.
+// The target of the commands that measure kernels (profile, layer-check, model-check): a scenario
+// file, "default", or a zoo model name standing for one GPU of that model; the sweep point and the
+// local device they name.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/kernels/device.hpp"
 
 namespace tessera::app {
 
@@ -16,5 +19,11 @@ LoadedScenario load_checked_scenario(const std::string& file, const std::string&
 
 // A zoo model runs `mini_batch` samples (default: the model's own mini-batch, else 1).
 LoadedScenario load_target(const std::string& target, std::optional<std::int64_t> mini_batch);
+
+// Sweep point `index` (--point); InputError naming --point when there is none.
+const SweepPoint& sweep_point_at(const LoadedScenario& loaded, std::size_t index);
+
+// The local device `name` names (--device: cpu or cuda:N); InputError naming --device otherwise.
+std::unique_ptr<kernels::Device> open_device_option(const std::string& name);
 
 }  // namespace tessera::app

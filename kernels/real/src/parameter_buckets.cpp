@@ -179,6 +179,13 @@ std::vector<float> ParameterBuckets::host_weights(std::size_t layer, Communicato
   return values;
 }
 
+bool gathers_sharded_weights(const StepProgram& program) {
+  return std::any_of(program.ops.begin(), program.ops.end(), [](const StepOp& op) {
+    return op.kind == StepOpKind::group_allgather && op.group == CollectiveGroup::stage &&
+           op.layer != SIZE_MAX;
+  });
+}
+
 std::vector<float> ParameterBuckets::host_gradients(std::size_t layer) {
   if (sharding_.gradients) {
     throw std::logic_error("the gradients are sharded: a rank holds only its blocks");

@@ -47,6 +47,10 @@ struct ParameterSharding {
   std::vector<bool> written_early;
 };
 
+// Whether `program` gathers sharded weights before the layers' passes (memory.shard: weights
+// over several ranks), which ParameterSharding::weights then holds in blocks.
+bool gathers_sharded_weights(const StepProgram& program);
+
 class ParameterBuckets {
  public:
   // Throws std::logic_error when a layer with parameters is in no bucket of `buckets`.

@@ -12,6 +12,7 @@
 
 #include "execution_context.hpp"
 #include "log_uniform_sampler.hpp"
+#include "parameter_buckets.hpp"
 #include "sequence_executors.hpp"
 #include "tessera/kernels/sequence_kernels.hpp"
 
@@ -202,14 +203,6 @@ class SampledProjection : public Projection {
   std::vector<float> offsets_;
 };
 
-// Whether the program gathers sharded weights before the layers' passes (memory.shard: weights).
-bool gathers_weights(const StepProgram& program) {
-  return std::any_of(program.ops.begin(), program.ops.end(), [](const StepOp& op) {
-    return op.kind == StepOpKind::group_allgather && op.group == CollectiveGroup::stage &&
-           op.layer != SIZE_MAX;
-  });
-}
-
 }  // namespace
 
 std::optional<std::string> unsupported_weight_sharding(const ModelGraph& model) {
@@ -238,7 +231,7 @@ std::unique_ptr<LayerExecutor> make_projection_executor(const ModelGraph& model,
                                   "sampled softmax is not yet supported by the real backend");
     }
     const bool copy = parameter_owner(index, context) == index;
-    if (!copy && gathers_weights(program)) {
+    if (!copy && gathers_sharded_weights(program)) {
       if (const auto reason = unsupported_weight_sharding(model)) {
         throw std::invalid_argument(*reason);
       }

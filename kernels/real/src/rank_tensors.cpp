@@ -109,15 +109,10 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
   }
   // The program reduce-scatters the gradients where memory.shard splits the parameters over the
   // ranks summing them, and gathers a layer's weights before its passes where it splits those.
-  const auto has_op = [&](const auto& is) {
-    return std::any_of(program.ops.begin(), program.ops.end(), is);
-  };
-  const bool sharded =
-      has_op([](const StepOp& op) { return op.kind == StepOpKind::gradient_reduce_scatter; });
-  const bool weights_sharded = has_op([](const StepOp& op) {
-    return op.kind == StepOpKind::group_allgather && op.group == CollectiveGroup::stage &&
-           op.layer != SIZE_MAX;
+  const bool sharded = std::any_of(program.ops.begin(), program.ops.end(), [](const StepOp& op) {
+    return op.kind == StepOpKind::gradient_reduce_scatter;
   });
+  const bool weights_sharded = gathers_sharded_weights(program);
   const auto& summing = *context.layout.gradient_group;
   parameters_ = std::make_unique<ParameterBuckets>(
       device, parameter_floats, program.buckets, optimizer, micro_batches > 1,
