@@ -67,15 +67,9 @@ std::string slug(const std::string& text) {
 LoadedScenario selected_points(const LoadedScenario& loaded, const ProfileSettings& settings) {
   LoadedScenario subset = loaded;
   if (settings.points.empty()) return subset;
+  check_point_indices(loaded, settings.points);
   subset.points.clear();
-  for (std::size_t index : settings.points) {
-    if (index >= loaded.points.size()) {
-      throw InputError({}, "--points",
-                       "a sweep point index below " + std::to_string(loaded.points.size()) +
-                           ", got " + std::to_string(index));
-    }
-    subset.points.push_back(loaded.points[index]);
-  }
+  for (std::size_t index : settings.points) subset.points.push_back(loaded.points[index]);
   return subset;
 }
 

@@ -34,6 +34,7 @@ struct RunSettings {
   std::string output;
   std::vector<std::string> profiles;
   std::string cluster;
+  std::vector<std::size_t> points;  // --points: only these sweep points (empty: every point)
   bool fresh = false;
   bool message_level = false;
 };
@@ -144,10 +145,12 @@ int run(const RunSettings& settings) {
                              .output = settings.output,
                              .profiles = settings.profiles,
                              .fresh = settings.fresh,
+                             .points = settings.points,
                              .trace_file = settings.trace_file,
                              .trace_point = settings.trace_point});
   }
   const auto loaded = load_checked_scenario(settings.file, settings.cluster);
+  check_point_indices(loaded, settings.points);
   ProfileDatabase profiles;
   for (const auto& path : settings.profiles) profiles.load_csv(path);
   sim::SimulationOptions options;
@@ -159,13 +162,13 @@ int run(const RunSettings& settings) {
               << "scenario has " << loaded.points.size() << " point(s)\n";
     return kExitBadInput;
   }
-  const TraceFiles traces{settings.trace_file, settings.trace_point >= 0
-                                                   ? static_cast<std::size_t>(settings.trace_point)
-                                                   : loaded.points.size() - 1};
+  const TraceFiles traces{settings.trace_file, traced_point(settings.trace_point, settings.points,
+                                                            loaded.points.size())};
   SweepRunOptions run_options;
   run_options.backend = settings.backend;
   run_options.output_directory = settings.output;
   run_options.resume = !settings.fresh;
+  run_options.only_points = settings.points;
   run_options.tessera_version = build_identity();
   run_options.profiles = options.profiles;
   run_options.profile_files = settings.profiles;
@@ -263,7 +266,7 @@ void add_run_command(CLI::App& cli, Action& action) {
                       "(outputs.trace_gpus) to this file: simulated (sim) or measured (real: "
                       "the step the result reports); a name with {point} traces every point");
   command->add_option("--trace-point", settings->trace_point,
-                      "Sweep point to trace (default: the last)");
+                      "Sweep point to trace (default: the last one run)");
   command->add_option("--output", settings->output,
                       "Directory for the results (default: the scenario's outputs.directory)");
   command->add_option("--profiles", settings->profiles,
@@ -271,6 +274,11 @@ void add_run_command(CLI::App& cli, Action& action) {
   command->add_option("--cluster", settings->cluster,
                       "Cluster file replacing the scenario's platform (e.g. the one tessera "
                       "profile writes for this machine)");
+  command
+      ->add_option("--points", settings->points,
+                   "Only these sweep points (indices, e.g. 1,3); the results keep the other "
+                   "points' rows from an earlier run")
+      ->delimiter(',');
   command->add_flag("--fresh", settings->fresh, "Ignore earlier results instead of resuming");
   command->add_flag("--message-level", settings->message_level,
                     "Simulate collectives message by message (slow; the reference model)");

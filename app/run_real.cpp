@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "command_guard.hpp"
+#include "scenario_target.hpp"
 #include "sweep_outcome.hpp"
 #include "tessera/core/common/atomic_file.hpp"
 #include "tessera/core/common/input_error.hpp"
@@ -102,6 +103,7 @@ int run_real_backend(const RealRunSettings& settings) {
                      "the real backend reads format hdf5 from a directory of sample files: give "
                      "io.dataset (tessera data generate makes one), or use format: synthetic");
   }
+  check_point_indices(loaded, settings.points);
   ProfileDatabase profiles;
   for (const auto& path : settings.profiles) profiles.load_csv(path);
   const ProfileDatabase* measured = profiles.size() > 0 ? &profiles : nullptr;
@@ -110,9 +112,8 @@ int run_real_backend(const RealRunSettings& settings) {
                      "expected a point below " + std::to_string(loaded.points.size()) + ", got " +
                          std::to_string(settings.trace_point));
   }
-  const TraceFiles traces{settings.trace_file, settings.trace_point >= 0
-                                                   ? static_cast<std::size_t>(settings.trace_point)
-                                                   : loaded.points.size() - 1};
+  const TraceFiles traces{settings.trace_file, traced_point(settings.trace_point, settings.points,
+                                                            loaded.points.size())};
   // Every rank passes a timeline for a traced point (the gather is collective), rank 0 writes.
   kernels::real::MeasuredTimeline timeline;
   auto run_point = [&](std::size_t index) {
@@ -129,6 +130,7 @@ int run_real_backend(const RealRunSettings& settings) {
   options.backend = "real";
   options.output_directory = settings.output;
   options.resume = !settings.fresh;
+  options.only_points = settings.points;
   options.tessera_version = build_identity();
   options.profiles = measured;
   options.machine = this_machine();

@@ -13,8 +13,9 @@ struct RealRunSettings {
   std::string output;                 // results directory, or "" for the scenario's
   std::vector<std::string> profiles;  // profile databases: the conv kernels' micro-batching plan
   bool fresh = false;
-  std::string trace_file;         // the measured timeline of one point, or "" for none
-  std::int64_t trace_point = -1;  // which point: -1 for the last
+  std::vector<std::size_t> points;  // only these sweep points (empty: every point)
+  std::string trace_file;           // the measured timeline of one point, or "" for none
+  std::int64_t trace_point = -1;    // which point: -1 for the last
 };
 
 // Collective: every rank calls it. Rank 0 writes the results and prints the summary.

@@ -40,6 +40,16 @@ const SweepPoint& sweep_point_at(const LoadedScenario& loaded, std::size_t index
   return loaded.points[index];
 }
 
+void check_point_indices(const LoadedScenario& loaded, const std::vector<std::size_t>& indices) {
+  for (const std::size_t index : indices) {
+    if (index >= loaded.points.size()) {
+      throw InputError({}, "--points",
+                       "a sweep point index below " + std::to_string(loaded.points.size()) +
+                           ", got " + std::to_string(index));
+    }
+  }
+}
+
 std::unique_ptr<kernels::Device> open_device_option(const std::string& name) {
   try {
     return kernels::open_device(name);

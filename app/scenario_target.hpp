@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/kernels/device.hpp"
@@ -22,6 +23,9 @@ LoadedScenario load_target(const std::string& target, std::optional<std::int64_t
 
 // Sweep point `index` (--point); InputError naming --point when there is none.
 const SweepPoint& sweep_point_at(const LoadedScenario& loaded, std::size_t index);
+
+// Checks the sweep point indices `--points` gives; InputError naming --points for one out of range.
+void check_point_indices(const LoadedScenario& loaded, const std::vector<std::size_t>& indices);
 
 // The local device `name` names (--device: cpu or cuda:N); InputError naming --device otherwise.
 std::unique_ptr<kernels::Device> open_device_option(const std::string& name);

@@ -1,9 +1,13 @@
 #pragma once
 // Which points `--trace FILE` traces, and where: FILE for one point (--trace-point, default the
-// last), or, when FILE contains "{point}", every point, each in FILE with "{point}" replaced by
-// its index. Both backends' `run` and validate-sim name their timelines this way.
+// last point run: the last of --points when given), or, when FILE contains "{point}", every point,
+// each in FILE with "{point}" replaced by its index. Both backends' `run` and validate-sim name
+// their timelines this way.
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tessera::app {
 
@@ -23,5 +27,14 @@ struct TraceFiles {
     return file;
   }
 };
+
+// The point `--trace FILE` traces: --trace-point when given (>= 0), else the last of `selected`
+// (--points), else the sweep's last.
+inline std::size_t traced_point(std::int64_t trace_point, const std::vector<std::size_t>& selected,
+                                std::size_t points) {
+  if (trace_point >= 0) return static_cast<std::size_t>(trace_point);
+  if (!selected.empty()) return *std::max_element(selected.begin(), selected.end());
+  return points == 0 ? 0 : points - 1;
+}
 
 }  // namespace tessera::app

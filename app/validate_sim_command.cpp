@@ -7,12 +7,13 @@
 //      resumably, into profiles.csv, and with R > 1 the MPI send/receive and all-reduce between
 //      the ranks. Every rank measures the kernels at the same time, so each kernel is timed while
 //      R ranks share the cores, as in training. this_machine.yaml is written beside it.
-//   2. `tessera run --backend real` under the same mpirun, with those profiles (so both sides run
-//      the same micro-batching plan), trains the points that have exactly R ranks. A point with
-//      fewer ranks than the launch would leave idle ranks polling MPI on cores the measured ranks
-//      need, so each rank count gets its own launch.
-//   3. cluster.yaml: this_machine.yaml's measured device with R of them in one node, joined by
+//   2. cluster.yaml: this_machine.yaml's measured device with R of them in one node, joined by
 //      the send/receive link fitted from step 1 (kernels/machine_description.hpp).
+//   3. `tessera run --backend real --points ... --cluster cluster.yaml` under the same mpirun,
+//      with those profiles (so both sides run the same micro-batching plan and balance pipeline
+//      stages on the same device), trains the points that have exactly R ranks and no other. A
+//      point with fewer ranks than the launch would leave idle ranks polling MPI on cores the
+//      measured ranks need, so each rank count gets its own launch.
 //   4. The same points simulated in this process with profiles.csv and cluster.yaml.
 // Each point's measured and simulated step are written as timelines side by side
 // (ranks-R/real-trace-P.json, ranks-R/sim-trace-P.json; outputs.trace_gpus' ranks).
@@ -140,10 +141,10 @@ PointResult unmeasured(const LoadedScenario& loaded, const SweepPoint& point, Po
 
 // this_machine.yaml's device in one node joined by the rank link measured among `ranks` ranks.
 // The node holds `devices_per_node` (the sweep's largest point) so that the scenario still loads;
-// a point of `ranks` devices plays on its own devices and links only.
-void write_rank_cluster(const fs::path& directory, const ProfileDatabase& profiles, int ranks,
-                        std::int64_t devices_per_node, const Machine& machine,
-                        int threads_per_rank) {
+// a point of `ranks` devices plays on its own devices and links only. Returns the file's path.
+fs::path write_rank_cluster(const fs::path& directory, const ProfileDatabase& profiles, int ranks,
+                            std::int64_t devices_per_node, const Machine& machine,
+                            int threads_per_rank) {
   const auto single = load_cluster_file((directory / "this_machine.yaml").string());
   kernels::MachineFigures figures;
   figures.device_name = single.gpu.model;
@@ -167,8 +168,9 @@ void write_rank_cluster(const fs::path& directory, const ProfileDatabase& profil
     figures.rank_link_bandwidth_bytes_per_second = link->bandwidth_bytes_per_second;
     figures.rank_link_latency_seconds = link->latency_seconds;
   }
-  write_file_atomically((directory / "cluster.yaml").string(),
-                        kernels::cluster_yaml(figures, "this validate-sim run"));
+  const fs::path path = directory / "cluster.yaml";
+  write_file_atomically(path.string(), kernels::cluster_yaml(figures, "this validate-sim run"));
+  return path;
 }
 
 int validate_sim(const ValidateSimSettings& settings) {
@@ -189,12 +191,7 @@ int validate_sim(const ValidateSimSettings& settings) {
   for (const auto& point : loaded.points) {
     const auto ranks = point.config.gpus();
     const auto index = static_cast<std::int64_t>(point.index);
-    if (point.config.model_degree > 1) {
-      measured[index] =
-          unmeasured(loaded, point, PointStatus::skipped,
-                     "validate-sim leaves model-parallel points out so far (tessera run --backend "
-                     "real trains them on CPU ranks)");
-    } else if (ranks > max_ranks) {
+    if (ranks > max_ranks) {
       measured[index] = unmeasured(
           loaded, point, PointStatus::skipped,
           "needs " + std::to_string(ranks) + " ranks; at most " + std::to_string(max_ranks) +
@@ -252,13 +249,20 @@ int validate_sim(const ValidateSimSettings& settings) {
                   profile_log.string());
       continue;
     }
+    // The machine's description before the real run, which trains on it too: a pipeline's stages
+    // are balanced by the cluster's device, and both sides must split the model alike.
+    ProfileDatabase profiles;
+    profiles.load_csv(profiles_csv.string());
+    const fs::path cluster_yaml = write_rank_cluster(directory, profiles, static_cast<int>(ranks),
+                                                     largest_point, machine, threads);
     const fs::path real_log = directory / "real.log";
     const fs::path real_csv = directory / "real" / "real.csv";
     fs::remove(real_csv);  // what is read below is this run's, or nothing
     std::cerr << ranks << " rank(s): training for real (" << real_log.string() << ")\n";
     const int trained = run_child(
         tessera_command(launcher, ranks,
-                        {"run", settings.file, "--backend", "real", "--output",
+                        {"run", settings.file, "--backend", "real", "--points", join(indices, ","),
+                         "--cluster", cluster_yaml.string(), "--output",
                          (directory / "real").string(), "--profiles", profiles_csv.string(),
                          "--fresh", "--trace", (directory / "real-trace-{point}.json").string()}),
         real_log);
@@ -278,17 +282,12 @@ int validate_sim(const ValidateSimSettings& settings) {
       if (result.gpus == ranks) measured[result.point] = result;
     }
 
-    ProfileDatabase profiles;
-    profiles.load_csv(profiles_csv.string());
-    write_rank_cluster(directory, profiles, static_cast<int>(ranks), largest_point, machine,
-                       threads);
     const auto on_this_machine =
-        load_scenario(settings.file, {.cluster_file = (directory / "cluster.yaml").string()});
+        load_scenario(settings.file, {.cluster_file = cluster_yaml.string()});
     sim::SimulationOptions options;
     options.profiles = &profiles;
     options.trace = true;
-    std::cerr << ranks << " rank(s): simulating on " << (directory / "cluster.yaml").string()
-              << "\n";
+    std::cerr << ranks << " rank(s): simulating on " << cluster_yaml.string() << "\n";
     for (const auto* point : points) {
       auto outcome = sim::simulate_point_isolated(on_this_machine,
                                                   on_this_machine.points[point->index], options);

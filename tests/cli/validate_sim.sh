@@ -2,7 +2,8 @@
 # `tessera validate-sim` on a tiny case: CosmoFlow-16 split 1 and 2 ways along depth, one measured
 # step, kernels timed briefly. It must complete (exit 0), compare both points, list the 4-rank
 # point as skipped with the reason (--max-ranks 2), write comparison.csv with the MAPE row, and
-# describe the 2-rank machine with the measured send/receive link. The MAPE itself is a finding,
+# describe the 2-rank machine with the measured send/receive link; and compare a pipelined point
+# of two stages over two ranks. The MAPE itself is a finding,
 # not a pass/fail: nothing here asserts a timing. Bad input exits 2.
 # Usage: validate_sim.sh TESSERA MPIEXEC
 set -u
@@ -65,6 +66,31 @@ for point in 0 1; do
     grep -q '"traceEvents"' "$trace" 2>/dev/null && grep -q "\"backend\": *\"$side\"" "$trace" &&
       grep -q '"conv1 forward' "$trace" || fail "no $side timeline of point $point at $trace"
   done
+done
+# Each rank count's launch trained its own points only (run --points).
+trained=$(tail -n +2 "$scratch/out/ranks-2/real/real.csv" | cut -d, -f2 | paste -sd' ')
+[ "$trained" = "1" ] || fail "the 2-rank launch trained points '$trained', not point 1 alone"
+
+# A pipelined point (two stages over two ranks) is compared too, and each stage's layers have
+# their measured times (conv1 on the first rank, fc3 on the second).
+cat >"$scratch/pipeline.yaml" <<'YAML'
+name: validate-sim-pipeline
+model: {zoo: cosmoflow, options: {width: 16}, mini_batch: 4, optimizer: sgd}
+parallelism: {model: {degree: 2, micro_batches: 2, schedule: 1f1b}}
+io: {format: synthetic}
+platform: {preset: lassen}
+sweep: {scaling: weak, grow: data, gpus: [2]}
+real: {warmup_steps: 1, measured_steps: 1}
+YAML
+output=$("$tessera" validate-sim "$scratch/pipeline.yaml" --output "$scratch/pipe" --max-ranks 2 \
+  --mpirun "$mpiexec --bind-to none" --seconds-per-measurement 0.01 --warm-caches 2>&1)
+code=$?
+[ "$code" -eq 0 ] || fail "pipeline: exit $code: $output"
+grep -Eq '^0,2,1x1x1,yes,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+,' "$scratch/pipe/comparison.csv" ||
+  fail "the pipelined point was not compared: $(cat "$scratch/pipe/comparison.csv")"
+for layer in conv1 fc3; do
+  grep -Eq "^0,$layer,forward,[0-9.]*[1-9][0-9.e+-]*,[0-9.e+-]+," "$scratch/pipe/layers.csv" ||
+    fail "no measured time of $layer in the pipeline: $(grep "^0,$layer," "$scratch/pipe/layers.csv")"
 done
 
 "$tessera" validate-sim "$scratch/missing.yaml" >/dev/null 2>&1

@@ -76,6 +76,8 @@ sweep: {scaling: weak, grow: data, gpus: )" + gpus +
     options.settings = settings_;
     options.profile_files = {(directory_ / "profiles.csv").string()};
     options.machine = machine_;
+    options.only_points = only_points_;
+    options.resume = resume_;
     return run_sweep(loaded, options, [&](const SweepPoint& point) {
       ++ran_;
       PointResult result;
@@ -108,6 +110,8 @@ sweep: {scaling: weak, grow: data, gpus: )" + gpus +
   fs::path directory_;
   nlohmann::json settings_ = {{"network_model", "CM02"}};
   nlohmann::json machine_;  // null: the simulator's numbers do not depend on the machine
+  std::vector<std::size_t> only_points_;
+  bool resume_ = true;
   int ran_ = 0;
 };
 
@@ -216,6 +220,44 @@ TEST_F(ResumeInputs, AnExtendedSweepKeepsThePointsItHad) {
   EXPECT_EQ(again.recomputed, 0u);
 }
 
+// `--points 1 --fresh` runs point 1 again and keeps point 0's row: choosing points loses nothing.
+TEST_F(ResumeInputs, SelectedPointsRunAloneAndTheOthersKeepTheirRows) {
+  write_scenario("[1, 2, 4]", "float32");
+  run();
+  only_points_ = {1};
+  resume_ = false;
+  ran_ = 0;
+  const auto again = run();
+  EXPECT_EQ(ran_, 1);
+  ASSERT_EQ(again.points.size(), 3u);
+  EXPECT_EQ(again.points[0].point, 0);
+  EXPECT_EQ(again.points[1].step_seconds, 1.5);  // run again: the stand-in's first step this time
+  EXPECT_EQ(again.points[2].point, 2);
+  EXPECT_EQ(again.points[2].step_seconds, 3.5);  // kept from the first run
+  EXPECT_EQ(again.resumed, 2u);
+  EXPECT_NE(read_text(directory_ / "results/sim.csv").find("\nresume,2,sim,4,"), std::string::npos)
+      << read_text(directory_ / "results/sim.csv");
+}
+
+TEST_F(ResumeInputs, APointLeftOutWithNoStoredRowHasNone) {
+  only_points_ = {1};
+  const auto first = run();
+  EXPECT_EQ(ran_, 1);
+  ASSERT_EQ(first.points.size(), 1u);
+  EXPECT_EQ(first.points[0].point, 1);
+  EXPECT_EQ(resume_summary(first),
+            "kept 0 points; 1 point not selected (--points) and not in "
+            "the results");
+  // Point 1 is kept when the selection changes to point 0, which runs.
+  only_points_ = {0};
+  ran_ = 0;
+  const auto second = run();
+  EXPECT_EQ(ran_, 1);
+  ASSERT_EQ(second.points.size(), 2u);
+  EXPECT_EQ(second.points[0].point, 0);
+  EXPECT_EQ(second.points[1].point, 1);
+}
+
 // What MPI ranks share out before run_sweep records it: the points it would run.
 TEST_F(ResumeInputs, ThePointsToRunAreThoseNotKept) {
   const auto options_for = [&](const std::string& version) {
@@ -235,6 +277,9 @@ TEST_F(ResumeInputs, ThePointsToRunAreThoseNotKept) {
   write_scenario("[1, 2, 4]", "float32");
   loaded = load_scenario((directory_ / "scenario.yaml").string());
   EXPECT_EQ(points_to_run(loaded, options_for("1")), (std::vector<std::size_t>{2}));
+  auto selected = options_for("2");
+  selected.only_points = {0, 2};
+  EXPECT_EQ(points_to_run(loaded, selected), (std::vector<std::size_t>{0, 2}));
 }
 
 TEST_F(ResumeInputs, TheJsonIsTheRecordTheCsvFollows) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "tessera/core/common/measured_curve.hpp"
 #include "tessera/core/model/layer_cost.hpp"
 #include "tessera/core/model/layer_kind_rules.hpp"
 
@@ -108,6 +109,18 @@ CostEstimate ComputeCostModel::optimizer_time(double parameters, DType dtype,
                                    micro_batching_.workspace_limit_bytes)) {
       return {hit->time_seconds, Provenance::profile};
     }
+    MeasuredCurve measured;
+    for (const auto& row : profiles_->entries_of_op(device_.device, update_op(optimizer),
+                                                    Direction::forward, dtype)) {
+      double counted = 0;
+      char rest = 0;
+      if (!row.ok || row.micro_batch != 1 || !(row.time_seconds > 0) ||
+          std::sscanf(row.shape.c_str(), "parameters %lf%c", &counted, &rest) != 1) {
+        continue;
+      }
+      measured.add(counted, row.time_seconds);
+    }
+    if (const auto seconds = measured.seconds(parameters)) return {*seconds, Provenance::profile};
   }
   // Reads weights, gradients and state; writes weights and state.
   const double states = optimizer == Optimizer::adam ? 2 : optimizer == Optimizer::momentum ? 1 : 0;

@@ -72,6 +72,21 @@ std::vector<ProfileEntry> ProfileDatabase::entries_for(const std::string& device
   return it == by_kernel_.end() ? std::vector<ProfileEntry>{} : it->second;
 }
 
+std::vector<ProfileEntry> ProfileDatabase::entries_of_op(const std::string& device,
+                                                         const std::string& op, Direction direction,
+                                                         DType dtype) const {
+  // Keys sort by device, op and direction first: one op's shapes are one run of the map.
+  const std::string prefix = device + "\n" + op + "\n" + to_string(direction) + "\n";
+  std::vector<ProfileEntry> entries;
+  for (auto it = by_kernel_.lower_bound(prefix);
+       it != by_kernel_.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+    for (const auto& entry : it->second) {
+      if (entry.dtype == dtype) entries.push_back(entry);
+    }
+  }
+  return entries;
+}
+
 std::optional<ProfileEntry> ProfileDatabase::best(const std::string& device, const std::string& op,
                                                   Direction direction, const std::string& shape,
                                                   DType dtype, std::int64_t micro_batch,

@@ -89,16 +89,33 @@ const PointResult* kept_result(const std::vector<PointResult>& previous, bool un
   return kept;
 }
 
+bool selected(const SweepRunOptions& options, std::size_t index) {
+  return options.only_points.empty() ||
+         std::find(options.only_points.begin(), options.only_points.end(), index) !=
+             options.only_points.end();
+}
+
+// The previous run's rows when some may be kept: to resume, or beside a selection of points.
+std::vector<PointResult> previous_rows(const std::string& json_path, const SweepRunOptions& options,
+                                       bool& unreadable) {
+  if (!options.resume && options.only_points.empty()) return {};
+  return read_previous(json_path, unreadable);
+}
+
 }  // namespace
 
 std::string resume_summary(const SweepRunResult& run) {
-  if (run.resumed == 0 && run.recomputed == 0) return {};
+  if (run.resumed == 0 && run.recomputed == 0 && run.not_selected == 0) return {};
   std::string text = "kept " + counted(static_cast<std::int64_t>(run.resumed), "point");
   if (run.recomputed > 0) {
     text += "; recomputed " + std::to_string(run.recomputed);
     for (std::size_t i = 0; i < run.recompute_reasons.size(); ++i) {
       text += (i == 0 ? ": " : ", ") + run.recompute_reasons[i];
     }
+  }
+  if (run.not_selected > 0) {
+    text += "; " + counted(static_cast<std::int64_t>(run.not_selected), "point") +
+            " not selected (--points) and not in the results";
   }
   return text;
 }
@@ -146,8 +163,7 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
   document.statistical_efficiency = to_json(scenario.statistical_efficiency);
   const auto inputs = inputs_of(scenario, options);
   bool unreadable = false;
-  const auto previous =
-      options.resume ? read_previous(run.json_path, unreadable) : std::vector<PointResult>{};
+  const auto previous = previous_rows(run.json_path, options, unreadable);
 
   // The plan is a function of the scenario, the point and the profiles: recorded here for
   // points whose backend did not record the one it ran (the simulator's is this one). Time to
@@ -165,11 +181,24 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
     return result;
   };
 
-  const std::size_t total = scenario.points.size();
+  std::vector<const SweepPoint*> chosen;
+  for (const auto& point : scenario.points) {
+    if (selected(options, point.index)) {
+      chosen.push_back(&point);
+    } else if (const auto* kept = kept_result(previous, unreadable, s.name, options.backend, point,
+                                              inputs, nullptr)) {
+      run.points.push_back(with_plan(*kept, point));
+      ++run.resumed;
+    } else {
+      ++run.not_selected;
+    }
+  }
+  const std::size_t total = chosen.size();
   for (std::size_t i = 0; i < total; ++i) {
-    const auto& point = scenario.points[i];
-    const PointResult* kept =
-        kept_result(previous, unreadable, s.name, options.backend, point, inputs, &run);
+    const auto& point = *chosen[i];
+    const PointResult* kept = options.resume ? kept_result(previous, unreadable, s.name,
+                                                           options.backend, point, inputs, &run)
+                                             : nullptr;
     if (kept) {
       run.points.push_back(with_plan(*kept, point));
       ++run.resumed;
@@ -182,6 +211,9 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
     write_results(run, document);
     if (progress) progress(i + 1, total, point, &run.points.back(), false);
   }
+  // Rows in sweep order, kept rows of points left out among them.
+  std::stable_sort(run.points.begin(), run.points.end(),
+                   [](const PointResult& a, const PointResult& b) { return a.point < b.point; });
   write_results(run, document);
   return run;
 }
@@ -198,6 +230,7 @@ std::vector<std::size_t> points_to_run(const LoadedScenario& scenario,
                      : std::vector<PointResult>{};
   std::vector<std::size_t> indices;
   for (std::size_t i = 0; i < scenario.points.size(); ++i) {
+    if (!selected(options, scenario.points[i].index)) continue;
     if (!kept_result(previous, unreadable, s.name, options.backend, scenario.points[i], inputs,
                      nullptr)) {
       indices.push_back(i);

@@ -74,6 +74,35 @@ std::vector<double> values_of_rank(Communicator& group, int owner, std::vector<d
   return values;
 }
 
+// Each layer's time on the rank that computes it, where several do (data, spatial or tensor
+// parallelism) the one of them with the longest step (`steps`), as the simulator reports each
+// layer on its GPU; pipeline stages compute different layers, so no one rank has them all. The
+// optimizer update (pass "update"), which every rank runs on its own weights, is the longest.
+std::vector<LayerComputeTime> layer_times_of_computing_ranks(Communicator& group,
+                                                             const std::vector<double>& steps,
+                                                             std::vector<LayerComputeTime> times) {
+  const auto ranks = static_cast<std::size_t>(group.size());
+  const std::size_t entries = times.size();
+  std::vector<double> table(ranks * entries, 0.0);  // rank-major; each rank fills its row
+  for (std::size_t i = 0; i < entries; ++i) {
+    table[static_cast<std::size_t>(group.rank()) * entries + i] = times[i].seconds;
+  }
+  group.allreduce_sum(table.data(), table.size());
+  for (std::size_t i = 0; i < entries; ++i) {
+    const bool update = times[i].pass == "update";
+    std::optional<std::size_t> chosen;
+    for (std::size_t r = 0; r < ranks; ++r) {
+      const double seconds = table[r * entries + i];
+      if (!(seconds > 0)) continue;
+      const double chosen_by = update ? seconds : steps[r];
+      const double best_by = !chosen ? -1 : update ? table[*chosen * entries + i] : steps[*chosen];
+      if (chosen_by > best_by) chosen = r;
+    }
+    times[i].seconds = chosen ? table[*chosen * entries + i] : 0.0;
+  }
+  return times;
+}
+
 // Ordered by precedence: the worst outcome of any rank decides the point's.
 enum class Outcome { ok = 0, does_not_fit = 1, failed = 2, bad_input = 3 };
 
@@ -288,7 +317,7 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   const auto first_epoch_steps = gather_values(ranks, measurement.first_epoch_step_seconds);
   const auto busiest =
       static_cast<int>(std::max_element(steps.begin(), steps.end()) - steps.begin());
-  // The busiest rank's breakdown and layer times: its breakdown's six figures, then the layers'.
+  // The busiest rank's breakdown, memory and step index.
   const auto& b = measurement.typical.breakdown;
   std::vector<double> figures{b.compute_seconds,
                               b.halo_seconds,
@@ -299,8 +328,6 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                               b.idle_seconds,
                               measurement.typical.memory.average_bytes(),
                               measurement.typical.offloaded_bytes};
-  constexpr std::size_t kFigures = 9;
-  for (const auto& time : measurement.typical.layer_compute) figures.push_back(time.seconds);
   figures.push_back(static_cast<double>(measurement.typical_step));
   figures = values_of_rank(ranks, busiest, std::move(figures));
   if (timeline != nullptr) {
@@ -325,10 +352,8 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                       .idle_seconds = figures[6]};
   result.average_memory_bytes = figures[7];
   result.offloaded_bytes = figures[8];
-  result.layer_compute = measurement.typical.layer_compute;
-  for (std::size_t i = 0; i < result.layer_compute.size(); ++i) {
-    result.layer_compute[i].seconds = figures[kFigures + i];
-  }
+  result.layer_compute =
+      layer_times_of_computing_ranks(ranks, steps, measurement.typical.layer_compute);
   const auto memory = gather_values(ranks, trainer->peak_bytes());
   result.peak_memory_bytes = *std::max_element(memory.begin(), memory.end());
   const auto plan_counts = trainer->convolution_plan_counts();

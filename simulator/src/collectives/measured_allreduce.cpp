@@ -38,34 +38,24 @@ MeasuredAllreduce::MeasuredAllreduce(const ProfileDatabase& profiles, const std:
       continue;
     }
     if (const auto parsed = parse_shape(row.shape)) {
-      by_ranks_[parsed->second].emplace_back(parsed->first, row.time_seconds);
+      by_ranks_[parsed->second].add(parsed->first, row.time_seconds);
     }
   }
-  for (auto it = by_ranks_.begin(); it != by_ranks_.end();) {
-    auto& sizes = it->second;
-    std::sort(sizes.begin(), sizes.end());
-    it = sizes.size() < 2 ? by_ranks_.erase(it) : std::next(it);
-  }
+  std::erase_if(by_ranks_, [](const auto& entry) { return !entry.second.usable(); });
 }
 
 std::optional<double> MeasuredAllreduce::seconds(int ranks, double bytes) const {
   const auto it = by_ranks_.find(ranks);
   if (it == by_ranks_.end()) return std::nullopt;
-  const auto& sizes = it->second;
-  if (bytes <= sizes.front().first) return sizes.front().second;
-  auto upper = std::lower_bound(sizes.begin(), sizes.end(), std::make_pair(bytes, 0.0));
-  if (upper == sizes.end()) --upper;  // beyond the largest: along the last segment
-  const auto lower = std::prev(upper);
-  const double slope = (upper->second - lower->second) / (upper->first - lower->first);
-  return std::max(0.0, lower->second + slope * (bytes - lower->first));
+  return it->second.seconds(bytes);
 }
 
 std::string MeasuredAllreduce::description() const {
   std::string text;
-  for (const auto& [ranks, sizes] : by_ranks_) {
+  for (const auto& [ranks, curve] : by_ranks_) {
     if (!text.empty()) text += "; ";
-    text += std::to_string(ranks) + " ranks: " + std::to_string(sizes.size()) + " sizes, " +
-            bytes_text(sizes.front().first) + ".." + bytes_text(sizes.back().first);
+    text += std::to_string(ranks) + " ranks: " + std::to_string(curve.sizes()) + " sizes, " +
+            bytes_text(curve.smallest()) + ".." + bytes_text(curve.largest());
   }
   return text;
 }

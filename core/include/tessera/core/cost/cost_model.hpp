@@ -54,7 +54,9 @@ class ComputeCostModel {
                           const TensorShape& output, std::int64_t batch, DType dtype,
                           Direction direction) const;
   // The optimizer step over `parameters` weights: the profile's row for exactly this many
-  // (update_op, parameters_shape), else the roofline (memory-bound).
+  // (update_op, parameters_shape); else read off the profile's rows at other counts (a streaming
+  // kernel, linear in the weights: MeasuredCurve) when there are two; else the roofline
+  // (memory-bound). A pipeline stage's or a shard's count need not be one the profile measured.
   CostEstimate optimizer_time(double parameters, DType dtype, Optimizer optimizer) const;
   // Data movement within the device without arithmetic (a halo face packed into a message, or
   // one unpacked or summed into the tensor): memory-bound, so the roofline of the bytes moved.

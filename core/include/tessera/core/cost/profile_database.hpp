@@ -103,6 +103,9 @@ class ProfileDatabase {
   std::vector<ProfileEntry> entries_for(const std::string& device, const std::string& op,
                                         Direction direction, const std::string& shape,
                                         DType dtype) const;
+  // The rows of one op at every shape (e.g. the optimizer update at each parameter count).
+  std::vector<ProfileEntry> entries_of_op(const std::string& device, const std::string& op,
+                                          Direction direction, DType dtype) const;
   // Every row, ordered by key.
   std::vector<ProfileEntry> rows() const;
   std::size_t size() const { return count_; }

@@ -26,6 +26,10 @@ struct SweepRunOptions {
   // The measured kernels the backend used (may be null): every point's micro-batching plan is
   // made from them and recorded with its result.
   const ProfileDatabase* profiles = nullptr;
+  // Indices of the points to run (`--points`); empty: every point. A point left out keeps its row
+  // from the previous results file when that row still matches (whatever `resume` says: choosing
+  // points must not discard others' results), and has no row otherwise.
+  std::vector<std::size_t> only_points;
 };
 
 using PointRunner = std::function<PointResult(const SweepPoint& point)>;
@@ -39,6 +43,7 @@ struct SweepRunResult {
   std::size_t resumed = 0;     // kept from the previous run
   std::size_t recomputed = 0;  // stored, but run again because an input changed or it failed
   std::vector<std::string> recompute_reasons;  // why, each once ("cluster file changed", ...)
+  std::size_t not_selected = 0;  // left out by only_points, with no stored row to keep
   std::string csv_path;
   std::string json_path;
 };
@@ -46,8 +51,9 @@ struct SweepRunResult {
 SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& options,
                          const PointRunner& run_point, const SweepProgress& progress = {});
 
-// The points (indices into scenario.points) run_sweep would run with these options: those not
-// kept from the previous results. Lets MPI ranks share them out before run_sweep records them.
+// The points (indices into scenario.points) run_sweep would run with these options: those
+// selected and not kept from the previous results. Lets MPI ranks share them out before run_sweep
+// records them.
 std::vector<std::size_t> points_to_run(const LoadedScenario& scenario,
                                        const SweepRunOptions& options);
 

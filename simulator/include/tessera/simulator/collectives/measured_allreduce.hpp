@@ -7,9 +7,8 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <utility>
-#include <vector>
 
+#include "tessera/core/common/measured_curve.hpp"
 #include "tessera/core/cost/profile_database.hpp"
 
 namespace tessera::sim {
@@ -29,7 +28,7 @@ class MeasuredAllreduce {
   std::string description() const;
 
  private:
-  std::map<int, std::vector<std::pair<double, double>>> by_ranks_;  // sorted (bytes, seconds)
+  std::map<int, MeasuredCurve> by_ranks_;  // seconds by bytes
 };
 
 }  // namespace tessera::sim

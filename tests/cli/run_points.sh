@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# `tessera run --points`: only the points named run, a later selection keeps their rows beside its
+# own (even with --fresh), and an index out of range exits 2 naming --points.
+# Usage: run_points.sh TESSERA SCENARIO (a scenario of at least 4 points)
+set -u
+tessera=$1
+scenario=$2
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+failures=0
+fail() { echo "FAIL $*"; failures=$((failures + 1)); }
+rows() { tail -n +2 "$scratch/sim.csv" | cut -d, -f2 | paste -sd' '; }
+
+"$tessera" run "$scenario" --points 0,2 --output "$scratch" >/dev/null 2>&1 || fail "--points 0,2: exit $?"
+[ "$(rows)" = "0 2" ] || fail "--points 0,2 wrote points $(rows)"
+"$tessera" run "$scenario" --points 3 --fresh --output "$scratch" >"$scratch/out" 2>&1 ||
+  fail "--points 3: exit $?"
+[ "$(rows)" = "0 2 3" ] || fail "--points 3 after 0,2 left points $(rows)"
+grep -q "kept 2 points; 1 point not selected (--points)" "$scratch/out" ||
+  fail "no summary of the kept and left-out points: $(tail -1 "$scratch/out")"
+"$tessera" run "$scenario" --points 99 --output "$scratch" >"$scratch/bad" 2>&1
+status=$?
+[ "$status" -eq 2 ] || fail "--points 99 exited $status, not 2"
+grep -q -- "--points: a sweep point index below" "$scratch/bad" || fail "no --points error: $(cat "$scratch/bad")"
+[ "$failures" -eq 0 ] && echo "run --points: all checks passed"
+exit $((failures > 0))
