@@ -11,6 +11,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "scenario_target.hpp"
 #include "tessera/core/common/atomic_file.hpp"
 #include "tessera/core/common/input_error.hpp"
 #include "tessera/core/common/quantity.hpp"
@@ -189,7 +190,7 @@ int study(const StudySettings& settings) {
     throw InputError({}, "--layers", "names of the target's convolution layers, got none of them");
   }
 
-  auto device = kernels::open_device(settings.device);
+  auto device = open_device_option(settings.device);
   const std::filesystem::path output(settings.output.empty() ? default_output(settings)
                                                              : settings.output);
   std::filesystem::create_directories(output);

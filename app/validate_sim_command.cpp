@@ -6,7 +6,8 @@
 //   1. `tessera profile` under `mpirun -np R` (one rank: no mpirun) measures the points' kernels,
 //      resumably, into profiles.csv, and with R > 1 the MPI send/receive and all-reduce between
 //      the ranks. Every rank measures the kernels at the same time, so each kernel is timed while
-//      R ranks share the cores, as in training. this_machine.yaml is written beside it.
+//      R ranks share the cores, as in data- and spatial-parallel training (a pipeline's ranks run
+//      different stages side by side). this_machine.yaml is written beside it.
 //   2. cluster.yaml: this_machine.yaml's measured device with R of them in one node, joined by
 //      the send/receive link fitted from step 1 (kernels/machine_description.hpp).
 //   3. `tessera run --backend real --points ... --cluster cluster.yaml` under the same mpirun,
