@@ -38,10 +38,11 @@ struct Vgg {
     inputs.capacity_bytes = 12e9;
   }
 
-  StepProgram program(const OffloadDecision& decision) const {
+  StepProgram program(const OffloadDecision& decision, bool overlap_copies = true) const {
     const ComputeCostModel costs(test_device(), nullptr, inputs.workspace_bytes);
     StepOptions options;
     options.input_source = InputSource::none;
+    options.overlap_memory_copies = overlap_copies;
     options.offload = decision;
     options.workspace_bytes = inputs.workspace_bytes;
     return build_step_programs(model, plan, costs, options).at(0);
@@ -56,6 +57,38 @@ TEST(OffloadProgram, ThePlayedPeakIsTheEstimatesPeak) {
     EXPECT_DOUBLE_EQ(serial_memory_timeline(program).peak_bytes(), estimate.total_bytes)
         << to_string(policy);
   }
+}
+
+// A device that copies on its own cores (a CPU rank) waits for each copy where it starts; the
+// copies, the allocations and so the peak are those of a device with copy engines.
+TEST(OffloadProgram, CopiesOnTheComputeCoresAreWaitedForWhereTheyStart) {
+  const Vgg vgg(OffloadPolicy::all);
+  const auto estimate = estimate_memory(vgg.model, vgg.plan, vgg.inputs);
+  const auto beside = vgg.program(estimate.offload);
+  const auto in_line = vgg.program(estimate.offload, false);
+  int starts = 0;
+  for (std::size_t i = 0; i < in_line.ops.size(); ++i) {
+    const auto kind = in_line.ops[i].kind;
+    if (kind != StepOpKind::offload_start && kind != StepOpKind::prefetch_start) continue;
+    ++starts;
+    ASSERT_LT(i + 1, in_line.ops.size());
+    EXPECT_EQ(in_line.ops[i + 1].kind, kind == StepOpKind::offload_start
+                                           ? StepOpKind::offload_wait
+                                           : StepOpKind::prefetch_wait)
+        << in_line.ops[i].label;
+    EXPECT_EQ(in_line.ops[i + 1].layer, in_line.ops[i].layer);
+  }
+  EXPECT_GT(starts, 10);
+  // Beside compute, an offload's wait comes later (vDNN hides the copy).
+  const auto first_offload = [](const StepProgram& program) {
+    for (std::size_t i = 0; i < program.ops.size(); ++i) {
+      if (program.ops[i].kind == StepOpKind::offload_start) return i;
+    }
+    return program.ops.size();
+  };
+  ASSERT_LT(first_offload(beside) + 1, beside.ops.size());
+  EXPECT_NE(beside.ops[first_offload(beside) + 1].kind, StepOpKind::offload_wait);
+  EXPECT_DOUBLE_EQ(serial_memory_timeline(in_line).peak_bytes(), estimate.total_bytes);
 }
 
 // The feature maps at the peak shrink to a fraction (what vDNN is for); the weights, their

@@ -3,7 +3,7 @@
 namespace tessera {
 
 std::vector<StepOp> memory_ops(const ModelGraph& model, const std::vector<MemoryEvent>& events,
-                               std::int64_t micro_batch) {
+                               std::int64_t micro_batch, bool overlap_copies) {
   std::vector<StepOp> ops;
   for (const auto& event : events) {
     const auto& name = event.tensor < model.layers().size()
@@ -40,7 +40,17 @@ std::vector<StepOp> memory_ops(const ModelGraph& model, const std::vector<Memory
         op.label = "wait for the prefetch of " + name;
         break;
     }
+    const bool starts_copy =
+        op.kind == StepOpKind::offload_start || op.kind == StepOpKind::prefetch_start;
     ops.push_back(std::move(op));
+    if (starts_copy && !overlap_copies) {
+      StepOp wait = ops.back();
+      const bool offload = wait.kind == StepOpKind::offload_start;
+      wait.kind = offload ? StepOpKind::offload_wait : StepOpKind::prefetch_wait;
+      wait.label = std::string(offload ? "wait for the offload of " : "wait for the prefetch of ") +
+                   name + " (copied on the compute cores)";
+      ops.push_back(std::move(wait));
+    }
   }
   return ops;
 }

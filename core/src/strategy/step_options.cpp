@@ -62,6 +62,7 @@ StepOptions step_options_of(const Scenario& scenario, bool overlaps_communicatio
           .read_sub_volume = scenario.io.read_sub_volume,
           .stored_dtype = scenario.io.stored_dtype,
           .overlap_gradient_allreduce = overlaps_communication,
+          .overlap_memory_copies = overlaps_communication,
           .batch_norm_over_replicas =
               scenario.parallelism.batch_norm_statistics == BatchNormStatistics::global,
           .offload = offload,

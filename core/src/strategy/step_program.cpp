@@ -361,7 +361,9 @@ class ProgramWriter {
 
   // The memory plan's events at one moment of a layer's pass, as ops.
   void memory_events(const std::vector<MemoryEvent>& events) {
-    for (auto& op : memory_ops(model_, events, micro_batch_)) add(std::move(op));
+    for (auto& op : memory_ops(model_, events, micro_batch_, options_.overlap_memory_copies)) {
+      add(std::move(op));
+    }
   }
 
   void forward(std::size_t i) {

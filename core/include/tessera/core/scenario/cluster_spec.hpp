@@ -21,8 +21,9 @@ struct GpuSpec {
   double compute_efficiency = 0.7;
   double memory_efficiency = 0.8;
   double kernel_launch_latency_seconds = 5e-6;
-  // Whether gradient all-reduces run beside compute (a GPU: NCCL on its own stream) or hold it
-  // up (a CPU rank: its cores compute, and MPI progresses a collective only inside its calls).
+  // Whether gradient all-reduces and vDNN's copies run beside compute (a GPU: NCCL on its own
+  // stream, copy engines) or hold it up (a CPU rank: its cores compute and copy, and MPI
+  // progresses a collective only inside its calls).
   bool overlaps_communication = true;
   // Board power (TDP) in watts from the spec sheet, for energy per sample; 0 when not given.
   double power_watts = 0;

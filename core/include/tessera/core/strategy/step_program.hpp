@@ -131,6 +131,9 @@ struct StepOptions {
   bool overlap_halo = true;  // compute the interior while halos are in flight
   // Gradient buckets all-reduced beside backward; false: each waits where it is queued.
   bool overlap_gradient_allreduce = true;
+  // vDNN's copies on a copy engine beside compute; false: each is waited for where it starts (a
+  // CPU rank copies on its own cores).
+  bool overlap_memory_copies = true;
   // Batch-norm statistics summed over every GPU of the stage instead of the spatial group.
   bool batch_norm_over_replicas = false;
   // Device memory: the offload policy applied (dyn resolved by decide_offload) and the kernel
@@ -161,10 +164,10 @@ struct StepProgram {
   std::optional<double> workspace_limit_bytes;
 };
 
-// The options a scenario gives its step programs, on devices that can or cannot all-reduce
-// beside compute, with samples from `input_source` (input_source.hpp), under the offload decision
-// made for the point (decide_offload): the simulator and the real backend build their programs
-// with it, so that both play the same one.
+// The options a scenario gives its step programs, on devices that can or cannot all-reduce and
+// copy beside compute, with samples from `input_source` (input_source.hpp), under the offload
+// decision made for the point (decide_offload): the simulator and the real backend build their
+// programs with it, so that both play the same one.
 StepOptions step_options_of(const Scenario& scenario, bool overlaps_communication,
                             InputSource input_source, const OffloadDecision& offload);
 
