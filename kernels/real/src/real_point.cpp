@@ -90,15 +90,16 @@ std::vector<LayerComputeTime> layer_times_of_computing_ranks(Communicator& group
   group.allreduce_sum(table.data(), table.size());
   for (std::size_t i = 0; i < entries; ++i) {
     const bool update = times[i].pass == "update";
-    std::optional<std::size_t> chosen;
+    double chosen_by = -1;  // the chosen rank's step, or its update time
+    times[i].seconds = 0;
     for (std::size_t r = 0; r < ranks; ++r) {
       const double seconds = table[r * entries + i];
-      if (!(seconds > 0)) continue;
-      const double chosen_by = update ? seconds : steps[r];
-      const double best_by = !chosen ? -1 : update ? table[*chosen * entries + i] : steps[*chosen];
-      if (chosen_by > best_by) chosen = r;
+      const double by = update ? seconds : steps[r];
+      if (seconds > 0 && by > chosen_by) {
+        chosen_by = by;
+        times[i].seconds = seconds;
+      }
     }
-    times[i].seconds = chosen ? table[*chosen * entries + i] : 0.0;
   }
   return times;
 }
