@@ -151,17 +151,13 @@ int run(const RunSettings& settings) {
   }
   const auto loaded = load_checked_scenario(settings.file, settings.cluster);
   check_point_indices(loaded, settings.points);
+  check_trace_point(loaded, settings.trace_point, settings.points);
   ProfileDatabase profiles;
   for (const auto& path : settings.profiles) profiles.load_csv(path);
   sim::SimulationOptions options;
   options.profiles = profiles.size() > 0 ? &profiles : nullptr;
   options.granularity =
       settings.message_level ? sim::Granularity::message : sim::Granularity::aggregated;
-  if (settings.trace_point >= static_cast<std::int64_t>(loaded.points.size())) {
-    std::cerr << "error: --trace-point " << settings.trace_point << " is out of range; the "
-              << "scenario has " << loaded.points.size() << " point(s)\n";
-    return kExitBadInput;
-  }
   const TraceFiles traces{settings.trace_file, traced_point(settings.trace_point, settings.points,
                                                             loaded.points.size())};
   SweepRunOptions run_options;

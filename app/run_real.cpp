@@ -104,14 +104,10 @@ int run_real_backend(const RealRunSettings& settings) {
                      "io.dataset (tessera data generate makes one), or use format: synthetic");
   }
   check_point_indices(loaded, settings.points);
+  check_trace_point(loaded, settings.trace_point, settings.points);
   ProfileDatabase profiles;
   for (const auto& path : settings.profiles) profiles.load_csv(path);
   const ProfileDatabase* measured = profiles.size() > 0 ? &profiles : nullptr;
-  if (settings.trace_point >= static_cast<std::int64_t>(loaded.points.size())) {
-    throw InputError({settings.file, 0, 0}, "--trace-point",
-                     "expected a point below " + std::to_string(loaded.points.size()) + ", got " +
-                         std::to_string(settings.trace_point));
-  }
   const TraceFiles traces{settings.trace_file, traced_point(settings.trace_point, settings.points,
                                                             loaded.points.size())};
   // Every rank passes a timeline for a traced point (the gather is collective), rank 0 writes.

@@ -1,5 +1,6 @@
 #include "scenario_target.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
@@ -47,6 +48,22 @@ void check_point_indices(const LoadedScenario& loaded, const std::vector<std::si
                        "a sweep point index below " + std::to_string(loaded.points.size()) +
                            ", got " + std::to_string(index));
     }
+  }
+}
+
+void check_trace_point(const LoadedScenario& loaded, std::int64_t trace_point,
+                       const std::vector<std::size_t>& selected) {
+  if (trace_point < 0) return;
+  const auto point = static_cast<std::size_t>(trace_point);
+  if (point >= loaded.points.size()) {
+    throw InputError({}, "--trace-point",
+                     "a sweep point index below " + std::to_string(loaded.points.size()) +
+                         ", got " + std::to_string(point));
+  }
+  if (!selected.empty() && std::find(selected.begin(), selected.end(), point) == selected.end()) {
+    throw InputError(
+        {}, "--trace-point",
+        "a point that --points runs, got " + std::to_string(point) + ", which it leaves out");
   }
 }
 

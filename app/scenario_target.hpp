@@ -27,6 +27,11 @@ const SweepPoint& sweep_point_at(const LoadedScenario& loaded, std::size_t index
 // Checks the sweep point indices `--points` gives; InputError naming --points for one out of range.
 void check_point_indices(const LoadedScenario& loaded, const std::vector<std::size_t>& indices);
 
+// Checks `--trace-point` (-1: not given) against the sweep and `--points`: InputError naming
+// --trace-point for a point out of range or one the selection leaves out (it would trace nothing).
+void check_trace_point(const LoadedScenario& loaded, std::int64_t trace_point,
+                       const std::vector<std::size_t>& selected);
+
 // The local device `name` names (--device: cpu or cuda:N); InputError naming --device otherwise.
 std::unique_ptr<kernels::Device> open_device_option(const std::string& name);
 

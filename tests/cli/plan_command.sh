@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `tessera plan` end to end on a small case (CosmoFlow-128 on 16 GPUs of Lassen): it prints the
+# `tessera plan` end to end on a small case (CosmoFlow-128 on 8 GPUs of Lassen): it prints the
 # ranking, the Pareto front and, with --explain, why; writes plan.csv, plan.json, summary.json and
 # best.yaml, which validates and runs to the predicted step; a second run keeps every simulated
 # candidate; under mpirun with 2 and 4 ranks it prints and writes the same as one process; pinned
@@ -23,7 +23,7 @@ YAML
 # The output without the lines naming the output directory.
 report() { grep -v '^best scenario: \|^results: ' "$1"; }
 
-"$tessera" plan "$scratch/small.yaml" --gpus 16 --output "$scratch/one" --explain \
+"$tessera" plan "$scratch/small.yaml" --gpus 8 --output "$scratch/one" --explain \
   >"$scratch/one.out" 2>"$scratch/one.err" || fail "exit $?: $(cat "$scratch/one.err")"
 for text in 'candidates: .* invalid, .* bounded, .* evaluated' 'Best 5 by step' \
   'Pareto front, step per sample against memory per GPU' 'beats candidate .* (the runner-up)' \
@@ -39,7 +39,7 @@ grep -q "^plan: .* candidates screened in" "$scratch/one.err" ||
 # least as many, and the best stays the same.
 grep -q 'among the simulated candidates (--pareto proves it)' "$scratch/one.out" ||
   fail "the default front is not said to be among the simulated candidates"
-"$tessera" plan "$scratch/small.yaml" --gpus 16 --output "$scratch/pareto" --pareto \
+"$tessera" plan "$scratch/small.yaml" --gpus 8 --output "$scratch/pareto" --pareto \
   >"$scratch/pareto.out" 2>&1 || fail "--pareto: $(cat "$scratch/pareto.out")"
 grep -q 'among the simulated' "$scratch/pareto.out" && fail "--pareto front still 'among the simulated'"
 simulated() { sed -n 's/.*(\([0-9]*\) simulated,.*/\1/p' "$1"; }
@@ -56,7 +56,7 @@ grep -q "^ *0 .* $predicted " "$scratch/run.out" ||
   fail "best.yaml runs to another step than $predicted: $(cat "$scratch/run.out")"
 
 # Resumed: nothing simulated again, the same report.
-"$tessera" plan "$scratch/small.yaml" --gpus 16 --output "$scratch/one" --explain \
+"$tessera" plan "$scratch/small.yaml" --gpus 8 --output "$scratch/one" --explain \
   >"$scratch/again.out" 2>/dev/null || fail "second run failed"
 grep -q '(0 simulated, .* kept from an earlier run)' "$scratch/again.out" ||
   fail "not resumed: $(sed -n 2p "$scratch/again.out")"
@@ -65,7 +65,7 @@ diff <(report "$scratch/one.out" | sed 2d) <(report "$scratch/again.out" | sed 2
 
 # MPI ranks share the waves; rank 0 writes the same files and prints the same report.
 for ranks in 2 4; do
-  "$mpiexec" -np "$ranks" --oversubscribe "$tessera" plan "$scratch/small.yaml" --gpus 16 \
+  "$mpiexec" -np "$ranks" --oversubscribe "$tessera" plan "$scratch/small.yaml" --gpus 8 \
     --output "$scratch/mpi$ranks" --explain >"$scratch/mpi$ranks.out" 2>"$scratch/mpi$ranks.err" ||
     fail "$ranks ranks: exit $?: $(cat "$scratch/mpi$ranks.err")"
   diff <(report "$scratch/one.out") <(report "$scratch/mpi$ranks.out") ||
@@ -113,7 +113,7 @@ expect_bad "--pin: expected one of" --pin parallelism.bogus
 expect_bad "--memory-limit: expected a size" --memory-limit "12 parsecs"
 expect_bad "--objective: time-to-train needs" --objective time-to-train
 expect_bad "--global-batch: give --global-batch or --mini-batch" --global-batch 8 --mini-batch 1
-expect_bad "--global-batch: no strategy splits" --gpus 16 --global-batch 3 --pin parallelism.data
+expect_bad "--global-batch: no strategy splits" --gpus 8 --global-batch 3 --pin parallelism.data
 sed 's/data: 8/data: 4/' "$scratch/small.yaml" >"$scratch/four.yaml"
 output=$("$tessera" plan "$scratch/four.yaml" --objective samples-per-joule \
   --cluster "$(dirname "$0")/../data/clusters/two_pcie_nodes.yaml" 2>&1)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `tessera run --points`: only the points named run, a later selection keeps their rows beside its
-# own (even with --fresh), and an index out of range exits 2 naming --points.
+# own (even with --fresh), and an index out of range exits 2 naming --points; a --trace-point out
+# of range or outside --points exits 2 naming it.
 # Usage: run_points.sh TESSERA SCENARIO (a scenario of at least 4 points)
 set -u
 tessera=$1
@@ -22,5 +23,18 @@ grep -q "kept 2 points; 1 point not selected (--points)" "$scratch/out" ||
 status=$?
 [ "$status" -eq 2 ] || fail "--points 99 exited $status, not 2"
 grep -q -- "--points: a sweep point index below" "$scratch/bad" || fail "no --points error: $(cat "$scratch/bad")"
+# --trace-point out of range, or left out by --points (nothing would be traced): exit 2 naming it,
+# on either backend, before anything runs.
+for backend in sim real; do
+  for args in "--trace-point 99" "--points 0,2 --trace-point 1"; do
+    # shellcheck disable=SC2086
+    "$tessera" run "$scenario" --backend "$backend" $args --trace "$scratch/t.json" \
+      --output "$scratch/trace" >"$scratch/bad" 2>&1
+    status=$?
+    [ "$status" -eq 2 ] || fail "$backend $args exited $status, not 2"
+    grep -q -- "--trace-point: a" "$scratch/bad" || fail "$backend $args: $(cat "$scratch/bad")"
+  done
+done
+[ -e "$scratch/trace" ] && fail "a bad --trace-point left an output directory"
 [ "$failures" -eq 0 ] && echo "run --points: all checks passed"
 exit $((failures > 0))

@@ -19,6 +19,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 import yaml
 
@@ -146,6 +147,7 @@ def main():
                       "strategy fits the ranks here)")
                 continue
             ranks = ranks or RANKS
+            started = time.monotonic()
             output = os.path.join(scratch, "out-" + entry[:-5])
             result = subprocess.run(
                 [mpiexec, "-np", str(ranks), "--oversubscribe", tessera, "run", variant,
@@ -159,8 +161,8 @@ def main():
             problems = check(rows, entry, ranks)
             failures.extend(problems)
             ran = sum(1 for row in rows if row["status"] == "ok")
-            print(f"{entry}: {len(rows)} point(s), {ran} trained on {ranks} ranks"
-                  + (" FAIL" if problems else ""))
+            print(f"{entry}: {len(rows)} point(s), {ran} trained on {ranks} ranks in "
+                  f"{time.monotonic() - started:.1f} s" + (" FAIL" if problems else ""))
     for failure in failures:
         print("FAIL " + failure)
     return 1 if failures else 0

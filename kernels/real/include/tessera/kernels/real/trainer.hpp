@@ -15,7 +15,7 @@
 // float32 rounding (tests/kernels_mpi/real_trainer_mpi_test.cpp), and so do pipelined stages,
 // tensor groups (each rank runs its part of every split layer, core's tensor_local_model),
 // sharded parameters (ZeRO) and recomputation (pipeline_, tensor_, zero_mpi_test.cpp and
-// tests/kernels/real_recompute_test.cpp).
+// tests/kernels_real/real_recompute_test.cpp).
 #include <cstdint>
 #include <memory>
 #include <vector>

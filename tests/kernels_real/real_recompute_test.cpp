@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "real_training_support.hpp"
+#include "../kernels/real_training_support.hpp"
 #include "tessera/core/model/model_file.hpp"
 
 namespace tessera::kernels {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "real_training_support.hpp"
+#include "../kernels/real_training_support.hpp"
 #include "tessera/core/model/model_file.hpp"
 
 namespace tessera::kernels {

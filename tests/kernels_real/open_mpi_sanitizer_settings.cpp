@@ -1,4 +1,4 @@
-// Some kernels tests start MPI in-process (the real backend's trainer, one rank). Open MPI's own
+// The tests here start MPI in-process (the real backend's trainer, one rank). Open MPI's own
 // allocations at exit are not ours to fix: as for the mpirun tests (tests/kernels_mpi/
 // open_mpi_leaks.supp), the sanitizer build suppresses leaks from its libraries, which it can
 // name only when their components stay loaded and stacks are unwound without frame pointers.

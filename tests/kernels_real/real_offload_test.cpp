@@ -1,15 +1,12 @@
 // vDNN executed: feature maps copied to host memory in forward and back in backward, layer by
 // layer, with real copies. Training with any policy gives the very losses and weights of training
 // without it (same kernels, same order), the memory the trainer holds drops, and a device too
-// small for the run without offloading holds it with offloading.
+// small for the run without offloading holds it with offloading. (The GPU's test:
+// tests/kernels/cuda_offload_test.cpp.)
 #include <gtest/gtest.h>
 
-#include <string>
-
+#include "../kernels/offload_training_case.hpp"
 #include "cpu/cpu_device.hpp"
-#include "cuda_test_support.hpp"
-#include "real_training_support.hpp"
-#include "tessera/core/model/model_file.hpp"
 #include "tessera/core/strategy/memory_plan.hpp"
 
 namespace tessera::kernels {
@@ -20,18 +17,8 @@ Communicator& world() {
   return *communicator;
 }
 
-ModelGraph deep_blocks() {
-  return load_model_file(std::string(TESSERA_TEST_DATA_DIR) + "/models/vdnn_blocks.yaml");
-}
-
-testing::TrainingCase blocks_case(OffloadPolicy policy) {
-  testing::TrainingCase c;
-  c.config.mini_batch = 8;
-  c.steps = 2;
-  c.optimizer = Optimizer::momentum;
-  c.offload = {policy, false};
-  return c;
-}
+using testing::blocks_case;
+using testing::deep_blocks;
 
 TEST(RealOffload, EveryPolicyTrainsBitIdenticallyToNoOffloading) {
   const auto model = deep_blocks();
@@ -84,32 +71,6 @@ TEST(RealOffload, ADeviceTooSmallWithoutOffloadingTrainsWithIt) {
   const auto fitted = testing::train_model(world(), model, with);
   EXPECT_EQ(fitted.parameters, kept.parameters);
   EXPECT_LE(fitted.peak_bytes, (moved.peak_bytes + kept.peak_bytes) / 2);
-}
-
-// The same on a GPU: pinned host memory and the copy stream (skipped where there is no GPU).
-// Bit-identical needs reductions in a fixed order: on an H100 on 2026-11-26 the weights agreed to
-// the bit but the losses did not (the loss kernel then summed its blocks atomically), and cuDNN's
-// atomic backward algorithms would break the weights' bits too, so the runs keep deterministic
-// algorithms only.
-class CudaOffload : public testing::WithCudaDevice<> {};
-
-TEST_F(CudaOffload, EveryPolicyTrainsBitIdenticallyToNoOffloading) {
-  const auto model = deep_blocks();
-  auto kept_case = blocks_case(OffloadPolicy::none);
-  kept_case.device = &gpu();
-  kept_case.deterministic = true;
-  const auto kept = testing::train_model(world(), model, kept_case);
-  const auto again = testing::train_model(world(), model, kept_case);
-  ASSERT_EQ(again.parameters, kept.parameters) << "deterministic training is not reproducible";
-  for (auto policy : {OffloadPolicy::conv, OffloadPolicy::all}) {
-    auto moved_case = blocks_case(policy);
-    moved_case.device = &gpu();
-    moved_case.deterministic = true;
-    const auto moved = testing::train_model(world(), model, moved_case);
-    EXPECT_EQ(moved.losses, kept.losses) << to_string(policy);
-    EXPECT_EQ(moved.parameters, kept.parameters) << to_string(policy);
-    EXPECT_GT(moved.last_step.offloaded_bytes, 0) << to_string(policy);
-  }
 }
 
 }  // namespace
