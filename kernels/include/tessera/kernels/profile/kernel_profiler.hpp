@@ -74,7 +74,8 @@ void profile_copies(Device& device, const std::vector<double>& sizes_bytes,
                     const ProfilerOptions& options, ProfileDatabase& database);
 
 // All-reduce and neighbour send/receive against size over `ranks` (op "allreduce" /
-// "sendrecv", shape "bytes N ranks R"). Every rank must call it; rows are added on rank 0.
+// "sendrecv", shape "bytes N ranks R"), with warm caches whatever options.cache_flush_bytes
+// says. Every rank must call it; rows are added on rank 0.
 void profile_collectives(Communicator& ranks, Device& device,
                          const std::vector<double>& sizes_bytes, const ProfilerOptions& options,
                          ProfileDatabase& database);
