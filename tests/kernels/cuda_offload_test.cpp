@@ -2,19 +2,16 @@
 // without it (tests/kernels_real/real_offload_test.cpp says the same of the CPU).
 #include <gtest/gtest.h>
 
+#include "../kernels_mpi/mpi_world.hpp"
 #include "cuda_test_support.hpp"
 #include "offload_training_case.hpp"
 
 namespace tessera::kernels {
 namespace {
 
-Communicator& world() {
-  static auto communicator = mpi_world();
-  return *communicator;
-}
-
 using testing::blocks_case;
 using testing::deep_blocks;
+using testing::world;
 
 // Pinned host memory and the copy stream (skipped where there is no GPU).
 // Bit-identical needs reductions in a fixed order: on an H100 on 2026-11-26 the weights agreed to

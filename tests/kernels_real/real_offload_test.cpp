@@ -6,19 +6,16 @@
 #include <gtest/gtest.h>
 
 #include "../kernels/offload_training_case.hpp"
+#include "../kernels_mpi/mpi_world.hpp"
 #include "cpu/cpu_device.hpp"
 #include "tessera/core/strategy/memory_plan.hpp"
 
 namespace tessera::kernels {
 namespace {
 
-Communicator& world() {
-  static auto communicator = mpi_world();
-  return *communicator;
-}
-
 using testing::blocks_case;
 using testing::deep_blocks;
+using testing::world;
 
 TEST(RealOffload, EveryPolicyTrainsBitIdenticallyToNoOffloading) {
   const auto model = deep_blocks();

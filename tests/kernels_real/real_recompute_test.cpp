@@ -7,15 +7,13 @@
 #include <string>
 
 #include "../kernels/real_training_support.hpp"
+#include "../kernels_mpi/mpi_world.hpp"
 #include "tessera/core/model/model_file.hpp"
 
 namespace tessera::kernels {
 namespace {
 
-Communicator& world() {
-  static auto communicator = mpi_world();
-  return *communicator;
-}
+using testing::world;
 
 ModelGraph family(const std::string& name) {
   return load_model_file(std::string(TESSERA_TEST_DATA_DIR) + "/models/families/" + name + ".yaml");

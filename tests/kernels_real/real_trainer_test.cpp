@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "../kernels/real_training_support.hpp"
+#include "../kernels_mpi/mpi_world.hpp"
 #include "tessera/core/model/model_file.hpp"
 
 namespace tessera::kernels {
@@ -17,10 +18,7 @@ double mean(const std::vector<double>& values, std::size_t first, std::size_t co
          static_cast<double>(count);
 }
 
-Communicator& world() {
-  static auto communicator = mpi_world();
-  return *communicator;
-}
+using testing::world;
 
 TEST(RealTrainer, CosmoFlowLossFallsOnTheSyntheticDataSet) {
   testing::TrainingCase c;
