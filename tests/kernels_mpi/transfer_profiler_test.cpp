@@ -12,20 +12,24 @@ namespace {
 
 using testing::world;
 
-TEST(ProfileCollectives, ASmallMessageIsNotTimedWithAnotherRanksCacheFlush) {
+// A flush before each timed run held one rank in a send/receive while another was still
+// writing its flush buffer. The check is on memory, not on time: the CPU device counts every
+// byte it hands out, and a flush needs a buffer of cache_flush_bytes, so a peak far below that
+// says no flush was made, however loaded the machine is.
+TEST(ProfileCollectives, TimesMessagesWithoutACacheFlushOnAnyRank) {
   const auto device = open_cpu_device();
   ProfilerOptions options;
-  // Every rank but the first asks for a flush of 256 MB before each run: tens of milliseconds
-  // the first would spend waiting in each timed send/receive if the flush were made.
-  options.cache_flush_bytes = world().rank() == 0 ? 0 : 256.0 * 1024 * 1024;
+  options.cache_flush_bytes = 64.0 * 1024 * 1024;
   ProfileDatabase database;
+  device->reset_peak_bytes_in_use();
   profile_collectives(world(), *device, {4000}, options, database);
+  EXPECT_LT(device->peak_bytes_in_use(), 1024.0 * 1024) << "rank " << world().rank();
   if (world().rank() != 0) return;
   for (const char* op : {"sendrecv", "allreduce"}) {
     const auto rows = database.entries_for(device->info().name, op, Direction::forward,
                                            transfer_shape(4000, world().size()), DType::float32);
     ASSERT_EQ(rows.size(), 1u) << op;
-    EXPECT_LT(rows.front().time_seconds, 0.01) << op;
+    EXPECT_GT(rows.front().time_seconds, 0.0) << op;
   }
 }
 
