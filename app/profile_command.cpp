@@ -21,6 +21,7 @@
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/device_inventory.hpp"
 #include "tessera/kernels/profile/kernel_profiler.hpp"
+#include "tessera/kernels/profile/kernel_replay.hpp"
 #include "tessera/kernels/profile/machine_description.hpp"
 #include "tessera/kernels/profile/microbatch_study.hpp"
 
@@ -74,22 +75,77 @@ LoadedScenario selected_points(const LoadedScenario& loaded, const ProfileSettin
 }
 
 std::vector<KernelToProfile> selected_kernels(const LoadedScenario& subset,
-                                              const ProfileSettings& settings) {
-  auto kernels = kernels_to_profile(subset);
+                                              const ProfileSettings& settings,
+                                              const ProfilingRank& profiling = {}) {
+  auto kernels = kernels_to_profile(subset, profiling);
   if (settings.layers.empty()) return kernels;
   const std::set<std::string> wanted(settings.layers.begin(), settings.layers.end());
   std::erase_if(kernels, [&](const KernelToProfile& k) { return !wanted.contains(k.layer.name); });
   return kernels;
 }
 
+std::string kernel_key(const KernelToProfile& kernel) {
+  return kernel.op + "|" + kernel.shape + "|" + to_string(kernel.direction) + "|" +
+         std::to_string(kernel.batch);
+}
+
+// Measures the sizes of `kernel` that `database` lacks into `new_rows`; false when none.
+bool measure_kernel(kernels::Device& device, KernelToProfile kernel,
+                    const ProfileSettings& settings, const kernels::ProfilerOptions& options,
+                    const ProfileDatabase& database, const std::string& progress,
+                    ProfileDatabase& new_rows) {
+  // Sizes an earlier run measured are not measured again; the same shape at another batch
+  // (a strong-scaling sweep's unsplit layers) is a kernel of its own.
+  kernel.micro_batches =
+      kernels::missing_micro_batches(database, device.info().name, kernel, kernel.micro_batches);
+  if (kernel.micro_batches.empty()) return false;
+  // Micro-batches as a plan runs them; the whole batch, one call, alone as without the flag.
+  std::vector<std::int64_t> below_batch;
+  if (settings.in_context && is_convolution(kernel.layer.kind)) {
+    const auto whole =
+        std::stable_partition(kernel.micro_batches.begin(), kernel.micro_batches.end(),
+                              [&](std::int64_t size) { return size < kernel.batch; });
+    below_batch.assign(kernel.micro_batches.begin(), whole);
+    kernel.micro_batches.erase(kernel.micro_batches.begin(), whole);
+  }
+  if (!progress.empty()) {
+    std::cerr << progress << kernel.layer.name << " " << to_string(kernel.direction) << " (batch "
+              << kernel.batch;
+    if (!below_batch.empty()) {
+      std::cerr << "; micro-batches";
+      for (std::int64_t size : below_batch) std::cerr << " " << size;
+      std::cerr << " in context";
+    }
+    std::cerr << ")\n";
+  }
+  if (!below_batch.empty()) {
+    kernels::profile_missing_sizes_in_context(device, kernel, below_batch, options, new_rows);
+  }
+  if (!kernel.micro_batches.empty()) kernels::profile_kernels(device, {kernel}, options, new_rows);
+  return true;
+}
+
+// Rank 0 adds the rows every other rank sends; false when none sent any.
+bool gather_rows(kernels::Communicator& world, const ProfileDatabase& rows,
+                 const ProfileMetadata& metadata, ProfileDatabase& database) {
+  const auto texts = world.gather_text(rows.size() > 0 ? rows.to_csv(metadata) : std::string());
+  bool added = false;
+  for (std::size_t r = 1; r < texts.size(); ++r) {
+    if (texts[r].empty()) continue;
+    database.load_csv_text(texts[r], "rank " + std::to_string(r) + "'s measurements");
+    added = true;
+  }
+  return added;
+}
+
 int profile(const ProfileSettings& settings) {
   const LoadedScenario loaded = load_target(settings.target, settings.mini_batch);
   const LoadedScenario subset = selected_points(loaded, settings);
-  const auto kernels = selected_kernels(subset, settings);
   // The optimizer update belongs to no layer: measured unless --layers picks some.
   const auto updates =
       settings.layers.empty() ? updates_to_profile(subset) : std::vector<UpdateToProfile>{};
   if (settings.list) {
+    const auto kernels = selected_kernels(subset, settings);
     for (const auto& kernel : kernels) {
       std::cout << kernel.layer.name << (kernel.window ? " (window)" : "") << "  "
                 << to_string(kernel.direction) << "  batch " << kernel.batch << "  micro-batches "
@@ -133,49 +189,60 @@ int profile(const ProfileSettings& settings) {
     write_file_atomically(output, database.to_csv(metadata));
   };
 
-  // Under mpirun with several ranks the collectives are measured too.
-  std::unique_ptr<kernels::Communicator> world;
-  if (launched_with_several_ranks()) world = kernels::mpi_world();
-  const bool writer = !world || world->rank() == 0;
-
   kernels::ProfilerOptions options;
   options.seconds_per_measurement = settings.seconds_per_measurement;
   options.skipped_algorithm_prefixes = settings.skipped_algorithms;
   options.cache_flush_bytes = settings.warm_caches ? 0 : kernels::cache_flush_bytes_for(*device);
-  std::size_t measured = 0;
-  for (std::size_t i = 0; i < kernels.size(); ++i) {
-    // Sizes an earlier run measured are not measured again; the same shape at another batch
-    // (a strong-scaling sweep's unsplit layers) is a kernel of its own.
-    auto kernel = kernels[i];
-    kernel.micro_batches =
-        kernels::missing_micro_batches(database, device_name, kernel, kernel.micro_batches);
-    if (kernel.micro_batches.empty()) continue;
-    // Micro-batches as a plan runs them; the whole batch, one call, alone as without the flag.
-    std::vector<std::int64_t> below_batch;
-    if (settings.in_context && is_convolution(kernel.layer.kind)) {
-      const auto whole =
-          std::stable_partition(kernel.micro_batches.begin(), kernel.micro_batches.end(),
-                                [&](std::int64_t size) { return size < kernel.batch; });
-      below_batch.assign(kernel.micro_batches.begin(), whole);
-      kernel.micro_batches.erase(kernel.micro_batches.begin(), whole);
-    }
-    if (writer) {
-      std::cerr << "[" << i + 1 << "/" << kernels.size() << "] " << kernel.layer.name << " "
-                << to_string(kernel.direction) << " (batch " << kernel.batch;
-      if (!below_batch.empty()) {
-        std::cerr << "; micro-batches";
-        for (std::int64_t size : below_batch) std::cerr << " " << size;
-        std::cerr << " in context";
+  // Under mpirun with several ranks each rank times the kernels of its own stage where a point
+  // has one stage per rank (kernels_to_profile), all ranks one kernel at a time, and rank 0
+  // writes everyone's rows; the collectives are measured too.
+  std::unique_ptr<kernels::Communicator> world;
+  if (launched_with_several_ranks()) world = kernels::mpi_world();
+  const bool writer = !world || world->rank() == 0;
+  const ProfilingRank profiling =
+      world ? ProfilingRank{world->rank(), world->size()} : ProfilingRank{};
+  const auto kernels = selected_kernels(subset, settings, profiling);
+  // What rank 0 measures itself need not come from the others (every rank of a data-parallel
+  // point times the same kernels, side by side as in training).
+  std::set<std::string> first_rank_keys;
+  for (const auto& kernel : selected_kernels(subset, settings, {0, profiling.ranks}))
+    first_rank_keys.insert(kernel_key(kernel));
+  double steps = static_cast<double>(kernels.size());
+  if (world) world->allreduce_max(&steps, 1);
+
+  const std::size_t planned = selected_kernels(subset, settings).size();
+  if (writer && kernels.size() < planned) {
+    std::cerr << "each rank times its own stage's kernels beside the others'; " << kernels.size()
+              << " of the plan's " << planned << " on rank 0\n";
+  }
+
+  // Kernels whose rows the file gets (rank 0's, and the others' that rank 0 does not run), and
+  // optimizer updates (rank 0's), summed over the ranks at the end.
+  double measured = 0;
+  std::unique_ptr<kernels::KernelReplay> replay;  // this rank's last kernel, run while it waits
+  for (std::size_t i = 0; i < static_cast<std::size_t>(steps); ++i) {
+    ProfileDatabase new_rows;
+    const bool shared = i < kernels.size() && !first_rank_keys.contains(kernel_key(kernels[i]));
+    if (i < kernels.size()) {
+      const std::string progress =
+          writer ? "[" + std::to_string(i + 1) + "/" + std::to_string(kernels.size()) + "] " : "";
+      const bool new_kernel =
+          measure_kernel(*device, kernels[i], settings, options, database, progress, new_rows);
+      if (new_kernel && (writer || shared)) measured += 1;
+      for (const ProfileEntry& row : new_rows.rows()) database.add(row);
+      if (auto next = kernels::KernelReplay::of(*device, kernels[i], database)) {
+        replay = std::move(next);
       }
-      std::cerr << ")\n";
     }
-    if (!below_batch.empty()) {
-      kernels::profile_missing_sizes_in_context(*device, kernel, below_batch, options, database);
-    }
-    if (!kernel.micro_batches.empty())
-      kernels::profile_kernels(*device, {kernel}, options, database);
-    ++measured;
-    if (writer) save();
+    // A rank done before the others keeps computing its own kernels meanwhile, as it would in
+    // training, rather than leave the machine to them.
+    if (world)
+      world->barrier_busy([&] {
+        if (replay) replay->run_once();
+      });
+    const bool gathered =
+        world && gather_rows(*world, shared ? new_rows : ProfileDatabase{}, metadata, database);
+    if (writer && (new_rows.size() > 0 || gathered)) save();
   }
   for (const auto& update : updates) {
     if (!database
@@ -185,7 +252,7 @@ int profile(const ProfileSettings& settings) {
     }
     if (writer) std::cerr << "optimizer " << update.op << " (" << update.shape << ")\n";
     kernels::profile_updates(*device, {update}, options, database);
-    ++measured;
+    if (writer) measured += 1;
     if (writer) save();
   }
   const std::vector<double>& sizes = kernels::transfer_sizes_bytes();
@@ -195,7 +262,10 @@ int profile(const ProfileSettings& settings) {
                              .empty()) {
     kernels::profile_copies(*device, sizes, options, database);
   }
-  if (world) kernels::profile_collectives(*world, *device, sizes, options, database);
+  if (world) {
+    kernels::profile_collectives(*world, *device, sizes, options, database);
+    world->allreduce_sum(&measured, 1);
+  }
   // The machine as a cluster file, so `tessera run --cluster` simulates it with these profiles.
   const std::filesystem::path cluster_file =
       std::filesystem::path(output).parent_path() / "this_machine.yaml";
@@ -210,15 +280,14 @@ int profile(const ProfileSettings& settings) {
   }
   if (writer && database.size() == 0) {
     // A header without rows matches nothing, and the loader refuses it.
-    std::cout << "nothing to measure (" << kernels.size() << " kernels in the plan"
+    std::cout << "nothing to measure (" << planned << " kernels in the plan"
               << (settings.copies ? "" : ", --no-copies") << "); " << output << " not written\n";
     return kExitOk;
   }
   if (writer) {
     save();
-    std::cout << "profiled " << measured << " new kernels (" << kernels.size()
-              << " in the plan) on " << device_name << "; " << database.size() << " rows in "
-              << output << "\n";
+    std::cout << "profiled " << measured << " new kernels (" << planned << " in the plan) on "
+              << device_name << "; " << database.size() << " rows in " << output << "\n";
     std::int64_t largest = 1;
     for (const auto& point : loaded.points) largest = std::max(largest, point.config.gpus());
     if (largest == 1 && std::filesystem::exists(settings.target)) {

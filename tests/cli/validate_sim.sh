@@ -92,6 +92,15 @@ for layer in conv1 fc3; do
   grep -Eq "^0,$layer,forward,[0-9.]*[1-9][0-9.e+-]*,[0-9.e+-]+," "$scratch/pipe/layers.csv" ||
     fail "no measured time of $layer in the pipeline: $(grep "^0,$layer," "$scratch/pipe/layers.csv")"
 done
+# Each rank profiled its own stage's kernels, and rank 0 wrote both ranks' rows: one per kernel
+# the plan lists.
+grep -q "each rank times its own stage's kernels" "$scratch/pipe/ranks-2/profile.log" ||
+  fail "the 2-rank profile did not split the kernels by stage: $(head -3 "$scratch/pipe/ranks-2/profile.log")"
+planned=$("$tessera" profile "$scratch/pipeline.yaml" --list | tail -1 | cut -d' ' -f1)
+profiled=$(grep -v '^#' "$scratch/pipe/ranks-2/profiles.csv" | tail -n +2 |
+  awk -F, '$2 !~ /^(copy_|allreduce|sendrecv|update_)/ { print $2 "," $3 "," $4 }' | sort -u | wc -l)
+[ "$profiled" -eq "$planned" ] ||
+  fail "the 2-rank profile holds $profiled kernels of the plan's $planned"
 
 "$tessera" validate-sim "$scratch/missing.yaml" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "a missing scenario does not exit 2"

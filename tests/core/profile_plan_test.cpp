@@ -93,6 +93,39 @@ TEST(KernelsToProfile, CoverEveryStageOfModelParallelWorkers) {
   EXPECT_EQ(updates[0].op, "update_" + to_string(loaded.scenario.model.optimizer));
 }
 
+// Under mpirun each rank of a pipelined point times its own stage's kernels, and together the
+// ranks time every kernel the point runs; at a point of another size every rank times everything.
+TEST(KernelsToProfile, EachRankOfAPipelinedPointListsItsOwnStage) {
+  const auto loaded =
+      load_scenario(std::string(TESSERA_SOURCE_DIR) + "/scenarios/resnet18_pipeline_real_cpu.yaml");
+  LoadedScenario two_ranks = loaded;
+  two_ranks.points = {loaded.points.at(0)};
+  ASSERT_EQ(two_ranks.points[0].config.gpus(), 2);
+  const auto key = [](const KernelToProfile& k) {
+    return k.op + "|" + k.shape + "|" + to_string(k.direction) + "|" + std::to_string(k.batch);
+  };
+  std::set<std::string> all, both;
+  for (const auto& kernel : kernels_to_profile(two_ranks)) all.insert(key(kernel));
+  std::set<std::string> layers_of[2];
+  for (int rank : {0, 1}) {
+    for (const auto& kernel : kernels_to_profile(two_ranks, {.rank = rank, .ranks = 2})) {
+      both.insert(key(kernel));
+      layers_of[rank].insert(kernel.layer.name);
+    }
+    EXPECT_FALSE(layers_of[rank].empty()) << rank;
+  }
+  EXPECT_EQ(both, all);
+  EXPECT_TRUE(layers_of[0].contains("conv1"));
+  EXPECT_FALSE(layers_of[1].contains("conv1"));
+  EXPECT_TRUE(layers_of[1].contains("fc"));
+  EXPECT_FALSE(layers_of[0].contains("fc"));
+  // The 4-GPU point under 2 ranks: neither rank holds one stage of it, both list everything.
+  LoadedScenario four_gpus = loaded;
+  four_gpus.points = {loaded.points.at(1)};
+  EXPECT_EQ(kernels_to_profile(four_gpus, {.rank = 1, .ranks = 2}).size(),
+            kernels_to_profile(four_gpus).size());
+}
+
 TEST(KernelsToProfile, ListsEachKernelOnceAndMicroBatchesOnlyConvolutions) {
   const auto loaded =
       load_scenario(std::string(TESSERA_SOURCE_DIR) + "/scenarios/microbatching_alexnet.yaml");

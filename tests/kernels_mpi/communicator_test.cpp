@@ -1,8 +1,11 @@
 // The MPI Communicator, run under mpirun with 2 and 4 ranks: point-to-point, all-reduce (float,
-// double, non-blocking), reduce-scatter and all-gather in place, all-to-all and split.
+// double, non-blocking), reduce-scatter and all-gather in place, all-to-all, split, the gather
+// of text and the busy barrier.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <numeric>
+#include <thread>
 
 #include "mpi_world.hpp"
 
@@ -118,6 +121,39 @@ TEST(MpiCommunicator, RingSendReceiveWithTags) {
   wait_all(requests);
   EXPECT_EQ(from_previous, std::vector<float>(5, float((rank + size - 1) % size)));
   EXPECT_EQ(from_next, std::vector<float>(5, float(-((rank + 1) % size))));
+}
+
+// Texts of different lengths (rank r sends r copies of its letter; rank 0 an empty text) reach
+// rank 0 whole and in rank order; the other ranks get nothing.
+TEST(MpiCommunicator, GathersEveryRanksTextOnTheFirst) {
+  const auto text_of = [](int rank) {
+    return std::string(static_cast<std::size_t>(rank), static_cast<char>('a' + rank));
+  };
+  const int rank = world().rank();
+  const auto texts = world().gather_text(text_of(rank));
+  if (rank != 0) {
+    EXPECT_TRUE(texts.empty());
+    return;
+  }
+  ASSERT_EQ(texts.size(), static_cast<std::size_t>(world().size()));
+  for (int r = 0; r < world().size(); ++r) {
+    EXPECT_EQ(texts[r], text_of(r)) << r;
+  }
+}
+
+// The ranks that reach the barrier first keep working until the last arrives (rank 0, 200 ms
+// late), and every rank leaves it.
+TEST(MpiCommunicator, BarrierBusyKeepsEarlyRanksWorking) {
+  world().barrier();
+  if (world().rank() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  int calls = 0;
+  world().barrier_busy([&] {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  if (world().rank() != 0) {
+    EXPECT_GE(calls, 1);
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "tessera/core/cost/cost_model.hpp"
 #include "tessera/core/micro_batching/micro_batch_planner.hpp"
 #include "tessera/core/model/layer_cost.hpp"
+#include "tessera/core/strategy/rank_numbering.hpp"
 #include "tessera/core/strategy/step_program.hpp"
 #include "tessera/core/strategy/window_kernels.hpp"
 
@@ -32,12 +33,16 @@ std::vector<StepPart> parts_of(Direction direction) {
 
 }  // namespace
 
-std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario) {
+std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario,
+                                                const ProfilingRank& profiling) {
   std::vector<KernelToProfile> kernels;
   std::set<std::tuple<std::string, std::string, Direction, std::int64_t>> seen;
   const auto& layers = scenario.model.layers();
   for (const SweepPoint& point : scenario.points) {
+    const bool one_stage_each = point.config.gpus() == profiling.ranks;
+    const int own_stage = RankNumbering(point.config).stage_of(profiling.rank);
     for (std::size_t i = 0; i < layers.size(); ++i) {
+      if (one_stage_each && point.plan.micro_batch_layers[i].stage != own_stage) continue;
       // Recurrent models' layers have no device kernel to time yet; the cost model gives them
       // their roofline time.
       if (is_sequence_kind(layers[i].layer.kind)) continue;

@@ -170,6 +170,38 @@ void MpiCommunicator::barrier_idle() {
   }
 }
 
+std::vector<std::string> MpiCommunicator::gather_text(const std::string& text) {
+  const int length = mpi_count(text.size());
+  std::vector<int> lengths(static_cast<std::size_t>(rank() == 0 ? size() : 0));
+  check(MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, communicator_),
+        "MPI_Gather");
+  std::vector<int> offsets(lengths.size());
+  std::size_t total = 0;
+  for (std::size_t r = 0; r < lengths.size(); ++r) {
+    offsets[r] = mpi_count(total);
+    total += static_cast<std::size_t>(lengths[r]);
+  }
+  std::string all(total, '\0');
+  check(MPI_Gatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(),
+                    MPI_CHAR, 0, communicator_),
+        "MPI_Gatherv");
+  std::vector<std::string> texts;
+  for (std::size_t r = 0; r < lengths.size(); ++r)
+    texts.push_back(
+        all.substr(static_cast<std::size_t>(offsets[r]), static_cast<std::size_t>(lengths[r])));
+  return texts;
+}
+
+void MpiCommunicator::barrier_busy(const std::function<void()>& work) {
+  MPI_Request request = MPI_REQUEST_NULL;
+  check(MPI_Ibarrier(communicator_, &request), "MPI_Ibarrier");
+  for (int done = 0;;) {
+    check(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done) return;
+    work();
+  }
+}
+
 void MpiCommunicator::barrier() {
   check(MPI_Barrier(communicator_), "MPI_Barrier");
 }

@@ -35,6 +35,8 @@ class MpiCommunicator final : public Communicator {
   void alltoall(const float* send, float* receive, std::size_t floats_per_peer) override;
   void barrier() override;
   void barrier_idle() override;
+  void barrier_busy(const std::function<void()>& work) override;
+  std::vector<std::string> gather_text(const std::string& text) override;
 
  private:
   MPI_Comm communicator_;

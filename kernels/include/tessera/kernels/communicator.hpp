@@ -4,7 +4,10 @@
 // MPI implements it over host memory (CPU ranks), NCCL over device memory (GPU ranks, bootstrapped
 // through MPI). Buffers live where the rank's Device allocates them.
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace tessera::kernels {
@@ -57,6 +60,18 @@ class Communicator {
   // A barrier for ranks with nothing to do meanwhile: they should not keep a core busy polling
   // (MPI: a non-blocking barrier tested every millisecond in between sleeps).
   virtual void barrier_idle() { barrier(); }
+  // A barrier during which this rank keeps calling `work` (each call short: a rank that arrives
+  // last waits for the call in progress), so that ranks still busy do not find it idle.
+  virtual void barrier_busy(const std::function<void()>& work) {
+    (void)work;
+    barrier();
+  }
+  // Rank 0 receives every rank's `text` in rank order (its own first), the other ranks an empty
+  // list: host-side results one process writes (a profile's rows). NCCL moves device memory only
+  // and does not offer it (std::logic_error).
+  virtual std::vector<std::string> gather_text(const std::string& /*text*/) {
+    throw std::logic_error("gather_text: this transport moves device memory only");
+  }
 };
 
 void wait_all(std::vector<std::unique_ptr<CommRequest>>& requests);

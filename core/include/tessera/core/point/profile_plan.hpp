@@ -40,10 +40,21 @@ struct UpdateToProfile {
   std::string shape;  // parameters_shape(parameters)
 };
 
+// One of several processes profiling side by side (`tessera profile` under mpirun).
+struct ProfilingRank {
+  int rank = 0;
+  int ranks = 1;
+};
+
 // Distinct kernels over all sweep points, in model order, first point first; a split convolution's
 // windows (every shard's, forward whole, interior and boundary, backward whole) follow its shard.
 // Only convolutions are micro-batched; other layers are measured at their undivided batch.
-std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario);
+// At a point of exactly `profiling.ranks` GPUs, only the layers of the model-parallel stage that
+// rank holds (rank_numbering.hpp): a pipeline's ranks then time their own stages' kernels beside
+// one another, as they run in training, instead of every rank timing every kernel beside a copy
+// of itself. At other points, and without model parallelism, every rank has every layer.
+std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario,
+                                                const ProfilingRank& profiling = {});
 // Distinct updates over all sweep points and stages.
 std::vector<UpdateToProfile> updates_to_profile(const LoadedScenario& scenario);
 
