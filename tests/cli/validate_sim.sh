@@ -92,6 +92,9 @@ for layer in conv1 fc3; do
   grep -Eq "^0,$layer,forward,[0-9.]*[1-9][0-9.e+-]*,[0-9.e+-]+," "$scratch/pipe/layers.csv" ||
     fail "no measured time of $layer in the pipeline: $(grep "^0,$layer," "$scratch/pipe/layers.csv")"
 done
+# The real run executed the micro-batching plan of its micro-batches, made from the profiles.
+! grep -q '"provenance": *"roofline"' "$scratch/pipe/ranks-2/real/real.json" ||
+  fail "the pipelined real run planned its convolutions without the profiles"
 # Each rank profiled its own stage's kernels, and rank 0 wrote both ranks' rows: one per kernel
 # the plan lists.
 grep -q "each rank times its own stage's kernels" "$scratch/pipe/ranks-2/profile.log" ||

@@ -259,5 +259,27 @@ sweep: {scaling: weak, gpus: [1, 2]}
   std::filesystem::remove_all(directory);
 }
 
+// A pipeline runs its kernels one micro-batch at a time, and so does the plan every caller gets
+// (the real backend executed the whole mini-batch's plan, at roofline, while the simulator
+// played the micro-batch's from the profile).
+TEST(NetworkMicroBatchPlan, APipelinePlansItsKernelsAtTheMicroBatch) {
+  const Network net;
+  ParallelConfig config;
+  config.mini_batch = 8;
+  config.model_degree = 2;
+  config.micro_batches = 4;
+  const ShardPlan pipeline = plan_shards(net.model, config, "", {});
+  const ComputeCostModel costs(
+      test_device(), &net.profiles,
+      MicroBatchingSection{MicroBatchPolicy::power_of_two, MicroBatchMode::per_layer, 4 * kMiB});
+  const auto plan = plan_network(net.model, pipeline, costs, DType::float32);
+  ASSERT_FALSE(plan.kernels.empty());
+  for (const auto& kernel : plan.kernels) EXPECT_EQ(kernel.batch, 2) << kernel.layer_name;
+  EXPECT_EQ(plan.kernels.back().stage, 1);
+  const auto* conv1 = plan.find(*net.model.index_of("conv1"), Direction::forward);
+  ASSERT_NE(conv1, nullptr);
+  EXPECT_EQ(conv1->provenance, Provenance::profile);
+}
+
 }  // namespace
 }  // namespace tessera

@@ -197,7 +197,7 @@ NetworkMicroBatchPlan plan_network(const ModelGraph& model, const ShardPlan& pla
                                    const ComputeCostModel& costs, DType dtype) {
   NetworkMicroBatchPlan network;
   network.settings = costs.micro_batching();
-  auto tables = kernel_tables(model, plan, costs, dtype);
+  auto tables = kernel_tables(model, micro_batch_plan(plan), costs, dtype);
   if (network.settings.mode == MicroBatchMode::whole_network) {
     plan_whole_network(tables, network.settings);
   } else {

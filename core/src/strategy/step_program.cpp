@@ -507,7 +507,7 @@ std::vector<StepProgram> build_step_programs(const ModelGraph& model, const Shar
                                              const ComputeCostModel& costs,
                                              const StepOptions& options) {
   return build_step_programs(model, plan, costs, options,
-                             plan_network(model, micro_batch_plan(plan), costs, options.dtype));
+                             plan_network(model, plan, costs, options.dtype));
 }
 
 }  // namespace tessera

@@ -54,6 +54,8 @@ struct NetworkMicroBatchPlan {
   bool limit_met() const;
 };
 
+// The kernels as a step runs them: a pipeline's at its micro-batch (micro_batch_plan), so that
+// every caller (the step program, the real backend, results, describe) plans the same kernels.
 NetworkMicroBatchPlan plan_network(const ModelGraph& model, const ShardPlan& plan,
                                    const ComputeCostModel& costs, DType dtype);
 
