@@ -5,9 +5,9 @@
 // Per rank count R among the points (ascending), in DIR/ranks-R/:
 //   1. `tessera profile` under `mpirun -np R` (one rank: no mpirun) measures the points' kernels,
 //      resumably, into profiles.csv, and with R > 1 the MPI send/receive and all-reduce between
-//      the ranks. Every rank measures the kernels at the same time, so each kernel is timed while
-//      R ranks share the cores, as in data- and spatial-parallel training (a pipeline's ranks run
-//      different stages side by side). this_machine.yaml is written beside it.
+//      the ranks. The ranks measure at the same time, so each kernel is timed while R ranks share
+//      the cores, as in training: each rank its own pipeline stage's kernels, every kernel without
+//      model parallelism. this_machine.yaml is written beside it.
 //   2. cluster.yaml: this_machine.yaml's measured device with R of them in one node, joined by
 //      the send/receive link fitted from step 1 (kernels/machine_description.hpp).
 //   3. `tessera run --backend real --points ... --cluster cluster.yaml` under the same mpirun,
@@ -16,6 +16,8 @@
 //      point with fewer ranks than the launch would leave idle ranks polling MPI on cores the
 //      measured ranks need, so each rank count gets its own launch.
 //   4. The same points simulated in this process with profiles.csv and cluster.yaml.
+// The machine's own speed is sampled before profiling and before and after training
+// (machine_speed.csv, machine_drift.hpp): a drift there is no model's error.
 // Each point's measured and simulated step are written as timelines side by side
 // (ranks-R/real-trace-P.json, ranks-R/sim-trace-P.json; outputs.trace_gpus' ranks).
 // On CPU ranks every child gets OMP_NUM_THREADS = max(1, cores / R): oneDNN's OpenMP teams of
@@ -39,6 +41,7 @@
 #include "command_guard.hpp"
 #include "command_line_words.hpp"
 #include "commands.hpp"
+#include "machine_drift.hpp"
 #include "tessera/core/common/atomic_file.hpp"
 #include "tessera/core/common/input_error.hpp"
 #include "tessera/core/cost/profile_database.hpp"
@@ -208,6 +211,7 @@ int validate_sim(const ValidateSimSettings& settings) {
     largest_point = std::max(largest_point, point.config.gpus());
   }
   std::vector<PointResult> simulated;
+  MachineDrift drift(machine.cuda_devices > 0 ? "cuda:0" : "cpu");
   for (const auto& rank_points : runnable) {
     // Not a structured binding: a lambda below captures `points`, which clang 14 cannot do to one.
     const std::int64_t ranks = rank_points.first;
@@ -243,6 +247,7 @@ int validate_sim(const ValidateSimSettings& settings) {
       profile_arguments.push_back("--skip-algorithms");
       profile_arguments.push_back(join(settings.skipped_algorithms, ","));
     }
+    drift.sample(ranks, "before profiling");
     const int profiled =
         run_child(tessera_command(launcher, ranks, profile_arguments, settings.fresh), profile_log);
     if (profiled != 0) {
@@ -259,6 +264,7 @@ int validate_sim(const ValidateSimSettings& settings) {
     const fs::path real_log = directory / "real.log";
     const fs::path real_csv = directory / "real" / "real.csv";
     fs::remove(real_csv);  // what is read below is this run's, or nothing
+    drift.sample(ranks, "before training");
     std::cerr << ranks << " rank(s): training for real (" << real_log.string() << ")\n";
     const int trained = run_child(
         tessera_command(launcher, ranks,
@@ -267,6 +273,7 @@ int validate_sim(const ValidateSimSettings& settings) {
                          (directory / "real").string(), "--profiles", profiles_csv.string(),
                          "--fresh", "--trace", (directory / "real-trace-{point}.json").string()}),
         real_log);
+    drift.sample(ranks, "after training");
     // A run in which a point failed exits 1 but writes the others: those are kept.
     if (trained != 0) {
       fail_points("real run failed (exit " + std::to_string(trained) + "), see " +
@@ -310,13 +317,16 @@ int validate_sim(const ValidateSimSettings& settings) {
   // Both sides in the result schema too, so analysis/plot_scaling.py overlays them.
   write_results_csv((output / "real.csv").string(), measured_in_order);
   write_results_csv((output / "sim.csv").string(), simulated);
+  const fs::path speed_csv = output / "machine_speed.csv";
+  write_file_atomically(speed_csv.string(), drift.to_csv());
   std::cout << loaded.scenario.name << ": measured on this machine against simulated on its "
             << "measured description\n\n"
             << comparison_report(comparison) << "\n"
-            << layer_comparison_report(layers, 5) << "comparison: " << csv.string()
-            << "; per layer and pass: " << layers_csv.string()
+            << layer_comparison_report(layers, 5) << drift.report() << "\n"
+            << "comparison: " << csv.string() << "; per layer and pass: " << layers_csv.string()
             << "; both sides in the result schema: " << (output / "real.csv").string() << ", "
-            << (output / "sim.csv").string() << "\n";
+            << (output / "sim.csv").string() << "; this machine's speed: " << speed_csv.string()
+            << "\n";
   return kExitOk;
 }
 

@@ -2,7 +2,8 @@
 # Measured against simulated on this machine's CPU ranks: `tessera validate-sim` on the shipped
 # CPU scenarios at 1 and 2 ranks, the MAPE of each and over all their points (the goal: at most
 # 5%). A bench command,
-# not a test: it prints the MAPE per scenario and asserts nothing; each scenario profiles its
+# not a test: it prints the MAPE per scenario, and how far this machine's own GEMM rate moved
+# while it ran (validate-sim's machine_speed.csv), and asserts nothing; each scenario profiles its
 # kernels first, minutes on 2 cores (kept in OUTPUT between runs; --fresh in ARGS measures again).
 # Usage: tests/bench/cpu_validate_sim.sh [TESSERA] [OUTPUT] [SCENARIO...]
 #   default scenarios: the shipped CPU ones (scenarios/*_real_cpu.yaml): CosmoFlow-32, ResNet-18
@@ -29,8 +30,13 @@ for scenario in "${scenarios[@]}"; do
   if "$tessera" validate-sim "$scenario" --max-ranks 2 --output "$output/$name" \
       --skip-algorithms ref: >"$output/$name.log" 2>&1; then
     mape=$(sed -n 's/^MAPE,,,,,,\([^,]*\).*/\1/p' "$output/$name/comparison.csv")
-    printf '%-28s MAPE %s%% (1 and 2 ranks; %s/comparison.csv)\n' "$name" "${mape:-?}" \
-      "$output/$name"
+    # How far the machine's own GEMM rate moved between profiling and training (machine_speed.csv).
+    drift=$(awk -F, 'NR > 1 { if ($1 != ranks) { ranks = $1; first = $4 }
+      else { change = 100 * ($4 / first - 1); if (change < 0) change = -change;
+             if (change > largest) largest = change } } END { printf "%.0f", largest }' \
+      "$output/$name/machine_speed.csv" 2>/dev/null)
+    printf '%-28s MAPE %s%% (1 and 2 ranks; %s/comparison.csv; machine GEMM rate moved up to %s%%)\n' \
+      "$name" "${mape:-?}" "$output/$name" "${drift:-?}"
     # Every compared point's error, for the MAPE over all the scenarios.
     errors+=($(awk -F, '$4 == "yes" { print ($7 < 0 ? -$7 : $7) }' "$output/$name/comparison.csv"))
   else

@@ -47,6 +47,16 @@ grep -q "2 rank(s) sharing" "$cluster" || fail "2-rank cluster does not say how 
 for side in real sim; do
   [ -s "$scratch/out/$side.csv" ] || fail "no $side.csv beside the comparison"
 done
+# The machine's own speed, sampled three times per rank count (a drift, not a finding).
+speed="$scratch/out/machine_speed.csv"
+for ranks in 1 2; do
+  for moment in "before profiling" "before training" "after training"; do
+    grep -Eq "^$ranks,$moment,[0-9.e+]+,[0-9.e+]+$" "$speed" ||
+      fail "no speed sample '$moment' at $ranks rank(s): $(cat "$speed" 2>&1)"
+  done
+done
+grep -q "this machine's speed while comparing" <<<"$output" || fail "no machine speed report"
+
 # Per-layer times on both sides, and the real run executed the plan made from the profiles of
 # the device it ran on (not the scenario's Lassen GPUs, which no profile row names).
 layers="$scratch/out/layers.csv"

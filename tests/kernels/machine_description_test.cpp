@@ -1,6 +1,6 @@
 // This machine's description for several ranks: the send/receive link fitted from profile rows,
 // and the cluster file that carries it (nvswitch links, the cores and threads named), read back by
-// the cluster parser.
+// the cluster parser; the measured rates it rests on.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "tessera/core/scenario/cluster_spec.hpp"
+#include "tessera/kernels/device.hpp"
 #include "tessera/kernels/profile/kernel_profiler.hpp"
 #include "tessera/kernels/profile/machine_description.hpp"
 
@@ -101,6 +102,20 @@ TEST(MachineDescription, HostMemoryIsTheHostsWhereMeasured) {
   EXPECT_NE(cluster_yaml(figures, "test").find("host_memory: 128.000000 GB"), std::string::npos);
   figures.host_memory_bytes = 0;
   EXPECT_NE(cluster_yaml(figures, "test").find("host_memory: 80.000000 GB"), std::string::npos);
+}
+
+// The two rates of the description, measured alone (validate-sim samples them to see the machine
+// drift): finite and within what any CPU this runs on achieves, and the description's own.
+TEST(MachineDescription, SpeedIsTheDescriptionsCopyAndGemmRates) {
+  const auto device = open_cpu_device();
+  const MachineSpeed speed = measure_machine_speed(*device);
+  EXPECT_GT(speed.memory_bandwidth_bytes_per_second, 1e8);
+  EXPECT_LT(speed.memory_bandwidth_bytes_per_second, 1e13);
+  EXPECT_GT(speed.fp32_flops_per_second, 1e8);
+  EXPECT_LT(speed.fp32_flops_per_second, 1e14);
+  const MachineFigures figures = measure_machine(*device, ProfileDatabase{});
+  EXPECT_GT(figures.fp32_flops_per_second, 1e8);
+  EXPECT_GT(figures.host_link_bandwidth_bytes_per_second, 1e8);
 }
 
 }  // namespace

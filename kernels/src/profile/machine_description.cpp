@@ -34,23 +34,16 @@ std::string quoted(const std::string& text) {
 
 }  // namespace
 
-MachineFigures measure_machine(Device& device, const ProfileDatabase& copies) {
-  MachineFigures figures;
-  figures.device_name = device.info().name;
-  figures.library = device.info().library;
-  figures.memory_bytes = device.info().memory_bytes;
-  figures.host_memory_bytes =
-      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-  figures.overlaps_communication = device.info().kind != "cpu";
-  ProfilerOptions options;
-
+MachineSpeed measure_machine_speed(Device& device) {
+  MachineSpeed speed;
+  const ProfilerOptions options;
   const std::size_t copy_floats = (256u << 20) / sizeof(float);
   auto from = device.allocate(copy_floats * sizeof(float));
   auto to = device.allocate(copy_floats * sizeof(float));
   device.fill(from->data(), copy_floats, 1.0f);
   const double copy_seconds = median_seconds(
       device, [&] { device.copy_on_device(from->data(), to->data(), copy_floats); }, options);
-  figures.memory_bandwidth_bytes_per_second =
+  speed.memory_bandwidth_bytes_per_second =
       2.0 * static_cast<double>(copy_floats * sizeof(float)) / copy_seconds;
 
   // A fully connected layer large enough to be compute-bound on any device.
@@ -67,7 +60,21 @@ MachineFigures measure_machine(Device& device, const ProfileDatabase& copies) {
                                                 y->data());
       },
       options);
-  figures.fp32_flops_per_second = 2.0 * static_cast<double>(batch * in * out) / gemm_seconds;
+  speed.fp32_flops_per_second = 2.0 * static_cast<double>(batch * in * out) / gemm_seconds;
+  return speed;
+}
+
+MachineFigures measure_machine(Device& device, const ProfileDatabase& copies) {
+  MachineFigures figures;
+  figures.device_name = device.info().name;
+  figures.library = device.info().library;
+  figures.memory_bytes = device.info().memory_bytes;
+  figures.host_memory_bytes =
+      static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+  figures.overlaps_communication = device.info().kind != "cpu";
+  const MachineSpeed speed = measure_machine_speed(device);
+  figures.memory_bandwidth_bytes_per_second = speed.memory_bandwidth_bytes_per_second;
+  figures.fp32_flops_per_second = speed.fp32_flops_per_second;
 
   const double link_bytes = 256e6;
   const auto rows = copies.entries_for(figures.device_name, "copy_h2d_pinned", Direction::forward,
@@ -75,10 +82,13 @@ MachineFigures measure_machine(Device& device, const ProfileDatabase& copies) {
   if (!rows.empty() && rows.front().time_seconds > 0) {
     figures.host_link_bandwidth_bytes_per_second = link_bytes / rows.front().time_seconds;
   } else {
+    const std::size_t copy_floats = (256u << 20) / sizeof(float);
     auto pinned = device.allocate_pinned_host(copy_floats * sizeof(float));
+    auto on_device = device.allocate(copy_floats * sizeof(float));
     device.fill(pinned->data(), copy_floats, 1.0f);
     const double seconds = median_seconds(
-        device, [&] { device.copy_to_device(pinned->data(), to->data(), copy_floats); }, options);
+        device, [&] { device.copy_to_device(pinned->data(), on_device->data(), copy_floats); },
+        ProfilerOptions{});
     figures.host_link_bandwidth_bytes_per_second =
         static_cast<double>(copy_floats * sizeof(float)) / seconds;
   }

@@ -50,8 +50,17 @@ std::optional<RankLink> fit_rank_link(const ProfileDatabase& database,
                                       const std::string& device_name, int ranks,
                                       const std::vector<double>& sizes_bytes);
 
-// Runs the two measurements it needs (a 1 GiB-class on-device copy and an FC-layer GEMM) and
-// reads the host link figure from `copies` when profile_copies filled it (else measures it).
+// The two rates the description rests on: an on-device copy of 256 MiB (bytes read + written per
+// second) and an FC-layer GEMM (FLOP/s), achieved now. Measured again at several moments they
+// show how much the machine itself drifted (validate-sim), apart from any model's error.
+struct MachineSpeed {
+  double memory_bandwidth_bytes_per_second = 0;
+  double fp32_flops_per_second = 0;
+};
+MachineSpeed measure_machine_speed(Device& device);
+
+// Runs measure_machine_speed and reads the host link figure from `copies` when profile_copies
+// filled it (else measures it).
 MachineFigures measure_machine(Device& device, const ProfileDatabase& copies);
 
 // A cluster file (scenarios/clusters format) of one node with `devices_per_node` such devices;
