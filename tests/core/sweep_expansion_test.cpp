@@ -15,15 +15,10 @@ namespace tessera {
 namespace {
 
 using test::input_error;
+using test::layer_index;
 
 const std::string kGoodDir = std::string(TESSERA_TEST_DATA_DIR) + "/scenarios/good";
 const std::string kSourceDir = TESSERA_SOURCE_DIR;
-
-std::size_t layer_index(const ModelGraph& model, const std::string& name) {
-  const auto index = model.index_of(name);
-  if (!index) throw std::runtime_error("model " + model.name() + " has no layer " + name);
-  return *index;
-}
 
 TEST(SweepExpansion, StrongScalingGrowingDataKeepsTheGlobalBatch) {
   const auto loaded = load_scenario_text(

@@ -2,7 +2,9 @@
 // Small helpers the core tests share.
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <exception>
+#include <stdexcept>
 #include <string>
 
 #include "tessera/core/common/input_error.hpp"
@@ -32,6 +34,13 @@ inline DeviceRoofline program_test_device() {
   device.memory_efficiency = 0.5;
   device.launch_latency_seconds = 1e-6;
   return device;
+}
+
+// The index of layer `name` of `model`; throws when it has none.
+inline std::size_t layer_index(const ModelGraph& model, const std::string& name) {
+  const auto index = model.index_of(name);
+  if (!index) throw std::runtime_error("model " + model.name() + " has no layer " + name);
+  return *index;
 }
 
 inline bool contains(const std::string& text, const std::string& part) {
