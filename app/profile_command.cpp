@@ -219,20 +219,19 @@ int profile(const ProfileSettings& settings) {
   // Kernels whose rows the file gets (rank 0's, and the others' that rank 0 does not run), and
   // optimizer updates (rank 0's), summed over the ranks at the end.
   double measured = 0;
-  std::unique_ptr<kernels::KernelReplay> replay;  // this rank's last kernel, run while it waits
+  std::unique_ptr<kernels::KernelReplay> replay;  // this rank's kernel, run while it waits
   for (std::size_t i = 0; i < static_cast<std::size_t>(steps); ++i) {
     ProfileDatabase new_rows;
     const bool shared = i < kernels.size() && !first_rank_keys.contains(kernel_key(kernels[i]));
     if (i < kernels.size()) {
+      replay.reset();  // its operands would crowd the device memory the next kernel measures in
       const std::string progress =
           writer ? "[" + std::to_string(i + 1) + "/" + std::to_string(kernels.size()) + "] " : "";
       const bool new_kernel =
           measure_kernel(*device, kernels[i], settings, options, database, progress, new_rows);
       if (new_kernel && (writer || shared)) measured += 1;
       for (const ProfileEntry& row : new_rows.rows()) database.add(row);
-      if (auto next = kernels::KernelReplay::of(*device, kernels[i], database)) {
-        replay = std::move(next);
-      }
+      if (world) replay = kernels::KernelReplay::of(*device, kernels[i], database);
     }
     // A rank done before the others keeps computing its own kernels meanwhile, as it would in
     // training, rather than leave the machine to them.
