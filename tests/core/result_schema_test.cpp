@@ -1,6 +1,8 @@
-// The result schema: CSV round trips, CSV errors, JSON documents.
+// The result schema: CSV round trips, JSON documents, result files (CSV errors:
+// result_csv_errors_test.cpp).
 #include <gtest/gtest.h>
 
+#include "result_samples.hpp"
 #include "test_support.hpp"
 
 #include <chrono>
@@ -20,44 +22,7 @@ namespace tessera {
 namespace {
 
 using test::contains;
-
-PointResult sample_point() {
-  PointResult p;
-  p.scenario = "cosmoflow_strong";
-  p.point = 3;
-  p.backend = "sim";
-  p.gpus = 16;
-  p.data = 2;
-  p.spatial_grid = "4x2x1";
-  p.model_degree = 1;
-  p.tensor_degree = 2;
-  p.mini_batch = 4;
-  p.global_batch = 8;
-  p.status = PointStatus::ok;
-  p.step_seconds = 0.1;
-  p.samples_per_second = 80.00000000000001;
-  p.first_epoch_step_seconds = 0.4375;
-  p.staging_seconds = 812.25;
-  p.input_source = "peer_memory";
-  p.breakdown.compute_seconds = 0.07;
-  p.breakdown.halo_seconds = 1e-300;
-  p.breakdown.allreduce_seconds = 0.012345678901234567;
-  p.breakdown.other_communication_seconds = 5e-324;  // smallest subnormal
-  p.breakdown.io_seconds = 1.0 / 3.0;
-  p.breakdown.offload_seconds = 0;
-  p.breakdown.idle_seconds = 2.5e-7;
-  p.peak_memory_bytes = 17179869184.0;
-  p.device_capacity_bytes = 1.7976931348623157e308;
-  p.fits = true;
-  p.time_provenance = Provenance::simulated;
-  p.compute_provenance = Provenance::mixed;
-  p.memory_provenance = Provenance::estimated;
-  p.epochs = 90.25;
-  p.steps_to_target = 14414.0625;
-  p.time_to_train_seconds = 1441.40625;
-  p.note = "network CM02";
-  return p;
-}
+using test::sample_point;
 
 std::vector<PointResult> sample_points() {
   auto first = sample_point();
@@ -207,98 +172,6 @@ TEST(ResultsCsv, AcceptsCrLfLineEnds) {
   for (char c : csv) crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
   EXPECT_EQ(results_from_csv(crlf, "windows.csv"),
             (std::vector<PointResult>{points[0], points[2]}));
-}
-
-template <typename Call>
-std::string runtime_error_of(Call call) {
-  try {
-    call();
-  } catch (const std::runtime_error& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "expected a std::runtime_error";
-  return "";
-}
-
-// Replaces the `column`-th field of data line `row` (0-based) in a CSV without quoted fields.
-std::string with_field(const std::string& csv, int row, int column, const std::string& value) {
-  std::istringstream in(csv);
-  std::string line, out;
-  int index = -1;
-  while (std::getline(in, line)) {
-    if (index == row) {
-      std::vector<std::string> fields;
-      std::string field;
-      std::istringstream cells(line);
-      while (std::getline(cells, field, ',')) fields.push_back(field);
-      if (line.ends_with(",")) fields.push_back("");
-      fields.at(static_cast<std::size_t>(column)) = value;
-      line.clear();
-      for (std::size_t i = 0; i < fields.size(); ++i) line += (i ? "," : "") + fields[i];
-    }
-    out += line + "\n";
-    ++index;
-  }
-  return out;
-}
-
-TEST(ResultsCsvErrors, MentionTheFileAndLine) {
-  const auto csv = results_to_csv({sample_point(), sample_point(), sample_point()});
-
-  auto message = runtime_error_of([&] { results_from_csv(with_field(csv, 1, 1, "x1"), "r.csv"); });
-  EXPECT_TRUE(contains(message, "r.csv:3")) << message;
-  EXPECT_TRUE(contains(message, "'x1'")) << message;
-
-  message = runtime_error_of([&] { results_from_csv(with_field(csv, 2, 10, "fast"), "r.csv"); });
-  EXPECT_TRUE(contains(message, "r.csv:4")) << message;
-  EXPECT_TRUE(contains(message, "'fast'")) << message;
-
-  message = runtime_error_of([&] { results_from_csv(with_field(csv, 0, 9, "great"), "r.csv"); });
-  EXPECT_TRUE(contains(message, "r.csv:2")) << message;
-  EXPECT_TRUE(contains(message, "great")) << message;
-
-  message = runtime_error_of([&] { results_from_csv(with_field(csv, 0, 22, "guessed"), "r.csv"); });
-  EXPECT_TRUE(contains(message, "r.csv:2")) << message;
-  EXPECT_TRUE(contains(message, "guessed")) << message;
-
-  message = runtime_error_of([&] { results_from_csv(with_field(csv, 1, 3, "1.5"), "r.csv"); });
-  EXPECT_TRUE(contains(message, "r.csv:3")) << message;
-}
-
-// A quoted note with newlines must not shift the line numbers of later errors.
-TEST(ResultsCsvErrors, LineCountsTheNewlinesInsideQuotedNotes) {
-  auto first = sample_point();
-  first.note = "one\ntwo\nthree";  // the first record spans lines 2 to 4
-  const auto csv = results_to_csv({first, sample_point()});
-  const auto message =
-      runtime_error_of([&] { results_from_csv(with_field(csv, 3, 1, "x5"), "multi.csv"); });
-  EXPECT_TRUE(contains(message, "multi.csv:5:")) << message;
-}
-
-TEST(ResultsCsvErrors, WrongFieldCount) {
-  const auto csv = results_to_csv({sample_point(), sample_point()});
-  const auto message = runtime_error_of([&] { results_from_csv(csv + "a,b,c\n", "short.csv"); });
-  EXPECT_TRUE(contains(message, "short.csv:4")) << message;
-  EXPECT_TRUE(contains(message, "expected 35 fields, got 3")) << message;
-}
-
-TEST(ResultsCsvErrors, WrongHeader) {
-  auto message = runtime_error_of([&] { results_from_csv("a,b\n1,2\n", "other.csv"); });
-  EXPECT_TRUE(contains(message, "other.csv:1")) << message;
-  message = runtime_error_of([&] { results_from_csv("", "nothing.csv"); });
-  EXPECT_TRUE(contains(message, "nothing.csv:1")) << message;
-  // A column missing from the header.
-  auto csv = results_to_csv({sample_point()});
-  csv.erase(0, csv.find(',') + 1);
-  message = runtime_error_of([&] { results_from_csv(csv, "shifted.csv"); });
-  EXPECT_TRUE(contains(message, "shifted.csv:1")) << message;
-}
-
-TEST(ResultsCsvErrors, UnterminatedQuote) {
-  const auto csv = results_to_csv({sample_point()}) + "\"open,1,2\n";
-  const auto message = runtime_error_of([&] { results_from_csv(csv, "quote.csv"); });
-  EXPECT_TRUE(contains(message, "quote.csv:")) << message;
-  EXPECT_TRUE(contains(message, "unterminated quote")) << message;
 }
 
 // ---------------------------------------------------------------------------------------------
