@@ -84,11 +84,6 @@ std::vector<KernelToProfile> selected_kernels(const LoadedScenario& subset,
   return kernels;
 }
 
-std::string kernel_key(const KernelToProfile& kernel) {
-  return kernel.op + "|" + kernel.shape + "|" + to_string(kernel.direction) + "|" +
-         std::to_string(kernel.batch);
-}
-
 // Measures the sizes of `kernel` that `database` lacks into `new_rows`; false when none.
 bool measure_kernel(kernels::Device& device, KernelToProfile kernel,
                     const ProfileSettings& settings, const kernels::ProfilerOptions& options,
@@ -206,7 +201,7 @@ int profile(const ProfileSettings& settings) {
   // point times the same kernels, side by side as in training).
   std::set<std::string> first_rank_keys;
   for (const auto& kernel : selected_kernels(subset, settings, {0, profiling.ranks}))
-    first_rank_keys.insert(kernel_key(kernel));
+    first_rank_keys.insert(kernel_identity(kernel));
   double steps = static_cast<double>(kernels.size());
   if (world) world->allreduce_max(&steps, 1);
 
@@ -222,7 +217,8 @@ int profile(const ProfileSettings& settings) {
   std::unique_ptr<kernels::KernelReplay> replay;  // this rank's kernel, run while it waits
   for (std::size_t i = 0; i < static_cast<std::size_t>(steps); ++i) {
     ProfileDatabase new_rows;
-    const bool shared = i < kernels.size() && !first_rank_keys.contains(kernel_key(kernels[i]));
+    const bool shared =
+        i < kernels.size() && !first_rank_keys.contains(kernel_identity(kernels[i]));
     if (i < kernels.size()) {
       replay.reset();  // its operands would crowd the device memory the next kernel measures in
       const std::string progress =

@@ -101,15 +101,12 @@ TEST(KernelsToProfile, EachRankOfAPipelinedPointListsItsOwnStage) {
   LoadedScenario two_ranks = loaded;
   two_ranks.points = {loaded.points.at(0)};
   ASSERT_EQ(two_ranks.points[0].config.gpus(), 2);
-  const auto key = [](const KernelToProfile& k) {
-    return k.op + "|" + k.shape + "|" + to_string(k.direction) + "|" + std::to_string(k.batch);
-  };
   std::set<std::string> all, both;
-  for (const auto& kernel : kernels_to_profile(two_ranks)) all.insert(key(kernel));
+  for (const auto& kernel : kernels_to_profile(two_ranks)) all.insert(kernel_identity(kernel));
   std::set<std::string> layers_of[2];
   for (int rank : {0, 1}) {
     for (const auto& kernel : kernels_to_profile(two_ranks, {.rank = rank, .ranks = 2})) {
-      both.insert(key(kernel));
+      both.insert(kernel_identity(kernel));
       layers_of[rank].insert(kernel.layer.name);
     }
     EXPECT_FALSE(layers_of[rank].empty()) << rank;

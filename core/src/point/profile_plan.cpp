@@ -1,7 +1,7 @@
 #include "tessera/core/point/profile_plan.hpp"
 
 #include <set>
-#include <tuple>
+#include <string>
 
 #include "tessera/core/cost/cost_model.hpp"
 #include "tessera/core/micro_batching/micro_batch_planner.hpp"
@@ -33,10 +33,15 @@ std::vector<StepPart> parts_of(Direction direction) {
 
 }  // namespace
 
+std::string kernel_identity(const KernelToProfile& kernel) {
+  return kernel.op + "|" + kernel.shape + "|" + to_string(kernel.direction) + "|" +
+         std::to_string(kernel.batch);
+}
+
 std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario,
                                                 const ProfilingRank& profiling) {
   std::vector<KernelToProfile> kernels;
-  std::set<std::tuple<std::string, std::string, Direction, std::int64_t>> seen;
+  std::set<std::string> seen;  // kernel_identity
   const auto& layers = scenario.model.layers();
   for (const SweepPoint& point : scenario.points) {
     const bool one_stage_each = point.config.gpus() == profiling.ranks;
@@ -63,9 +68,8 @@ std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario,
               : std::vector<std::int64_t>{kernel.batch};
       const auto directions = directions_of(kernel.layer, kernel.inputs, kernel.output);
       for (Direction direction : directions) {
-        if (!seen.emplace(kernel.op, kernel.shape, direction, kernel.batch).second) continue;
         kernel.direction = direction;
-        kernels.push_back(kernel);
+        if (seen.insert(kernel_identity(kernel)).second) kernels.push_back(kernel);
       }
       if (!runs_window_kernels(kernel.layer, shard.spatially_split)) continue;
       for (Direction direction : directions) {
@@ -73,7 +77,6 @@ std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario,
           for (const auto& windows :
                window_kernels_by_shard(layers[i], point.config.spatial_grid, direction, part)) {
             for (const WindowKernel& window : windows) {
-              if (!seen.emplace(kernel.op, window.shape, direction, kernel.batch).second) continue;
               KernelToProfile windowed = kernel;
               windowed.layer = window.layer;
               windowed.inputs = {window.input};
@@ -81,7 +84,8 @@ std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario,
               windowed.shape = window.shape;
               windowed.direction = direction;
               windowed.window = true;
-              kernels.push_back(std::move(windowed));
+              if (seen.insert(kernel_identity(windowed)).second)
+                kernels.push_back(std::move(windowed));
             }
           }
         }

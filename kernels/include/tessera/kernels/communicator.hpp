@@ -62,10 +62,7 @@ class Communicator {
   virtual void barrier_idle() { barrier(); }
   // A barrier during which this rank keeps calling `work` (each call short: a rank that arrives
   // last waits for the call in progress), so that ranks still busy do not find it idle.
-  virtual void barrier_busy(const std::function<void()>& work) {
-    (void)work;
-    barrier();
-  }
+  virtual void barrier_busy(const std::function<void()>& /*work*/) { barrier(); }
   // Rank 0 receives every rank's `text` in rank order (its own first), the other ranks an empty
   // list: host-side results one process writes (a profile's rows). NCCL moves device memory only
   // and does not offer it (std::logic_error).

@@ -55,6 +55,9 @@ struct ProfilingRank {
 // of itself. At other points, and without model parallelism, every rank has every layer.
 std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario,
                                                 const ProfilingRank& profiling = {});
+// What makes two kernels of the plan the same measurement: op, shape, direction and batch (the
+// layer's name is not part of it; the first layer of a shape names the kernel).
+std::string kernel_identity(const KernelToProfile& kernel);
 // Distinct updates over all sweep points and stages.
 std::vector<UpdateToProfile> updates_to_profile(const LoadedScenario& scenario);
 
