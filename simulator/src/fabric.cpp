@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <utility>
 
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
@@ -75,7 +76,7 @@ const Fabric::Route& Fabric::route(int from, int to) const {
   host(from)->route_to(host(to), links, &latency);
   double bandwidth = std::numeric_limits<double>::infinity();
   for (const auto* link : links) bandwidth = std::min(bandwidth, link->get_bandwidth());
-  return routes_.emplace(key, Route{latency, bandwidth}).first->second;
+  return routes_.emplace(key, Route{latency, bandwidth, std::move(links)}).first->second;
 }
 
 double Fabric::route_latency_seconds(int from, int to) const {
@@ -84,6 +85,10 @@ double Fabric::route_latency_seconds(int from, int to) const {
 
 double Fabric::route_bandwidth_bytes_per_second(int from, int to) const {
   return route(from, to).bandwidth_bytes_per_second;
+}
+
+const std::vector<simgrid::s4u::Link*>& Fabric::route_links(int from, int to) const {
+  return route(from, to).links;
 }
 
 }  // namespace tessera::sim

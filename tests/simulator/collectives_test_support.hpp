@@ -64,6 +64,7 @@ struct PlatformSpec {
                           // a node, inter-node tier between nodes)
   Tier inter{12.5e9, 5e-6};
   Tier intra{150e9, 1e-6};
+  bool shared_nic = false;  // two levels: a node's GPUs share one inter-node up and down link
 };
 
 struct Platform {
@@ -102,7 +103,8 @@ inline Platform build_star(const PlatformSpec& spec) {
 
 // Two levels: a full zone with explicit routes. Each GPU has intra-node up/down links (used between
 // GPUs of its node) and its own inter-node up/down links (a rail-like NIC, used between nodes),
-// so concurrent inter-node rings do not share links.
+// so concurrent inter-node rings do not share links; with `shared_nic` the node's first GPU's
+// inter-node links serve all its GPUs (one NIC per node, as Tessera's cluster platforms build).
 inline Platform build_two_level(const PlatformSpec& spec) {
   Platform platform;
   auto* zone = s4u::create_full_zone("two-level");
@@ -124,15 +126,21 @@ inline Platform build_two_level(const PlatformSpec& spec) {
   }
   platform.cross = zone->create_host("cross", 1e12);
   s4u::Link* cross_up = link("cross-up", spec.inter);
+  // Whose inter-node links a GPU's traffic between nodes takes.
+  const auto nic_of = [&](int gpu) {
+    return spec.shared_nic ? gpu / spec.gpus_per_node * spec.gpus_per_node : gpu;
+  };
   for (int from = 0; from < spec.gpus; ++from) {
     for (int to = 0; to < spec.gpus; ++to) {
       if (from == to) continue;
       const bool same_node = from / spec.gpus_per_node == to / spec.gpus_per_node;
       const auto& out = ports[static_cast<std::size_t>(from)];
       const auto& in = ports[static_cast<std::size_t>(to)];
+      const auto& out_nic = ports[static_cast<std::size_t>(nic_of(from))];
+      const auto& in_nic = ports[static_cast<std::size_t>(nic_of(to))];
       std::vector<s4u::LinkInRoute> route{
-          s4u::LinkInRoute(same_node ? out.intra_up : out.inter_up),
-          s4u::LinkInRoute(same_node ? in.intra_down : in.inter_down)};
+          s4u::LinkInRoute(same_node ? out.intra_up : out_nic.inter_up),
+          s4u::LinkInRoute(same_node ? in.intra_down : in_nic.inter_down)};
       zone->add_route(platform.gpus[static_cast<std::size_t>(from)]->get_netpoint(),
                       platform.gpus[static_cast<std::size_t>(to)]->get_netpoint(), nullptr, nullptr,
                       route, false);
@@ -140,7 +148,7 @@ inline Platform build_two_level(const PlatformSpec& spec) {
     zone->add_route(platform.cross->get_netpoint(),
                     platform.gpus[static_cast<std::size_t>(from)]->get_netpoint(), nullptr, nullptr,
                     {s4u::LinkInRoute(cross_up),
-                     s4u::LinkInRoute(ports[static_cast<std::size_t>(from)].inter_down)},
+                     s4u::LinkInRoute(ports[static_cast<std::size_t>(nic_of(from))].inter_down)},
                     false);
   }
   zone->seal();

@@ -121,7 +121,8 @@ TEST_P(SymmetryAllreduce, AgreesWithTheFullSimulationWhenBoundByTheAllreduce) {
   network_bound(loaded);
   const auto pair = simulate_both(loaded);
   EXPECT_GT(pair.full.breakdown.allreduce_seconds, 0.1 * pair.full.step_seconds);
-  expect_agree(pair, GetParam() == "tree");
+  // `auto` plays the tree for the smaller gradient bucket here (4.7 MB; hierarchical for 33 MB).
+  expect_agree(pair, GetParam() == "tree" || GetParam() == "auto");
 }
 
 TEST_P(SymmetryAllreduce, AgreesWithTheFullSimulationWithReadsCrossingAnOversubscribedCore) {

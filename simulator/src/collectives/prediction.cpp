@@ -4,8 +4,9 @@
 // concurrent flows share one port of its edges' narrowest bandwidth (a star or fat tree with one
 // link per GPU):
 //  - ring (p members):        2(p-1)/p * S/B + 2(p-1) * a; over k channels (ring_channels: one
-//    node's NVLink rings) S/k each, B then each ring's share of its edges (a bonded link's
-//    direction crossed by two rings gives each half);
+//    node's NVLink rings) S/k each, B then each ring's share of the links its edges cross with
+//    the other rings (a bonded link's direction crossed by two rings gives each half;
+//    ConcurrentFlows);
 //  - tree (n nodes; h = the longest chain's hops, most members on a node minus one; d =
 //    ceil(log2 n) the node trees' depth): the aggregated tree starts all its flows at once, then
 //    sleeps the pipeline's latency L = 2h * a_intra + 2d * a_inter less the one latency the flows
@@ -23,15 +24,15 @@
 //  - hierarchical (n nodes of g):  2(g-1)/g * S/B_intra + 2(g-1) * a_intra
 //                                  + 2(n-1)/n * (S/g)/B_inter + 2(n-1) * a_inter,
 //    intra over the node rings' edges (S/g split over a node's channels as in the ring), inter
-//    over the g inter-node rings' edges (falls back to the ring's formula where the algorithm
-//    does);
+//    over the g inter-node rings' edges, played at once, so that rings leaving a node by one NIC
+//    share it (falls back to the ring's formula where the algorithm does);
 //  - all-to-all: a + (p-1) * m / B.
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <utility>
 #include <vector>
 
+#include "collectives/concurrent_flows.hpp"
 #include "tessera/simulator/collectives/collectives.hpp"
 
 namespace tessera::sim {
@@ -39,36 +40,37 @@ namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
-// Slowest edge of one or more rings. Rings played at once over one node's NVLinks (channels)
-// share a link's direction where it is bonded: each gets its share of the link's bandwidth.
+// Slowest edge of one or more rings played at once (a node's NVLink channels; the hierarchical
+// algorithm's inter-node rings, one per local index): where their edges cross the same link
+// direction (a bonded NVLink, a node's NIC) each gets its share of it.
 struct RingEdges {
   double latency = 0;
   double bandwidth = kInfinity;
 
-  void add_edge(const Fabric& fabric, int from, int to, int sharing) {
-    latency = std::max(latency, fabric.route_latency_seconds(from, to));
-    bandwidth = std::min(bandwidth, fabric.route_bandwidth_bytes_per_second(from, to) / sharing);
+  template <typename Rings, typename RanksOf>
+  void add_rings(const Fabric& fabric, const Rings& rings, RanksOf ranks_of) {
+    ConcurrentFlows flows(fabric);
+    const auto for_each_edge = [&](auto visit) {
+      for (const auto& ring : rings) {
+        const std::vector<int>& ranks = ranks_of(ring);
+        if (ranks.size() < 2) continue;
+        for (std::size_t i = 0; i < ranks.size(); ++i)
+          visit(ranks[i], ranks[(i + 1) % ranks.size()]);
+      }
+    };
+    for_each_edge([&](int from, int to) { flows.add(from, to); });
+    for_each_edge([&](int from, int to) {
+      latency = std::max(latency, fabric.route_latency_seconds(from, to));
+      bandwidth = std::min(bandwidth, flows.bandwidth_bytes_per_second(from, to));
+    });
   }
-  void add_ring(const Fabric& fabric, const std::vector<int>& ranks) {
-    const std::size_t size = ranks.size();
-    if (size < 2) return;
-    for (std::size_t i = 0; i < size; ++i) add_edge(fabric, ranks[i], ranks[(i + 1) % size], 1);
-  }
-  // Channels played at once: each ring's edges, a direction shared by the rings that cross it.
   void add_channels(const Fabric& fabric, const std::vector<const MemberGroup*>& rings) {
-    std::map<std::pair<int, int>, int> crossings;
-    for (const MemberGroup* ring : rings) {
-      for (std::size_t i = 0; i < ring->size(); ++i) {
-        ++crossings[{(*ring)[i], (*ring)[(i + 1) % ring->size()]}];
-      }
-    }
-    for (const MemberGroup* ring : rings) {
-      for (std::size_t i = 0; i < ring->size(); ++i) {
-        const int from = (*ring)[i];
-        const int to = (*ring)[(i + 1) % ring->size()];
-        add_edge(fabric, from, to, crossings[{from, to}]);
-      }
-    }
+    add_rings(fabric, rings,
+              [](const MemberGroup* ring) -> const std::vector<int>& { return ring->ranks(); });
+  }
+  void add_rings(const Fabric& fabric, const std::vector<std::vector<int>>& rings) {
+    add_rings(fabric, rings,
+              [](const std::vector<int>& ring) -> const std::vector<int>& { return ring; });
   }
   // `steps` steps of `bytes_per_step`, each paying the slowest edge's latency.
   double seconds(int steps, double bytes_per_step) const {
@@ -164,12 +166,14 @@ double hierarchical_seconds(const CollectiveContext& context, const MemberGroup&
     edges.add_channels(context.fabric, rings);
     intra = std::max(intra, edges.seconds(per_node - 1, shard / static_cast<double>(rings.size())));
   }
-  RingEdges inter;
+  std::vector<std::vector<int>> inter_rings(static_cast<std::size_t>(per_node));
   for (int local = 0; local < per_node; ++local) {
-    std::vector<int> ranks;
-    for (const auto& node : groups.nodes) ranks.push_back(members[node[local]]);
-    inter.add_ring(context.fabric, ranks);
+    for (const auto& node : groups.nodes) {
+      inter_rings[static_cast<std::size_t>(local)].push_back(members[node[local]]);
+    }
   }
+  RingEdges inter;
+  inter.add_rings(context.fabric, inter_rings);
   return 2 * intra + inter.seconds(2 * (nodes - 1), shard / nodes);
 }
 

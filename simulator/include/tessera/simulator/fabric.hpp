@@ -10,6 +10,7 @@
 
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Host.hpp>
+#include <simgrid/s4u/Link.hpp>
 
 namespace tessera::sim {
 
@@ -40,6 +41,8 @@ class Fabric {
   double route_latency_seconds(int from, int to) const;
   // Bandwidth of the route's narrowest link, in bytes per second.
   double route_bandwidth_bytes_per_second(int from, int to) const;
+  // The route's links in order, each in its direction (a split-duplex link's up or down half).
+  const std::vector<simgrid::s4u::Link*>& route_links(int from, int to) const;
 
  private:
   simgrid::s4u::Mailbox* mailbox(int from, int to, int channel) const;
@@ -62,6 +65,7 @@ class Fabric {
   struct Route {
     double latency_seconds;
     double bandwidth_bytes_per_second;
+    std::vector<simgrid::s4u::Link*> links;
   };
   const Route& route(int from, int to) const;
   mutable std::unordered_map<std::uint64_t, Route> routes_;
