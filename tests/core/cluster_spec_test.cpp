@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tessera/core/common/input_error.hpp"
+#include "tessera/core/common/yaml_reader.hpp"
 #include "tessera/core/scenario/cluster_spec.hpp"
 
 namespace tessera {

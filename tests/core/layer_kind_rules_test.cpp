@@ -1,10 +1,12 @@
 // The registry of layer kinds: every LayerKind has rules, found by its value and its model-file
 // name, and each kind's keys are accepted for it and refused for another.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <set>
 
 #include "tessera/core/common/input_error.hpp"
+#include "tessera/core/common/yaml_reader.hpp"
 #include "tessera/core/cost/profile_database.hpp"
 #include "tessera/core/model/layer_kind_rules.hpp"
 #include "tessera/core/model/model_file.hpp"

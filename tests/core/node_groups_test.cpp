@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "tessera/core/common/yaml_reader.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/core/scenario/cluster_spec.hpp"
 

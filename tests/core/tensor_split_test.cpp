@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "tessera/core/common/input_error.hpp"
+#include "tessera/core/common/yaml_reader.hpp"
 #include "tessera/core/model/layer_cost.hpp"
 #include "tessera/core/model/model_file.hpp"
 #include "tessera/core/strategy/step_program.hpp"

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "tessera/core/common/input_error.hpp"
+#include "tessera/core/common/yaml_reader.hpp"
 #include "tessera/core/model/layer_cost.hpp"
 #include "tessera/core/model/model_file.hpp"
 #include "tessera/core/zoo/model_zoo.hpp"

@@ -1,6 +1,8 @@
 // The network plan as results record it (analysis/RESULT_SCHEMA.md, "micro_batching").
 #include "tessera/core/micro_batching/network_micro_batch_plan.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace tessera {
 namespace {
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "tessera/core/common/yaml_reader.hpp"
 #include "tessera/core/model/layer_kind_rules.hpp"
 
 namespace tessera {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "tessera/core/common/embedded_files.hpp"
+#include "tessera/core/common/yaml_reader.hpp"
 
 namespace tessera {
 namespace {

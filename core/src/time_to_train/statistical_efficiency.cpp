@@ -1,6 +1,7 @@
 // The scenario's statistical efficiency (its training key, else the zoo's published figures) and
 // its description.
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "tessera/core/common/quantity.hpp"
 #include "tessera/core/time_to_train/time_to_train.hpp"

@@ -2,6 +2,10 @@
 // with erf, or with PyTorch's tanh approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 #include "element_wise_rules.hpp"
 
+#include "tessera/core/common/yaml_reader.hpp"
+
+#include <nlohmann/json.hpp>
+
 namespace tessera::kinds {
 namespace {
 

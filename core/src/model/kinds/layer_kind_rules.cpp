@@ -2,6 +2,8 @@
 // for backward, no profile key beyond the shapes.
 #include "tessera/core/model/layer_kind_rules.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace tessera {
 
 double LayerCostQuery::input_elements() const {

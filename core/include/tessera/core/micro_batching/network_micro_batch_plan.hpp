@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "tessera/core/cost/cost_model.hpp"
 #include "tessera/core/micro_batching/micro_batch_plan.hpp"

@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "tessera/core/common/dtype.hpp"
 #include "tessera/core/common/tensor_shape.hpp"
-#include "tessera/core/common/yaml_reader.hpp"
+#include "tessera/core/common/yaml_reader_fwd.hpp"
 #include "tessera/core/model/layer.hpp"
 #include "tessera/core/model/layer_cost.hpp"
 #include "tessera/core/model/tensor_role.hpp"

@@ -4,7 +4,7 @@
 // as scenarios. See scenarios/README.md ("Model files") for the format.
 #include <string>
 
-#include "tessera/core/common/yaml_reader.hpp"
+#include "tessera/core/common/yaml_reader_fwd.hpp"
 #include "tessera/core/model/model_graph.hpp"
 
 namespace tessera {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include "tessera/core/result/result_schema.hpp"
 #include "tessera/core/strategy/step_program.hpp"

@@ -7,7 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "tessera/core/common/yaml_reader.hpp"
+#include "tessera/core/common/input_error.hpp"
+#include "tessera/core/common/yaml_reader_fwd.hpp"
 
 namespace tessera {
 
