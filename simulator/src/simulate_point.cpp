@@ -257,6 +257,9 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
                 std::to_string(batches.at(static_cast<std::size_t>(straggler.index)));
     }
   }
+  if (const auto choices = player.automatic_allreduce_choices(); !choices.empty()) {
+    r.note += "; all-reduce algorithm (sim.allreduce: auto) by size: " + choices;
+  }
   if (settings.measured_allreduce != nullptr) {
     r.note += "; all-reduces within a node timed as the profile measured them (" +
               settings.measured_allreduce->description() + ")";

@@ -123,6 +123,17 @@ TEST_P(SymmetryAllreduce, AgreesWithTheFullSimulationWhenBoundByTheAllreduce) {
   EXPECT_GT(pair.full.breakdown.allreduce_seconds, 0.1 * pair.full.step_seconds);
   // `auto` plays the tree for the smaller gradient bucket here (4.7 MB; hierarchical for 33 MB).
   expect_agree(pair, GetParam() == "tree" || GetParam() == "auto");
+  // The note says what `auto` chose, for the whole group whether every GPU played or not.
+  for (const auto* note : {&pair.full.note, &pair.symmetric.note}) {
+    if (GetParam() == "auto") {
+      EXPECT_NE(note->find("all-reduce algorithm (sim.allreduce: auto) by size: 4.49 MiB over 128 "
+                           "GPUs: tree, 31.51 MiB over 128 GPUs: hierarchical"),
+                std::string::npos)
+          << *note;
+    } else {
+      EXPECT_EQ(note->find("sim.allreduce: auto"), std::string::npos) << *note;
+    }
+  }
 }
 
 TEST_P(SymmetryAllreduce, AgreesWithTheFullSimulationWithReadsCrossingAnOversubscribedCore) {

@@ -9,6 +9,7 @@
 #include <simgrid/s4u/Mailbox.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 
+#include "tessera/core/common/quantity.hpp"
 #include "tessera/core/strategy/halo_copies.hpp"
 
 namespace tessera::sim {
@@ -148,7 +149,27 @@ AllreduceAlgorithm StepPlayer::algorithm_for(const CollectiveContext& context,
   if (!settings_.automatic_allreduce) return settings_.allreduce;
   const auto key = std::make_tuple(members.id(), bytes, context.channel);
   if (auto it = chosen_.find(key); it != chosen_.end()) return it->second;
-  return chosen_[key] = choose_allreduce(context, members, bytes);
+  const AllreduceAlgorithm chosen = choose_allreduce(context, members, bytes);
+  if (members.size() > 1 && !plays_measured_allreduce(context, members, bytes)) {
+    const int gpus = static_cast<int>(members.size()) * std::max(context.replicas, 1);
+    choices_.emplace(bytes, gpus, chosen);
+  }
+  return chosen_[key] = chosen;
+}
+
+std::string StepPlayer::automatic_allreduce_choices() const {
+  constexpr std::size_t kListed = 6;  // the rest are counted: a note stays one line
+  std::string text;
+  std::size_t listed = 0;
+  for (const auto& [bytes, gpus, algorithm] : choices_) {
+    if (listed++ == kListed) break;
+    text += std::string(text.empty() ? "" : ", ") + format_bytes(bytes) + " over " +
+            std::to_string(gpus) + " GPUs: " + to_string(algorithm);
+  }
+  if (choices_.size() > kListed) {
+    text += " and " + std::to_string(choices_.size() - kListed) + " more";
+  }
+  return text;
 }
 
 std::vector<MemorySample> StepPlayer::memory_samples() const {

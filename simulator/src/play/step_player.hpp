@@ -64,6 +64,9 @@ class StepPlayer {
   bool host_copies_played() const { return !platform_.node_hosts.empty(); }
   // The device memory in use over the step of the traced GPUs.
   std::vector<MemorySample> memory_samples() const;
+  // What `sim.allreduce: auto` played, for the result's note ("4.49 MiB over 128 GPUs: tree,
+  // ..."), smallest first; empty when the scenario names the algorithm or nothing was chosen.
+  std::string automatic_allreduce_choices() const;
 
  private:
   struct Streams;
@@ -91,6 +94,8 @@ class StepPlayer {
   std::vector<TimelineEvent> events_;
   // Every member of a group asks for the same choice: predict once per (group, size, channel).
   std::map<std::tuple<std::uint64_t, double, int>, AllreduceAlgorithm> chosen_;
+  // The distinct choices: bytes, GPUs in the group (with the replicas it stands for), algorithm.
+  std::set<std::tuple<double, int, AllreduceAlgorithm>> choices_;
 };
 
 }  // namespace tessera::sim
