@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tessera/core/common/input_error.hpp"
+#include "tessera/core/common/yaml_reader.hpp"
 #include "tessera/core/model/layer_cost.hpp"
 #include "tessera/core/model/model_file.hpp"
 #include "tessera/core/model/shape_inference.hpp"
