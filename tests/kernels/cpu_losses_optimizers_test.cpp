@@ -152,5 +152,29 @@ TEST(CpuAdam, TwoStepsWithBiasCorrectionMatchHandComputation) {
                std::invalid_argument);
 }
 
+// Every element as the one-element update computes it, whether the loop runs in vector lanes
+// (the optimizers compile without errno, so the compiler vectorizes them) or in its remainder.
+TEST(CpuAdam, ALongUpdateMatchesTheUpdateOfEachElementAlone) {
+  constexpr std::size_t kCount = 1037;  // not a multiple of any vector width
+  std::vector<float> g(kCount), w(kCount), m(kCount), v(kCount);
+  for (std::size_t i = 0; i < kCount; ++i) {
+    g[i] = std::sin(0.37f * static_cast<float>(i));
+    w[i] = std::cos(0.11f * static_cast<float>(i));
+    m[i] = 0.01f * g[i];
+    v[i] = 0.001f * static_cast<float>(i % 7);
+  }
+  auto w_alone = w, m_alone = m, v_alone = v;
+  CpuLayerKernels kernels;
+  kernels.adam_update(static_cast<std::int64_t>(kCount), 1e-3f, 0.9f, 0.999f, 1e-8f, 3, g.data(),
+                      w.data(), m.data(), v.data());
+  for (std::size_t i = 0; i < kCount; ++i) {
+    kernels.adam_update(1, 1e-3f, 0.9f, 0.999f, 1e-8f, 3, &g[i], &w_alone[i], &m_alone[i],
+                        &v_alone[i]);
+    ASSERT_EQ(w[i], w_alone[i]) << "element " << i;
+    ASSERT_EQ(m[i], m_alone[i]) << "element " << i;
+    ASSERT_EQ(v[i], v_alone[i]) << "element " << i;
+  }
+}
+
 }  // namespace
 }  // namespace tessera::kernels
