@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdio>
 
 #include "tessera/kernels/real/real_point.hpp"
@@ -57,11 +58,30 @@ Measurement train(Trainer& trainer, StepInputSource& source, Communicator& ranks
   }
   if (!first_epoch.empty())
     measurement.first_epoch_step_seconds = median_step(first_epoch).report.step_seconds;
-  auto typical = median_step(steady.empty() ? first_epoch : steady);
+  const auto& kept = steady.empty() ? first_epoch : steady;
+  std::vector<const StepReport*> kept_reports;
+  for (const auto& indexed : kept) kept_reports.push_back(&indexed.report);
+  auto typical = median_step(kept);
+  typical.report.layer_compute = median_layer_times(kept_reports);
   measurement.typical_source = typical.report.read_source;  // where it really read
   measurement.typical = std::move(typical.report);
   measurement.typical_step = typical.step;
   return measurement;
+}
+
+std::vector<LayerComputeTime> median_layer_times(const std::vector<const StepReport*>& steps) {
+  if (steps.empty()) return {};
+  std::vector<LayerComputeTime> medians = steps.front()->layer_compute;
+  std::vector<double> values(steps.size());
+  const auto middle = static_cast<std::ptrdiff_t>((steps.size() - 1) / 2);
+  for (std::size_t i = 0; i < medians.size(); ++i) {
+    for (std::size_t step = 0; step < steps.size(); ++step) {
+      values[step] = steps[step]->layer_compute.at(i).seconds;
+    }
+    std::nth_element(values.begin(), values.begin() + middle, values.end());
+    medians[i].seconds = values[static_cast<std::size_t>(middle)];
+  }
+  return medians;
 }
 
 std::string step_times(const std::vector<double>& seconds, std::int64_t warmup) {

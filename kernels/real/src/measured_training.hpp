@@ -14,7 +14,9 @@
 namespace tessera::kernels::real {
 
 struct Measurement {
-  StepReport typical;  // the measured step of median duration, whole (breakdown and layers)
+  // The measured step of median duration, whole (its breakdown), but for its layer_compute: each
+  // layer's and pass's median over the same steps (median_layer_times).
+  StepReport typical;
   std::int64_t typical_step = 0;                   // its index, warm-up included
   InputSource typical_source = InputSource::none;  // where its samples came from
   // The median measured step that read files where later epochs read a store (as the first
@@ -36,6 +38,11 @@ struct Measurement {
 // every rank) ends the training, said in `diverged`.
 Measurement train(Trainer& trainer, StepInputSource& source, Communicator& ranks,
                   std::int64_t warmup, std::int64_t measured, const InputPlan& plan);
+
+// Each layer's and pass's median (the lower one) over the steps' reports, all of one model: in a
+// single step one kernel now and then takes several times its usual time (the machine busy
+// elsewhere for a moment), which would read as that layer's time.
+std::vector<LayerComputeTime> median_layer_times(const std::vector<const StepReport*>& steps);
 
 // "step times 0.1 0.09 | 0.08 ... s (warm-up | measured)" for the point's note.
 std::string step_times(const std::vector<double>& seconds, std::int64_t warmup);
