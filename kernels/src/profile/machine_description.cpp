@@ -32,19 +32,21 @@ std::string quoted(const std::string& text) {
   return result + "\"";
 }
 
+// The copies' size (the on-device rate and the host link's): 256 MiB of floats.
+constexpr std::size_t kCopyFloats = (256u << 20) / sizeof(float);
+
 }  // namespace
 
 MachineSpeed measure_machine_speed(Device& device) {
   MachineSpeed speed;
   const ProfilerOptions options;
-  const std::size_t copy_floats = (256u << 20) / sizeof(float);
-  auto from = device.allocate(copy_floats * sizeof(float));
-  auto to = device.allocate(copy_floats * sizeof(float));
-  device.fill(from->data(), copy_floats, 1.0f);
+  auto from = device.allocate(kCopyFloats * sizeof(float));
+  auto to = device.allocate(kCopyFloats * sizeof(float));
+  device.fill(from->data(), kCopyFloats, 1.0f);
   const double copy_seconds = median_seconds(
-      device, [&] { device.copy_on_device(from->data(), to->data(), copy_floats); }, options);
+      device, [&] { device.copy_on_device(from->data(), to->data(), kCopyFloats); }, options);
   speed.memory_bandwidth_bytes_per_second =
-      2.0 * static_cast<double>(copy_floats * sizeof(float)) / copy_seconds;
+      2.0 * static_cast<double>(kCopyFloats * sizeof(float)) / copy_seconds;
 
   // A fully connected layer large enough to be compute-bound on any device.
   const std::int64_t batch = 1024, in = 2048, out = 2048;
@@ -82,15 +84,14 @@ MachineFigures measure_machine(Device& device, const ProfileDatabase& copies) {
   if (!rows.empty() && rows.front().time_seconds > 0) {
     figures.host_link_bandwidth_bytes_per_second = link_bytes / rows.front().time_seconds;
   } else {
-    const std::size_t copy_floats = (256u << 20) / sizeof(float);
-    auto pinned = device.allocate_pinned_host(copy_floats * sizeof(float));
-    auto on_device = device.allocate(copy_floats * sizeof(float));
-    device.fill(pinned->data(), copy_floats, 1.0f);
+    auto pinned = device.allocate_pinned_host(kCopyFloats * sizeof(float));
+    auto on_device = device.allocate(kCopyFloats * sizeof(float));
+    device.fill(pinned->data(), kCopyFloats, 1.0f);
     const double seconds = median_seconds(
-        device, [&] { device.copy_to_device(pinned->data(), on_device->data(), copy_floats); },
+        device, [&] { device.copy_to_device(pinned->data(), on_device->data(), kCopyFloats); },
         ProfilerOptions{});
     figures.host_link_bandwidth_bytes_per_second =
-        static_cast<double>(copy_floats * sizeof(float)) / seconds;
+        static_cast<double>(kCopyFloats * sizeof(float)) / seconds;
   }
   return figures;
 }

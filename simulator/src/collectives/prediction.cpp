@@ -47,12 +47,11 @@ struct RingEdges {
   double latency = 0;
   double bandwidth = kInfinity;
 
-  template <typename Rings, typename RanksOf>
-  void add_rings(const Fabric& fabric, const Rings& rings, RanksOf ranks_of) {
+  void add_rings(const Fabric& fabric, const std::vector<const MemberGroup*>& rings) {
     ConcurrentFlows flows(fabric);
     const auto for_each_edge = [&](auto visit) {
-      for (const auto& ring : rings) {
-        const std::vector<int>& ranks = ranks_of(ring);
+      for (const MemberGroup* ring : rings) {
+        const std::vector<int>& ranks = ring->ranks();
         if (ranks.size() < 2) continue;
         for (std::size_t i = 0; i < ranks.size(); ++i)
           visit(ranks[i], ranks[(i + 1) % ranks.size()]);
@@ -63,14 +62,6 @@ struct RingEdges {
       latency = std::max(latency, fabric.route_latency_seconds(from, to));
       bandwidth = std::min(bandwidth, flows.bandwidth_bytes_per_second(from, to));
     });
-  }
-  void add_channels(const Fabric& fabric, const std::vector<const MemberGroup*>& rings) {
-    add_rings(fabric, rings,
-              [](const MemberGroup* ring) -> const std::vector<int>& { return ring->ranks(); });
-  }
-  void add_rings(const Fabric& fabric, const std::vector<std::vector<int>>& rings) {
-    add_rings(fabric, rings,
-              [](const std::vector<int>& ring) -> const std::vector<int>& { return ring; });
   }
   // `steps` steps of `bytes_per_step`, each paying the slowest edge's latency.
   double seconds(int steps, double bytes_per_step) const {
@@ -84,7 +75,7 @@ double ring_seconds(const CollectiveContext& context, const MemberGroup& members
   const int size = static_cast<int>(members.size()) * std::max(context.replicas, 1);
   const auto& rings = ring_channels(context, members);
   RingEdges edges;
-  edges.add_channels(context.fabric, rings);
+  edges.add_rings(context.fabric, rings);
   return edges.seconds(2 * (size - 1), bytes / size / static_cast<double>(rings.size()));
 }
 
@@ -163,14 +154,14 @@ double hierarchical_seconds(const CollectiveContext& context, const MemberGroup&
     for (std::size_t index : node) ranks.push_back(members[index]);
     const auto& rings = ring_channels(node_context, member_group(ranks));
     RingEdges edges;
-    edges.add_channels(context.fabric, rings);
+    edges.add_rings(context.fabric, rings);
     intra = std::max(intra, edges.seconds(per_node - 1, shard / static_cast<double>(rings.size())));
   }
-  std::vector<std::vector<int>> inter_rings(static_cast<std::size_t>(per_node));
+  std::vector<const MemberGroup*> inter_rings;
   for (int local = 0; local < per_node; ++local) {
-    for (const auto& node : groups.nodes) {
-      inter_rings[static_cast<std::size_t>(local)].push_back(members[node[local]]);
-    }
+    std::vector<int> ranks;
+    for (const auto& node : groups.nodes) ranks.push_back(members[node[local]]);
+    inter_rings.push_back(&member_group(ranks));
   }
   RingEdges inter;
   inter.add_rings(context.fabric, inter_rings);
