@@ -8,6 +8,7 @@
 #   ./setup.sh --no-install         skip the package step
 #   ./setup.sh --target NAME        build only this target (e.g. the fuzzer)
 #   ./setup.sh --no-benchmarks      without the Google Benchmark binaries
+#   ./setup.sh --unity              compile each target's sources in batches (CMake unity build)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -15,6 +16,7 @@ build_dir=build
 cmake_args=(-DCMAKE_BUILD_TYPE=Release)
 install=1
 build_target=()
+unity=OFF
 sanitize_args=(-DTESSERA_SANITIZE=ON -DTESSERA_CUDA=OFF -DCMAKE_C_COMPILER=clang-14
                -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo
                "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
@@ -32,6 +34,9 @@ while [ $# -gt 0 ]; do
     --no-install) install=0 ;;
     --target) build_target=(--target "$2"); shift ;;
     --no-benchmarks) cmake_args+=(-DTESSERA_BUILD_BENCHMARKS=OFF) ;;
+    # A clean build in a third to a half of the time (the heavy headers are parsed once per
+    # batch; docs/measurements/2026-11-29-unity-build.md); a change then recompiles its batch.
+    --unity) unity=ON ;;
     *) echo "setup.sh: unknown option '$1' (see the comment at the top of setup.sh)" >&2; exit 2 ;;
   esac
   shift
@@ -70,5 +75,5 @@ command -v ccache >/dev/null &&
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 [ -f "$build_dir/CMakeCache.txt" ] && generator=()  # keep the generator of an existing build
-cmake -S . -B "$build_dir" "${generator[@]}" "${cmake_args[@]}" >/dev/null
+cmake -S . -B "$build_dir" "${generator[@]}" "${cmake_args[@]}" -DCMAKE_UNITY_BUILD=$unity >/dev/null
 cmake --build "$build_dir" -j "$(nproc)" "${build_target[@]}"

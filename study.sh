@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 # The main job needs the command alone: the tests and benchmarks are built by ./test.sh.
-./setup.sh --target tessera >&2
+./setup.sh --unity --target tessera >&2
 scenario=default
 if [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; then
   scenario=$1

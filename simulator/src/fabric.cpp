@@ -8,15 +8,9 @@
 #include <simgrid/s4u/Link.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
 
+#include "no_payload.hpp"
+
 namespace tessera::sim {
-namespace {
-
-// The simulator moves sizes, not data: every message carries this dummy, and every receive
-// writes its address to the same sink (actors share one thread, so this is race-free).
-int kNoPayload = 0;
-int* received_payload = nullptr;
-
-}  // namespace
 
 Fabric::Fabric(std::vector<simgrid::s4u::Host*> gpu_hosts) : hosts_(std::move(gpu_hosts)) {}
 

@@ -19,7 +19,7 @@ namespace {
 using test::contains;
 using test::input_error;
 
-const std::string kDataDir = TESSERA_TEST_DATA_DIR;
+const std::string kFailedNodesDataDir = TESSERA_TEST_DATA_DIR;
 
 TEST(FailedNodes, JobNodesSkipTheFailedOnes) {
   auto cluster = load_cluster_preset("v100_p100_mixed", {}, "preset");  // v100 0-1, p100 2-3
@@ -41,7 +41,8 @@ TEST(FailedNodes, JobNodesSkipTheFailedOnes) {
 }
 
 TEST(FailedNodes, AreReadSortedAndCheckedFromTheClusterFile) {
-  const auto cluster = load_cluster_file(kDataDir + "/clusters/two_pcie_nodes_one_failed.yaml");
+  const auto cluster =
+      load_cluster_file(kFailedNodesDataDir + "/clusters/two_pcie_nodes_one_failed.yaml");
   EXPECT_EQ(cluster.failed_nodes, std::vector<std::int64_t>{1});
   EXPECT_EQ(cluster.total_gpus(), 2);
   const std::string base = R"(name: t
@@ -78,7 +79,7 @@ TEST(FailedNodes, APointBeyondTheNodesThatAreUpIsRefused) {
   const std::string scenario =
       "name: f\nmodel: {zoo: resnet18, mini_batch: 4}\n"
       "parallelism: {data: 4}\nplatform: {cluster: " +
-      kDataDir + "/clusters/two_pcie_nodes_one_failed.yaml}\n";
+      kFailedNodesDataDir + "/clusters/two_pcie_nodes_one_failed.yaml}\n";
   const auto error = input_error([&] { load_scenario_text(scenario, "f.yaml", "."); });
   EXPECT_EQ(error.key(), "parallelism");
   EXPECT_TRUE(contains(error.problem(), "1 failed node")) << error.problem();
@@ -86,7 +87,7 @@ TEST(FailedNodes, APointBeyondTheNodesThatAreUpIsRefused) {
   EXPECT_NO_THROW(load_scenario_text(
       "name: f\nmodel: {zoo: resnet18, mini_batch: 4}\nparallelism: {data: 2}\nplatform: "
       "{cluster: " +
-          kDataDir + "/clusters/two_pcie_nodes_one_failed.yaml}\n",
+          kFailedNodesDataDir + "/clusters/two_pcie_nodes_one_failed.yaml}\n",
       "f.yaml", "."));
 }
 

@@ -20,9 +20,9 @@ using test::find_in_file;
 using test::input_error;
 using test::layer_index;
 
-const std::string kDataDir = TESSERA_TEST_DATA_DIR;
-const std::string kGoodDir = kDataDir + "/scenarios/good";
-const std::string kModelDir = kDataDir + "/models";
+const std::string kModelTestDataDir = TESSERA_TEST_DATA_DIR;
+const std::string kGoodDir = kModelTestDataDir + "/scenarios/good";
+const std::string kModelDir = kModelTestDataDir + "/models";
 
 TEST(ModelFile, SmallCnnHasHandCountedParametersAndShapes) {
   const auto model = load_model_file(kModelDir + "/small_cnn.yaml");

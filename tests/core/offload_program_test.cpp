@@ -14,7 +14,7 @@
 namespace tessera {
 namespace {
 
-DeviceRoofline test_device() {
+DeviceRoofline offload_test_device() {
   DeviceRoofline device;
   device.device = "test-gpu";
   device.fp32_flops_per_second = 10e12;
@@ -39,7 +39,7 @@ struct Vgg {
   }
 
   StepProgram program(const OffloadDecision& decision, bool overlap_copies = true) const {
-    const ComputeCostModel costs(test_device(), nullptr, inputs.workspace_bytes);
+    const ComputeCostModel costs(offload_test_device(), nullptr, inputs.workspace_bytes);
     StepOptions options;
     options.input_source = InputSource::none;
     options.overlap_memory_copies = overlap_copies;

@@ -13,7 +13,7 @@
 namespace tessera {
 namespace {
 
-DeviceRoofline test_device() {
+DeviceRoofline pipeline_test_device() {
   DeviceRoofline device;
   device.device = "test-gpu";
   device.fp32_flops_per_second = 10e12;
@@ -22,7 +22,7 @@ DeviceRoofline test_device() {
 }
 
 std::vector<StepProgram> programs_of(const ModelGraph& model, const ShardPlan& plan) {
-  const ComputeCostModel costs(test_device(), nullptr, 64.0 * 1024 * 1024);
+  const ComputeCostModel costs(pipeline_test_device(), nullptr, 64.0 * 1024 * 1024);
   StepOptions options;
   options.input_source = InputSource::none;
   return build_step_programs(model, plan, costs, options);

@@ -11,7 +11,7 @@
 namespace tessera {
 namespace {
 
-const std::string kScenario =
+const std::string kCoverageScenario =
     TESSERA_TEST_DATA_DIR "/scenarios/good/profile_small_cnn.yaml";  // power_of_two, batch 4
 
 ProfileEntry entry_for(const KernelToProfile& kernel, const std::string& device,
@@ -28,7 +28,7 @@ ProfileEntry entry_for(const KernelToProfile& kernel, const std::string& device,
 }
 
 TEST(ProfileCoverage, CountsWhatTheCostModelWouldLookUp) {
-  const auto loaded = load_scenario(kScenario);
+  const auto loaded = load_scenario(kCoverageScenario);
   const auto kernels = kernels_to_profile(loaded);
   const auto updates = updates_to_profile(loaded);
   ASSERT_FALSE(kernels.empty());
@@ -62,7 +62,7 @@ TEST(ProfileCoverage, CountsWhatTheCostModelWouldLookUp) {
 }
 
 TEST(ProfileCoverage, AnotherDtypeOrBatchMatchesNothing) {
-  const auto loaded = load_scenario(kScenario);
+  const auto loaded = load_scenario(kCoverageScenario);
   auto relu = kernels_to_profile(loaded).at(6);  // relu1 forward, batch 4
   ASSERT_EQ(relu.op, "relu");
   const std::string gpu = loaded.cluster.gpu.model;

@@ -19,7 +19,7 @@ using test::program_test_device;
 
 using test::tiny_gpt;
 
-ShardPlan plan_of(const ModelGraph& model, std::int64_t tensor = 1) {
+ShardPlan recompute_plan(const ModelGraph& model, std::int64_t tensor = 1) {
   ParallelConfig config;
   config.mini_batch = 2;
   config.tensor = tensor;
@@ -28,7 +28,7 @@ ShardPlan plan_of(const ModelGraph& model, std::int64_t tensor = 1) {
 
 TEST(RecomputeSegments, ATransformerBlockIsTwoSegmentsEndingAtItsResidualSums) {
   const auto model = tiny_gpt();
-  const auto ends = recomputed_segment_ends(model, plan_of(model), 0);
+  const auto ends = recomputed_segment_ends(model, recompute_plan(model), 0);
   auto end_of = [&](const std::string& name) { return ends.at(*model.index_of(name)); };
   const auto attention_sum = *model.index_of("block1_attention_residual");
   const auto mlp_sum = *model.index_of("block1_mlp_residual");
@@ -76,7 +76,7 @@ struct Programs {
   StepProgram program;
   MemoryPeak peak;
 
-  Programs(RecomputePolicy recompute, std::int64_t tensor) : plan(plan_of(model, tensor)) {
+  Programs(RecomputePolicy recompute, std::int64_t tensor) : plan(recompute_plan(model, tensor)) {
     StepOptions options;
     options.recompute = recompute;
     program = build_step_programs(model, plan, costs, options).at(0);

@@ -16,7 +16,7 @@ namespace {
 
 using test::tiny_gpt;
 
-ShardPlan plan_of(const ModelGraph& model, std::int64_t stages, std::int64_t tensor = 1) {
+ShardPlan staged_plan(const ModelGraph& model, std::int64_t stages, std::int64_t tensor = 1) {
   ParallelConfig config;
   config.mini_batch = 4;
   config.data = 2;
@@ -38,7 +38,7 @@ std::vector<StepOp> table_sums(const StepProgram& program) {
 
 TEST(TableCopies, OneStageKeepsOneTable) {
   const auto model = tiny_gpt();
-  const auto plan = plan_of(model, 1);
+  const auto plan = staged_plan(model, 1);
   const auto copies = table_copies(model, plan);
   const auto embedding = *model.index_of("token_embedding");
   const auto head = *model.index_of("head");
@@ -55,7 +55,7 @@ TEST(TableCopies, TheLastStageHoldsACopySummedWithTheFirst) {
   const auto embedding = *model.index_of("token_embedding");
   const auto head = *model.index_of("head");
   for (std::int64_t tensor : {1, 2}) {
-    const auto plan = plan_of(model, 2, tensor);
+    const auto plan = staged_plan(model, 2, tensor);
     ASSERT_EQ(plan.layers.at(embedding).stage, 0);
     ASSERT_EQ(plan.layers.at(head).stage, 1);
     const auto copies = table_copies(model, plan);
@@ -114,7 +114,7 @@ TEST(TableCopies, ACopysOwnBiasIsNotSummedWithTheTable) {
                                               {"vocabulary", "48"}});
   const auto embedding = *model.index_of("word_embedding");
   const auto decoder = *model.index_of("mlm_decoder");
-  const auto plan = plan_of(model, 2);
+  const auto plan = staged_plan(model, 2);
   ASSERT_EQ(plan.layers.at(decoder).stage, 1);
   EXPECT_EQ(plan.layers.at(decoder).parameters, plan.layers.at(embedding).parameters + 48);
   const ComputeCostModel costs{test::program_test_device(), nullptr, 64.0 * 1024 * 1024};

@@ -19,17 +19,12 @@ namespace {
 
 using test::program_test_device;
 
+// test::tiny_gpt's shape.
 constexpr std::int64_t kLayers = 2, kHidden = 64, kHeads = 4, kSteps = 16, kVocabulary = 50;
 
-ModelGraph tiny_gpt() {
-  return build_zoo_model("gpt2", {{"layers", std::to_string(kLayers)},
-                                  {"hidden", std::to_string(kHidden)},
-                                  {"heads", std::to_string(kHeads)},
-                                  {"sequence_length", std::to_string(kSteps)},
-                                  {"vocabulary", std::to_string(kVocabulary)}});
-}
+using test::tiny_gpt;
 
-ShardPlan plan_of(const ModelGraph& model, std::int64_t tensor, std::int64_t mini_batch = 2) {
+ShardPlan tensor_plan(const ModelGraph& model, std::int64_t tensor, std::int64_t mini_batch = 2) {
   ParallelConfig config;
   config.mini_batch = mini_batch;
   config.tensor = tensor;
@@ -43,7 +38,7 @@ const LayerShard& shard_of(const ModelGraph& model, const ShardPlan& plan,
 
 TEST(TensorSplit, GptSplitsAsMegatronDoes) {
   const auto model = tiny_gpt();
-  const auto plan = plan_of(model, 2);
+  const auto plan = tensor_plan(model, 2);
   const std::pair<const char*, TensorSplit> expected[] = {
       {"tokens", TensorSplit::replicated},
       {"token_embedding", TensorSplit::vocabulary},
@@ -77,7 +72,7 @@ TEST(TensorSplit, GptSplitsAsMegatronDoes) {
 TEST(TensorSplit, EachGpuHoldsItsShareOfTheWeights) {
   const auto model = tiny_gpt();
   const std::int64_t t = 2, c = kHidden, shard = kHidden / t;
-  const auto plan = plan_of(model, t);
+  const auto plan = tensor_plan(model, t);
   // Split: Q, K, V and the output projection (4 C C/t, biases 3 C/t + C), the MLP's two
   // products (C 4C/t + 4C/t, then 4C/t C + C), the table's rows. Whole: layer norms, positions.
   const std::int64_t per_block = (4 * c * shard + 3 * shard + c) + (c * 4 * shard + 4 * shard) +
@@ -89,13 +84,13 @@ TEST(TensorSplit, EachGpuHoldsItsShareOfTheWeights) {
   EXPECT_EQ(held, expected);
   // One GPU alone holds the whole model.
   std::int64_t whole = 0;
-  for (const auto& layer : plan_of(model, 1).layers) whole += layer.parameters;
+  for (const auto& layer : tensor_plan(model, 1).layers) whole += layer.parameters;
   EXPECT_EQ(whole, parameter_count(model));
 }
 
 TEST(TensorSplit, TheLocalModelIsTheLayersOneGpuRunsInTheModelsOrder) {
   const auto model = tiny_gpt();
-  const auto plan = plan_of(model, 2);
+  const auto plan = tensor_plan(model, 2);
   std::vector<LayerTensorSplit> splits;
   for (const auto& shard : plan.layers) splits.push_back(shard.tensor);
   const auto local = tensor_local_model(model, splits);
@@ -112,7 +107,7 @@ TEST(TensorSplit, TheLocalModelIsTheLayersOneGpuRunsInTheModelsOrder) {
 
 TEST(TensorSplit, AttentionShardCostsItsHeads) {
   const auto model = tiny_gpt();
-  const auto plan = plan_of(model, 2);
+  const auto plan = tensor_plan(model, 2);
   const auto& shard = shard_of(model, plan, "block1_attention");
   const auto& p = std::get<SelfAttentionParams>(shard.tensor.local_layer.params);
   EXPECT_EQ(p.heads, kHeads / 2);
@@ -135,7 +130,7 @@ int count(const StepProgram& program, StepOpKind kind, Direction direction) {
 
 TEST(TensorSplit, ProgramAllReducesTwicePerBlockEachWay) {
   const auto model = tiny_gpt();
-  const auto plan = plan_of(model, 2);
+  const auto plan = tensor_plan(model, 2);
   const ComputeCostModel costs{program_test_device(), nullptr, 64.0 * 1024 * 1024};
   const auto program = build_step_programs(model, plan, costs, {}).at(0);
   // Forward: the embedding's rows, each block's attention and MLP, the loss's class sums.
@@ -154,7 +149,7 @@ TEST(TensorSplit, ProgramAllReducesTwicePerBlockEachWay) {
     }
   }
   // Without a tensor group nothing is played on one.
-  const auto alone = build_step_programs(model, plan_of(model, 1), costs, {}).at(0);
+  const auto alone = build_step_programs(model, tensor_plan(model, 1), costs, {}).at(0);
   EXPECT_TRUE(std::none_of(alone.ops.begin(), alone.ops.end(),
                            [](const auto& op) { return op.group == CollectiveGroup::tensor; }));
   // The update covers the weights this GPU holds.
@@ -180,7 +175,7 @@ const std::string kCnn =
 
 TEST(TensorSplit, ConvolutionsAlternateFilterAndChannelSplits) {
   const auto model = model_from(kCnn);
-  const auto plan = plan_of(model, 2);
+  const auto plan = tensor_plan(model, 2);
   EXPECT_EQ(shard_of(model, plan, "conv1").tensor.split, TensorSplit::column);
   EXPECT_EQ(shard_of(model, plan, "conv1").local_output.c, 4);
   EXPECT_EQ(shard_of(model, plan, "conv1").parameters, 4 * 4 * 9);
@@ -210,7 +205,7 @@ TEST(TensorSplit, LayersNeedingWholeChannelsGatherThemFirst) {
       "  - {name: norm, op: layer_norm}\n"
       "  - {name: out, op: projection, out_features: 30, bias: false, shared_with: words}\n"
       "  - {name: loss, op: softmax_cross_entropy}\n");
-  const auto plan = plan_of(model, 4, 3);
+  const auto plan = tensor_plan(model, 4, 3);
   const auto& norm = shard_of(model, plan, "norm");
   EXPECT_EQ(norm.tensor.split, TensorSplit::replicated);
   ASSERT_EQ(norm.tensor.gathered_inputs, std::vector<bool>{true});
@@ -232,7 +227,7 @@ TEST(TensorSplit, LayersNeedingWholeChannelsGatherThemFirst) {
 TEST(TensorSplit, DegreesThatDoNotDivideWhatIsSplitAreRefusedNamingTheLayer) {
   const auto gpt = tiny_gpt();
   try {
-    plan_of(gpt, 8);
+    tensor_plan(gpt, 8);
     FAIL() << "8 does not divide 4 heads";
   } catch (const StrategyError& error) {
     EXPECT_EQ(error.key(), "parallelism.tensor");
@@ -240,7 +235,7 @@ TEST(TensorSplit, DegreesThatDoNotDivideWhatIsSplitAreRefusedNamingTheLayer) {
     EXPECT_NE(std::string(error.what()).find("heads (4)"), std::string::npos);
   }
   try {
-    plan_of(model_from(kCnn), 3);
+    tensor_plan(model_from(kCnn), 3);
     FAIL() << "3 does not divide 8 filters";
   } catch (const StrategyError& error) {
     EXPECT_EQ(error.key(), "parallelism.tensor");
@@ -250,7 +245,7 @@ TEST(TensorSplit, DegreesThatDoNotDivideWhatIsSplitAreRefusedNamingTheLayer) {
 
 TEST(TensorSplit, OneGpuLeavesEveryLayerWhole) {
   const auto model = build_zoo_model("cosmoflow", {{"width", "128"}});
-  const auto plan = plan_of(model, 1, 1);
+  const auto plan = tensor_plan(model, 1, 1);
   for (std::size_t i = 0; i < model.layers().size(); ++i) {
     EXPECT_EQ(plan.layers[i].tensor.split, TensorSplit::replicated);
     EXPECT_EQ(plan.layers[i].parameters, parameter_count(model.layers()[i]));

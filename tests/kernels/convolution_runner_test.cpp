@@ -19,7 +19,7 @@ using testing::download;
 using testing::upload;
 using testing::within_rounding;
 
-constexpr std::int64_t batch = 4;
+constexpr std::int64_t kRunnerBatch = 4;
 
 // 2 -> 3 channels, 3x3x3 kernel, stride 1, 'same' padding.
 ConvolutionGeometry small_3d_convolution() {
@@ -29,7 +29,7 @@ ConvolutionGeometry small_3d_convolution() {
 // An algorithm other than the library's first choice (the last one it offers).
 std::string not_the_first(Device& device, const ConvolutionGeometry& geometry,
                           Direction direction) {
-  const auto offered = device.convolutions().algorithms(geometry, batch, direction);
+  const auto offered = device.convolutions().algorithms(geometry, kRunnerBatch, direction);
   return offered.back().name;
 }
 
@@ -49,11 +49,11 @@ void run(ConvolutionRunner& runner, const ConvolutionGeometry& geometry, std::in
 // result equals the reference convolution's within rounding.
 bool runs_correctly(ConvolutionRunner& runner, Device& device, const ConvolutionGeometry& geometry,
                     Direction direction, std::uint32_t seed) {
-  const auto tensors = direction_tensors(geometry, batch, direction, seed);
+  const auto tensors = direction_tensors(geometry, kRunnerBatch, direction, seed);
   auto first_input = upload(device, tensors.first_input);
   auto second_input = upload(device, tensors.second_input);
   auto result = device.allocate(tensors.expected.size() * sizeof(float));
-  run(runner, geometry, batch, direction, first_input->data(), second_input->data(),
+  run(runner, geometry, kRunnerBatch, direction, first_input->data(), second_input->data(),
       result->data());
   return within_rounding(download(device, *result), tensors.expected, tensors.magnitude);
 }
@@ -64,28 +64,29 @@ TEST_P(ConvolutionRunnerFollowing, RunsThePlanForItsProblemAndTheFirstChoiceElse
   const Direction direction = GetParam();
   const ConvolutionGeometry geometry = small_3d_convolution();
   auto device = open_cpu_device();
-  const auto first_choice = device->convolutions().algorithms(geometry, batch, direction).front();
+  const auto first_choice =
+      device->convolutions().algorithms(geometry, kRunnerBatch, direction).front();
   const std::string planned_algorithm = not_the_first(*device, geometry, direction);
   ASSERT_NE(planned_algorithm, first_choice.name) << "the CPU library offers one algorithm only";
   const MicroBatchPlan plan{{{.samples = 1, .algorithm = planned_algorithm},
                              {.samples = 3, .algorithm = planned_algorithm}}};
 
   ConvolutionRunner runner(*device);
-  EXPECT_EQ(runner.plan(geometry, batch, direction).micro_batches.front().algorithm,
+  EXPECT_EQ(runner.plan(geometry, kRunnerBatch, direction).micro_batches.front().algorithm,
             first_choice.name);
-  runner.follow(geometry, batch, direction, plan);
-  const auto& followed = runner.plan(geometry, batch, direction);
+  runner.follow(geometry, kRunnerBatch, direction, plan);
+  const auto& followed = runner.plan(geometry, kRunnerBatch, direction);
   ASSERT_EQ(followed.micro_batches.size(), 2u);
   EXPECT_EQ(followed.micro_batches[1].algorithm, planned_algorithm);
   // Another problem (here another batch) has no plan: the first choice, undivided.
-  const auto& other_batch = runner.plan(geometry, batch + 1, direction);
+  const auto& other_batch = runner.plan(geometry, kRunnerBatch + 1, direction);
   ASSERT_EQ(other_batch.micro_batches.size(), 1u);
-  EXPECT_EQ(other_batch.micro_batches.front().samples, batch + 1);
+  EXPECT_EQ(other_batch.micro_batches.front().samples, kRunnerBatch + 1);
   // The other directions are not touched.
   for (const auto other :
        {Direction::forward, Direction::backward_data, Direction::backward_filter}) {
     if (other == direction) continue;
-    EXPECT_TRUE(runner.plan(geometry, batch, other).undivided());
+    EXPECT_TRUE(runner.plan(geometry, kRunnerBatch, other).undivided());
   }
 
   EXPECT_TRUE(runs_correctly(runner, *device, geometry, direction, 17));
@@ -98,28 +99,28 @@ TEST_P(ConvolutionRunnerFollowing, RunsTheLibrarysChoiceForAPlanTheDeviceDoesNot
   const ConvolutionGeometry geometry = small_3d_convolution();
   auto device = open_cpu_device();
   ConvolutionRunner runner(*device);
-  runner.follow(geometry, batch, direction,
-                {{{.samples = batch, .algorithm = "no such algorithm"}}});
+  runner.follow(geometry, kRunnerBatch, direction,
+                {{{.samples = kRunnerBatch, .algorithm = "no such algorithm"}}});
   EXPECT_EQ(runner.replaced_plans(), 0u);  // counted when it runs, not when it is given
-  const auto& ran = runner.plan(geometry, batch, direction);
+  const auto& ran = runner.plan(geometry, kRunnerBatch, direction);
   ASSERT_EQ(ran.micro_batches.size(), 1u);
   EXPECT_EQ(ran.micro_batches.front().algorithm,
-            device->convolutions().algorithms(geometry, batch, direction).front().name);
+            device->convolutions().algorithms(geometry, kRunnerBatch, direction).front().name);
   EXPECT_EQ(runner.replaced_plans(), 1u);
   EXPECT_EQ(runner.plan_counts().replaced, 1u);
   EXPECT_EQ(runner.plan_counts().without_plan, 0u);
   EXPECT_TRUE(runs_correctly(runner, *device, geometry, direction, 19));
-  EXPECT_THROW(runner.follow(geometry, batch + 1, direction,
-                             {{{.samples = batch, .algorithm = "no such algorithm"}}}),
+  EXPECT_THROW(runner.follow(geometry, kRunnerBatch + 1, direction,
+                             {{{.samples = kRunnerBatch, .algorithm = "no such algorithm"}}}),
                std::invalid_argument);
   // Under real.deterministic the user's choice overrides the plan: the first deterministic
   // algorithm runs instead.
   device->convolutions().keep_deterministic_only(true);
   ConvolutionRunner deterministic(*device);
-  deterministic.follow(geometry, batch, direction,
-                       {{{.samples = batch, .algorithm = "no such algorithm"}}});
-  EXPECT_EQ(deterministic.plan(geometry, batch, direction).micro_batches.front().algorithm,
-            device->convolutions().algorithms(geometry, batch, direction).front().name);
+  deterministic.follow(geometry, kRunnerBatch, direction,
+                       {{{.samples = kRunnerBatch, .algorithm = "no such algorithm"}}});
+  EXPECT_EQ(deterministic.plan(geometry, kRunnerBatch, direction).micro_batches.front().algorithm,
+            device->convolutions().algorithms(geometry, kRunnerBatch, direction).front().name);
   EXPECT_EQ(deterministic.replaced_plans(), 0u);  // the user's choice, not a foreign plan
 }
 

@@ -17,13 +17,13 @@ using testing::random_values;
 using testing::weighted_sum;
 
 constexpr std::int64_t kBatch = 3, kChannels = 5, kPositions = 7;
-constexpr std::size_t kCount = kBatch * kChannels * kPositions;
+constexpr std::size_t kLayerNormFloats = kBatch * kChannels * kPositions;
 
 TEST(CpuLayerNorm, ForwardNormalisesEachPositionOverItsChannels) {
-  const auto x = random_values(kCount, 31, -2.0f, 3.0f);
+  const auto x = random_values(kLayerNormFloats, 31, -2.0f, 3.0f);
   const auto scale = random_values(kChannels, 32);
   const auto shift = random_values(kChannels, 33);
-  std::vector<float> y(kCount), mean(kBatch * kPositions), inv_std(kBatch * kPositions);
+  std::vector<float> y(kLayerNormFloats), mean(kBatch * kPositions), inv_std(kBatch * kPositions);
   CpuLayerKernels kernels;
   kernels.layer_norm_forward(kBatch, kChannels, kPositions, x.data(), scale.data(), shift.data(),
                              y.data(), mean.data(), inv_std.data());
@@ -48,19 +48,19 @@ TEST(CpuLayerNorm, ForwardNormalisesEachPositionOverItsChannels) {
 }
 
 TEST(CpuLayerNorm, BackwardMatchesCentralDifferences) {
-  auto x = random_values(kCount, 34, -2.0f, 3.0f);
+  auto x = random_values(kLayerNormFloats, 34, -2.0f, 3.0f);
   auto scale = random_values(kChannels, 35, 0.5f, 1.5f);
   auto shift = random_values(kChannels, 36);
-  const auto weights = random_values(kCount, 37);  // d(loss)/dy
+  const auto weights = random_values(kLayerNormFloats, 37);  // d(loss)/dy
   CpuLayerKernels kernels;
-  std::vector<float> y(kCount), mean(kBatch * kPositions), inv_std(kBatch * kPositions);
+  std::vector<float> y(kLayerNormFloats), mean(kBatch * kPositions), inv_std(kBatch * kPositions);
   const auto loss = [&] {
     kernels.layer_norm_forward(kBatch, kChannels, kPositions, x.data(), scale.data(), shift.data(),
                                y.data(), mean.data(), inv_std.data());
     return weighted_sum(y, weights);
   };
   loss();
-  std::vector<float> dx(kCount), dscale(kChannels, 9.0f), dshift(kChannels, 9.0f);
+  std::vector<float> dx(kLayerNormFloats), dscale(kChannels, 9.0f), dshift(kChannels, 9.0f);
   kernels.layer_norm_backward(kBatch, kChannels, kPositions, x.data(), weights.data(), mean.data(),
                               inv_std.data(), scale.data(), dx.data(), dscale.data(), dshift.data(),
                               0.0f);

@@ -17,7 +17,7 @@ using testing::expect_gradient_matches;
 using testing::random_values;
 using testing::weighted_sum;
 
-std::int64_t product(const std::vector<std::int64_t>& values) {
+std::int64_t positions_in(const std::vector<std::int64_t>& values) {
   return std::accumulate(values.begin(), values.end(), std::int64_t{1}, std::multiplies<>());
 }
 
@@ -87,8 +87,9 @@ std::vector<float> distinct_values(std::size_t count) {
 
 void expect_forward_matches_reference(const PoolingGeometry& geometry, std::int64_t batch,
                                       CpuLayerKernels& kernels) {
-  const auto x = random_values(batch * geometry.channels * product(geometry.input_spatial), 11);
-  std::vector<float> y(batch * geometry.channels * product(geometry.output_spatial));
+  const auto x =
+      random_values(batch * geometry.channels * positions_in(geometry.input_spatial), 11);
+  std::vector<float> y(batch * geometry.channels * positions_in(geometry.output_spatial));
   kernels.pooling_forward(geometry, batch, x.data(), y.data());
   const auto expected = reference_pooling(geometry, batch, x);
   ASSERT_EQ(y.size(), expected.size());
@@ -105,8 +106,8 @@ void expect_forward_matches_reference(const PoolingGeometry& geometry, std::int6
 void expect_backward_matches_central_differences(const PoolingGeometry& geometry,
                                                  std::int64_t batch) {
   CpuLayerKernels kernels;
-  auto x = distinct_values(batch * geometry.channels * product(geometry.input_spatial));
-  std::vector<float> y(batch * geometry.channels * product(geometry.output_spatial));
+  auto x = distinct_values(batch * geometry.channels * positions_in(geometry.input_spatial));
+  std::vector<float> y(batch * geometry.channels * positions_in(geometry.output_spatial));
   const auto dy = random_values(y.size(), 5);
   const auto loss = [&] {
     kernels.pooling_forward(geometry, batch, x.data(), y.data());

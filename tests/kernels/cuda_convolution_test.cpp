@@ -28,7 +28,7 @@ using testing::within_rounding;
 
 // Small shapes (the reference is naive); 3x3 stride-1 2D problems with 16+ channels and a 32x32
 // image reach cuDNN's FFT and Winograd algorithms, the rest its GEMM-based ones.
-const Case cases[] = {
+const Case kCudaCases[] = {
     {"conv1d", geometry(3, 5, {11}, 3, 1, 1), 2},
     {"conv2d", geometry(3, 4, {7, 6}, 3, 1, 1), 2},
     {"conv2d_stride2", geometry(4, 8, {9, 9}, 3, 2, 1), 2},
@@ -102,7 +102,7 @@ std::string case_name(const ::testing::TestParamInfo<std::tuple<Case, Direction>
 }
 
 INSTANTIATE_TEST_SUITE_P(Geometries, CudnnConvolution,
-                         ::testing::Combine(::testing::ValuesIn(cases),
+                         ::testing::Combine(::testing::ValuesIn(kCudaCases),
                                             ::testing::Values(Direction::forward,
                                                               Direction::backward_data,
                                                               Direction::backward_filter)),
@@ -119,7 +119,7 @@ bool offers(Device& device, const ConvolutionGeometry& conv, Direction direction
 }
 
 TEST_F(CudnnConvolutionAlgorithms, GemmAlgorithmsAreAlwaysOffered) {
-  const ConvolutionGeometry conv = cases[6].geometry;  // conv3d
+  const ConvolutionGeometry conv = kCudaCases[6].geometry;  // conv3d
   EXPECT_TRUE(offers(gpu(), conv, Direction::forward, "IMPLICIT_GEMM"));
   EXPECT_TRUE(offers(gpu(), conv, Direction::backward_data, "ALGO_1"));
   EXPECT_TRUE(offers(gpu(), conv, Direction::backward_filter, "ALGO_1"));
@@ -129,7 +129,7 @@ TEST_F(CudnnConvolutionAlgorithms, GemmAlgorithmsAreAlwaysOffered) {
 // ALGO_0 and ALGO_3); while only deterministic ones are kept, none of those is offered, and the
 // GEMM ones still are. The device's setting is restored for the other tests.
 TEST_F(CudnnConvolutionAlgorithms, DeterministicOnlyLeavesOutTheAtomicAlgorithms) {
-  const ConvolutionGeometry conv = cases[6].geometry;  // conv3d
+  const ConvolutionGeometry conv = kCudaCases[6].geometry;  // conv3d
   for (const auto& algorithm :
        gpu().convolutions().algorithms(conv, 2, Direction::backward_filter)) {
     if (algorithm.name == "ALGO_0" || algorithm.name == "ALGO_3") {
@@ -153,7 +153,7 @@ TEST_F(CudnnConvolutionAlgorithms, DeterministicOnlyLeavesOutTheAtomicAlgorithms
 }
 
 TEST_F(CudnnConvolutionAlgorithms, RefusesASmallWorkspaceAndAnUnknownName) {
-  const ConvolutionGeometry conv = cases[5].geometry;
+  const ConvolutionGeometry conv = kCudaCases[5].geometry;
   const auto algorithms = gpu().convolutions().algorithms(conv, 2, Direction::forward);
   auto needing =
       std::find_if(algorithms.begin(), algorithms.end(),
@@ -177,7 +177,7 @@ using CudnnMicroBatched = testing::WithCudaDevice<::testing::TestWithParam<Direc
 
 TEST_P(CudnnMicroBatched, MixedPlanEqualsTheReference) {
   const Direction direction = GetParam();
-  const ConvolutionGeometry conv = cases[6].geometry;  // conv3d
+  const ConvolutionGeometry conv = kCudaCases[6].geometry;  // conv3d
   constexpr std::int64_t batch = 8;
   ConvolutionKernels& kernels = gpu().convolutions();
   // Algorithms offered for both micro-batch sizes.

@@ -18,8 +18,8 @@ namespace {
 using Buffers = std::vector<std::vector<float>>;
 using Kernel = std::function<void(LayerKernels&, const std::vector<float*>&)>;
 
-std::vector<float> random_floats(std::size_t count, unsigned seed, float low = -1.0f,
-                                 float high = 1.0f) {
+std::vector<float> uniform_floats(std::size_t count, unsigned seed, float low = -1.0f,
+                                  float high = 1.0f) {
   std::mt19937 generator(seed);
   std::uniform_real_distribution<float> uniform(low, high);
   std::vector<float> values(count);
@@ -91,7 +91,7 @@ PoolingGeometry pooling(bool max, std::vector<std::int64_t> input, std::int64_t 
   return geometry;
 }
 
-std::size_t product(const std::vector<std::int64_t>& values) {
+std::size_t elements_in(const std::vector<std::int64_t>& values) {
   std::size_t result = 1;
   for (std::int64_t value : values) result *= static_cast<std::size_t>(value);
   return result;
@@ -120,9 +120,9 @@ TEST_F(CudaLayerKernels, PoolingForwardAndBackward) {
     for (const PoolingGeometry& geometry : geometries) {
       SCOPED_TRACE(std::string(max ? "max " : "average ") + std::to_string(geometry.kernel[0]));
       constexpr std::int64_t batch = 2;
-      const std::size_t in = batch * 3 * product(geometry.input_spatial);
-      const std::size_t out = batch * 3 * product(geometry.output_spatial);
-      const Buffers forward = {random_floats(in, 1), std::vector<float>(out)};
+      const std::size_t in = batch * 3 * elements_in(geometry.input_spatial);
+      const std::size_t out = batch * 3 * elements_in(geometry.output_spatial);
+      const Buffers forward = {uniform_floats(in, 1), std::vector<float>(out)};
       expect_same(forward, [&](LayerKernels& layers, const std::vector<float*>& p) {
         layers.pooling_forward(geometry, batch, p[0], p[1]);
       });
@@ -130,7 +130,7 @@ TEST_F(CudaLayerKernels, PoolingForwardAndBackward) {
       const Buffers y = run_on(*cpu_, forward, [&](LayerKernels& layers, const auto& p) {
         layers.pooling_forward(geometry, batch, p[0], p[1]);
       });
-      expect_same({forward[0], y[1], random_floats(out, 2), std::vector<float>(in)},
+      expect_same({forward[0], y[1], uniform_floats(out, 2), std::vector<float>(in)},
                   [&](LayerKernels& layers, const std::vector<float*>& p) {
                     layers.pooling_backward(geometry, batch, p[0], p[1], p[2], p[3]);
                   });
@@ -141,8 +141,8 @@ TEST_F(CudaLayerKernels, PoolingForwardAndBackward) {
 TEST_F(CudaLayerKernels, SplitBatchNorm) {
   constexpr std::int64_t batch = 3, channels = 4, spatial = 50;
   const std::size_t count = batch * channels * spatial;
-  const std::vector<float> x = random_floats(count, 3, -2.0f, 3.0f);
-  const std::vector<float> dy = random_floats(count, 4);
+  const std::vector<float> x = uniform_floats(count, 3, -2.0f, 3.0f);
+  const std::vector<float> dy = uniform_floats(count, 4);
   std::vector<ChannelSums> sums;
   std::vector<ChannelSums> backward_sums;
   const std::vector<double> mean = {0.1, -0.2, 0.3, 0.5};
@@ -150,10 +150,10 @@ TEST_F(CudaLayerKernels, SplitBatchNorm) {
   const ChannelSums group = {{1.0, -2.0, 0.5, 3.0}, {0.25, 1.5, -0.75, 2.0}};
   const Buffers buffers = {x,
                            dy,
-                           random_floats(channels, 5),  // scale
-                           random_floats(channels, 6),  // shift
-                           std::vector<float>(count),   // y
-                           std::vector<float>(count),   // dx
+                           uniform_floats(channels, 5),  // scale
+                           uniform_floats(channels, 6),  // shift
+                           std::vector<float>(count),    // y
+                           std::vector<float>(count),    // dx
                            std::vector<float>(channels),
                            std::vector<float>(channels)};
   expect_same(buffers, [&](LayerKernels& layers, const std::vector<float*>& p) {
@@ -174,9 +174,9 @@ TEST_F(CudaLayerKernels, SplitBatchNorm) {
 
 TEST_F(CudaLayerKernels, ElementWiseKernels) {
   constexpr std::int64_t count = 1003;
-  const Buffers buffers = {random_floats(count, 7),   random_floats(count, 8),
+  const Buffers buffers = {uniform_floats(count, 7),  uniform_floats(count, 8),
                            std::vector<float>(count), std::vector<float>(count),
-                           std::vector<float>(count), random_floats(count, 9)};
+                           std::vector<float>(count), uniform_floats(count, 9)};
   expect_same(buffers, [&](LayerKernels& layers, const std::vector<float*>& p) {
     layers.leaky_relu_forward(count, 0.1f, p[0], p[2]);
     layers.leaky_relu_backward(count, 0.1f, p[0], p[1], p[3]);
@@ -188,14 +188,14 @@ TEST_F(CudaLayerKernels, ElementWiseKernels) {
 TEST_F(CudaLayerKernels, LayerNorm) {
   constexpr std::int64_t batch = 3, channels = 6, positions = 41;
   constexpr std::int64_t count = batch * channels * positions, vectors = batch * positions;
-  const Buffers buffers = {random_floats(count, 23, -2.0f, 3.0f),
-                           random_floats(count, 24),
-                           random_floats(channels, 25),  // scale
-                           random_floats(channels, 26),  // shift
-                           std::vector<float>(count),    // y
-                           std::vector<float>(vectors),  // mean
-                           std::vector<float>(vectors),  // inv_std
-                           std::vector<float>(count),    // dx
+  const Buffers buffers = {uniform_floats(count, 23, -2.0f, 3.0f),
+                           uniform_floats(count, 24),
+                           uniform_floats(channels, 25),  // scale
+                           uniform_floats(channels, 26),  // shift
+                           std::vector<float>(count),     // y
+                           std::vector<float>(vectors),   // mean
+                           std::vector<float>(vectors),   // inv_std
+                           std::vector<float>(count),     // dx
                            std::vector<float>(channels),
                            std::vector<float>(channels)};
   expect_same(buffers, [&](LayerKernels& layers, const std::vector<float*>& p) {
@@ -209,7 +209,7 @@ TEST_F(CudaLayerKernels, GeluBothForms) {
   constexpr std::int64_t count = 1003;
   for (const bool tanh_approximation : {false, true}) {
     SCOPED_TRACE(tanh_approximation ? "tanh" : "erf");
-    const Buffers buffers = {random_floats(count, 21), random_floats(count, 22),
+    const Buffers buffers = {uniform_floats(count, 21), uniform_floats(count, 22),
                              std::vector<float>(count), std::vector<float>(count)};
     expect_same(buffers, [&](LayerKernels& layers, const std::vector<float*>& p) {
       layers.gelu_forward(count, tanh_approximation, p[0], p[2]);
@@ -220,8 +220,8 @@ TEST_F(CudaLayerKernels, GeluBothForms) {
 
 TEST_F(CudaLayerKernels, DropoutDrawsTheCpuMaskFromTheSameSeed) {
   constexpr std::int64_t count = 4099;
-  const Buffers buffers = {random_floats(count, 10), std::vector<float>(count),
-                           std::vector<float>(count), random_floats(count, 11),
+  const Buffers buffers = {uniform_floats(count, 10), std::vector<float>(count),
+                           std::vector<float>(count), uniform_floats(count, 11),
                            std::vector<float>(count)};
   expect_same(
       buffers,
@@ -236,10 +236,10 @@ TEST_F(CudaLayerKernels, FullyConnected) {
   constexpr std::int64_t batch = 5, in = 37, out = 11;
   for (float beta : {0.0f, 1.0f}) {
     SCOPED_TRACE(beta);
-    const Buffers buffers = {random_floats(batch * in, 12),  random_floats(out * in, 13),
-                             random_floats(out, 14),         std::vector<float>(batch * out),
-                             random_floats(batch * out, 15), std::vector<float>(batch * in),
-                             random_floats(out * in, 16),    random_floats(out, 17)};
+    const Buffers buffers = {uniform_floats(batch * in, 12),  uniform_floats(out * in, 13),
+                             uniform_floats(out, 14),         std::vector<float>(batch * out),
+                             uniform_floats(batch * out, 15), std::vector<float>(batch * in),
+                             uniform_floats(out * in, 16),    uniform_floats(out, 17)};
     expect_same(buffers, [&](LayerKernels& layers, const std::vector<float*>& p) {
       layers.fully_connected_forward(batch, in, out, p[0], p[1], p[2], p[3]);
       layers.fully_connected_backward_data(batch, in, out, p[4], p[1], p[5]);
@@ -252,10 +252,10 @@ TEST_F(CudaLayerKernels, BiasAndConcat) {
   constexpr std::int64_t batch = 2, spatial = 30;
   const std::vector<std::int64_t> channels = {3, 1, 4};
   const Buffers buffers = {
-      random_floats(batch * 8 * spatial, 18),  random_floats(8, 19),
-      random_floats(batch * 8 * spatial, 20),  random_floats(8, 21),
-      random_floats(batch * 3 * spatial, 22),  random_floats(batch * spatial, 23),
-      random_floats(batch * 4 * spatial, 24),  std::vector<float>(batch * 8 * spatial),
+      uniform_floats(batch * 8 * spatial, 18), uniform_floats(8, 19),
+      uniform_floats(batch * 8 * spatial, 20), uniform_floats(8, 21),
+      uniform_floats(batch * 3 * spatial, 22), uniform_floats(batch * spatial, 23),
+      uniform_floats(batch * 4 * spatial, 24), std::vector<float>(batch * 8 * spatial),
       std::vector<float>(batch * 3 * spatial), std::vector<float>(batch * spatial),
       std::vector<float>(batch * 4 * spatial)};
   expect_same(buffers, [&](LayerKernels& layers, const std::vector<float*>& p) {
@@ -270,9 +270,9 @@ TEST_F(CudaLayerKernels, Losses) {
   constexpr std::int64_t batch = 4, classes = 300;  // more classes than threads in a block
   const std::vector<std::int32_t> labels = {0, 299, 17, 150};
   std::vector<double> losses;
-  const Buffers buffers = {random_floats(batch * classes, 25, -5.0f, 5.0f),
-                           std::vector<float>(batch * classes), random_floats(777, 26),
-                           random_floats(777, 27), std::vector<float>(777)};
+  const Buffers buffers = {uniform_floats(batch * classes, 25, -5.0f, 5.0f),
+                           std::vector<float>(batch * classes), uniform_floats(777, 26),
+                           uniform_floats(777, 27), std::vector<float>(777)};
   expect_same(buffers, [&](LayerKernels& layers, const std::vector<float*>& p) {
     losses.push_back(layers.softmax_cross_entropy(batch, classes, 1, p[0], labels, p[1], 0.25f));
     losses.push_back(layers.mse_loss(777, p[2], p[3], p[4]));
@@ -287,7 +287,7 @@ TEST_F(CudaLayerKernels, PerVoxelCrossEntropy) {
   std::vector<std::int32_t> labels(batch * positions);
   for (std::size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<std::int32_t>(i * 7 % 3);
   std::vector<double> losses;
-  const Buffers buffers = {random_floats(batch * classes * positions, 41, -4.0f, 4.0f),
+  const Buffers buffers = {uniform_floats(batch * classes * positions, 41, -4.0f, 4.0f),
                            std::vector<float>(batch * classes * positions)};
   expect_same(buffers, [&](LayerKernels& layers, const std::vector<float*>& p) {
     losses.push_back(
@@ -311,10 +311,10 @@ TEST_F(CudaLayerKernels, ReductionsGiveTheSameBitsEveryRun) {
     voxel_labels[i] = static_cast<std::int32_t>(i * 7 % 3);
   }
   std::vector<std::vector<double>> runs;
-  const Buffers buffers = {random_floats(batch * classes, 51, -5.0f, 5.0f),
+  const Buffers buffers = {uniform_floats(batch * classes, 51, -5.0f, 5.0f),
                            std::vector<float>(batch * classes),
-                           random_floats(voxels, 52, -4.0f, 4.0f), std::vector<float>(voxels),
-                           random_floats(voxels, 53)};
+                           uniform_floats(voxels, 52, -4.0f, 4.0f), std::vector<float>(voxels),
+                           uniform_floats(voxels, 53)};
   run_on(gpu(), buffers, [&](LayerKernels& layers, const std::vector<float*>& p) {
     for (int run = 0; run < 5; ++run) {
       std::vector<double> values{
@@ -337,9 +337,9 @@ TEST_F(CudaLayerKernels, ReductionsGiveTheSameBitsEveryRun) {
 TEST_F(CudaLayerKernels, Optimizers) {
   constexpr std::int64_t count = 513;
   // gradient; SGD weights and velocity; Adam weights, first and second moments
-  const Buffers buffers = {random_floats(count, 28), random_floats(count, 29),
-                           random_floats(count, 30), random_floats(count, 31),
-                           random_floats(count, 32), random_floats(count, 33, 0.0f, 1.0f)};
+  const Buffers buffers = {uniform_floats(count, 28), uniform_floats(count, 29),
+                           uniform_floats(count, 30), uniform_floats(count, 31),
+                           uniform_floats(count, 32), uniform_floats(count, 33, 0.0f, 1.0f)};
   expect_same(buffers, [&](LayerKernels& layers, const std::vector<float*>& p) {
     for (std::int64_t step = 1; step <= 3; ++step) {
       layers.sgd_update(count, 0.1f, 0.9f, 1e-4f, p[0], p[1], p[2]);

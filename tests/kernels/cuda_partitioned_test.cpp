@@ -23,7 +23,7 @@ using testing::partition_grids;
 // max |difference| / max |expected|. cuDNN picks its algorithm per shard shape, and shards and
 // the whole volume may get different ones, FFT and Winograd among them (1e-3 of the magnitude in
 // cuda_convolution_test); a halo plane missed or added is off by a whole term.
-constexpr double tolerance = 1e-3;
+constexpr double kCudaPartitionedTolerance = 1e-3;
 
 struct GridCase {
   std::vector<std::int64_t> grid;
@@ -65,9 +65,9 @@ TEST_P(CudaPartitionedConvolution, MatchesUnpartitionedForwardAndBothGradients) 
   auto exchange = in_process_halo_exchange(gpu(), shards_of(c.grid));
   const auto errors =
       check_partitioned_convolution(*exchange, whole, c.grid, 2, 17, HaloOverlap::always);
-  EXPECT_LE(errors.output, tolerance);
-  EXPECT_LE(errors.input_gradient, tolerance);
-  EXPECT_LE(errors.filter_gradient, tolerance);
+  EXPECT_LE(errors.output, kCudaPartitionedTolerance);
+  EXPECT_LE(errors.input_gradient, kCudaPartitionedTolerance);
+  EXPECT_LE(errors.filter_gradient, kCudaPartitionedTolerance);
 }
 
 INSTANTIATE_TEST_SUITE_P(Grids, CudaPartitionedConvolution, ::testing::ValuesIn(grid_cases()),
@@ -80,9 +80,9 @@ TEST_F(CudaPartitionedConvolution2d, BatchOneMatchesWithEveryOverlapPolicy) {
   auto exchange = in_process_halo_exchange(gpu(), 6);
   for (const auto overlap : {HaloOverlap::automatic, HaloOverlap::always, HaloOverlap::never}) {
     const auto errors = check_partitioned_convolution(*exchange, whole, {3, 2}, 1, 5, overlap);
-    EXPECT_LE(errors.output, tolerance);
-    EXPECT_LE(errors.input_gradient, tolerance);
-    EXPECT_LE(errors.filter_gradient, tolerance);
+    EXPECT_LE(errors.output, kCudaPartitionedTolerance);
+    EXPECT_LE(errors.input_gradient, kCudaPartitionedTolerance);
+    EXPECT_LE(errors.filter_gradient, kCudaPartitionedTolerance);
   }
 }
 

@@ -22,7 +22,7 @@ using testing::random_floats;
 using testing::upload;
 using testing::within_rounding;
 
-constexpr std::int64_t batch = 8;
+constexpr std::int64_t kMiniBatch = 8;
 
 // 2 -> 3 channels, 3x3x3 kernel, stride 1, 'same' padding.
 ConvolutionGeometry small_3d_convolution() {
@@ -34,7 +34,7 @@ ConvolutionGeometry small_3d_convolution() {
 std::pair<std::string, std::string> two_algorithms(ConvolutionKernels& kernels,
                                                    const ConvolutionGeometry& geometry,
                                                    Direction direction) {
-  const auto offered = kernels.algorithms(geometry, batch, direction);
+  const auto offered = kernels.algorithms(geometry, kMiniBatch, direction);
   auto blocked = std::find_if(offered.begin(), offered.end(), [](const ConvolutionAlgorithm& each) {
     return each.name.ends_with("/blocked");
   });
@@ -46,9 +46,9 @@ enum class PlanShape { undivided, single_samples, three_five, three_five_mixed, 
 MicroBatchPlan plan_of(PlanShape shape, const std::string& first, const std::string& second) {
   switch (shape) {
     case PlanShape::undivided:
-      return {{{.samples = batch, .algorithm = first}}};
+      return {{{.samples = kMiniBatch, .algorithm = first}}};
     case PlanShape::single_samples:
-      return {std::vector<MicroBatch>(batch, {.samples = 1, .algorithm = first})};
+      return {std::vector<MicroBatch>(kMiniBatch, {.samples = 1, .algorithm = first})};
     case PlanShape::three_five:
       return {{{.samples = 3, .algorithm = first}, {.samples = 5, .algorithm = first}}};
     case PlanShape::three_five_mixed:
@@ -72,18 +72,19 @@ TEST_P(MicroBatchedConvolution, EqualsTheUndividedConvolutionForBetaZeroAndOne) 
   const auto [first_algorithm, second_algorithm] = two_algorithms(kernels, geometry, direction);
   const MicroBatchPlan plan = plan_of(shape, first_algorithm, second_algorithm);
   SCOPED_TRACE(describe(plan));
-  ASSERT_EQ(plan.samples(), batch);
+  ASSERT_EQ(plan.samples(), kMiniBatch);
 
-  const testing::DirectionTensors tensors = direction_tensors(geometry, batch, direction, 3);
+  const testing::DirectionTensors tensors = direction_tensors(geometry, kMiniBatch, direction, 3);
   auto first_input = upload(*device, tensors.first_input);
   auto second_input = upload(*device, tensors.second_input);
   const std::size_t result_floats = tensors.expected.size();
 
   auto undivided_workspace = device->allocate(static_cast<std::size_t>(
-      kernels.algorithms(geometry, batch, direction).front().workspace_bytes));
+      kernels.algorithms(geometry, kMiniBatch, direction).front().workspace_bytes));
   auto undivided = device->allocate(result_floats * sizeof(float));
-  testing::run_direction(kernels, geometry, batch, direction, first_algorithm, first_input->data(),
-                         second_input->data(), undivided->data(), 0.0f, undivided_workspace.get());
+  testing::run_direction(kernels, geometry, kMiniBatch, direction, first_algorithm,
+                         first_input->data(), second_input->data(), undivided->data(), 0.0f,
+                         undivided_workspace.get());
   const std::vector<float> undivided_result = download(*device, *undivided);
   ASSERT_TRUE(within_rounding(undivided_result, tensors.expected, tensors.magnitude));
 
@@ -136,11 +137,11 @@ TEST(MicroBatchedBackwardFilter, AccumulatesWhereBetaZeroOnEveryMicroBatchWouldN
   auto device = open_cpu_device();
   ConvolutionKernels& kernels = device->convolutions();
   const std::string algorithm =
-      kernels.algorithms(geometry, batch, Direction::backward_filter).front().name;
+      kernels.algorithms(geometry, kMiniBatch, Direction::backward_filter).front().name;
   const MicroBatchPlan plan{
       {{.samples = 3, .algorithm = algorithm}, {.samples = 5, .algorithm = algorithm}}};
   const testing::DirectionTensors tensors =
-      direction_tensors(geometry, batch, Direction::backward_filter, 9);
+      direction_tensors(geometry, kMiniBatch, Direction::backward_filter, 9);
   auto x = upload(*device, tensors.first_input);
   auto dy = upload(*device, tensors.second_input);
   auto workspace = device->allocate(static_cast<std::size_t>(

@@ -27,7 +27,7 @@ using testing::within_rounding;
 
 // Small enough for the naive reference under ASan; channel counts of 16 reach oneDNN's blocked
 // and Winograd implementations, odd ones its plain fallbacks.
-const Case cases[] = {
+const Case kOnednnCases[] = {
     {"conv1d", geometry(3, 5, {11}, 3, 1, 1), 2},
     {"conv2d", geometry(3, 4, {7, 6}, 3, 1, 1), 2},
     {"conv2d_stride2", geometry(4, 8, {9, 9}, 3, 2, 1), 2},
@@ -92,7 +92,7 @@ std::string case_name(const ::testing::TestParamInfo<std::tuple<Case, Direction>
 }
 
 INSTANTIATE_TEST_SUITE_P(Geometries, OnednnConvolution,
-                         ::testing::Combine(::testing::ValuesIn(cases),
+                         ::testing::Combine(::testing::ValuesIn(kOnednnCases),
                                             ::testing::Values(Direction::forward,
                                                               Direction::backward_data,
                                                               Direction::backward_filter)),
@@ -103,7 +103,7 @@ INSTANTIATE_TEST_SUITE_P(Geometries, OnednnConvolution,
 TEST(OnednnConvolutionAlgorithms, BetaScalesThePreviousResult) {
   auto device = open_cpu_device();
   const float beta = -0.5f;
-  for (const Case& test_case : {cases[1], cases[7]}) {
+  for (const Case& test_case : {kOnednnCases[1], kOnednnCases[7]}) {
     for (Direction direction :
          {Direction::forward, Direction::backward_data, Direction::backward_filter}) {
       const testing::DirectionTensors tensors =
@@ -135,7 +135,7 @@ TEST(OnednnConvolutionAlgorithms, BetaScalesThePreviousResult) {
 
 TEST(OnednnConvolutionAlgorithms, NamesAreUniqueAndSayTheLayout) {
   auto device = open_cpu_device();
-  for (const Case& test_case : cases) {
+  for (const Case& test_case : kOnednnCases) {
     for (Direction direction :
          {Direction::forward, Direction::backward_data, Direction::backward_filter}) {
       std::set<std::string> names;
@@ -155,7 +155,7 @@ TEST(OnednnConvolutionAlgorithms, NamesAreUniqueAndSayTheLayout) {
 
 TEST(OnednnConvolutionAlgorithms, BlockedAlgorithmsCountTheirReorderBuffers) {
   auto device = open_cpu_device();
-  const ConvolutionGeometry conv = cases[7].geometry;  // conv3d_16ch
+  const ConvolutionGeometry conv = kOnednnCases[7].geometry;  // conv3d_16ch
   // A blocked implementation reorders at least one tensor into the workspace.
   const std::int64_t smallest_tensor_bytes =
       std::min({2 * conv.input_floats_per_sample(), 2 * conv.output_floats_per_sample(),
@@ -174,7 +174,7 @@ TEST(OnednnConvolutionAlgorithms, BlockedAlgorithmsCountTheirReorderBuffers) {
 
 TEST(OnednnConvolutionAlgorithms, RefusesASmallWorkspaceAndAnUnknownName) {
   auto device = open_cpu_device();
-  const ConvolutionGeometry conv = cases[7].geometry;
+  const ConvolutionGeometry conv = kOnednnCases[7].geometry;
   const auto algorithms = device->convolutions().algorithms(conv, 2, Direction::forward);
   // A blocked algorithm needs its reorder buffers whatever beta is.
   auto needing = std::find_if(
@@ -203,11 +203,11 @@ TEST(OnednnConvolutionAlgorithms, RefusesASmallWorkspaceAndAnUnknownName) {
 
 TEST(OnednnConvolutionAlgorithms, RejectsInconsistentGeometry) {
   auto device = open_cpu_device();
-  ConvolutionGeometry conv = cases[1].geometry;
+  ConvolutionGeometry conv = kOnednnCases[1].geometry;
   conv.output_spatial[0] += 1;
   EXPECT_THROW(device->convolutions().algorithms(conv, 2, Direction::forward),
                std::invalid_argument);
-  conv = cases[4].geometry;
+  conv = kOnednnCases[4].geometry;
   conv.groups = 4;  // 6 output channels are not a multiple of 4
   EXPECT_THROW(device->convolutions().algorithms(conv, 2, Direction::forward),
                std::invalid_argument);

@@ -19,7 +19,7 @@ using testing::cubic_convolution;
 using testing::grid_name;
 using testing::partition_grids;
 
-constexpr double tolerance = 1e-5;  // max |difference| / max |expected|
+constexpr double kConvolutionTolerance = 1e-5;  // max |difference| / max |expected|
 
 struct ConvolutionCase {
   std::vector<std::int64_t> grid;
@@ -53,9 +53,9 @@ TEST_P(PartitionedConvolutionTest, MatchesUnpartitionedForwardAndBothGradients) 
   // Always overlapped: the interior/boundary split is the path with the most to get wrong.
   const auto errors =
       check_partitioned_convolution(*exchange, whole, c.grid, 2, 17, HaloOverlap::always);
-  EXPECT_LE(errors.output, tolerance);
-  EXPECT_LE(errors.input_gradient, tolerance);
-  EXPECT_LE(errors.filter_gradient, tolerance);
+  EXPECT_LE(errors.output, kConvolutionTolerance);
+  EXPECT_LE(errors.input_gradient, kConvolutionTolerance);
+  EXPECT_LE(errors.filter_gradient, kConvolutionTolerance);
 }
 
 INSTANTIATE_TEST_SUITE_P(Grids, PartitionedConvolutionTest,
@@ -71,9 +71,9 @@ TEST(PartitionedConvolution, TwoDimensionalAndBatchOneAlsoMatchWithEveryOverlapP
   auto exchange = in_process_halo_exchange(cpu_device(), 6);
   for (const auto overlap : {HaloOverlap::automatic, HaloOverlap::always, HaloOverlap::never}) {
     const auto errors = check_partitioned_convolution(*exchange, whole, {3, 2}, 1, 5, overlap);
-    EXPECT_LE(errors.output, tolerance);
-    EXPECT_LE(errors.input_gradient, tolerance);
-    EXPECT_LE(errors.filter_gradient, tolerance);
+    EXPECT_LE(errors.output, kConvolutionTolerance);
+    EXPECT_LE(errors.input_gradient, kConvolutionTolerance);
+    EXPECT_LE(errors.filter_gradient, kConvolutionTolerance);
   }
 }
 
@@ -96,14 +96,14 @@ ResolvedLayer resolved(const ConvolutionGeometry& g) {
 // runs: given a plan for each of them (the first algorithm offered for it), it runs no problem
 // unplanned, and still matches the unpartitioned convolution.
 TEST(PartitionedConvolution, RunsExactlyTheWindowsCorePlans) {
-  struct Case {
+  struct WindowCase {
     std::vector<std::int64_t> grid;
     std::int64_t stride;
     HaloOverlap overlap;
   };
-  for (const Case& c :
-       {Case{{3, 1, 1}, 1, HaloOverlap::always}, Case{{2, 2, 1}, 2, HaloOverlap::always},
-        Case{{1, 3, 2}, 1, HaloOverlap::never}}) {
+  for (const WindowCase& c : {WindowCase{{3, 1, 1}, 1, HaloOverlap::always},
+                              WindowCase{{2, 2, 1}, 2, HaloOverlap::always},
+                              WindowCase{{1, 3, 2}, 1, HaloOverlap::never}}) {
     SCOPED_TRACE("grid " + grid_name(c.grid));
     const auto whole = cubic_convolution(3, 12, 2, 3, 3, c.stride);
     const ResolvedLayer layer = resolved(whole);
@@ -139,9 +139,9 @@ TEST(PartitionedConvolution, RunsExactlyTheWindowsCorePlans) {
     EXPECT_TRUE(errors.unplanned_problems.empty())
         << errors.unplanned_problems.size() << " unplanned, e.g. "
         << errors.unplanned_problems.front();
-    EXPECT_LE(errors.output, tolerance);
-    EXPECT_LE(errors.input_gradient, tolerance);
-    EXPECT_LE(errors.filter_gradient, tolerance);
+    EXPECT_LE(errors.output, kConvolutionTolerance);
+    EXPECT_LE(errors.input_gradient, kConvolutionTolerance);
+    EXPECT_LE(errors.filter_gradient, kConvolutionTolerance);
   }
 }
 

@@ -14,7 +14,7 @@ using testing::cpu_device;
 using testing::cubic_pooling;
 using testing::grid_name;
 
-constexpr double tolerance = 1e-5;
+constexpr double kPoolingTolerance = 1e-5;
 
 struct PoolingCase {
   std::vector<std::int64_t> grid;
@@ -49,8 +49,8 @@ TEST_P(PartitionedPoolingTest, MatchesUnpartitionedForwardAndBackward) {
   for (std::int64_t parts : c.grid) shards *= parts;
   auto exchange = in_process_halo_exchange(cpu_device(), shards);
   const auto errors = check_partitioned_pooling(*exchange, whole, c.grid, 2, 29);
-  EXPECT_LE(errors.output, tolerance);
-  EXPECT_LE(errors.input_gradient, tolerance);
+  EXPECT_LE(errors.output, kPoolingTolerance);
+  EXPECT_LE(errors.input_gradient, kPoolingTolerance);
 }
 
 INSTANTIATE_TEST_SUITE_P(Grids, PartitionedPoolingTest, ::testing::ValuesIn(pooling_cases()),

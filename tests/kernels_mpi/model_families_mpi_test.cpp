@@ -24,7 +24,7 @@ namespace {
 
 using testing::world;
 
-enum class Split { data, space, both };
+enum class FamilySplit { data, space, both };
 
 struct Family {
   // A file of tests/data/models/families, or "cosmoflow", "tiny_gpt" or "tiny_bert".
@@ -33,16 +33,16 @@ struct Family {
   std::int64_t mini_batch = 2;
 };
 
-struct Case {
+struct FamilyCase {
   Family family;
-  Split split = Split::data;
+  FamilySplit split = FamilySplit::data;
 };
 
-std::ostream& operator<<(std::ostream& out, const Case& c) {
+std::ostream& operator<<(std::ostream& out, const FamilyCase& c) {
   return out << c.family.model << "/"
-             << (c.split == Split::data    ? "data"
-                 : c.split == Split::space ? "space"
-                                           : "both");
+             << (c.split == FamilySplit::data    ? "data"
+                 : c.split == FamilySplit::space ? "space"
+                                                 : "both");
 }
 
 ModelGraph model_of(const Family& family) {
@@ -61,12 +61,12 @@ ModelGraph model_of(const Family& family) {
                          ".yaml");
 }
 
-class ModelFamilyOverMpi : public ::testing::TestWithParam<Case> {};
+class ModelFamilyOverMpi : public ::testing::TestWithParam<FamilyCase> {};
 
 TEST_P(ModelFamilyOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
-  const Case& c = GetParam();
+  const FamilyCase& c = GetParam();
   const auto ranks = static_cast<std::int64_t>(world().size());
-  if (c.split == Split::both && ranks < 4) GTEST_SKIP() << "2 x 2 needs 4 ranks";
+  if (c.split == FamilySplit::both && ranks < 4) GTEST_SKIP() << "2 x 2 needs 4 ranks";
   const auto model = model_of(c.family);
   const auto axes = model.layers().front().output_shape.spatial.size();
   testing::TrainingCase parallel;
@@ -76,7 +76,9 @@ TEST_P(ModelFamilyOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
   parallel.spatial_until = c.family.until;
   parallel.config.mini_batch = c.family.mini_batch;
   parallel.config.spatial_grid.assign(axes, 1);
-  const std::int64_t parts = c.split == Split::data ? 1 : c.split == Split::space ? ranks : 2;
+  const std::int64_t parts = c.split == FamilySplit::data    ? 1
+                             : c.split == FamilySplit::space ? ranks
+                                                             : 2;
   parallel.config.data = ranks / parts;
   parallel.config.spatial_grid[0] = parts;  // depth of a volume, height of an image
   parallel.global_batch_norm = parallel.config.data > 1;
@@ -94,30 +96,31 @@ TEST_P(ModelFamilyOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
       << "rank " << world().rank();
 }
 
-std::vector<Case> cases() {
+std::vector<FamilyCase> cases() {
   const std::vector<Family> families{{"narrow_resnet", "pool"},    {"small_vgg", "fc1"},
                                      {"inception_blocks", "pool"}, {"small_unet3d", ""},
                                      {"gelu_cnn", "fc1"},          {"cosmoflow", "pool2"}};
-  std::vector<Case> all;
+  std::vector<FamilyCase> all;
   for (const auto& family : families) {
-    for (auto split : {Split::data, Split::space, Split::both}) all.push_back({family, split});
+    for (auto split : {FamilySplit::data, FamilySplit::space, FamilySplit::both})
+      all.push_back({family, split});
   }
   // Sequence models: data parallelism only (their layers read every step, so no spatial split).
-  all.push_back({{"small_lstm", "embedding"}, Split::data});
-  all.push_back({{"sampled_lstm", "embedding"}, Split::data});
-  all.push_back({{"tiny_gnmt", "source_embedding"}, Split::data});
-  all.push_back({{"small_transformer", "embedding"}, Split::data});
-  all.push_back({{"tiny_gpt", "token_embedding"}, Split::data});
-  all.push_back({{"tiny_bert", "word_embedding"}, Split::data});
+  all.push_back({{"small_lstm", "embedding"}, FamilySplit::data});
+  all.push_back({{"sampled_lstm", "embedding"}, FamilySplit::data});
+  all.push_back({{"tiny_gnmt", "source_embedding"}, FamilySplit::data});
+  all.push_back({{"small_transformer", "embedding"}, FamilySplit::data});
+  all.push_back({{"tiny_gpt", "token_embedding"}, FamilySplit::data});
+  all.push_back({{"tiny_bert", "word_embedding"}, FamilySplit::data});
   return all;
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, ModelFamilyOverMpi, ::testing::ValuesIn(cases()),
-                         [](const ::testing::TestParamInfo<Case>& param) {
+                         [](const ::testing::TestParamInfo<FamilyCase>& param) {
                            std::string name = param.param.family.model + "_";
-                           name += param.param.split == Split::data    ? "data"
-                                   : param.param.split == Split::space ? "space"
-                                                                       : "both";
+                           name += param.param.split == FamilySplit::data    ? "data"
+                                   : param.param.split == FamilySplit::space ? "space"
+                                                                             : "both";
                            return name;
                          });
 

@@ -13,48 +13,48 @@ namespace {
 using testing::cpu_device;
 using testing::world;
 
-constexpr double tolerance = 1e-5;
+constexpr double kPartitionedTolerance = 1e-5;
 // 8^3 voxels, batch 1: every rank also computes the whole reference, and 4 ranks share 2 cores
 // (under AddressSanitizer too). 8 planes over 4 ranks still need halos from both sides.
 constexpr std::int64_t volume_extent = 8;
 
-enum class Split { depth, height_width };
+enum class GridSplit { depth, height_width };
 
-std::vector<std::int64_t> grid_for(Split split) {
-  if (split == Split::depth) return {world().size(), 1, 1};
+std::vector<std::int64_t> grid_for(GridSplit split) {
+  if (split == GridSplit::depth) return {world().size(), 1, 1};
   return {1, 2, 2};
 }
 
-struct Case {
-  Split split = Split::depth;
+struct ConvolutionCase {
+  GridSplit split = GridSplit::depth;
   std::int64_t kernel = 3;
   std::int64_t stride = 1;
   HaloOverlap overlap = HaloOverlap::always;
 };
 
-std::ostream& operator<<(std::ostream& out, const Case& c) {
-  return out << (c.split == Split::depth ? "depth" : "2x2 in H, W") << ", kernel " << c.kernel
+std::ostream& operator<<(std::ostream& out, const ConvolutionCase& c) {
+  return out << (c.split == GridSplit::depth ? "depth" : "2x2 in H, W") << ", kernel " << c.kernel
              << ", stride " << c.stride
              << (c.overlap == HaloOverlap::always ? ", interior during the exchange" : "");
 }
 
-class PartitionedConvolutionOverMpi : public ::testing::TestWithParam<Case> {};
+class PartitionedConvolutionOverMpi : public ::testing::TestWithParam<ConvolutionCase> {};
 
 TEST_P(PartitionedConvolutionOverMpi, MatchesUnpartitioned) {
-  const Case& c = GetParam();
-  if (c.split == Split::height_width && world().size() != 4) GTEST_SKIP() << "needs 4 ranks";
+  const ConvolutionCase& c = GetParam();
+  if (c.split == GridSplit::height_width && world().size() != 4) GTEST_SKIP() << "needs 4 ranks";
   auto exchange = communicator_halo_exchange(cpu_device(), world());
   const auto whole = testing::cubic_convolution(3, volume_extent, 2, 3, c.kernel, c.stride);
   const auto errors =
       testing::check_partitioned_convolution(*exchange, whole, grid_for(c.split), 1, 41, c.overlap);
-  EXPECT_LE(errors.output, tolerance) << "rank " << world().rank();
-  EXPECT_LE(errors.input_gradient, tolerance) << "rank " << world().rank();
-  EXPECT_LE(errors.filter_gradient, tolerance) << "rank " << world().rank();
+  EXPECT_LE(errors.output, kPartitionedTolerance) << "rank " << world().rank();
+  EXPECT_LE(errors.input_gradient, kPartitionedTolerance) << "rank " << world().rank();
+  EXPECT_LE(errors.filter_gradient, kPartitionedTolerance) << "rank " << world().rank();
 }
 
-std::vector<Case> convolution_cases() {
-  std::vector<Case> cases;
-  for (Split split : {Split::depth, Split::height_width}) {
+std::vector<ConvolutionCase> convolution_cases() {
+  std::vector<ConvolutionCase> cases;
+  for (GridSplit split : {GridSplit::depth, GridSplit::height_width}) {
     for (std::int64_t kernel : {1, 3, 5}) {
       for (std::int64_t stride : {1, 2}) {
         for (const auto overlap : {HaloOverlap::always, HaloOverlap::never}) {
@@ -66,13 +66,13 @@ std::vector<Case> convolution_cases() {
   return cases;
 }
 
-std::string case_name(Split split, const std::string& rest) {
-  return std::string(split == Split::depth ? "depth" : "height_width") + "_" + rest;
+std::string case_name(GridSplit split, const std::string& rest) {
+  return std::string(split == GridSplit::depth ? "depth" : "height_width") + "_" + rest;
 }
 
 INSTANTIATE_TEST_SUITE_P(Splits, PartitionedConvolutionOverMpi,
                          ::testing::ValuesIn(convolution_cases()),
-                         [](const ::testing::TestParamInfo<Case>& case_info) {
+                         [](const ::testing::TestParamInfo<ConvolutionCase>& case_info) {
                            return case_name(case_info.param.split,
                                             "k" + std::to_string(case_info.param.kernel) + "_s" +
                                                 std::to_string(case_info.param.stride) +
@@ -82,7 +82,7 @@ INSTANTIATE_TEST_SUITE_P(Splits, PartitionedConvolutionOverMpi,
                          });
 
 struct PoolingCase {
-  Split split = Split::depth;
+  GridSplit split = GridSplit::depth;
   bool max = true;
   std::int64_t kernel = 3;
   std::int64_t stride = 2;
@@ -90,7 +90,7 @@ struct PoolingCase {
 };
 
 std::ostream& operator<<(std::ostream& out, const PoolingCase& c) {
-  return out << (c.split == Split::depth ? "depth" : "2x2 in H, W")
+  return out << (c.split == GridSplit::depth ? "depth" : "2x2 in H, W")
              << (c.max ? ", max " : ", average ") << c.kernel << "/" << c.stride << "/"
              << c.padding;
 }
@@ -99,19 +99,19 @@ class PartitionedPoolingOverMpi : public ::testing::TestWithParam<PoolingCase> {
 
 TEST_P(PartitionedPoolingOverMpi, MatchesUnpartitioned) {
   const PoolingCase& c = GetParam();
-  if (c.split == Split::height_width && world().size() != 4) GTEST_SKIP() << "needs 4 ranks";
+  if (c.split == GridSplit::height_width && world().size() != 4) GTEST_SKIP() << "needs 4 ranks";
   auto exchange = communicator_halo_exchange(cpu_device(), world());
   const auto whole =
       testing::cubic_pooling(3, volume_extent, 3, c.max, c.kernel, c.stride, c.padding);
   const auto errors =
       testing::check_partitioned_pooling(*exchange, whole, grid_for(c.split), 1, 43);
-  EXPECT_LE(errors.output, tolerance) << "rank " << world().rank();
-  EXPECT_LE(errors.input_gradient, tolerance) << "rank " << world().rank();
+  EXPECT_LE(errors.output, kPartitionedTolerance) << "rank " << world().rank();
+  EXPECT_LE(errors.input_gradient, kPartitionedTolerance) << "rank " << world().rank();
 }
 
 std::vector<PoolingCase> pooling_cases() {
   std::vector<PoolingCase> cases;
-  for (Split split : {Split::depth, Split::height_width}) {
+  for (GridSplit split : {GridSplit::depth, GridSplit::height_width}) {
     for (bool max : {true, false}) {
       cases.push_back({split, max, 3, 2, 1});
       cases.push_back({split, max, 2, 2, 0});

@@ -20,7 +20,7 @@ namespace {
 
 using testing::world;
 
-struct Case {
+struct PipelineCase {
   std::string name;
   std::string model;  // "gpt2" (the zoo's, tiny), or a file of tests/data/models/families
   std::int64_t stages = 2;
@@ -31,14 +31,14 @@ struct Case {
   RecomputePolicy recompute = RecomputePolicy::none;  // the one rank keeps every feature map
 };
 
-std::ostream& operator<<(std::ostream& out, const Case& c) {
+std::ostream& operator<<(std::ostream& out, const PipelineCase& c) {
   return out << c.name;
 }
 
-class PipelineOverMpi : public ::testing::TestWithParam<Case> {};
+class PipelineOverMpi : public ::testing::TestWithParam<PipelineCase> {};
 
 TEST_P(PipelineOverMpi, MatchesOneRankWithTheSameMicroBatches) {
-  const Case& c = GetParam();
+  const PipelineCase& c = GetParam();
   const auto ranks = static_cast<std::int64_t>(world().size());
   if (ranks % c.stages != 0) GTEST_SKIP() << c.stages << " stages need a multiple of ranks";
   const auto model = testing::tiny_gpt_or_family(c.model);
@@ -94,76 +94,82 @@ TEST_P(PipelineOverMpi, MatchesOneRankWithTheSameMicroBatches) {
 INSTANTIATE_TEST_SUITE_P(
     Stages, PipelineOverMpi,
     ::testing::Values(
-        Case{.name = "ResNet, 2 stages, the residual crossing them, one micro-batch",
-             .model = "narrow_resnet",
-             .placement = StagePlacement{"b1_conv2"}},
-        Case{.name = "ResNet, 2 stages, GPipe over 2 micro-batches",
-             .model = "narrow_resnet",
-             .micro_batches = 2,
-             .placement = StagePlacement{"b1_conv2"}},
-        Case{.name = "ResNet, 2 balanced stages, 1F1B over 4 micro-batches",
-             .model = "narrow_resnet",
-             .micro_batches = 4,
-             .schedule = PipelineSchedule::one_f_one_b},
-        Case{.name = "ResNet, 4 stages, 1F1B over 4 micro-batches",
-             .model = "narrow_resnet",
-             .stages = 4,
-             .micro_batches = 4,
-             .schedule = PipelineSchedule::one_f_one_b,
-             .placement = StagePlacement{"b1_conv1", "b1_add", "b2_conv2"}},
-        Case{.name = "Inception, two branches on the second stage",
-             .model = "inception_blocks",
-             .placement = StagePlacement::of_layers({{"a_3x3_reduce", 1}, {"a_pool", 1}})},
-        Case{.name = "VGG, 2 stages, GPipe over 2 micro-batches (dropout)",
-             .model = "small_vgg",
-             .micro_batches = 2},
-        Case{.name = "LSTM, 2 stages, GPipe over 2 micro-batches",
-             .model = "small_lstm",
-             .micro_batches = 2,
-             .placement = StagePlacement{"drop"}},
-        Case{.name = "LSTM, 2 balanced stages, 1F1B over 4 micro-batches",
-             .model = "small_lstm",
-             .micro_batches = 4,
-             .schedule = PipelineSchedule::one_f_one_b},
-        Case{.name = "LSTM with a sampled softmax, 2 stages, 1F1B over 4 micro-batches",
-             .model = "sampled_lstm",
-             .micro_batches = 4,
-             .schedule = PipelineSchedule::one_f_one_b},
-        Case{.name = "GNMT-like, decoder on the second stage (memory crossing), "
-                     "1F1B over 2 micro-batches",
-             .model = "tiny_gnmt",
-             .micro_batches = 2,
-             .schedule = PipelineSchedule::one_f_one_b,
-             .placement = StagePlacement{"attention"}},
-        Case{.name =
-                 "GNMT-like, 4 stages (the shared table on the first), GPipe over 4 micro-batches",
-             .model = "tiny_gnmt",
-             .stages = 4,
-             .micro_batches = 4,
-             .placement = StagePlacement{"decoder1", "attention", "decoder2_input"}},
-        Case{.name = "ResNet, 2 stages, GPipe over 2 micro-batches, blocks recomputed",
-             .model = "narrow_resnet",
-             .micro_batches = 2,
-             .placement = StagePlacement{"b1_conv2"},
-             .recompute = RecomputePolicy::full},
-        Case{.name = "tiny GPT, the head's tied table copied to the second stage, 1F1B over 4 "
-                     "micro-batches",
-             .model = "gpt2",
-             .micro_batches = 4,
-             .schedule = PipelineSchedule::one_f_one_b},
-        Case{.name = "tiny BERT, the decoder's tied table copied to the second stage beside its "
-                     "own bias, 1F1B over 4 micro-batches",
-             .model = "bert",
-             .micro_batches = 4,
-             .schedule = PipelineSchedule::one_f_one_b},
-        Case{.name = "Transformer, the stages split inside a block, 1F1B over 4 micro-batches, "
-                     "blocks recomputed",
-             .model = "small_transformer",
-             .micro_batches = 4,
-             .schedule = PipelineSchedule::one_f_one_b,
-             .placement = StagePlacement{"attention"},
-             .recompute = RecomputePolicy::full}),
-    [](const ::testing::TestParamInfo<Case>& param) { return std::to_string(param.index); });
+        PipelineCase{.name = "ResNet, 2 stages, the residual crossing them, one micro-batch",
+                     .model = "narrow_resnet",
+                     .placement = StagePlacement{"b1_conv2"}},
+        PipelineCase{.name = "ResNet, 2 stages, GPipe over 2 micro-batches",
+                     .model = "narrow_resnet",
+                     .micro_batches = 2,
+                     .placement = StagePlacement{"b1_conv2"}},
+        PipelineCase{.name = "ResNet, 2 balanced stages, 1F1B over 4 micro-batches",
+                     .model = "narrow_resnet",
+                     .micro_batches = 4,
+                     .schedule = PipelineSchedule::one_f_one_b},
+        PipelineCase{.name = "ResNet, 4 stages, 1F1B over 4 micro-batches",
+                     .model = "narrow_resnet",
+                     .stages = 4,
+                     .micro_batches = 4,
+                     .schedule = PipelineSchedule::one_f_one_b,
+                     .placement = StagePlacement{"b1_conv1", "b1_add", "b2_conv2"}},
+        PipelineCase{.name = "Inception, two branches on the second stage",
+                     .model = "inception_blocks",
+                     .placement = StagePlacement::of_layers({{"a_3x3_reduce", 1}, {"a_pool", 1}})},
+        PipelineCase{.name = "VGG, 2 stages, GPipe over 2 micro-batches (dropout)",
+                     .model = "small_vgg",
+                     .micro_batches = 2},
+        PipelineCase{.name = "LSTM, 2 stages, GPipe over 2 micro-batches",
+                     .model = "small_lstm",
+                     .micro_batches = 2,
+                     .placement = StagePlacement{"drop"}},
+        PipelineCase{.name = "LSTM, 2 balanced stages, 1F1B over 4 micro-batches",
+                     .model = "small_lstm",
+                     .micro_batches = 4,
+                     .schedule = PipelineSchedule::one_f_one_b},
+        PipelineCase{.name = "LSTM with a sampled softmax, 2 stages, 1F1B over 4 micro-batches",
+                     .model = "sampled_lstm",
+                     .micro_batches = 4,
+                     .schedule = PipelineSchedule::one_f_one_b},
+        PipelineCase{.name = "GNMT-like, decoder on the second stage (memory crossing), "
+                             "1F1B over 2 micro-batches",
+                     .model = "tiny_gnmt",
+                     .micro_batches = 2,
+                     .schedule = PipelineSchedule::one_f_one_b,
+                     .placement = StagePlacement{"attention"}},
+        PipelineCase{
+            .name =
+                "GNMT-like, 4 stages (the shared table on the first), GPipe over 4 micro-batches",
+            .model = "tiny_gnmt",
+            .stages = 4,
+            .micro_batches = 4,
+            .placement = StagePlacement{"decoder1", "attention", "decoder2_input"}},
+        PipelineCase{.name = "ResNet, 2 stages, GPipe over 2 micro-batches, blocks recomputed",
+                     .model = "narrow_resnet",
+                     .micro_batches = 2,
+                     .placement = StagePlacement{"b1_conv2"},
+                     .recompute = RecomputePolicy::full},
+        PipelineCase{
+            .name = "tiny GPT, the head's tied table copied to the second stage, 1F1B over 4 "
+                    "micro-batches",
+            .model = "gpt2",
+            .micro_batches = 4,
+            .schedule = PipelineSchedule::one_f_one_b},
+        PipelineCase{
+            .name = "tiny BERT, the decoder's tied table copied to the second stage beside its "
+                    "own bias, 1F1B over 4 micro-batches",
+            .model = "bert",
+            .micro_batches = 4,
+            .schedule = PipelineSchedule::one_f_one_b},
+        PipelineCase{
+            .name = "Transformer, the stages split inside a block, 1F1B over 4 micro-batches, "
+                    "blocks recomputed",
+            .model = "small_transformer",
+            .micro_batches = 4,
+            .schedule = PipelineSchedule::one_f_one_b,
+            .placement = StagePlacement{"attention"},
+            .recompute = RecomputePolicy::full}),
+    [](const ::testing::TestParamInfo<PipelineCase>& param) {
+      return std::to_string(param.index);
+    });
 
 // Micro-batches without stages: the gradients of each are added up before the one all-reduce.
 TEST(MicroBatchesOverMpi, AccumulateLikeOneRankWithTheSameMicroBatches) {

@@ -17,7 +17,7 @@ namespace {
 
 using testing::world;
 
-struct Case {
+struct TrainerCase {
   std::string name;
   std::int64_t data = 1;  // replicas (-1: one per rank); the depth split takes the other ranks
   std::int64_t mini_batch = 1;
@@ -26,14 +26,14 @@ struct Case {
   std::int64_t width = 16;
 };
 
-std::ostream& operator<<(std::ostream& out, const Case& c) {
+std::ostream& operator<<(std::ostream& out, const TrainerCase& c) {
   return out << c.name;
 }
 
-class RealTrainerOverMpi : public ::testing::TestWithParam<Case> {};
+class RealTrainerOverMpi : public ::testing::TestWithParam<TrainerCase> {};
 
 TEST_P(RealTrainerOverMpi, MatchesOneRankWithTheSameGlobalBatch) {
-  const Case& c = GetParam();
+  const TrainerCase& c = GetParam();
   const std::int64_t data = c.data < 0 ? world().size() : c.data;
   if (data > 1 && data == world().size() && c.data > 0) {
     GTEST_SKIP() << "no ranks left for a depth split (the data-parallel case covers it)";
@@ -108,17 +108,18 @@ TEST(RealTrainerUnequalBatches, MatchesOneRankWithTheSameGlobalBatch) {
 
 INSTANTIATE_TEST_SUITE_P(
     CosmoFlow, RealTrainerOverMpi,
-    ::testing::Values(Case{.name = "data parallel, one sample per rank", .data = -1},
-                      Case{.name = "depth split over every rank", .mini_batch = 2},
-                      Case{.name = "depth split with batch-norm (global statistics)",
-                           .mini_batch = 2,
-                           .batch_norm = true},
-                      Case{.name = "2 replicas x depth split", .data = 2},
-                      Case{.name = "depth split, split layers micro-batched on their windows",
-                           .mini_batch = 2,
-                           .halve_micro_batches = true},
-                      Case{.name = "CosmoFlow-32, depth split", .mini_batch = 2, .width = 32}),
-    [](const ::testing::TestParamInfo<Case>& param) { return std::to_string(param.index); });
+    ::testing::Values(
+        TrainerCase{.name = "data parallel, one sample per rank", .data = -1},
+        TrainerCase{.name = "depth split over every rank", .mini_batch = 2},
+        TrainerCase{.name = "depth split with batch-norm (global statistics)",
+                    .mini_batch = 2,
+                    .batch_norm = true},
+        TrainerCase{.name = "2 replicas x depth split", .data = 2},
+        TrainerCase{.name = "depth split, split layers micro-batched on their windows",
+                    .mini_batch = 2,
+                    .halve_micro_batches = true},
+        TrainerCase{.name = "CosmoFlow-32, depth split", .mini_batch = 2, .width = 32}),
+    [](const ::testing::TestParamInfo<TrainerCase>& param) { return std::to_string(param.index); });
 
 }  // namespace
 }  // namespace tessera::kernels

@@ -18,7 +18,7 @@ namespace {
 
 using testing::world;
 
-struct Case {
+struct TensorCase {
   std::string name;
   std::string model;  // "gpt2" (the zoo's, tiny), or a file of tests/data/models/families
   std::int64_t tensor = 2;
@@ -30,7 +30,7 @@ struct Case {
   RecomputePolicy recompute = RecomputePolicy::none;
 };
 
-std::ostream& operator<<(std::ostream& out, const Case& c) {
+std::ostream& operator<<(std::ostream& out, const TensorCase& c) {
   return out << c.name;
 }
 
@@ -40,10 +40,10 @@ std::size_t count(const StepProgram& program, StepOpKind kind, CollectiveGroup g
                     [&](const StepOp& op) { return op.kind == kind && op.group == group; }));
 }
 
-class TensorOverMpi : public ::testing::TestWithParam<Case> {};
+class TensorOverMpi : public ::testing::TestWithParam<TensorCase> {};
 
 TEST_P(TensorOverMpi, MatchesOneRankTrainingTheGlobalBatch) {
-  const Case& c = GetParam();
+  const TensorCase& c = GetParam();
   const auto ranks = static_cast<std::int64_t>(world().size());
   if (ranks % (c.tensor * c.stages) != 0) {
     GTEST_SKIP() << c.tensor << " x " << c.stages << " ranks per replica need a multiple of ranks";
@@ -99,50 +99,51 @@ TEST_P(TensorOverMpi, MatchesOneRankTrainingTheGlobalBatch) {
 INSTANTIATE_TEST_SUITE_P(
     Splits, TensorOverMpi,
     ::testing::Values(
-        Case{.name = "tiny GPT (tied head), tensor 2", .model = "gpt2"},
-        Case{.name = "small transformer (untied head), tensor 2", .model = "small_transformer"},
+        TensorCase{.name = "tiny GPT (tied head), tensor 2", .model = "gpt2"},
+        TensorCase{.name = "small transformer (untied head), tensor 2",
+                   .model = "small_transformer"},
         // BERT's decoder: the table tied, its bias its own and split with the classes.
-        Case{.name = "tiny BERT (tied head with a bias), tensor 2", .model = "bert"},
-        Case{.name = "tiny BERT, a vocabulary of 47 padded, tensor 2",
-             .model = "bert_vocabulary_47"},
-        Case{.name = "tiny BERT, tensor 2 x 2 stages (the decoder's table copied beside its "
-                     "bias), 1F1B over 2 micro-batches",
-             .model = "bert",
-             .stages = 2,
-             .micro_batches = 2,
-             .schedule = PipelineSchedule::one_f_one_b},
-        Case{.name = "tiny GPT, tensor 4", .model = "gpt2", .tensor = 4},
+        TensorCase{.name = "tiny BERT (tied head with a bias), tensor 2", .model = "bert"},
+        TensorCase{.name = "tiny BERT, a vocabulary of 47 padded, tensor 2",
+                   .model = "bert_vocabulary_47"},
+        TensorCase{.name = "tiny BERT, tensor 2 x 2 stages (the decoder's table copied beside its "
+                           "bias), 1F1B over 2 micro-batches",
+                   .model = "bert",
+                   .stages = 2,
+                   .micro_batches = 2,
+                   .schedule = PipelineSchedule::one_f_one_b},
+        TensorCase{.name = "tiny GPT, tensor 4", .model = "gpt2", .tensor = 4},
         // 24 + 23 rows at 2, 12 + 12 + 12 + 11 at 4: the last rank's row past 47 is padding.
-        Case{.name = "tiny GPT, a vocabulary of 47 padded, tensor 2",
-             .model = "gpt2_vocabulary_47"},
-        Case{.name = "tiny GPT, a vocabulary of 47 padded, tensor 4",
-             .model = "gpt2_vocabulary_47",
-             .tensor = 4},
-        Case{.name = "tiny GPT, tensor 2 x 2 stages (the head's table copied), 1F1B over 4 "
-                     "micro-batches",
-             .model = "gpt2",
-             .stages = 2,
-             .micro_batches = 4,
-             .schedule = PipelineSchedule::one_f_one_b},
-        Case{.name = "small transformer, tensor 2 x 2 stages, GPipe over 2 micro-batches",
-             .model = "small_transformer",
-             .stages = 2,
-             .micro_batches = 2,
-             .placement = StagePlacement{"mlp_norm"}},
-        Case{.name = "tiny GPT, tensor 2, blocks recomputed",
-             .model = "gpt2",
-             .recompute = RecomputePolicy::full},
-        Case{.name = "tiny GPT, tensor 2, optimizer state sharded over the replicas",
-             .model = "gpt2",
-             .shard = ShardLevel::optimizer},
+        TensorCase{.name = "tiny GPT, a vocabulary of 47 padded, tensor 2",
+                   .model = "gpt2_vocabulary_47"},
+        TensorCase{.name = "tiny GPT, a vocabulary of 47 padded, tensor 4",
+                   .model = "gpt2_vocabulary_47",
+                   .tensor = 4},
+        TensorCase{.name = "tiny GPT, tensor 2 x 2 stages (the head's table copied), 1F1B over 4 "
+                           "micro-batches",
+                   .model = "gpt2",
+                   .stages = 2,
+                   .micro_batches = 4,
+                   .schedule = PipelineSchedule::one_f_one_b},
+        TensorCase{.name = "small transformer, tensor 2 x 2 stages, GPipe over 2 micro-batches",
+                   .model = "small_transformer",
+                   .stages = 2,
+                   .micro_batches = 2,
+                   .placement = StagePlacement{"mlp_norm"}},
+        TensorCase{.name = "tiny GPT, tensor 2, blocks recomputed",
+                   .model = "gpt2",
+                   .recompute = RecomputePolicy::full},
+        TensorCase{.name = "tiny GPT, tensor 2, optimizer state sharded over the replicas",
+                   .model = "gpt2",
+                   .shard = ShardLevel::optimizer},
         // Convolutions alternate filter and channel splits (Dryden et al.), then the fully
         // connected layers column and row.
-        Case{.name = "GELU CNN, tensor 2", .model = "gelu_cnn"},
-        Case{.name = "VGG, tensor 2, the loss over split classes", .model = "small_vgg"},
-        Case{.name = "CNN with batch-norm on split channels, tensor 2", .model = "bn_cnn"},
-        Case{.name = "residual CNN: the sum all-gathers its split input, tensor 2",
-             .model = "residual_cnn"}),
-    [](const ::testing::TestParamInfo<Case>& param) { return std::to_string(param.index); });
+        TensorCase{.name = "GELU CNN, tensor 2", .model = "gelu_cnn"},
+        TensorCase{.name = "VGG, tensor 2, the loss over split classes", .model = "small_vgg"},
+        TensorCase{.name = "CNN with batch-norm on split channels, tensor 2", .model = "bn_cnn"},
+        TensorCase{.name = "residual CNN: the sum all-gathers its split input, tensor 2",
+                   .model = "residual_cnn"}),
+    [](const ::testing::TestParamInfo<TensorCase>& param) { return std::to_string(param.index); });
 
 }  // namespace
 }  // namespace tessera::kernels

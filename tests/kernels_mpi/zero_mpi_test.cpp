@@ -17,7 +17,7 @@ namespace {
 
 using testing::world;
 
-struct Case {
+struct ZeroCase {
   std::string name;
   std::string model;  // a model of the zoo, or a file of tests/data/models/families
   ShardLevel shard = ShardLevel::optimizer;
@@ -26,11 +26,11 @@ struct Case {
   bool overlap = false;  // the buckets summed beside backward, as on GPUs
 };
 
-std::ostream& operator<<(std::ostream& out, const Case& c) {
+std::ostream& operator<<(std::ostream& out, const ZeroCase& c) {
   return out << c.name;
 }
 
-testing::TrainingCase sharded_case(const Case& c, ShardLevel shard) {
+testing::TrainingCase sharded_case(const ZeroCase& c, ShardLevel shard) {
   testing::TrainingCase parallel;
   parallel.optimizer = c.optimizer;
   parallel.steps = 3;
@@ -49,10 +49,10 @@ std::size_t count(const StepProgram& program, StepOpKind kind) {
                                                 [&](const StepOp& op) { return op.kind == kind; }));
 }
 
-class ZeroOverMpi : public ::testing::TestWithParam<Case> {};
+class ZeroOverMpi : public ::testing::TestWithParam<ZeroCase> {};
 
 TEST_P(ZeroOverMpi, MatchesOneRankTrainingTheGlobalBatch) {
-  const Case& c = GetParam();
+  const ZeroCase& c = GetParam();
   const auto model = testing::tiny_gpt_or_family(c.model);
   const auto parallel = sharded_case(c, c.shard);
   testing::TrainingCase alone = parallel;
@@ -80,40 +80,41 @@ TEST_P(ZeroOverMpi, MatchesOneRankTrainingTheGlobalBatch) {
 INSTANTIATE_TEST_SUITE_P(
     Levels, ZeroOverMpi,
     ::testing::Values(
-        Case{.name = "tiny GPT, optimizer state sharded", .model = "gpt2"},
+        ZeroCase{.name = "tiny GPT, optimizer state sharded", .model = "gpt2"},
         // Adam on the GPT: plain data parallelism over 4 ranks already stands 2.6e-5
         // from one rank after 3 steps (its normalised steps magnify the sums'
         // rounding); the ResNet covers Adam's sharded moments.
-        Case{
+        ZeroCase{
             .name = "tiny GPT, gradients sharded", .model = "gpt2", .shard = ShardLevel::gradients},
-        Case{.name = "tiny GPT, weights sharded (ZeRO-3)",
-             .model = "gpt2",
-             .shard = ShardLevel::weights},
+        ZeroCase{.name = "tiny GPT, weights sharded (ZeRO-3)",
+                 .model = "gpt2",
+                 .shard = ShardLevel::weights},
         // Backward fills a bucket's buffer while the one before last is reduced:
         // the program's waits for it free the buffer in time.
-        Case{.name = "tiny GPT, gradients sharded, buckets summed beside backward",
-             .model = "gpt2",
-             .shard = ShardLevel::gradients,
-             .overlap = true},
-        Case{.name = "tiny GPT, weights sharded, 2 micro-batches",
-             .model = "gpt2",
-             .shard = ShardLevel::weights,
-             .micro_batches = 2},
-        Case{.name = "tiny BERT (tied head with a bias), optimizer state sharded", .model = "bert"},
-        Case{.name = "tiny BERT (tied head with a bias), gradients sharded",
-             .model = "bert",
-             .shard = ShardLevel::gradients},
-        Case{.name = "ResNet, weights sharded, Adam",
-             .model = "narrow_resnet",
-             .shard = ShardLevel::weights,
-             .optimizer = Optimizer::adam}),
-    [](const ::testing::TestParamInfo<Case>& param) { return std::to_string(param.index); });
+        ZeroCase{.name = "tiny GPT, gradients sharded, buckets summed beside backward",
+                 .model = "gpt2",
+                 .shard = ShardLevel::gradients,
+                 .overlap = true},
+        ZeroCase{.name = "tiny GPT, weights sharded, 2 micro-batches",
+                 .model = "gpt2",
+                 .shard = ShardLevel::weights,
+                 .micro_batches = 2},
+        ZeroCase{.name = "tiny BERT (tied head with a bias), optimizer state sharded",
+                 .model = "bert"},
+        ZeroCase{.name = "tiny BERT (tied head with a bias), gradients sharded",
+                 .model = "bert",
+                 .shard = ShardLevel::gradients},
+        ZeroCase{.name = "ResNet, weights sharded, Adam",
+                 .model = "narrow_resnet",
+                 .shard = ShardLevel::weights,
+                 .optimizer = Optimizer::adam}),
+    [](const ::testing::TestParamInfo<ZeroCase>& param) { return std::to_string(param.index); });
 
 // Sharded weights are read from one gathered buffer, which holds BERT's decoder's table while it
 // runs and has no room for its own bias: refused by name, on every rank alike.
 TEST(ZeroOverMpi, WeightsShardedUnderATiedHeadWithItsOwnBiasAreRefusedByName) {
   const auto model = testing::tiny_gpt_or_family("bert");
-  const Case c{.model = "bert", .shard = ShardLevel::weights};
+  const ZeroCase c{.model = "bert", .shard = ShardLevel::weights};
   try {
     testing::train_model(world(), model, sharded_case(c, c.shard));
     ADD_FAILURE() << "trained";
@@ -127,7 +128,7 @@ TEST(ZeroOverMpi, WeightsShardedUnderATiedHeadWithItsOwnBiasAreRefusedByName) {
 // Adam's two moments are held for 1/N of the parameters.
 TEST(ZeroOverMpi, ShardingTheOptimizerStateLowersTheMemoryHeld) {
   const auto model = testing::tiny_gpt_or_family("gpt2");
-  const Case c{.model = "gpt2", .optimizer = Optimizer::adam};
+  const ZeroCase c{.model = "gpt2", .optimizer = Optimizer::adam};
   const auto whole = testing::train_model(world(), model, sharded_case(c, ShardLevel::none));
   const auto sharded = testing::train_model(world(), model, sharded_case(c, ShardLevel::optimizer));
   EXPECT_LT(sharded.peak_bytes, whole.peak_bytes);
@@ -148,7 +149,7 @@ double planned_bytes(const StepProgram& program, MemoryUse use) {
 // the ranks and the allocator's rounding).
 TEST(ZeroOverMpi, ShardingSavesWhatTheMemoryPlanCounts) {
   const auto model = testing::tiny_gpt_or_family("gpt2");
-  const Case c{.model = "gpt2", .optimizer = Optimizer::adam};
+  const ZeroCase c{.model = "gpt2", .optimizer = Optimizer::adam};
   const auto optimizer =
       testing::train_model(world(), model, sharded_case(c, ShardLevel::optimizer));
   const auto gradients =

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <string>
 
+#include "simulate_first_point.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 
@@ -29,16 +30,11 @@ sim: {mode: )" + mode + R"(}
                             "data_split.yaml", "");
 }
 
-PointResult simulate(const LoadedScenario& loaded, std::int64_t min_played_nodes = 32) {
-  sim::SimulationOptions options;
-  options.min_played_nodes = min_played_nodes;
-  return sim::simulate_point_isolated(loaded, loaded.points.front(), options).result;
-}
-
 TEST(DataSplitSim, ProportionalBeatsEqualOnV100AndP100Nodes) {
-  const auto equal = simulate(resnet18("{preset: v100_p100_mixed}", 32, "equal", "full"));
+  const auto equal =
+      test::simulate_first_point(resnet18("{preset: v100_p100_mixed}", 32, "equal", "full"));
   const auto proportional =
-      simulate(resnet18("{preset: v100_p100_mixed}", 32, "proportional", "full"));
+      test::simulate_first_point(resnet18("{preset: v100_p100_mixed}", 32, "proportional", "full"));
   EXPECT_EQ(proportional.global_batch, equal.global_batch);
   // Equal shares wait for the P100s; proportional ones give the V100s more samples.
   EXPECT_LT(proportional.step_seconds, 0.95 * equal.step_seconds);
@@ -61,8 +57,8 @@ TEST_P(ClassSymmetry, AgreesWithTheFullSimulation) {
   // Several leaf switches, as in symmetry_test.cpp: 8 of 64 nodes played, 4 per group.
   full.cluster.network.nodes_per_switch = 4;
   symmetric.cluster.network.nodes_per_switch = 4;
-  const auto a = simulate(full, 8);
-  const auto b = simulate(symmetric, 8);
+  const auto a = test::simulate_first_point(full, 8);
+  const auto b = test::simulate_first_point(symmetric, 8);
   ASSERT_NE(b.note.find("symmetric simulation (8 of 64 nodes"), std::string::npos) << b.note;
   std::cout << GetParam() << ": step full " << a.step_seconds << " s, symmetric " << b.step_seconds
             << " s\n";
@@ -78,7 +74,7 @@ INSTANTIATE_TEST_SUITE_P(Splits, ClassSymmetry, ::testing::Values("equal", "prop
 TEST(DataSplitSim, StragglersArePlayedInFull) {
   auto loaded = resnet18("{preset: v100_p100_mixed}", 32, "proportional", "symmetric");
   loaded.cluster.stragglers = {{StragglerKind::gpu_clock, 3, 0.7}};
-  const auto result = simulate(loaded, 1);
+  const auto result = test::simulate_first_point(loaded, 1);
   EXPECT_NE(result.note.find("full simulation"), std::string::npos) << result.note;
   // The note's shares per group leave the straggler out and name it on its own; GPU 3 is a V100
   // (the first group), so that group's fewest is not the straggler's.

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "simulate_first_point.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 
@@ -20,23 +21,19 @@ LoadedScenario resnet18_on_dgx1(std::int64_t gpus) {
       "failed.yaml", "");
 }
 
-PointResult simulate(const LoadedScenario& loaded) {
-  return sim::simulate_point_isolated(loaded, loaded.points.front(), {}).result;
-}
-
 TEST(FailedNodesSim, AFailedNodeTakesItsStragglerOutOfTheJob) {
   auto loaded = resnet18_on_dgx1(8);
-  const auto healthy = simulate(loaded);
+  const auto healthy = test::simulate_first_point(loaded);
   loaded.cluster.stragglers = {{StragglerKind::gpu_clock, 3, 0.7}};  // on node 0
-  const auto straggling = simulate(loaded);
+  const auto straggling = test::simulate_first_point(loaded);
   ASSERT_GT(straggling.step_seconds, 1.3 * healthy.step_seconds);
   // Node 0 down: the 8 ranks run on node 1, whose GPUs are all nominal.
   loaded.cluster.failed_nodes = {0};
-  const auto moved = simulate(loaded);
+  const auto moved = test::simulate_first_point(loaded);
   EXPECT_DOUBLE_EQ(moved.step_seconds, healthy.step_seconds);
   // Without the straggler, the failed node alone makes the point play in full, saying why.
   loaded.cluster.stragglers.clear();
-  const auto without = simulate(loaded);
+  const auto without = test::simulate_first_point(loaded);
   EXPECT_DOUBLE_EQ(without.step_seconds, healthy.step_seconds);
   EXPECT_NE(without.note.find("full simulation (every GPU played: failed nodes"), std::string::npos)
       << without.note;
@@ -49,14 +46,14 @@ TEST(FailedNodesSim, TheJobsNodesShiftPastTheFailedOne) {
   loaded.cluster.network.link_bandwidth_bytes_per_second = 1e9;
   loaded.cluster.node.nic_bandwidth_bytes_per_second = 0.25e9;
   loaded.cluster.stragglers = {{StragglerKind::nic_bandwidth, 2, 0.5}};
-  const auto missed = simulate(loaded);
+  const auto missed = test::simulate_first_point(loaded);
   loaded.cluster.failed_nodes = {1};
-  const auto shifted = simulate(loaded);
+  const auto shifted = test::simulate_first_point(loaded);
   ASSERT_GT(missed.breakdown.allreduce_seconds, 0.3 * missed.step_seconds);
   EXPECT_GT(shifted.breakdown.allreduce_seconds, 1.3 * missed.breakdown.allreduce_seconds);
   // A failed node beyond the job's changes nothing.
   loaded.cluster.failed_nodes = {3};
-  EXPECT_DOUBLE_EQ(simulate(loaded).step_seconds, missed.step_seconds);
+  EXPECT_DOUBLE_EQ(test::simulate_first_point(loaded).step_seconds, missed.step_seconds);
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 namespace tessera {
 namespace {
 
-const std::string kClusters = TESSERA_TEST_DATA_DIR "/clusters";
+const std::string kInputClusters = TESSERA_TEST_DATA_DIR "/clusters";
 
 // CosmoFlow-32 on 4 nodes of one GPU, one sample each, read before the step (no prefetch) so
 // that the read is the step's exposed I/O: 4 x 32^3 float32 = 524,288 bytes per GPU.
@@ -23,7 +23,7 @@ model: {zoo: cosmoflow, options: {width: 32}, mini_batch: 1}
 parallelism: {data: 4}
 platform: {cluster: )" + cluster + R"(}
 io: )" + io + "\n",
-                                         "input.yaml", kClusters);
+                                         "input.yaml", kInputClusters);
   return sim::simulate_point_isolated(loaded, loaded.points[0], {}).result;
 }
 
@@ -129,7 +129,7 @@ parallelism: {data: 4}
 platform: {cluster: data_store.yaml}
 io: {format: hdf5, store: node_local}
 )",
-                                         "input.yaml", kClusters);
+                                         "input.yaml", kInputClusters);
   sim::SimulationOptions options;
   options.trace = true;
   const auto trace = sim::simulate_point_isolated(loaded, loaded.points[0], options).trace;

@@ -12,7 +12,7 @@
 namespace tessera {
 namespace {
 
-const std::string kClusters = TESSERA_TEST_DATA_DIR "/clusters";
+const std::string kMeasuredClusters = TESSERA_TEST_DATA_DIR "/clusters";
 
 ProfileEntry allreduce_row(const std::string& device, double bytes, int ranks, double seconds) {
   return {.device = device,
@@ -57,7 +57,7 @@ parallelism: {data: )" + std::to_string(gpus) +
 platform: {cluster: compute_no_overlap.yaml}
 sim: {gradient_bucket: 1 GB}
 )",
-                                         "measured.yaml", kClusters);
+                                         "measured.yaml", kMeasuredClusters);
   *gradient_bytes = 4.0 * static_cast<double>(parameter_count(loaded.model));
   return sim::simulate_point_isolated(loaded, loaded.points[0], {.profiles = profiles}).result;
 }

@@ -27,10 +27,6 @@ namespace s4u = simgrid::s4u;
 
 using test::in_own_process;
 
-s4u::Engine& engine() {
-  return test::cm02_engine();
-}
-
 ClusterSpec dgx1() {
   return load_cluster_preset("dgx1_v100", {}, "preset");
 }
@@ -46,7 +42,7 @@ std::vector<std::string> links_between(const s4u::Host* from, const s4u::Host* t
 
 TEST(NvlinkMesh, LinkedPairsTakeTheirNvlinksOthersPcie) {
   in_own_process([] {
-    const auto platform = build_cluster_platform(engine(), dgx1(), 8);
+    const auto platform = build_cluster_platform(test::cm02_engine(), dgx1(), 8);
     const Fabric fabric(platform.gpu_hosts);
     const auto& gpu = platform.gpu_hosts;
     EXPECT_EQ(links_between(gpu[0], gpu[3]), std::vector<std::string>{"node0-nvlink0-3_UP"});
@@ -76,12 +72,12 @@ double simulate_allreduce(const SimPlatform& platform, double bytes, AllreduceAl
       last = std::max(last, s4u::Engine::get_clock());
     });
   }
-  engine().run();
+  test::cm02_engine().run();
   return last;
 }
 
 void expect_ring_inside_a_node(Granularity granularity) {
-  const auto platform = build_cluster_platform(engine(), dgx1(), 8);
+  const auto platform = build_cluster_platform(test::cm02_engine(), dgx1(), 8);
   const double bytes = 100e6;
   double predicted = 0;
   const double simulated =
@@ -105,7 +101,7 @@ TEST(NvlinkMesh, RingAllreduceInsideANodeRunsSixChannelsMessageByMessage) {
 // leaves out: 2 * 7/8 * S / (6 * 25 GB/s) + 8 * (S/8) / 50 GB/s, plus latencies.
 TEST(NvlinkMesh, HierarchicalAcrossTwoNodesTakesTheChannels) {
   in_own_process([] {
-    const auto platform = build_cluster_platform(engine(), dgx1(), 16);
+    const auto platform = build_cluster_platform(test::cm02_engine(), dgx1(), 16);
     const double bytes = 100e6;
     double predicted = 0;
     const double simulated = simulate_allreduce(platform, bytes, AllreduceAlgorithm::hierarchical,
@@ -120,7 +116,7 @@ TEST(NvlinkMesh, HierarchicalAcrossTwoNodesTakesTheChannels) {
 TEST(NvlinkMesh, RingsAndChainsAcrossNodesFollowTheNvlinks) {
   in_own_process([] {
     const auto cluster = dgx1();
-    const auto platform = build_cluster_platform(engine(), cluster, 16);
+    const auto platform = build_cluster_platform(test::cm02_engine(), cluster, 16);
     const Fabric fabric(platform.gpu_hosts);
     const CollectiveContext context{fabric, 8, 1, Granularity::aggregated, 1, &platform.node_rings};
     std::vector<int> ranks(16);

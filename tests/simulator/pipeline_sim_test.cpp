@@ -14,7 +14,7 @@
 namespace tessera {
 namespace {
 
-const std::string kClusters = TESSERA_TEST_DATA_DIR "/clusters";
+const std::string kPipelineClusters = TESSERA_TEST_DATA_DIR "/clusters";
 
 // p stages of one 256 -> 256 3x3 convolution on 32x32 each (compute-bound, so that a
 // micro-batch costs its share of the batch), a ReLU in front so that the first computes its input
@@ -56,7 +56,7 @@ struct Pipeline {
             std::to_string(stages) + ", stages: [" + starts.substr(0, starts.size() - 1) +
             "], micro_batches: " + std::to_string(micro_batches) + ", schedule: " + schedule +
             "}}\nplatform: {cluster: compute_only.yaml}\n",
-        "pipeline.yaml", kClusters);
+        "pipeline.yaml", kPipelineClusters);
   }
 };
 
@@ -157,7 +157,7 @@ TEST(PipelineSimulation, BranchesOnTwoStagesRunAtOnce) {
     const auto loaded = load_scenario_text("name: branches\nmodel: {file: " + model +
                                                ", mini_batch: 256}\nparallelism: " + parallelism +
                                                "\nplatform: {cluster: compute_only.yaml}\n",
-                                           "branches.yaml", kClusters);
+                                           "branches.yaml", kPipelineClusters);
     return sim::simulate_point_isolated(loaded, loaded.points.at(0), {}).result;
   };
   const auto one = simulate("{data: 1}");

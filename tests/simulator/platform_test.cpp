@@ -31,13 +31,9 @@ namespace {
 
 namespace s4u = simgrid::s4u;
 
-const std::string kDataDir = TESSERA_TEST_DATA_DIR;
+const std::string kPlatformTestDataDir = TESSERA_TEST_DATA_DIR;
 
 using test::in_own_process;
-
-s4u::Engine& engine() {
-  return test::cm02_engine();
-}
 
 ClusterSpec preset(const std::string& name) {
   return load_cluster_preset(name, {}, "preset");
@@ -103,7 +99,7 @@ double run_flows(const std::vector<std::pair<s4u::Host*, s4u::Host*>>& flows, do
       finish = std::max(finish, s4u::Engine::get_clock());
     });
   }
-  engine().run();
+  test::cm02_engine().run();
   return finish;
 }
 
@@ -124,7 +120,7 @@ double resident_mib() {
 
 // Builds and reports wall time and memory on stdout.
 SimPlatform timed_build(const ClusterSpec& cluster, std::int64_t gpus) {
-  auto& e = engine();
+  auto& e = test::cm02_engine();
   const double before = resident_mib();
   const auto start = std::chrono::steady_clock::now();
   auto platform = build_cluster_platform(e, cluster, gpus);
@@ -185,13 +181,13 @@ TEST(ClusterPlatform, LassenGpusHostsAndFileSystem) {
     ASSERT_EQ(platform.filesystem_disks.size(), 16u);
     EXPECT_DOUBLE_EQ(platform.filesystem_disks[0]->get_read_bandwidth(), 25e9);
     EXPECT_EQ(platform.filesystem_disks[0]->get_host(), platform.filesystem_servers[0]);
-    EXPECT_EQ(engine().get_host_count(), 2048u + 512u + 16u);
+    EXPECT_EQ(test::cm02_engine().get_host_count(), 2048u + 512u + 16u);
   });
 }
 
 TEST(ClusterPlatform, PartialNodeKeepsOnlyTheGpusAsked) {
   in_own_process([] {
-    const auto platform = build_cluster_platform(engine(), preset("lassen"), 6);
+    const auto platform = build_cluster_platform(test::cm02_engine(), preset("lassen"), 6);
     EXPECT_EQ(platform.gpu_hosts.size(), 6u);
     EXPECT_EQ(platform.node_hosts.size(), 2u);
   });
@@ -199,8 +195,10 @@ TEST(ClusterPlatform, PartialNodeKeepsOnlyTheGpusAsked) {
 
 TEST(ClusterPlatform, GpuCountOutOfRangeThrows) {
   in_own_process([] {
-    EXPECT_THROW(build_cluster_platform(engine(), preset("v100_node"), 9), std::invalid_argument);
-    EXPECT_THROW(build_cluster_platform(engine(), preset("v100_node"), 0), std::invalid_argument);
+    EXPECT_THROW(build_cluster_platform(test::cm02_engine(), preset("v100_node"), 9),
+                 std::invalid_argument);
+    EXPECT_THROW(build_cluster_platform(test::cm02_engine(), preset("v100_node"), 0),
+                 std::invalid_argument);
   });
 }
 
@@ -210,7 +208,7 @@ TEST(ClusterPlatform, GpuCountOutOfRangeThrows) {
 TEST(ClusterPlatform, LassenRoutesInsideAndBetweenNodes) {
   in_own_process([] {
     const auto cluster = preset("lassen");  // 18 nodes per switch: node 18 is on switch 1
-    const auto platform = build_cluster_platform(engine(), cluster, 80);
+    const auto platform = build_cluster_platform(test::cm02_engine(), cluster, 80);
     const auto& gpu = platform.gpu_hosts;
     const auto& node = cluster.node;
     const double cable = cluster.network.link_latency_seconds;
@@ -243,7 +241,7 @@ TEST(ClusterPlatform, LassenRoutesInsideAndBetweenNodes) {
 TEST(ClusterPlatform, RouteToTheFileSystemCrossesTheFabricAndTheAttachment) {
   in_own_process([] {
     const auto cluster = preset("lassen");
-    const auto platform = build_cluster_platform(engine(), cluster, 80);
+    const auto platform = build_cluster_platform(test::cm02_engine(), cluster, 80);
     const auto to_fs = route(platform.gpu_hosts[0], platform.filesystem_servers[3]);
     ASSERT_GE(to_fs.links.size(), 4u);
     EXPECT_EQ(to_fs.links.front(), "node0-pcie0_UP");
@@ -268,7 +266,7 @@ TEST(ClusterPlatform, RouteToTheFileSystemCrossesTheFabricAndTheAttachment) {
 TEST(ClusterPlatform, NvswitchRoutesCrossBothGpusLinks) {
   in_own_process([] {
     const auto cluster = preset("dgx_h100_superpod");
-    const auto platform = build_cluster_platform(engine(), cluster, 16);
+    const auto platform = build_cluster_platform(test::cm02_engine(), cluster, 16);
     const auto intra = route(platform.gpu_hosts[2], platform.gpu_hosts[7]);
     EXPECT_EQ(intra.links,
               (std::vector<std::string>{"node0-nvswitch2_UP", "node0-nvswitch7_DOWN"}));
@@ -280,8 +278,8 @@ TEST(ClusterPlatform, NvswitchRoutesCrossBothGpusLinks) {
 
 TEST(ClusterPlatform, PcieGpusTalkOverTheirPcieLinks) {
   in_own_process([] {
-    const auto cluster = load_cluster_file(kDataDir + "/clusters/two_pcie_nodes.yaml");
-    const auto platform = build_cluster_platform(engine(), cluster, 4);
+    const auto cluster = load_cluster_file(kPlatformTestDataDir + "/clusters/two_pcie_nodes.yaml");
+    const auto platform = build_cluster_platform(test::cm02_engine(), cluster, 4);
     EXPECT_EQ(route(platform.gpu_hosts[0], platform.gpu_hosts[1]).links,
               (std::vector<std::string>{"node0-pcie0_UP", "node0-pcie1_DOWN"}));
     EXPECT_EQ(route(platform.gpu_hosts[1], platform.node_hosts[0]).links,
@@ -296,7 +294,7 @@ TEST(ClusterPlatform, PcieGpusTalkOverTheirPcieLinks) {
 TEST(ClusterPlatform, IntraNodeTransferTakesAlphaBetaTime) {
   in_own_process([] {
     const auto cluster = preset("dgx_h100_superpod");
-    const auto platform = build_cluster_platform(engine(), cluster, 8);
+    const auto platform = build_cluster_platform(test::cm02_engine(), cluster, 8);
     const double bytes = 1e9;
     const double seconds = run_flows({{platform.gpu_hosts[0], platform.gpu_hosts[1]}}, bytes);
     const double expected = 2 * cluster.node.gpu_link_latency_seconds +
@@ -310,7 +308,7 @@ TEST(ClusterPlatform, IntraNodeTransferTakesAlphaBetaTime) {
 // them share one.
 double cross_switch_seconds(double oversubscription) {
   const auto cluster = synthetic(8, 1, 4, oversubscription);
-  const auto platform = build_cluster_platform(engine(), cluster, 8);
+  const auto platform = build_cluster_platform(test::cm02_engine(), cluster, 8);
   EXPECT_EQ(platform.fabric.levels, 2);
   std::vector<std::pair<s4u::Host*, s4u::Host*>> flows;
   for (std::size_t i = 0; i < 4; ++i)

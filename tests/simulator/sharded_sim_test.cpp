@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "simulate_first_point.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 
@@ -25,18 +26,16 @@ LoadedScenario gpt(std::int64_t data, const std::string& shard, const std::strin
       "sharded.yaml", TESSERA_TEST_DATA_DIR "/clusters");
 }
 
-PointResult simulate(const LoadedScenario& loaded) {
-  sim::SimulationOptions options;
-  options.min_played_nodes = 2;
-  return sim::simulate_point_isolated(loaded, loaded.points.front(), options).result;
+PointResult simulate_sharded(const LoadedScenario& loaded) {
+  return test::simulate_first_point(loaded, 2);
 }
 
 TEST(ShardedSim, EachLevelSavesMemoryAndPaysItsGathers) {
   const std::string cluster = "{cluster: two_pcie_nodes.yaml}";
-  const auto none = simulate(gpt(4, "none", cluster));
-  const auto optimizer = simulate(gpt(4, "optimizer", cluster));
-  const auto gradients = simulate(gpt(4, "gradients", cluster));
-  const auto weights = simulate(gpt(4, "weights", cluster));
+  const auto none = simulate_sharded(gpt(4, "none", cluster));
+  const auto optimizer = simulate_sharded(gpt(4, "optimizer", cluster));
+  const auto gradients = simulate_sharded(gpt(4, "gradients", cluster));
+  const auto weights = simulate_sharded(gpt(4, "weights", cluster));
   EXPECT_LT(optimizer.peak_memory_bytes, none.peak_memory_bytes);
   EXPECT_LT(gradients.peak_memory_bytes, optimizer.peak_memory_bytes);
   EXPECT_LT(weights.peak_memory_bytes, gradients.peak_memory_bytes);
@@ -49,7 +48,7 @@ TEST(ShardedSim, EachLevelSavesMemoryAndPaysItsGathers) {
 }
 
 TEST(ShardedSim, CollectivesCostNothingOnAFreeNetwork) {
-  const auto weights = simulate(gpt(8, "weights", "{cluster: free_network.yaml}"));
+  const auto weights = simulate_sharded(gpt(8, "weights", "{cluster: free_network.yaml}"));
   EXPECT_LT(weights.breakdown.allreduce_seconds, 1e-9);
   EXPECT_NEAR(weights.step_seconds, weights.breakdown.compute_seconds,
               1e-9 + 1e-9 * weights.step_seconds);
@@ -57,8 +56,9 @@ TEST(ShardedSim, CollectivesCostNothingOnAFreeNetwork) {
 
 TEST(ShardedSim, SymmetricModeAgreesWithTheFullSimulation) {
   for (const char* shard : {"optimizer", "weights"}) {
-    const auto full = simulate(gpt(256, shard, "{preset: dgx_h100_superpod}", "full"));
-    const auto symmetric = simulate(gpt(256, shard, "{preset: dgx_h100_superpod}", "symmetric"));
+    const auto full = simulate_sharded(gpt(256, shard, "{preset: dgx_h100_superpod}", "full"));
+    const auto symmetric =
+        simulate_sharded(gpt(256, shard, "{preset: dgx_h100_superpod}", "symmetric"));
     ASSERT_NE(symmetric.note.find("symmetric simulation"), std::string::npos) << symmetric.note;
     EXPECT_LE(std::fabs(full.step_seconds - symmetric.step_seconds), 0.01 * full.step_seconds)
         << shard << ": full " << full.step_seconds << " s, symmetric " << symmetric.step_seconds;

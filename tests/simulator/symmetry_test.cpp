@@ -15,14 +15,14 @@
 namespace tessera {
 namespace {
 
-constexpr double kTolerance = 0.01;  // relative, on the step and each part of its breakdown
+constexpr double kSymmetryTolerance = 0.01;  // relative, on the step and each part of its breakdown
 constexpr std::int64_t kPlayedNodes = 8;
 
 // CosmoFlow-128, 4-way depth split on 4-GPU nodes (one replica per node), 32 replicas; a
 // Lassen-like cluster shrunk so that 32 nodes span several leaf switches and file-system servers.
 // Samples are files read every step from the file system unless `io` says otherwise.
-LoadedScenario scenario(const std::string& allreduce = "auto",
-                        const std::string& io = "{format: hdf5}") {
+LoadedScenario cosmoflow_on_lassen(const std::string& allreduce = "auto",
+                                   const std::string& io = "{format: hdf5}") {
   auto loaded = load_scenario_text(R"(
 name: symmetry
 model: {zoo: cosmoflow, options: {width: 128}, mini_batch: 1}
@@ -52,7 +52,7 @@ void network_bound(LoadedScenario& loaded) {
 
 using test::FullAndSymmetric;
 
-FullAndSymmetric simulate_both(const LoadedScenario& loaded) {
+FullAndSymmetric simulate_full_and_symmetric_cosmoflow(const LoadedScenario& loaded) {
   return test::simulate_full_and_symmetric(loaded, kPlayedNodes);
 }
 
@@ -66,7 +66,7 @@ void expect_close(double full, double symmetric, double scale, double tolerance,
 
 // The step within 1%; each part of its breakdown within 1%, or, for the tree all-reduce (whose
 // node trees over fewer nodes meet other contention in the core), within 5% of the step.
-void expect_agree(const FullAndSymmetric& pair, bool tree = false) {
+void expect_every_part_agrees(const FullAndSymmetric& pair, bool tree = false) {
   const auto& f = pair.full;
   const auto& s = pair.symmetric;
   EXPECT_NE(f.note.find("full simulation"), std::string::npos) << f.note;
@@ -80,9 +80,9 @@ void expect_agree(const FullAndSymmetric& pair, bool tree = false) {
             << " s, all-reduce " << f.breakdown.allreduce_seconds << " vs "
             << s.breakdown.allreduce_seconds << " s, io " << f.breakdown.io_seconds << " vs "
             << s.breakdown.io_seconds << " s\n";
-  expect_close(f.step_seconds, s.step_seconds, step, kTolerance, "step");
+  expect_close(f.step_seconds, s.step_seconds, step, kSymmetryTolerance, "step");
   const double scale = tree ? step : 0.05 * step;
-  const double tolerance = tree ? 0.05 : kTolerance;
+  const double tolerance = tree ? 0.05 : kSymmetryTolerance;
   const auto part = [&](double full, double symmetric, const std::string& what) {
     expect_close(full, symmetric, scale, tolerance, what);
   };
@@ -94,35 +94,35 @@ void expect_agree(const FullAndSymmetric& pair, bool tree = false) {
 }
 
 TEST(Symmetry, AgreesWithTheFullSimulationWhenBoundByTheFileSystem) {
-  auto loaded = scenario();
+  auto loaded = cosmoflow_on_lassen();
   io_bound(loaded);
-  const auto pair = simulate_both(loaded);
+  const auto pair = simulate_full_and_symmetric_cosmoflow(loaded);
   EXPECT_GT(pair.full.breakdown.io_seconds, 0.5 * pair.full.step_seconds);
-  expect_agree(pair);
+  expect_every_part_agrees(pair);
 }
 
 // The data store's peers are the bottleneck: 32 MiB a node through 2 GB/s NICs, read before the
 // step (no prefetch) so that all of it is exposed.
 TEST(Symmetry, AgreesWithTheFullSimulationWhenBoundByTheDataStore) {
-  auto loaded = scenario("auto", "{format: hdf5, store: memory, prefetch: false}");
+  auto loaded = cosmoflow_on_lassen("auto", "{format: hdf5, store: memory, prefetch: false}");
   loaded.cluster.node.nic_bandwidth_bytes_per_second = 1e9;  // two NICs a node
-  const auto pair = simulate_both(loaded);
+  const auto pair = simulate_full_and_symmetric_cosmoflow(loaded);
   EXPECT_EQ(pair.full.input_source, "peer_memory");
   EXPECT_GT(pair.full.breakdown.io_seconds, 0.1 * pair.full.step_seconds);
-  expect_agree(pair);
+  expect_every_part_agrees(pair);
   expect_close(pair.full.first_epoch_step_seconds, pair.symmetric.first_epoch_step_seconds,
-               pair.full.first_epoch_step_seconds, kTolerance, "first epoch step");
+               pair.full.first_epoch_step_seconds, kSymmetryTolerance, "first epoch step");
 }
 
 class SymmetryAllreduce : public testing::TestWithParam<std::string> {};
 
 TEST_P(SymmetryAllreduce, AgreesWithTheFullSimulationWhenBoundByTheAllreduce) {
-  auto loaded = scenario(GetParam());
+  auto loaded = cosmoflow_on_lassen(GetParam());
   network_bound(loaded);
-  const auto pair = simulate_both(loaded);
+  const auto pair = simulate_full_and_symmetric_cosmoflow(loaded);
   EXPECT_GT(pair.full.breakdown.allreduce_seconds, 0.1 * pair.full.step_seconds);
   // `auto` plays the tree for the smaller gradient bucket here (4.7 MB; hierarchical for 33 MB).
-  expect_agree(pair, GetParam() == "tree" || GetParam() == "auto");
+  expect_every_part_agrees(pair, GetParam() == "tree" || GetParam() == "auto");
   // The note says what `auto` chose, for the whole group whether every GPU played or not.
   for (const auto* note : {&pair.full.note, &pair.symmetric.note}) {
     if (GetParam() == "auto") {
@@ -137,15 +137,15 @@ TEST_P(SymmetryAllreduce, AgreesWithTheFullSimulationWhenBoundByTheAllreduce) {
 }
 
 TEST_P(SymmetryAllreduce, AgreesWithTheFullSimulationWithReadsCrossingAnOversubscribedCore) {
-  auto loaded = scenario(GetParam());
+  auto loaded = cosmoflow_on_lassen(GetParam());
   network_bound(loaded);
   loaded.cluster.network.oversubscription = 4;  // one uplink per leaf switch of 4 nodes
   loaded.cluster.filesystem.server_bandwidth_bytes_per_second = 4e9;
   loaded.cluster.filesystem.attachment_bandwidth_bytes_per_second = 8e9;
-  const auto pair = simulate_both(loaded);
+  const auto pair = simulate_full_and_symmetric_cosmoflow(loaded);
   EXPECT_GT(pair.full.breakdown.allreduce_seconds, 0.1 * pair.full.step_seconds);
   if (GetParam() == "ring" || GetParam() == "hierarchical") {
-    expect_agree(pair);
+    expect_every_part_agrees(pair);
   } else {
     // The tree's node trees cross the core differently when fewer nodes play: not reduced.
     EXPECT_NE(pair.symmetric.note.find("full simulation (every GPU played: a tree all-reduce"),
@@ -162,7 +162,7 @@ INSTANTIATE_TEST_SUITE_P(Algorithms, SymmetryAllreduce,
                          });
 
 TEST(Symmetry, IdenticalInputsGiveByteIdenticalResults) {
-  auto loaded = scenario();
+  auto loaded = cosmoflow_on_lassen();
   io_bound(loaded);
   sim::SimulationOptions options;
   options.min_played_nodes = kPlayedNodes;
@@ -174,7 +174,7 @@ TEST(Symmetry, IdenticalInputsGiveByteIdenticalResults) {
 }
 
 TEST(Symmetry, SmallClustersArePlayedInFull) {
-  auto loaded = scenario();
+  auto loaded = cosmoflow_on_lassen();
   const auto result = sim::simulate_point_isolated(loaded, loaded.points.front(), {}).result;
   EXPECT_NE(result.note.find("full simulation (every GPU played: no reduction to at least 32"),
             std::string::npos)

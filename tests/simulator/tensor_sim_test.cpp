@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "simulate_first_point.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/simulator/simulate_point.hpp"
 
@@ -27,15 +28,13 @@ LoadedScenario gpt(std::int64_t data, std::int64_t tensor, const std::string& pl
       "tensor.yaml", TESSERA_TEST_DATA_DIR "/clusters");
 }
 
-PointResult simulate(const LoadedScenario& loaded, std::int64_t min_played_nodes = 2) {
-  sim::SimulationOptions options;
-  options.min_played_nodes = min_played_nodes;
-  return sim::simulate_point_isolated(loaded, loaded.points.front(), options).result;
+PointResult simulate_tensor(const LoadedScenario& loaded, std::int64_t min_played_nodes = 2) {
+  return test::simulate_first_point(loaded, min_played_nodes);
 }
 
 TEST(TensorSim, EachGpuComputesItsShareAndTheGroupCommunicates) {
-  const auto alone = simulate(gpt(1, 1, "{cluster: two_pcie_nodes.yaml}"));
-  const auto split = simulate(gpt(1, 2, "{cluster: two_pcie_nodes.yaml}"));
+  const auto alone = simulate_tensor(gpt(1, 1, "{cluster: two_pcie_nodes.yaml}"));
+  const auto split = simulate_tensor(gpt(1, 2, "{cluster: two_pcie_nodes.yaml}"));
   EXPECT_EQ(split.gpus, 2);
   EXPECT_EQ(split.tensor_degree, 2);
   EXPECT_EQ(split.global_batch, alone.global_batch);
@@ -46,7 +45,7 @@ TEST(TensorSim, EachGpuComputesItsShareAndTheGroupCommunicates) {
 }
 
 TEST(TensorSim, CollectivesCostNothingOnAFreeNetwork) {
-  const auto split = simulate(gpt(2, 4, "{cluster: free_network.yaml}"));
+  const auto split = simulate_tensor(gpt(2, 4, "{cluster: free_network.yaml}"));
   EXPECT_EQ(split.gpus, 8);
   EXPECT_LT(split.breakdown.other_communication_seconds, 1e-9);
   EXPECT_LT(split.breakdown.allreduce_seconds, 1e-9);
@@ -56,16 +55,16 @@ TEST(TensorSim, CollectivesCostNothingOnAFreeNetwork) {
 
 TEST(TensorSim, GroupsAcrossNodesPayTheNetwork) {
   // Two GPUs per node: a group of 2 stays inside one (PCIe), a group of 4 crosses the NICs.
-  const auto inside = simulate(gpt(1, 2, "{cluster: two_pcie_nodes.yaml}"));
-  const auto across = simulate(gpt(1, 4, "{cluster: two_pcie_nodes.yaml}"));
+  const auto inside = simulate_tensor(gpt(1, 2, "{cluster: two_pcie_nodes.yaml}"));
+  const auto across = simulate_tensor(gpt(1, 4, "{cluster: two_pcie_nodes.yaml}"));
   // Each of the 4 moves less per all-reduce than each of the 2, yet the network costs more.
   EXPECT_GT(across.breakdown.other_communication_seconds,
             inside.breakdown.other_communication_seconds);
 }
 
 TEST(TensorSim, SymmetricModeAgreesWithTheFullSimulation) {
-  const auto full = simulate(gpt(64, 4, "{preset: dgx_h100_superpod}", "full"));
-  const auto symmetric = simulate(gpt(64, 4, "{preset: dgx_h100_superpod}", "symmetric"), 2);
+  const auto full = simulate_tensor(gpt(64, 4, "{preset: dgx_h100_superpod}", "full"));
+  const auto symmetric = simulate_tensor(gpt(64, 4, "{preset: dgx_h100_superpod}", "symmetric"), 2);
   ASSERT_NE(symmetric.note.find("symmetric simulation"), std::string::npos) << symmetric.note;
   EXPECT_LE(std::fabs(full.step_seconds - symmetric.step_seconds), 0.01 * full.step_seconds)
       << "full " << full.step_seconds << " s, symmetric " << symmetric.step_seconds << " s";

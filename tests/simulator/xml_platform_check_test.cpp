@@ -12,8 +12,8 @@
 namespace tessera {
 namespace {
 
-const std::string kPlatforms = TESSERA_TEST_DATA_DIR "/platforms";
-const std::string kClusters = TESSERA_TEST_DATA_DIR "/clusters";
+const std::string kCheckedPlatforms = TESSERA_TEST_DATA_DIR "/platforms";
+const std::string kCheckedClusters = TESSERA_TEST_DATA_DIR "/clusters";
 
 InputError check_error(const std::string& file, const std::optional<sim::XmlGpuMapping>& mapping) {
   try {
@@ -26,19 +26,20 @@ InputError check_error(const std::string& file, const std::optional<sim::XmlGpuM
 }
 
 TEST(XmlPlatformCheck, AGoodFilePassesWithAndWithoutAMapping) {
-  EXPECT_NO_THROW(sim::check_xml_platform(kPlatforms + "/four_gpus.xml", std::nullopt));
-  EXPECT_NO_THROW(
-      sim::check_xml_platform(kPlatforms + "/four_gpus.xml", sim::XmlGpuMapping{"gpu-{i}", 4}));
+  EXPECT_NO_THROW(sim::check_xml_platform(kCheckedPlatforms + "/four_gpus.xml", std::nullopt));
+  EXPECT_NO_THROW(sim::check_xml_platform(kCheckedPlatforms + "/four_gpus.xml",
+                                          sim::XmlGpuMapping{"gpu-{i}", 4}));
 }
 
 TEST(XmlPlatformCheck, AHostTheMappingNeedsIsMissing) {
-  const auto error = check_error(kPlatforms + "/four_gpus.xml", sim::XmlGpuMapping{"gpu-{i}", 6});
+  const auto error =
+      check_error(kCheckedPlatforms + "/four_gpus.xml", sim::XmlGpuMapping{"gpu-{i}", 6});
   EXPECT_EQ(error.key(), "platform.simgrid_xml.gpu_hosts");
   EXPECT_NE(error.problem().find("no host 'gpu-4' for GPU 4"), std::string::npos) << error.what();
 }
 
 TEST(XmlPlatformCheck, AParseErrorNamesItsLineAndElement) {
-  const auto file = kPlatforms + "/bad/unknown_unit.xml";
+  const auto file = kCheckedPlatforms + "/bad/unknown_unit.xml";
   const auto error = check_error(file, std::nullopt);
   EXPECT_EQ(error.where().file, file);
   EXPECT_EQ(error.where().line, 7);
@@ -47,30 +48,31 @@ TEST(XmlPlatformCheck, AParseErrorNamesItsLineAndElement) {
 }
 
 TEST(XmlPlatformCheck, AnAbortInsideSimGridIsCaughtWithItsLine) {
-  const auto error = check_error(kPlatforms + "/bad/unknown_routing.xml", std::nullopt);
+  const auto error = check_error(kCheckedPlatforms + "/bad/unknown_routing.xml", std::nullopt);
   EXPECT_EQ(error.where().line, 6);
   EXPECT_EQ(error.key(), "zone");
   EXPECT_NE(error.problem().find("Not a valid model"), std::string::npos) << error.what();
 }
 
 TEST(XmlPlatformCheck, FiguresSimGridAcceptsButNoMachineHasAreErrorsAtTheirDeclaration) {
-  const auto speed = check_error(kPlatforms + "/bad/negative_speed.xml", std::nullopt);
+  const auto speed = check_error(kCheckedPlatforms + "/bad/negative_speed.xml", std::nullopt);
   EXPECT_EQ(speed.where().line, 9);
   EXPECT_EQ(speed.key(), "host");
   // A full-duplex link's halves (l2_UP, l2_DOWN) are found where the link is declared.
-  const auto bandwidth = check_error(kPlatforms + "/bad/negative_bandwidth.xml", std::nullopt);
+  const auto bandwidth =
+      check_error(kCheckedPlatforms + "/bad/negative_bandwidth.xml", std::nullopt);
   EXPECT_EQ(bandwidth.where().line, 13);
   EXPECT_EQ(bandwidth.key(), "link");
 }
 
 TEST(XmlPlatformCheck, AMissingRouteIsFound) {
-  const auto error = check_error(kPlatforms + "/bad/missing_route.xml", std::nullopt);
+  const auto error = check_error(kCheckedPlatforms + "/bad/missing_route.xml", std::nullopt);
   EXPECT_NE(error.problem().find("no route from host 'gpu-0' to host 'gpu-2'"), std::string::npos)
       << error.what();
 }
 
 TEST(XmlPlatformCheck, AMissingFileIsAnInputError) {
-  const auto error = check_error(kPlatforms + "/no_such_file.xml", std::nullopt);
+  const auto error = check_error(kCheckedPlatforms + "/no_such_file.xml", std::nullopt);
   EXPECT_NE(error.problem().find("cannot be read"), std::string::npos);
 }
 
@@ -86,7 +88,7 @@ platform:
   preset: v100_node
   simgrid_xml: {file: ../platforms/four_gpus.xml, gpu_hosts: "gpu-{i}", gpus_per_node: 4}
 )",
-                              "xml.yaml", kClusters);
+                              "xml.yaml", kCheckedClusters);
   };
   EXPECT_NO_THROW(sim::check_scenario_platform(scenario(4)));
   try {

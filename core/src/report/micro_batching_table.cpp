@@ -26,11 +26,11 @@ std::string plan_text(const ConvKernelPlan& kernel) {
 }  // namespace
 
 std::string micro_batching_table(const NetworkMicroBatchPlan& plan) {
-  using Align = TextTable::Align;
   const bool whole_network = plan.settings.mode == MicroBatchMode::whole_network;
   TextTable table({"layer", "direction", "stage", "batch", "micro-batches x size algorithm", "time",
                    "workspace", "undivided", "speed-up"},
-                  {Align::left, Align::left, Align::right, Align::right, Align::left});
+                  {TextTable::Align::left, TextTable::Align::left, TextTable::Align::right,
+                   TextTable::Align::right, TextTable::Align::left});
   for (const auto& kernel : plan.kernels) {
     table.add_row({kernel.layer_name, to_string(kernel.direction), std::to_string(kernel.stage),
                    std::to_string(kernel.batch), plan_text(kernel),

@@ -5,16 +5,13 @@
 #include <algorithm>
 #include <cctype>
 
+#include "remember_location.hpp"
 #include "scenario_enums.hpp"
 #include "tessera/core/common/dtype.hpp"
 #include "training_parser.hpp"
 
 namespace tessera {
 namespace {
-
-void remember(Scenario& scenario, const YamlValue& value) {
-  scenario.where[value.key_path()] = value.location();
-}
 
 void parse_model(Scenario& s, const YamlValue& value) {
   YamlMap map(value, {"zoo", "file", "options", "mini_batch", "dtype", "optimizer"});

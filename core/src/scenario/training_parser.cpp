@@ -1,5 +1,6 @@
 #include "training_parser.hpp"
 
+#include "remember_location.hpp"
 #include "scenario_enums.hpp"
 
 namespace tessera {
@@ -9,10 +10,6 @@ namespace {
 constexpr double kMostSteps = 1e12;
 constexpr double kMostEpochs = 1e6;
 constexpr std::int64_t kMostGlobalBatch = std::int64_t{1} << 40;
-
-void remember(Scenario& s, const YamlValue& value) {
-  s.where[value.key_path()] = value.location();
-}
 
 StepsToTargetRow parse_row(const YamlValue& value) {
   if (!value.is_map()) value.fail("a mapping {global_batch: N, steps: S} or {..., epochs: E}");

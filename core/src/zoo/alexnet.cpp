@@ -13,7 +13,7 @@ namespace {
 
 constexpr std::int64_t kPooledExtent = 6;
 
-ModelGraph build(std::int64_t image_size, std::int64_t classes) {
+ModelGraph build_alexnet(std::int64_t image_size, std::int64_t classes) {
   GraphBuilder b("alexnet");
   auto x = b.input("input", 3, {image_size, image_size});
   const PoolingParams max_pool{.mode = PoolMode::max, .kernel = {3}, .stride = {2}};
@@ -54,7 +54,7 @@ ZooModel alexnet() {
           .definition = "torchvision AlexNet (Krizhevsky 2014 one-weird-trick variant, no LRN)",
           .options = {image_size, classes_option()},
           .build = [](const ModelOptions& o) {
-            return build(o.integer("image_size"), o.integer("classes"));
+            return build_alexnet(o.integer("image_size"), o.integer("classes"));
           }};
 }
 

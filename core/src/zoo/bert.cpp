@@ -21,12 +21,12 @@
 namespace tessera::zoo {
 namespace {
 
-constexpr double kDropout = 0.1;  // hidden_dropout_prob
+constexpr double kBertDropout = 0.1;  // hidden_dropout_prob
 
-ModelGraph build(const TransformerShape& s) {
+ModelGraph build_bert(const TransformerShape& s) {
   GraphBuilder b("bert");
   const auto dropout = [&](const std::string& name, const std::string& from) {
-    return s.dropout ? b.dropout(name, from, kDropout) : from;
+    return s.dropout ? b.dropout(name, from, kBertDropout) : from;
   };
   const auto input = b.input("tokens", 2, {s.steps});  // the word and its segment at each step
   const auto words =
@@ -72,7 +72,7 @@ ZooModel bert() {
           {.shape = {.layers = 24, .hidden = 1024, .heads = 16, .steps = 512, .vocabulary = 30522},
            .sizes = "base 12 x 768 with 12 heads, large 24 x 1024 / 16",
            .vocabulary_help = "word pieces (BERT's uncased vocabulary: 30,522)"}),
-      .build = [](const ModelOptions& o) { return build(transformer_shape(o)); }};
+      .build = [](const ModelOptions& o) { return build_bert(transformer_shape(o)); }};
 }
 
 }  // namespace tessera::zoo

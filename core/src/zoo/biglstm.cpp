@@ -21,7 +21,7 @@
 namespace tessera::zoo {
 namespace {
 
-constexpr double kDropout = 0.1;  // keep_prob 0.9
+constexpr double kBiglstmDropout = 0.1;  // keep_prob 0.9
 
 struct BigLstmShape {
   std::int64_t layers = 2;
@@ -32,16 +32,16 @@ struct BigLstmShape {
   std::int64_t sampled = 8192;
 };
 
-ModelGraph build(const BigLstmShape& s) {
+ModelGraph build_biglstm(const BigLstmShape& s) {
   GraphBuilder b("biglstm");
   auto x = b.input("tokens", 1, {s.steps});
   // The embedding is as wide as the LSTMs' projected output (the code's emb_size).
   x = b.embedding("embedding", x, {.vocabulary = s.vocabulary, .dimension = s.projection});
-  x = b.dropout("embedding_dropout", x, kDropout);
+  x = b.dropout("embedding_dropout", x, kBiglstmDropout);
   for (std::int64_t i = 1; i <= s.layers; ++i) {
     const auto id = "lstm" + std::to_string(i);
     x = b.lstm(id, x, {.hidden = s.hidden, .projection = s.projection, .bias = LstmBias::single});
-    x = b.dropout(id + "_dropout", x, kDropout);
+    x = b.dropout(id + "_dropout", x, kBiglstmDropout);
   }
   const auto logits = b.projection(
       "softmax", x, {.out_features = s.vocabulary, .bias = true, .sampled = s.sampled});
@@ -88,12 +88,12 @@ ZooModel biglstm() {
                        .maximum = 1 << 22,
                        .help = "classes of the sampled softmax in training (0: full softmax)"}},
           .build = [](const ModelOptions& o) {
-            return build({.layers = o.integer("layers"),
-                          .hidden = o.integer("hidden"),
-                          .projection = o.integer("projection"),
-                          .vocabulary = o.integer("vocabulary"),
-                          .steps = o.integer("sequence_length"),
-                          .sampled = o.integer("sampled")});
+            return build_biglstm({.layers = o.integer("layers"),
+                                  .hidden = o.integer("hidden"),
+                                  .projection = o.integer("projection"),
+                                  .vocabulary = o.integer("vocabulary"),
+                                  .steps = o.integer("sequence_length"),
+                                  .sampled = o.integer("sampled")});
           }};
 }
 

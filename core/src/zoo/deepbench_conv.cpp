@@ -48,7 +48,7 @@ const std::vector<Problem>& problems() {
   return table;
 }
 
-ModelGraph build(std::int64_t index) {
+ModelGraph build_deepbench_conv(std::int64_t index) {
   const auto& p = problems().at(static_cast<std::size_t>(index));
   GraphBuilder b("deepbench_conv");
   auto x = b.input("input", p.c, {p.h, p.w});
@@ -70,18 +70,19 @@ ModelGraph build(std::int64_t index) {
 
 ZooModel deepbench_conv() {
   const auto count = static_cast<std::int64_t>(problems().size());
-  return {.name = "deepbench_conv",
-          .summary =
-              "one DeepBench training convolution (" + std::to_string(count) +
-              " problems) as a one-layer model with a loss; mini-batch defaults to the problem's N",
-          .definition = "Baidu DeepBench conv training set (W,H,C,N,K,S,R,pad,stride)",
-          .options = {{.name = "problem",
-                       .type = OptionType::integer,
-                       .default_value = "0",
-                       .minimum = 0,
-                       .maximum = count - 1,
-                       .help = "row of the DeepBench training table"}},
-          .build = [](const ModelOptions& o) { return build(o.integer("problem")); }};
+  return {
+      .name = "deepbench_conv",
+      .summary =
+          "one DeepBench training convolution (" + std::to_string(count) +
+          " problems) as a one-layer model with a loss; mini-batch defaults to the problem's N",
+      .definition = "Baidu DeepBench conv training set (W,H,C,N,K,S,R,pad,stride)",
+      .options = {{.name = "problem",
+                   .type = OptionType::integer,
+                   .default_value = "0",
+                   .minimum = 0,
+                   .maximum = count - 1,
+                   .help = "row of the DeepBench training table"}},
+      .build = [](const ModelOptions& o) { return build_deepbench_conv(o.integer("problem")); }};
 }
 
 }  // namespace tessera::zoo

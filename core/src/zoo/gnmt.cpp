@@ -24,7 +24,7 @@
 namespace tessera::zoo {
 namespace {
 
-constexpr double kDropout = 0.2;  // MLPerf reference (gnmt.py dropout=0.2)
+constexpr double kGnmtDropout = 0.2;  // MLPerf reference (gnmt.py dropout=0.2)
 
 struct GnmtShape {
   std::int64_t layers = 8;
@@ -43,10 +43,11 @@ std::string encoder(GraphBuilder& b, const std::string& tokens, const GnmtShape&
   LstmParams bidirectional = unidirectional(s.hidden);
   bidirectional.bidirectional = true;
   x = b.lstm("encoder1", x, bidirectional);
-  x = b.lstm("encoder2", b.dropout("encoder2_dropout", x, kDropout), unidirectional(s.hidden));
+  x = b.lstm("encoder2", b.dropout("encoder2_dropout", x, kGnmtDropout), unidirectional(s.hidden));
   for (std::int64_t i = 3; i <= s.layers; ++i) {
     const auto id = "encoder" + std::to_string(i);
-    const auto out = b.lstm(id, b.dropout(id + "_dropout", x, kDropout), unidirectional(s.hidden));
+    const auto out =
+        b.lstm(id, b.dropout(id + "_dropout", x, kGnmtDropout), unidirectional(s.hidden));
     x = b.add(id + "_residual", {out, x});
   }
   return x;
@@ -63,14 +64,14 @@ std::string decoder(GraphBuilder& b, const std::string& tokens, const std::strin
   const auto context = b.attention("attention", x, memory, {.units = s.hidden, .normalize = true});
   for (std::int64_t i = 2; i <= s.layers; ++i) {
     const auto id = "decoder" + std::to_string(i);
-    const auto in = b.concat(id + "_input", {b.dropout(id + "_dropout", x, kDropout), context});
+    const auto in = b.concat(id + "_input", {b.dropout(id + "_dropout", x, kGnmtDropout), context});
     const auto out = b.lstm(id, in, unidirectional(s.hidden));
     x = i >= 3 ? b.add(id + "_residual", {out, x}) : out;
   }
   return x;
 }
 
-ModelGraph build(const GnmtShape& s) {
+ModelGraph build_gnmt(const GnmtShape& s) {
   GraphBuilder b("gnmt");
   const auto tokens = b.input("tokens", 2, {s.steps});  // source and target token ids
   const auto memory = encoder(b, tokens, s);
@@ -112,10 +113,10 @@ ZooModel gnmt() {
                        .help = "steps of the source and of the target sequence (MLPerf's "
                                "longest training sequence, max-length-train 50)"}},
           .build = [](const ModelOptions& o) {
-            return build({.layers = o.integer("layers"),
-                          .hidden = o.integer("hidden"),
-                          .vocabulary = o.integer("vocabulary"),
-                          .steps = o.integer("sequence_length")});
+            return build_gnmt({.layers = o.integer("layers"),
+                               .hidden = o.integer("hidden"),
+                               .vocabulary = o.integer("vocabulary"),
+                               .steps = o.integer("sequence_length")});
           }};
 }
 

@@ -56,7 +56,7 @@ void auxiliary_classifier(GraphBuilder& b, const std::string& name, const std::s
   b.softmax_cross_entropy(name + "_loss", x);
 }
 
-ModelGraph build(std::int64_t image_size, std::int64_t classes, bool aux_logits) {
+ModelGraph build_googlenet(std::int64_t image_size, std::int64_t classes, bool aux_logits) {
   GraphBuilder b("googlenet");
   auto x = b.input("input", 3, {image_size, image_size});
   x = b.conv_bn_relu("conv1", x, conv_params(64, 7, 2, 3));
@@ -98,7 +98,8 @@ ZooModel googlenet() {
                    .default_value = "false",
                    .help = "add the two auxiliary classifiers (after 4a and 4d) and their losses"}},
       .build = [](const ModelOptions& o) {
-        return build(o.integer("image_size"), o.integer("classes"), o.boolean("aux_logits"));
+        return build_googlenet(o.integer("image_size"), o.integer("classes"),
+                               o.boolean("aux_logits"));
       }};
 }
 

@@ -19,12 +19,12 @@
 namespace tessera::zoo {
 namespace {
 
-constexpr double kDropout = 0.1;  // resid_pdrop and embd_pdrop
+constexpr double kGpt2Dropout = 0.1;  // resid_pdrop and embd_pdrop
 
-ModelGraph build(const TransformerShape& s) {
+ModelGraph build_gpt2(const TransformerShape& s) {
   GraphBuilder b("gpt2");
   const auto dropout = [&](const std::string& name, const std::string& from) {
-    return s.dropout ? b.dropout(name, from, kDropout) : from;
+    return s.dropout ? b.dropout(name, from, kGpt2Dropout) : from;
   };
   auto x = b.input("tokens", 1, {s.steps});
   x = b.embedding("token_embedding", x, {.vocabulary = s.vocabulary, .dimension = s.hidden});
@@ -65,7 +65,7 @@ ZooModel gpt2() {
            .sizes = "small 12 x 768 with 12 heads, medium 24 x 1024 / 16, large 36 x 1280 / 20, "
                     "XL 48 x 1600 / 25",
            .vocabulary_help = "tokens (GPT-2's byte-pair encoding: 50,257)"}),
-      .build = [](const ModelOptions& o) { return build(transformer_shape(o)); }};
+      .build = [](const ModelOptions& o) { return build_gpt2(transformer_shape(o)); }};
 }
 
 }  // namespace tessera::zoo

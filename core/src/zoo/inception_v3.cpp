@@ -109,7 +109,7 @@ void auxiliary_classifier(GraphBuilder& b, const std::string& from, std::int64_t
   b.softmax_cross_entropy("aux_loss", x);
 }
 
-ModelGraph build(std::int64_t image_size, std::int64_t classes, bool aux_logits) {
+ModelGraph build_inception_v3(std::int64_t image_size, std::int64_t classes, bool aux_logits) {
   GraphBuilder b("inception_v3");
   auto x = b.input("input", 3, {image_size, image_size});
   x = b.conv_bn_relu("conv2d_1a_3x3", x, conv_params(32, 3, 2));
@@ -154,7 +154,8 @@ ZooModel inception_v3() {
                        .help = "add the auxiliary classifier after Mixed_6e and its loss "
                                "(needs image_size >= 299)"}},
           .build = [](const ModelOptions& o) {
-            return build(o.integer("image_size"), o.integer("classes"), o.boolean("aux_logits"));
+            return build_inception_v3(o.integer("image_size"), o.integer("classes"),
+                                      o.boolean("aux_logits"));
           }};
 }
 

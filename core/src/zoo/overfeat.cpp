@@ -22,7 +22,7 @@
 namespace tessera::zoo {
 namespace {
 
-ModelGraph build(std::int64_t image_size, std::int64_t classes) {
+ModelGraph build_overfeat(std::int64_t image_size, std::int64_t classes) {
   GraphBuilder b("overfeat");
   auto x = b.input("input", 3, {image_size, image_size});
   const PoolingParams max_pool{.mode = PoolMode::max, .kernel = {2}, .stride = {2}};
@@ -60,7 +60,7 @@ ZooModel overfeat() {
           .definition = "OverFeat fast (Sermanet et al. 2014) as in soumith/convnet-benchmarks",
           .options = {image_size, classes_option()},
           .build = [](const ModelOptions& o) {
-            return build(o.integer("image_size"), o.integer("classes"));
+            return build_overfeat(o.integer("image_size"), o.integer("classes"));
           }};
 }
 

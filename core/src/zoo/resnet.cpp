@@ -51,8 +51,8 @@ Block bottleneck_block(GraphBuilder& b, const std::string& prefix, const std::st
   return {b.relu(prefix + "_relu", x), planes * kExpansion};
 }
 
-ModelGraph build(const std::string& name, bool bottleneck, const std::array<int, 4>& blocks,
-                 std::int64_t image_size, std::int64_t classes) {
+ModelGraph build_resnet(const std::string& name, bool bottleneck, const std::array<int, 4>& blocks,
+                        std::int64_t image_size, std::int64_t classes) {
   GraphBuilder b(name);
   auto x = b.input("input", 3, {image_size, image_size});
   x = b.conv_bn_relu("conv1", x, conv_params(64, 7, 2, 3));
@@ -86,20 +86,20 @@ ZooModel resnet18() {
           .definition = "torchvision resnet18 (He et al. 2016)",
           .options = options(),
           .build = [](const ModelOptions& o) {
-            return build("resnet18", false, {2, 2, 2, 2}, o.integer("image_size"),
-                         o.integer("classes"));
+            return build_resnet("resnet18", false, {2, 2, 2, 2}, o.integer("image_size"),
+                                o.integer("classes"));
           }};
 }
 
 ZooModel resnet50() {
-  return {
-      .name = "resnet50",
-      .summary = "ResNet-50 image classifier (bottleneck blocks, stride on the 3x3)",
-      .definition = "torchvision resnet50, ResNet v1.5 (He et al. 2016)",
-      .options = options(),
-      .build = [](const ModelOptions& o) {
-        return build("resnet50", true, {3, 4, 6, 3}, o.integer("image_size"), o.integer("classes"));
-      }};
+  return {.name = "resnet50",
+          .summary = "ResNet-50 image classifier (bottleneck blocks, stride on the 3x3)",
+          .definition = "torchvision resnet50, ResNet v1.5 (He et al. 2016)",
+          .options = options(),
+          .build = [](const ModelOptions& o) {
+            return build_resnet("resnet50", true, {3, 4, 6, 3}, o.integer("image_size"),
+                                o.integer("classes"));
+          }};
 }
 
 }  // namespace tessera::zoo

@@ -9,7 +9,7 @@
 namespace tessera::zoo {
 namespace {
 
-ModelGraph build(std::int64_t width, std::int64_t channels, std::int64_t classes) {
+ModelGraph build_unet3d(std::int64_t width, std::int64_t channels, std::int64_t classes) {
   if (width % 8 != 0) {
     throw ModelError(
         "input", "width must be a multiple of 8 (three 2x poolings), got " + std::to_string(width));
@@ -66,7 +66,7 @@ ZooModel unet3d() {
                        .maximum = 1024,
                        .help = "segmentation classes"}},
           .build = [](const ModelOptions& o) {
-            return build(o.integer("width"), o.integer("channels"), o.integer("classes"));
+            return build_unet3d(o.integer("width"), o.integer("channels"), o.integer("classes"));
           }};
 }
 

@@ -13,7 +13,7 @@ namespace {
 
 constexpr std::int64_t kPooledExtent = 7;
 
-ModelGraph build(std::int64_t image_size, std::int64_t classes) {
+ModelGraph build_vgg16(std::int64_t image_size, std::int64_t classes) {
   GraphBuilder b("vgg16");
   auto x = b.input("input", 3, {image_size, image_size});
   const std::vector<std::vector<std::int64_t>> stages = {
@@ -51,7 +51,7 @@ ZooModel vgg16() {
           .definition = "torchvision vgg16 (Simonyan & Zisserman 2015, configuration D)",
           .options = {image_size, classes_option()},
           .build = [](const ModelOptions& o) {
-            return build(o.integer("image_size"), o.integer("classes"));
+            return build_vgg16(o.integer("image_size"), o.integer("classes"));
           }};
 }
 

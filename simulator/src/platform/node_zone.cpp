@@ -8,7 +8,7 @@ namespace tessera::sim {
 namespace {
 
 namespace sg4 = simgrid::s4u;
-using Direction = sg4::LinkInRoute::Direction;
+using LinkDirection = sg4::LinkInRoute::Direction;
 
 sg4::Link* duplex_link(sg4::NetZone* zone, const std::string& name, double bandwidth,
                        double latency) {
@@ -99,21 +99,21 @@ NodeZone build_node_zone(const sg4::NetZone* parent, const ClusterSpec& cluster,
     return i / static_cast<std::size_t>(spec.gpus_per_pcie_switch);
   };
   const auto to_host = [&](std::size_t i) {
-    std::vector<sg4::LinkInRoute> route{{pcie[i], Direction::UP}};
+    std::vector<sg4::LinkInRoute> route{{pcie[i], LinkDirection::UP}};
     if (!links.pcie_switch.empty())
-      route.push_back({links.pcie_switch[switch_of(i)], Direction::UP});
+      route.push_back({links.pcie_switch[switch_of(i)], LinkDirection::UP});
     return route;
   };
 
   // GPU to GPU over PCIe: behind one switch, peer to peer through it; otherwise up one switch,
   // down the other.
   const auto over_pcie = [&](std::size_t i, std::size_t j) {
-    std::vector<sg4::LinkInRoute> route{{pcie[i], Direction::UP}};
+    std::vector<sg4::LinkInRoute> route{{pcie[i], LinkDirection::UP}};
     if (!links.pcie_switch.empty() && switch_of(i) != switch_of(j)) {
-      route.push_back({links.pcie_switch[switch_of(i)], Direction::UP});
-      route.push_back({links.pcie_switch[switch_of(j)], Direction::DOWN});
+      route.push_back({links.pcie_switch[switch_of(i)], LinkDirection::UP});
+      route.push_back({links.pcie_switch[switch_of(j)], LinkDirection::DOWN});
     }
-    route.push_back({pcie[j], Direction::DOWN});
+    route.push_back({pcie[j], LinkDirection::DOWN});
     return route;
   };
   std::size_t pair = 0;
@@ -122,11 +122,11 @@ NodeZone build_node_zone(const sg4::NetZone* parent, const ClusterSpec& cluster,
       switch (spec.gpu_interconnect) {
         case GpuInterconnect::nvswitch:
           add_route(zone, result.gpus[i], result.gpus[j],
-                    {{links.gpu[i], Direction::UP}, {links.gpu[j], Direction::DOWN}});
+                    {{links.gpu[i], LinkDirection::UP}, {links.gpu[j], LinkDirection::DOWN}});
           break;
         case GpuInterconnect::nvlink_mesh:
           if (auto* nvlink = links.gpu[pair++]) {
-            add_route(zone, result.gpus[i], result.gpus[j], {{nvlink, Direction::UP}});
+            add_route(zone, result.gpus[i], result.gpus[j], {{nvlink, LinkDirection::UP}});
           } else {
             add_route(zone, result.gpus[i], result.gpus[j], over_pcie(i, j));
           }
@@ -143,10 +143,10 @@ NodeZone build_node_zone(const sg4::NetZone* parent, const ClusterSpec& cluster,
   for (std::size_t i = 0; i < gpus; ++i) {
     add_route(zone, result.gpus[i], result.cpu, to_host(i));
     zone->add_route(result.gpus[i]->get_netpoint(), result.gateway, nullptr, nullptr,
-                    {{pcie[i], Direction::UP}, {links.nic, Direction::UP}}, true);
+                    {{pcie[i], LinkDirection::UP}, {links.nic, LinkDirection::UP}}, true);
   }
   zone->add_route(result.cpu->get_netpoint(), result.gateway, nullptr, nullptr,
-                  {{links.nic, Direction::UP}}, true);
+                  {{links.nic, LinkDirection::UP}}, true);
   zone->seal();
   return result;
 }

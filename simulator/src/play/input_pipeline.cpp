@@ -4,11 +4,10 @@
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
 
+#include "no_payload.hpp"
+
 namespace tessera::sim {
 namespace {
-
-int kNoPayload = 0;
-int* received_payload = nullptr;
 
 simgrid::s4u::Mailbox* gpu_input(int rank) {
   return simgrid::s4u::Mailbox::by_name("input>" + std::to_string(rank));
@@ -16,10 +15,6 @@ simgrid::s4u::Mailbox* gpu_input(int rank) {
 
 simgrid::s4u::Mailbox* node_input(int node) {
   return simgrid::s4u::Mailbox::by_name("store>" + std::to_string(node));
-}
-
-double now() {
-  return simgrid::s4u::Engine::get_clock();
 }
 
 }  // namespace
@@ -87,7 +82,7 @@ simgrid::s4u::CommPtr InputPipeline::request(int rank, double bytes) {
   if (!can_play()) return nullptr;
   auto& node = *nodes_[static_cast<std::size_t>(platform_.node_of(rank))];
   node.pending.emplace_back(rank, bytes);
-  node.asked_seconds.push_back(now());
+  node.asked_seconds.push_back(simgrid::s4u::Engine::get_clock());
   node.requests->release();
   return gpu_input(rank)->get_async<int>(&received_payload);
 }
@@ -111,7 +106,8 @@ void InputPipeline::play_node(int node_index) {
       const auto done = static_cast<std::size_t>(simgrid::s4u::Comm::wait_any(copies));
       const auto request = owner[done];
       if (delivered_) {
-        delivered_(node.pending[request].first, node.asked_seconds[request], now());
+        delivered_(node.pending[request].first, node.asked_seconds[request],
+                   simgrid::s4u::Engine::get_clock());
       }
       copies.erase(copies.begin() + static_cast<std::ptrdiff_t>(done));
       owner.erase(owner.begin() + static_cast<std::ptrdiff_t>(done));

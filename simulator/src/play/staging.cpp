@@ -8,10 +8,10 @@
 #include <simgrid/s4u/Io.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
 
+#include "no_payload.hpp"
+
 namespace tessera::sim {
 namespace {
-
-int kNoPayload = 0;
 
 simgrid::s4u::Mailbox* staging_box(int node) {
   return simgrid::s4u::Mailbox::by_name("staging>" + std::to_string(node));
