@@ -34,7 +34,7 @@ while [ $# -gt 0 ]; do
     --no-install) install=0 ;;
     --target) build_target=(--target "$2"); shift ;;
     --no-benchmarks) cmake_args+=(-DTESSERA_BUILD_BENCHMARKS=OFF) ;;
-    # A clean build in a third to a half of the time (the heavy headers are parsed once per
+    # A clean sanitized build in 41% of the time (the heavy headers are parsed once per
     # batch; docs/measurements/2026-11-29-unity-build.md); a change then recompiles its batch.
     --unity) unity=ON ;;
     *) echo "setup.sh: unknown option '$1' (see the comment at the top of setup.sh)" >&2; exit 2 ;;

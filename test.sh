@@ -14,7 +14,7 @@
 #         Python scripts' own tests: nothing sanitized runs there);
 #      b. libFuzzer over every input format's reader (tests/fuzz/: scenarios, profile databases,
 #         cluster files, model files, ...) for a bounded time each (--fuzz-seconds, default 30).
-# Both builds are unity builds (setup.sh --unity: a clean build in a third to a half of the time);
+# Both builds are unity builds (setup.sh --unity: the clean sanitized build in 41% of the time);
 # a plain ./setup.sh compiles each file alone, which checks that each includes what it uses.
 # Each step prints how long it took. Budget: 40 minutes on a 2-core machine, from a fresh clone
 # (what it took: docs/measurements/, "./test.sh from a fresh clone").
