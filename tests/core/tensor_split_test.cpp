@@ -19,8 +19,9 @@ namespace {
 
 using test::program_test_device;
 
-// test::tiny_gpt's shape.
-constexpr std::int64_t kLayers = 2, kHidden = 64, kHeads = 4, kSteps = 16, kVocabulary = 50;
+constexpr std::int64_t kLayers = test::kTinyGpt.layers, kHidden = test::kTinyGpt.hidden,
+                       kHeads = test::kTinyGpt.heads, kSteps = test::kTinyGpt.steps,
+                       kVocabulary = test::kTinyGpt.vocabulary;
 
 using test::tiny_gpt;
 

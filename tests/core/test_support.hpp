@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -15,12 +16,17 @@ namespace tessera::test {
 
 // The zoo's GPT-2 at 2 blocks of 64 with 4 heads, 16 tokens and a vocabulary of 50: the
 // transformer the strategy tests split.
+struct TinyGptShape {
+  std::int64_t layers = 2, hidden = 64, heads = 4, steps = 16, vocabulary = 50;
+};
+inline constexpr TinyGptShape kTinyGpt{};
+
 inline ModelGraph tiny_gpt() {
-  return build_zoo_model("gpt2", {{"layers", "2"},
-                                  {"hidden", "64"},
-                                  {"heads", "4"},
-                                  {"sequence_length", "16"},
-                                  {"vocabulary", "50"}});
+  return build_zoo_model("gpt2", {{"layers", std::to_string(kTinyGpt.layers)},
+                                  {"hidden", std::to_string(kTinyGpt.hidden)},
+                                  {"heads", std::to_string(kTinyGpt.heads)},
+                                  {"sequence_length", std::to_string(kTinyGpt.steps)},
+                                  {"vocabulary", std::to_string(kTinyGpt.vocabulary)}});
 }
 
 // A made-up GPU the step-program tests time their ops on: 10 TFLOP/s, 1 TB/s, half of each
