@@ -1,11 +1,14 @@
 #include "tessera/core/plan_search/plan_screen.hpp"
 
 #include <algorithm>
-#include <cstdio>
+#include <array>
+#include <charconv>
+#include <concepts>
 #include <deque>
 #include <map>
 #include <set>
 #include <tuple>
+#include <type_traits>
 
 #include "tessera/core/common/content_digest.hpp"
 #include "tessera/core/point/point_input.hpp"
@@ -125,59 +128,90 @@ static_assert(sizeof(StepOp) == 208 && sizeof(StepProgram) == 144 && sizeof(Para
               "a field was added to StepOp, StepProgram or ParallelConfig: add it to "
               "simulation_signature, then update these sizes");
 
+namespace {
+
+// Appends fields to one text without temporaries: screening thousands of candidates spends much
+// of its time here. Doubles go in exactly, as hexadecimal.
+class SignatureText {
+ public:
+  SignatureText() { text_.reserve(1 << 16); }
+  SignatureText& operator<<(std::string_view words) {
+    text_.append(words);
+    return *this;
+  }
+  SignatureText& operator<<(double value) {
+    return append_chars([&](char* first, char* last) {
+      return std::to_chars(first, last, value, std::chars_format::hex);
+    });
+  }
+  template <std::integral Integer>
+  SignatureText& operator<<(Integer value) {
+    return append_chars([&](char* first, char* last) { return std::to_chars(first, last, value); });
+  }
+  template <typename Enum>
+  requires std::is_enum_v<Enum> SignatureText& operator<<(Enum value) {
+    return *this << static_cast<long long>(value);
+  }
+  const std::string& text() const { return text_; }
+
+ private:
+  template <typename Convert>
+  SignatureText& append_chars(Convert convert) {
+    std::array<char, 40> buffer{};
+    const auto result = convert(buffer.data(), buffer.data() + buffer.size());
+    text_.append(buffer.data(), result.ptr);
+    return *this;
+  }
+  std::string text_;
+};
+
+}  // namespace
+
 std::string simulation_signature(const ParallelConfig& config,
                                  const std::vector<StepProgram>& programs) {
+  SignatureText text;
+  text << "data " << config.data << " batch " << config.mini_batch << " model "
+       << config.model_degree << " micro-batches " << config.micro_batches << " "
+       << to_string(config.schedule) << " tensor " << config.tensor << " split";
   // The split axes in order, not which axes they are: their parts and order decide the ranks'
   // neighbours (rank_layout.hpp numbers spatial indices row-major over the grid).
-  std::string text = "data " + std::to_string(config.data) + " batch " +
-                     std::to_string(config.mini_batch) + " model " +
-                     std::to_string(config.model_degree) + " micro-batches " +
-                     std::to_string(config.micro_batches) + " " + to_string(config.schedule) +
-                     " tensor " + std::to_string(config.tensor) + " split";
-  std::map<int, int> axis_order;
+  std::vector<int> axis_order(config.spatial_grid.size(), -1);
+  int split_axes = 0;
   for (std::size_t axis = 0; axis < config.spatial_grid.size(); ++axis) {
     if (config.spatial_grid[axis] == 1) continue;
-    axis_order[static_cast<int>(axis)] = static_cast<int>(axis_order.size());
-    text += " " + std::to_string(config.spatial_grid[axis]);
+    axis_order[axis] = split_axes++;
+    text << " " << config.spatial_grid[axis];
   }
-  auto exact = [](double value) {
-    char buffer[32];
-    std::snprintf(buffer, sizeof buffer, "%a", value);
-    return std::string(buffer);
-  };
   for (const auto& program : programs) {
-    text += "\nstage " + std::to_string(program.stage) + " parameters " +
-            exact(program.parameters) + " group " + std::to_string(program.allreduce_group_size) +
-            (program.stages_gradients ? " staged" : "");
-    for (const auto& bucket : program.buckets) text += " bucket " + exact(bucket.bytes);
+    text << "\nstage " << program.stage << " parameters " << program.parameters << " group "
+         << program.allreduce_group_size << (program.stages_gradients ? " staged" : "");
+    for (const auto& bucket : program.buckets) text << " bucket " << bucket.bytes;
     for (const auto& [layer, stages] : program.table_stages) {
-      text += " table " + std::to_string(layer);
-      for (int stage : stages) text += " " + std::to_string(stage);
+      text << " table " << layer;
+      for (int stage : stages) text << " " << stage;
     }
     for (const auto& op : program.ops) {
-      const int axis = op.axis < 0 ? -1 : axis_order.count(op.axis) ? axis_order[op.axis] : 99;
-      text += "\n" + std::to_string(static_cast<int>(op.kind)) + " " +
-              std::to_string(static_cast<int>(op.category)) + " " +
-              std::to_string(static_cast<long long>(
-                  op.layer == SIZE_MAX ? -1 : static_cast<long long>(op.layer))) +
-              " " + std::to_string(static_cast<int>(op.direction)) + " " +
-              std::to_string(static_cast<int>(op.part)) + (op.recomputed ? " again " : " ") +
-              exact(op.seconds) + " " + exact(op.window_seconds) + " " +
-              std::to_string(static_cast<int>(op.provenance)) + " " + exact(op.bytes) + " " +
-              std::to_string(axis) + " " + exact(op.bytes_to_lower) + " " +
-              exact(op.bytes_to_upper) + " " + std::to_string(op.exchange) + " " +
-              std::to_string(op.peer_stage) +
-              (op.input >= 0 ? " input " + std::to_string(op.input) : std::string()) + " " +
-              std::to_string(op.bucket) + " " + std::to_string(static_cast<int>(op.group)) + " " +
-              std::to_string(static_cast<int>(op.source)) + " " +
-              std::to_string(static_cast<int>(op.memory)) + " " + std::to_string(op.micro_batch) +
-              " " + describe(op.micro_batches);
+      const auto order = static_cast<std::size_t>(op.axis);
+      const int axis = op.axis < 0                  ? -1
+                       : order >= axis_order.size() ? 99
+                       : axis_order[order] >= 0     ? axis_order[order]
+                                                    : 99;
+      text << "\n"
+           << op.kind << " " << op.category << " "
+           << (op.layer == SIZE_MAX ? -1LL : static_cast<long long>(op.layer)) << " "
+           << op.direction << " " << op.part << (op.recomputed ? " again " : " ") << op.seconds
+           << " " << op.window_seconds << " " << op.provenance << " " << op.bytes << " " << axis
+           << " " << op.bytes_to_lower << " " << op.bytes_to_upper << " " << op.exchange << " "
+           << op.peer_stage;
+      if (op.input >= 0) text << " input " << op.input;
+      text << " " << op.bucket << " " << op.group << " " << op.source << " " << op.memory << " "
+           << op.micro_batch << " " << describe(op.micro_batches);
       for (const auto& window : op.window_plans) {
-        text += " window " + window.kernel.shape + " " + describe(window.plan);
+        text << " window " << window.kernel.shape << " " << describe(window.plan);
       }
     }
   }
-  return content_digest(text);
+  return content_digest(text.text());
 }
 
 ScreenedCandidate screen_candidate(const LoadedScenario& base, const PlanCandidate& candidate,
