@@ -4,6 +4,7 @@
 // the Pareto front and, with --explain, why.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -233,7 +234,8 @@ int plan(const PlanSettings& settings) {
 
   const auto space = space_options(loaded, settings);
   const auto candidates = enumerate_candidates(loaded, space);
-  auto screened = screen_candidates(loaded, candidates, profile_db);
+  auto screened =
+      screen_candidates(loaded, candidates, profile_db, static_cast<std::size_t>(settings.jobs));
   const double screening_seconds = seconds_since(start);
 
   const nlohmann::json backend_settings = {{"granularity", "aggregated"},
@@ -295,6 +297,7 @@ int plan(const PlanSettings& settings) {
     if (spread.writer()) progress.simulation_finished();
   });
   auto last_write = Clock::now();
+  double write_seconds = 0;  // the last write's
   std::string write_error;
   const auto search = search_plan(
       std::move(screened), options, std::cref(simulate),
@@ -302,15 +305,19 @@ int plan(const PlanSettings& settings) {
       [&](const PlanSearchResult& so_far, bool last) {
         if (!spread.writer()) return;
         progress.wave_finished(so_far);
-        // Rewritten at most every two seconds: the files hold every candidate.
+        // The files hold every decided candidate (tens of MB for a large space): rewritten at
+        // most every two seconds, and at most a tenth of the time.
         // A failed write is reported after the search: the other ranks wait for this one.
-        if ((last || seconds_since(last_write) > 2) && write_error.empty()) {
+        const double interval = std::max(2.0, 10 * write_seconds);
+        if ((last || seconds_since(last_write) > interval) && write_error.empty()) {
+          const auto write_start = Clock::now();
           try {
             write_plan_results(files, document, so_far);
           } catch (const std::exception& error) {
             write_error = error.what();
           }
           last_write = Clock::now();
+          write_seconds = seconds_since(write_start);
         }
       });
   if (!spread.writer()) return kExitOk;
@@ -436,7 +443,8 @@ void add_plan_command(CLI::App& cli, Action& action) {
       ->check(CLI::PositiveNumber);
   command
       ->add_option("--jobs", settings->jobs,
-                   "Simulations side by side on this machine (forked children per rank)")
+                   "Simulations side by side on this machine (forked children per rank), and "
+                   "threads screening the candidates")
       ->check(CLI::Range(1, 256));
   command->add_option("--pin", settings->pins,
                       "Keep the scenario's value of a key: parallelism.data, "

@@ -268,6 +268,29 @@ TEST(PlanScreen, InvalidSplitsAndMemoryAreFoundBeforeSimulating) {
   EXPECT_EQ(too_big.peak_memory_bytes, fits.peak_memory_bytes);
 }
 
+TEST(PlanScreen, ThreadsScreenAsOneDoes) {
+  const auto loaded = cosmoflow();
+  const auto candidates = enumerate_candidates(loaded, at_gpus(loaded, 8));
+  ASSERT_GT(candidates.size(), 100u);
+  const auto alone = screen_candidates(loaded, candidates, nullptr, 1);
+  const auto threaded = screen_candidates(loaded, candidates, nullptr, 3);
+  ASSERT_EQ(threaded.size(), alone.size());
+  std::set<std::string> signatures;
+  for (std::size_t i = 0; i < alone.size(); ++i) {
+    SCOPED_TRACE(describe(candidates[i].strategy));
+    EXPECT_EQ(threaded[i].candidate.index, candidates[i].index);
+    EXPECT_EQ(threaded[i].valid, alone[i].valid);
+    EXPECT_EQ(threaded[i].invalid_reason, alone[i].invalid_reason);
+    EXPECT_EQ(threaded[i].fits, alone[i].fits);
+    EXPECT_EQ(threaded[i].peak_memory_bytes, alone[i].peak_memory_bytes);
+    EXPECT_EQ(threaded[i].step_lower_bound_seconds, alone[i].step_lower_bound_seconds);
+    EXPECT_EQ(threaded[i].simulation_signature, alone[i].simulation_signature);
+    if (alone[i].valid && alone[i].fits) signatures.insert(alone[i].simulation_signature);
+  }
+  // Signatures tell candidates apart (and some coincide: plan_search_sim_test.cpp).
+  EXPECT_GT(signatures.size(), 10u);
+}
+
 TEST(PlanScreen, TheCandidateScenarioHoldsTheStrategy) {
   const auto loaded = cosmoflow("sweep: {scaling: strong, grow: data, gpus: [2, 4]}\n");
   PlanStrategy strategy = scenario_strategy(loaded, 0);

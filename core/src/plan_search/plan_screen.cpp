@@ -1,9 +1,6 @@
 #include "tessera/core/plan_search/plan_screen.hpp"
 
 #include <algorithm>
-#include <array>
-#include <charconv>
-#include <concepts>
 #include <deque>
 #include <map>
 #include <set>
@@ -11,6 +8,7 @@
 #include <type_traits>
 
 #include "tessera/core/common/content_digest.hpp"
+#include "tessera/core/common/parallel_indices.hpp"
 #include "tessera/core/point/point_input.hpp"
 #include "tessera/core/point/program_recipe.hpp"
 #include "tessera/core/strategy/input_source.hpp"
@@ -130,49 +128,38 @@ static_assert(sizeof(StepOp) == 208 && sizeof(StepProgram) == 144 && sizeof(Para
 
 namespace {
 
-// Appends fields to one text without temporaries: screening thousands of candidates spends much
-// of its time here. Doubles go in exactly, as hexadecimal.
-class SignatureText {
+// Appends fields to one byte string without temporaries: screening a hundred thousand
+// candidates spends much of its time here. Numbers go in as their bytes (exact, fixed size),
+// text with its length first, so that no two field sequences give the same bytes.
+class SignatureBytes {
  public:
-  SignatureText() { text_.reserve(1 << 16); }
-  SignatureText& operator<<(std::string_view words) {
-    text_.append(words);
+  SignatureBytes() { bytes_.reserve(1 << 16); }
+  SignatureBytes& operator<<(std::string_view text) {
+    *this << text.size();
+    bytes_.append(text);
     return *this;
   }
-  SignatureText& operator<<(double value) {
-    return append_chars([&](char* first, char* last) {
-      return std::to_chars(first, last, value, std::chars_format::hex);
-    });
+  SignatureBytes& operator<<(const char* text) { return *this << std::string_view(text); }
+  SignatureBytes& operator<<(const std::string& text) { return *this << std::string_view(text); }
+  template <typename Number>
+  requires std::is_arithmetic_v<Number> || std::is_enum_v<Number> SignatureBytes& operator<<(
+      Number value) {
+    bytes_.append(reinterpret_cast<const char*>(&value), sizeof value);
+    return *this;
   }
-  template <std::integral Integer>
-  SignatureText& operator<<(Integer value) {
-    return append_chars([&](char* first, char* last) { return std::to_chars(first, last, value); });
-  }
-  template <typename Enum>
-  requires std::is_enum_v<Enum> SignatureText& operator<<(Enum value) {
-    return *this << static_cast<long long>(value);
-  }
-  const std::string& text() const { return text_; }
+  const std::string& bytes() const { return bytes_; }
 
  private:
-  template <typename Convert>
-  SignatureText& append_chars(Convert convert) {
-    std::array<char, 40> buffer{};
-    const auto result = convert(buffer.data(), buffer.data() + buffer.size());
-    text_.append(buffer.data(), result.ptr);
-    return *this;
-  }
-  std::string text_;
+  std::string bytes_;
 };
 
 }  // namespace
 
 std::string simulation_signature(const ParallelConfig& config,
                                  const std::vector<StepProgram>& programs) {
-  SignatureText text;
-  text << "data " << config.data << " batch " << config.mini_batch << " model "
-       << config.model_degree << " micro-batches " << config.micro_batches << " "
-       << to_string(config.schedule) << " tensor " << config.tensor << " split";
+  SignatureBytes signature;
+  signature << config.data << config.mini_batch << config.model_degree << config.micro_batches
+            << config.schedule << config.tensor;
   // The split axes in order, not which axes they are: their parts and order decide the ranks'
   // neighbours (rank_layout.hpp numbers spatial indices row-major over the grid).
   std::vector<int> axis_order(config.spatial_grid.size(), -1);
@@ -180,38 +167,36 @@ std::string simulation_signature(const ParallelConfig& config,
   for (std::size_t axis = 0; axis < config.spatial_grid.size(); ++axis) {
     if (config.spatial_grid[axis] == 1) continue;
     axis_order[axis] = split_axes++;
-    text << " " << config.spatial_grid[axis];
+    signature << config.spatial_grid[axis];
   }
+  signature << "programs" << programs.size();
   for (const auto& program : programs) {
-    text << "\nstage " << program.stage << " parameters " << program.parameters << " group "
-         << program.allreduce_group_size << (program.stages_gradients ? " staged" : "");
-    for (const auto& bucket : program.buckets) text << " bucket " << bucket.bytes;
+    signature << program.stage << program.parameters << program.allreduce_group_size
+              << program.stages_gradients << program.buckets.size();
+    for (const auto& bucket : program.buckets) signature << bucket.bytes;
+    signature << program.table_stages.size();
     for (const auto& [layer, stages] : program.table_stages) {
-      text << " table " << layer;
-      for (int stage : stages) text << " " << stage;
+      signature << layer << stages.size();
+      for (int stage : stages) signature << stage;
     }
+    signature << program.ops.size();
     for (const auto& op : program.ops) {
       const auto order = static_cast<std::size_t>(op.axis);
       const int axis = op.axis < 0                  ? -1
                        : order >= axis_order.size() ? 99
                        : axis_order[order] >= 0     ? axis_order[order]
                                                     : 99;
-      text << "\n"
-           << op.kind << " " << op.category << " "
-           << (op.layer == SIZE_MAX ? -1LL : static_cast<long long>(op.layer)) << " "
-           << op.direction << " " << op.part << (op.recomputed ? " again " : " ") << op.seconds
-           << " " << op.window_seconds << " " << op.provenance << " " << op.bytes << " " << axis
-           << " " << op.bytes_to_lower << " " << op.bytes_to_upper << " " << op.exchange << " "
-           << op.peer_stage;
-      if (op.input >= 0) text << " input " << op.input;
-      text << " " << op.bucket << " " << op.group << " " << op.source << " " << op.memory << " "
-           << op.micro_batch << " " << describe(op.micro_batches);
+      signature << op.kind << op.category << op.layer << op.direction << op.part << op.recomputed
+                << op.seconds << op.window_seconds << op.provenance << op.bytes << axis
+                << op.bytes_to_lower << op.bytes_to_upper << op.exchange << op.peer_stage
+                << op.input << op.bucket << op.group << op.source << op.memory << op.micro_batch
+                << describe(op.micro_batches) << op.window_plans.size();
       for (const auto& window : op.window_plans) {
-        text << " window " << window.kernel.shape << " " << describe(window.plan);
+        signature << window.kernel.shape << describe(window.plan);
       }
     }
   }
-  return content_digest(text.text());
+  return content_digest(signature.bytes());
 }
 
 ScreenedCandidate screen_candidate(const LoadedScenario& base, const PlanCandidate& candidate,
@@ -263,12 +248,12 @@ ScreenedCandidate screen_candidate(const LoadedScenario& base, const PlanCandida
 
 std::vector<ScreenedCandidate> screen_candidates(const LoadedScenario& base,
                                                  const std::vector<PlanCandidate>& candidates,
-                                                 const ProfileDatabase* profiles) {
-  std::vector<ScreenedCandidate> screened;
-  screened.reserve(candidates.size());
-  for (const auto& candidate : candidates) {
-    screened.push_back(screen_candidate(base, candidate, profiles));
-  }
+                                                 const ProfileDatabase* profiles,
+                                                 std::size_t threads) {
+  std::vector<ScreenedCandidate> screened(candidates.size());
+  for_each_index_in_threads(candidates.size(), threads, [&](std::size_t i) {
+    screened[i] = screen_candidate(base, candidates[i], profiles);
+  });
   return screened;
 }
 

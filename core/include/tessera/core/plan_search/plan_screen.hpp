@@ -44,10 +44,11 @@ void apply_memory_limit(LoadedScenario& scenario, double limit_bytes);
 ScreenedCandidate screen_candidate(const LoadedScenario& base, const PlanCandidate& candidate,
                                    const ProfileDatabase* profiles);
 
-// Every candidate, in order.
+// Every candidate, in order, screened by `threads` threads (the result does not depend on them).
 std::vector<ScreenedCandidate> screen_candidates(const LoadedScenario& base,
                                                  const std::vector<PlanCandidate>& candidates,
-                                                 const ProfileDatabase* profiles);
+                                                 const ProfileDatabase* profiles,
+                                                 std::size_t threads = 1);
 
 // A lower bound on the step of one GPU playing `programs` (one per model-parallel stage): the
 // critical path of compute through the stage transfers. Each program's compute and optimizer
