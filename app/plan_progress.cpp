@@ -52,6 +52,7 @@ void PlanProgress::show(bool always) {
 }
 
 void PlanProgress::screened(double seconds) {
+  screening_seconds_ = seconds;
   std::ostringstream text;
   text << "plan: " << candidates_ << " candidates screened in " << whole_seconds(seconds)
        << "; simulating the ones that may be best";
@@ -65,6 +66,15 @@ void PlanProgress::wave_finished(const PlanSearchResult& so_far) {
   simulated_ = so_far.simulated;
   if (!so_far.ranking.empty()) {
     best_ = format_objective(so_far.outcomes[so_far.ranking.front()].score, objective_);
+  }
+  if (!warned_ && budget_seconds_ <= 0) {
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+    const auto warning =
+        long_search_warning(candidates_ - decided_, so_far.simulated, elapsed - screening_seconds_);
+    if (!warning.empty()) {
+      out_ << (terminal_ ? "\r\x1b[K" : "") << warning << "\n" << std::flush;
+      warned_ = true;
+    }
   }
   show(false);
 }

@@ -2,7 +2,8 @@
 // The progress line of `tessera plan` on standard error: candidates decided, simulations done,
 // the best so far, the time spent and, under a budget, the time left. A terminal shows it in
 // place, updated as each simulation ends; a log (not a terminal) gets it as a line every few
-// seconds, so that a long search never looks hung.
+// seconds, so that a long search never looks hung. A search without a budget that may run long
+// says so once (long_search_warning).
 #include <chrono>
 #include <cstddef>
 #include <ostream>
@@ -40,6 +41,8 @@ class PlanProgress {
   std::size_t decided_ = 0;
   std::size_t simulated_ = 0;  // by the waves finished, and this wave's so far
   std::string best_ = "-";
+  double screening_seconds_ = 0;
+  bool warned_ = false;  // that the search may run long (once)
   std::string last_line_;
 };
 

@@ -329,5 +329,20 @@ TEST(PlanSearch, ObjectivesScoreTheStepTimeToTrainAndEnergyPerSample) {
   EXPECT_DOUBLE_EQ(objective_bound(candidate, options), 0.25 * 1000 * (1 + 64.0 / 64));
 }
 
+TEST(PlanExplain, ALongSearchIsEstimatedFromTheSimulationsSoFar) {
+  // Too early to say, or short.
+  EXPECT_EQ(long_search_warning(64000, kSimulationsToEstimate - 1, 15), "");
+  EXPECT_EQ(long_search_warning(100, 20, 20), "");  // 1 s each: 100 s to go
+  EXPECT_EQ(long_search_warning(0, 20, 20), "");
+  // 64,000 at 1 s each: 17.8 h.
+  const auto hours = long_search_warning(64000, 20, 20);
+  EXPECT_TRUE(test::contains(hours, "64000 candidates undecided")) << hours;
+  EXPECT_TRUE(test::contains(hours, "1.0 s each")) << hours;
+  EXPECT_TRUE(test::contains(hours, "up to 17.8 h")) << hours;
+  EXPECT_TRUE(test::contains(hours, "--budget-s")) << hours;
+  // 1,000 at 1 s each: 16.7 min.
+  EXPECT_TRUE(test::contains(long_search_warning(1000, 16, 16), "up to 16.7 min"));
+}
+
 }  // namespace
 }  // namespace tessera

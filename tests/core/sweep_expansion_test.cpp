@@ -17,8 +17,8 @@ namespace {
 using test::input_error;
 using test::layer_index;
 
-const std::string kGoodDir = std::string(TESSERA_TEST_DATA_DIR) + "/scenarios/good";
-const std::string kSourceDir = TESSERA_SOURCE_DIR;
+const std::string kSweepGoodDir = std::string(TESSERA_TEST_DATA_DIR) + "/scenarios/good";
+const std::string kSweepSourceDir = TESSERA_SOURCE_DIR;
 
 TEST(SweepExpansion, StrongScalingGrowingDataKeepsTheGlobalBatch) {
   const auto loaded = load_scenario_text(
@@ -40,7 +40,7 @@ TEST(SweepExpansion, StrongScalingGrowingDataKeepsTheGlobalBatch) {
 
 TEST(SweepExpansion, GrowingSpatialDMultipliesTheDepthPartitions) {
   // Shipped: 64 replicas of CosmoFlow-512, depth split 1..32 ways, up to pool3.
-  const auto loaded = load_scenario(kSourceDir + "/scenarios/cosmoflow_strong_scaling.yaml");
+  const auto loaded = load_scenario(kSweepSourceDir + "/scenarios/cosmoflow_strong_scaling.yaml");
   ASSERT_EQ(loaded.points.size(), 6u);
   for (std::size_t i = 0; i < loaded.points.size(); ++i) {
     const auto& config = loaded.points[i].config;
@@ -55,7 +55,7 @@ TEST(SweepExpansion, GrowingSpatialDMultipliesTheDepthPartitions) {
 }
 
 TEST(SweepExpansion, GrowingSpatialWOfATwoDimensionalGrid) {
-  const auto loaded = load_scenario(kGoodDir + "/grid_2x2_small_cnn.yaml");
+  const auto loaded = load_scenario(kSweepGoodDir + "/grid_2x2_small_cnn.yaml");
   ASSERT_EQ(loaded.points.size(), 3u);
   const std::size_t gpool = layer_index(loaded.model, "gpool");
   const std::size_t fc = layer_index(loaded.model, "fc");
@@ -81,7 +81,8 @@ TEST(SweepExpansion, GrowingSpatialWOfATwoDimensionalGrid) {
 }
 
 TEST(SweepExpansion, WeakScalingKeepsTheMiniBatch) {
-  const auto loaded = load_scenario(kSourceDir + "/scenarios/hybrid_model_parallel_resnet50.yaml");
+  const auto loaded =
+      load_scenario(kSweepSourceDir + "/scenarios/hybrid_model_parallel_resnet50.yaml");
   ASSERT_EQ(loaded.points.size(), 10u);
   for (std::size_t i = 0; i < loaded.points.size(); ++i) {
     const auto& config = loaded.points[i].config;

@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <iomanip>
+#include <sstream>
 
 #include "tessera/core/common/quantity.hpp"
 
@@ -44,6 +46,25 @@ std::string strategy_differences(const PlanStrategy& a, const PlanStrategy& b) {
 }
 
 }  // namespace
+
+std::string long_search_warning(std::size_t undecided, std::size_t simulated,
+                                double simulating_seconds, double quiet_seconds) {
+  if (simulated < kSimulationsToEstimate || undecided == 0) return "";
+  const double each_seconds = simulating_seconds / static_cast<double>(simulated);
+  const double all_seconds = each_seconds * static_cast<double>(undecided);
+  if (all_seconds < quiet_seconds) return "";
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(1) << "plan: " << undecided
+       << " candidates undecided; simulating them all at " << each_seconds
+       << " s each (so far) would take up to ";
+  if (all_seconds >= 3600) {
+    text << all_seconds / 3600 << " h";
+  } else {
+    text << all_seconds / 60 << " min";
+  }
+  text << ". --budget-s SECONDS ends the search sooner with the best found, and says so";
+  return text.str();
+}
 
 std::string format_objective(double score, PlanObjective objective) {
   char text[64];

@@ -2,6 +2,7 @@
 // Why `tessera plan` chose what it chose, in words (--explain): how the winner differs from the
 // runner-up (strategy keys, then the step's breakdown part by part, largest difference first),
 // and why the candidates that were not simulated were left out, grouped by reason.
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -21,6 +22,14 @@ std::string explain_pruned(const PlanSearchResult& search, std::size_t examples)
 // among the candidates (another GPU count, or pinned keys exclude it).
 std::string explain_own_strategy(const PlanSearchResult& search, const PlanStrategy& own,
                                  const PlanSearchOptions& options);
+
+// For a search without a time budget that may run long: how many candidates are undecided and
+// how long simulating them all would take at the time each simulation has taken so far (an upper
+// bound: pruning may decide many of them unsimulated), with the option that ends it sooner. ""
+// before `kSimulationsToEstimate` simulations or where that time is under `quiet_seconds`.
+inline constexpr std::size_t kSimulationsToEstimate = 16;
+std::string long_search_warning(std::size_t undecided, std::size_t simulated,
+                                double simulating_seconds, double quiet_seconds = 600);
 
 // "step per sample", "time-to-train", "samples-per-joule".
 std::string objective_label(PlanObjective objective);
