@@ -16,7 +16,7 @@ namespace {
 using test::contains;
 using test::input_error;
 
-const std::string kDataDir = TESSERA_TEST_DATA_DIR;
+const std::string kClusterSpecDataDir = TESSERA_TEST_DATA_DIR;
 
 // A complete cluster file; `replace` swaps one line (found by its start) for another, or drops it.
 std::string cluster_text(const std::string& line_start = "", const std::string& replacement = "") {
@@ -114,7 +114,7 @@ TEST(ClusterSpec, EveryPresetGivesItsGpusPowerWithASource) {
 }
 
 TEST(ClusterSpec, FileWithPcieNodesAndExplicitEfficiencies) {
-  const auto c = load_cluster_file(kDataDir + "/clusters/two_pcie_nodes.yaml");
+  const auto c = load_cluster_file(kClusterSpecDataDir + "/clusters/two_pcie_nodes.yaml");
   EXPECT_EQ(c.total_gpus(), 4);
   EXPECT_DOUBLE_EQ(c.gpu.compute_efficiency, 0.5);
   EXPECT_DOUBLE_EQ(c.gpu.memory_efficiency, 0.9);
@@ -409,7 +409,7 @@ TEST(ClusterSpec, RangeEndsAndZeroWhereAllowedAreAccepted) {
 }
 
 TEST(ClusterSpecErrors, ADirectoryIsNotAClusterFile) {
-  const auto error = input_error([] { load_cluster_file(kDataDir + "/clusters"); });
+  const auto error = input_error([] { load_cluster_file(kClusterSpecDataDir + "/clusters"); });
   EXPECT_TRUE(contains(error.problem(), "is a directory")) << error.what();
 }
 

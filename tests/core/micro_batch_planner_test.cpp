@@ -11,8 +11,8 @@
 namespace tessera {
 namespace {
 
-constexpr double kMiB = 1024.0 * 1024.0;
-constexpr double kMs = 1e-3;
+constexpr double kPlannerMiB = 1024.0 * 1024.0;
+constexpr double kPlannerMs = 1e-3;
 constexpr double kUnlimited = std::numeric_limits<double>::infinity();
 
 ProfileEntry row(std::int64_t micro_batch, const std::string& algorithm, double seconds,
@@ -33,8 +33,8 @@ std::vector<ProfileEntry> worked_case_rows() {
   std::vector<ProfileEntry> rows;
   for (std::int64_t b = 1; b <= 256; ++b) {
     const auto size = static_cast<double>(b);
-    rows.push_back(row(b, "fast", (0.1 * size + 0.01) * kMs, size * kMiB));
-    rows.push_back(row(b, "slow", (10 * size + 0.1) * kMs, size));
+    rows.push_back(row(b, "fast", (0.1 * size + 0.01) * kPlannerMs, size * kPlannerMiB));
+    rows.push_back(row(b, "slow", (10 * size + 0.1) * kPlannerMs, size));
   }
   return rows;
 }
@@ -66,33 +66,35 @@ TEST(KernelOptions, KeepRowsThatRanFitAndAreOnTheParetoFrontOfTheirSize) {
 // a limit just below 64 MiB (or a strict "<"), which this test pins as well.
 TEST(MicroBatchPlanner, WorkedCaseAtExactly64MiBIsFourTimes64) {
   const auto planned =
-      plan_kernel(worked_case_rows(), MicroBatchPolicy::power_of_two, 256, 64 * kMiB);
+      plan_kernel(worked_case_rows(), MicroBatchPolicy::power_of_two, 256, 64 * kPlannerMiB);
   ASSERT_TRUE(planned);
   EXPECT_TRUE(planned->limit_met);
   EXPECT_EQ(describe(planned->plan), "4 x 64 fast");
-  EXPECT_NEAR(planned->plan.seconds(), 25.64 * kMs, 1e-12);
-  EXPECT_DOUBLE_EQ(planned->plan.workspace_bytes(), 64 * kMiB);
+  EXPECT_NEAR(planned->plan.seconds(), 25.64 * kPlannerMs, 1e-12);
+  EXPECT_DOUBLE_EQ(planned->plan.workspace_bytes(), 64 * kPlannerMiB);
 }
 
 TEST(MicroBatchPlanner, WorkedCaseJustBelow64MiBIsEightTimes32) {
   const auto planned =
-      plan_kernel(worked_case_rows(), MicroBatchPolicy::power_of_two, 256, 64 * kMiB - 1);
+      plan_kernel(worked_case_rows(), MicroBatchPolicy::power_of_two, 256, 64 * kPlannerMiB - 1);
   ASSERT_TRUE(planned);
   EXPECT_EQ(describe(planned->plan), "8 x 32 fast");
-  EXPECT_NEAR(planned->plan.seconds(), 25.68 * kMs, 1e-12);
+  EXPECT_NEAR(planned->plan.seconds(), 25.68 * kPlannerMs, 1e-12);
   // Every size allowed: four micro-batches of 63 and one of 4, 25.6 + 5 x 0.01 ms.
-  const auto any_size = plan_kernel(worked_case_rows(), MicroBatchPolicy::all, 256, 64 * kMiB - 1);
+  const auto any_size =
+      plan_kernel(worked_case_rows(), MicroBatchPolicy::all, 256, 64 * kPlannerMiB - 1);
   ASSERT_TRUE(any_size);
   EXPECT_EQ(any_size->plan.micro_batches.size(), 5u);
-  EXPECT_NEAR(any_size->plan.seconds(), 25.65 * kMs, 1e-12);
-  EXPECT_LE(any_size->plan.workspace_bytes(), 64 * kMiB - 1);
+  EXPECT_NEAR(any_size->plan.seconds(), 25.65 * kPlannerMs, 1e-12);
+  EXPECT_LE(any_size->plan.workspace_bytes(), 64 * kPlannerMiB - 1);
 }
 
 TEST(MicroBatchPlanner, WorkedCaseUndividedFallsBackToTheSlowAlgorithm) {
-  const auto planned = plan_kernel(worked_case_rows(), MicroBatchPolicy::undivided, 256, 64 * kMiB);
+  const auto planned =
+      plan_kernel(worked_case_rows(), MicroBatchPolicy::undivided, 256, 64 * kPlannerMiB);
   ASSERT_TRUE(planned);
   EXPECT_EQ(describe(planned->plan), "1 x 256 slow");
-  EXPECT_NEAR(planned->plan.seconds(), 2560.1 * kMs, 1e-9);
+  EXPECT_NEAR(planned->plan.seconds(), 2560.1 * kPlannerMs, 1e-9);
 }
 
 TEST(MicroBatchPlanner, NothingFitsGivesTheLeastWorkspacePlanFlagged) {
@@ -108,7 +110,7 @@ TEST(MicroBatchPlanner, NothingFitsGivesTheLeastWorkspacePlanFlagged) {
 TEST(MicroBatchPlanner, ZeroLimitUsesTheZeroWorkspaceAlgorithm) {
   auto rows = worked_case_rows();
   for (std::int64_t b : {64, 128, 256}) {
-    rows.push_back(row(b, "implicit_gemm", 0.5 * static_cast<double>(b) * kMs, 0));
+    rows.push_back(row(b, "implicit_gemm", 0.5 * static_cast<double>(b) * kPlannerMs, 0));
   }
   const auto planned = plan_kernel(rows, MicroBatchPolicy::power_of_two, 256, 0);
   ASSERT_TRUE(planned);
@@ -156,7 +158,8 @@ RandomTable random_table(std::mt19937& random) {
     for (int a = 0; a < algorithms; ++a) {
       const double seconds =
           static_cast<double>(size) * (0.2 + 2 * unit(random)) + 0.3 * unit(random);
-      const double workspace = unit(random) < 0.25 ? 0 : std::floor(100 * unit(random)) * kMiB;
+      const double workspace =
+          unit(random) < 0.25 ? 0 : std::floor(100 * unit(random)) * kPlannerMiB;
       table.rows.push_back(
           row(size, "algo" + std::to_string(a), seconds, workspace, unit(random) < 0.9));
     }
@@ -229,7 +232,7 @@ TEST(MicroBatchPlanner, DynamicProgrammingEqualsBruteForceOnRandomTables) {
     const auto table = random_table(random);
     // Every workspace in the table is a limit where the best plan may change: checking them all
     // checks the whole Pareto front the whole-network mode chooses from.
-    std::vector<double> limits{0.0, std::floor(100 * unit(random)) * kMiB, kUnlimited};
+    std::vector<double> limits{0.0, std::floor(100 * unit(random)) * kPlannerMiB, kUnlimited};
     for (const auto& r : table.rows) limits.push_back(r.workspace_bytes);
     for (double limit : limits) {
       SCOPED_TRACE("trial " + std::to_string(trial) + " limit " + std::to_string(limit));

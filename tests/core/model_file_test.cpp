@@ -21,11 +21,11 @@ using test::input_error;
 using test::layer_index;
 
 const std::string kModelTestDataDir = TESSERA_TEST_DATA_DIR;
-const std::string kGoodDir = kModelTestDataDir + "/scenarios/good";
-const std::string kModelDir = kModelTestDataDir + "/models";
+const std::string kModelFileGoodDir = kModelTestDataDir + "/scenarios/good";
+const std::string kModelFileModelDir = kModelTestDataDir + "/models";
 
 TEST(ModelFile, SmallCnnHasHandCountedParametersAndShapes) {
-  const auto model = load_model_file(kModelDir + "/small_cnn.yaml");
+  const auto model = load_model_file(kModelFileModelDir + "/small_cnn.yaml");
   EXPECT_EQ(model.name(), "small_cnn");
   EXPECT_FALSE(model.default_mini_batch().has_value());
   ASSERT_EQ(model.layers().size(), 14u);
@@ -62,7 +62,7 @@ TEST(ModelFile, SmallCnnHasHandCountedParametersAndShapes) {
 }
 
 TEST(ModelFile, ScenarioWithCustomModelLoads) {
-  const auto loaded = load_scenario(kGoodDir + "/custom_model_small_cnn.yaml");
+  const auto loaded = load_scenario(kModelFileGoodDir + "/custom_model_small_cnn.yaml");
   EXPECT_EQ(loaded.model.name(), "small_cnn");
   EXPECT_EQ(parameter_count(loaded.model), 4242);
   EXPECT_EQ(loaded.scenario.model.dtype, DType::float16);
@@ -90,7 +90,7 @@ class BadModelFile : public testing::TestWithParam<BadModelCase> {};
 
 TEST_P(BadModelFile, IsRejectedAtTheLayer) {
   const auto& c = GetParam();
-  const std::string path = kModelDir + "/" + c.file;
+  const std::string path = kModelFileModelDir + "/" + c.file;
   const auto error = input_error([&] { (void)load_model_file(path); });
   EXPECT_EQ(error.where().file, path);
   EXPECT_EQ(error.where().line, find_in_file(path, std::string("name: ") + c.layer + ",").line)
@@ -102,7 +102,7 @@ TEST_P(BadModelFile, IsRejectedAtTheLayer) {
   const auto via_scenario = input_error([&] {
     (void)load_scenario_text(
         std::string("name: uses-bad-model\nmodel:\n  file: ") + c.file + "\n  mini_batch: 1\n",
-        "uses_bad_model.yaml", kModelDir);
+        "uses_bad_model.yaml", kModelFileModelDir);
   });
   EXPECT_TRUE(contains(via_scenario.what(), c.file)) << via_scenario.what();
   EXPECT_TRUE(contains(via_scenario.what(), c.problem)) << via_scenario.what();

@@ -15,7 +15,7 @@
 namespace tessera {
 namespace {
 
-constexpr double kTolerance = 0.01;  // relative, as tests/simulator/symmetry_test.cpp
+constexpr double kDataSplitTolerance = 0.01;  // relative, as tests/simulator/symmetry_test.cpp
 
 LoadedScenario resnet18(const std::string& platform, std::int64_t data, const std::string& split,
                         const std::string& mode) {
@@ -43,7 +43,7 @@ TEST(DataSplitSim, ProportionalBeatsEqualOnV100AndP100Nodes) {
 }
 
 void expect_close(double full, double symmetric, double step, const std::string& what) {
-  EXPECT_LE(std::fabs(full - symmetric), kTolerance * std::max(full, 0.05 * step))
+  EXPECT_LE(std::fabs(full - symmetric), kDataSplitTolerance * std::max(full, 0.05 * step))
       << what << ": full " << full << " s, symmetric " << symmetric << " s";
 }
 

@@ -17,7 +17,7 @@
 namespace tessera {
 namespace {
 
-constexpr double kTolerance = 0.01;
+constexpr double kStragglerTolerance = 0.01;
 
 LoadedScenario resnet18_on_64_nodes(const std::string& allreduce) {
   return load_scenario_text(
@@ -46,11 +46,12 @@ void expect_agree(const FullAndSymmetric& pair) {
             << s.breakdown.compute_seconds << " s, all-reduce " << f.breakdown.allreduce_seconds
             << " vs " << s.breakdown.allreduce_seconds << " s\n";
   const double step = f.step_seconds;
-  EXPECT_NEAR(s.step_seconds, step, kTolerance * step);
+  EXPECT_NEAR(s.step_seconds, step, kStragglerTolerance * step);
   EXPECT_NEAR(s.breakdown.compute_seconds, f.breakdown.compute_seconds,
-              kTolerance * f.breakdown.compute_seconds);
+              kStragglerTolerance * f.breakdown.compute_seconds);
   EXPECT_NEAR(s.breakdown.allreduce_seconds, f.breakdown.allreduce_seconds,
-              std::max(kTolerance * f.breakdown.allreduce_seconds, 0.05 * kTolerance * step));
+              std::max(kStragglerTolerance * f.breakdown.allreduce_seconds,
+                       0.05 * kStragglerTolerance * step));
 }
 
 TEST(StragglerSymmetry, ASlowGpuOnAPlayedNode) {
@@ -122,7 +123,7 @@ TEST(StragglerSymmetry, StragglersFurtherApartThanThePlayedNodesArePlayedInFull)
   EXPECT_NE(halved.note.find("symmetric simulation (64 of 128 nodes played, each standing for 2"),
             std::string::npos)
       << halved.note;
-  EXPECT_NEAR(halved.step_seconds, full.step_seconds, kTolerance * full.step_seconds);
+  EXPECT_NEAR(halved.step_seconds, full.step_seconds, kStragglerTolerance * full.step_seconds);
   // Stragglers beyond the point's nodes are not in the job: the point is reduced.
   loaded.cluster.stragglers = {{StragglerKind::nic_bandwidth, 3, 0.5},
                                {StragglerKind::nic_bandwidth, 100, 0.5}};

@@ -11,7 +11,7 @@
 namespace tessera::zoo {
 namespace {
 
-constexpr std::int64_t kPooledExtent = 6;
+constexpr std::int64_t kAlexNetPooledExtent = 6;
 
 ModelGraph build_alexnet(std::int64_t image_size, std::int64_t classes) {
   GraphBuilder b("alexnet");
@@ -31,7 +31,7 @@ ModelGraph build_alexnet(std::int64_t image_size, std::int64_t classes) {
   x = b.relu("relu5", x);
   x = b.pool("pool5", x, max_pool);
   x = b.pool("avgpool", x,
-             PoolingParams{.mode = PoolMode::average, .adaptive_output = kPooledExtent});
+             PoolingParams{.mode = PoolMode::average, .adaptive_output = kAlexNetPooledExtent});
   x = b.dropout("drop6", x, 0.5);
   x = b.fully_connected("fc6", x, 4096);
   x = b.relu("relu6", x);

@@ -11,7 +11,7 @@
 namespace tessera::zoo {
 namespace {
 
-constexpr std::int64_t kPooledExtent = 7;
+constexpr std::int64_t kVgg16PooledExtent = 7;
 
 ModelGraph build_vgg16(std::int64_t image_size, std::int64_t classes) {
   GraphBuilder b("vgg16");
@@ -28,7 +28,7 @@ ModelGraph build_vgg16(std::int64_t image_size, std::int64_t classes) {
     x = b.pool("pool" + id, x, PoolingParams{.mode = PoolMode::max});
   }
   x = b.pool("avgpool", x,
-             PoolingParams{.mode = PoolMode::average, .adaptive_output = kPooledExtent});
+             PoolingParams{.mode = PoolMode::average, .adaptive_output = kVgg16PooledExtent});
   x = b.fully_connected("fc6", x, 4096);
   x = b.relu("relu6", x);
   x = b.dropout("drop6", x, 0.5);
