@@ -81,7 +81,7 @@ struct Machine {
   int cpu_cores = 1;
 };
 
-Machine this_machine() {
+Machine measured_machine() {
   Machine machine;
   for (const auto& device : kernels::discover_devices().devices) {
     if (device.kind == "cuda") ++machine.cuda_devices;
@@ -181,7 +181,7 @@ int validate_sim(const ValidateSimSettings& settings) {
   // A bad --mpirun stops here, not after profiling.
   const auto launcher = command_line_words(settings.mpirun, "--mpirun");
   const auto loaded = load_scenario(settings.file);
-  const Machine machine = this_machine();
+  const Machine machine = measured_machine();
   const std::int64_t max_ranks =
       settings.max_ranks > 0
           ? settings.max_ranks

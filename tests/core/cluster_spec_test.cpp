@@ -58,7 +58,7 @@ filesystem:
   return text;
 }
 
-ClusterSpec parse(const std::string& text) {
+ClusterSpec parse_cluster(const std::string& text) {
   return parse_cluster(parse_yaml_text(text, "cluster.yaml"));
 }
 
@@ -66,7 +66,7 @@ ClusterSpec parse(const std::string& text) {
 // Figures
 
 TEST(ClusterSpec, ReadsEverySectionInSiUnits) {
-  const auto c = parse(cluster_text());
+  const auto c = parse_cluster(cluster_text());
   EXPECT_EQ(c.node.gpu_interconnect, GpuInterconnect::nvswitch);
   EXPECT_DOUBLE_EQ(c.node.gpu_link_bandwidth_bytes_per_second, 300e9);
   EXPECT_DOUBLE_EQ(c.node.gpu_link_latency_seconds, 1e-6);
@@ -88,7 +88,7 @@ TEST(ClusterSpec, ReadsEverySectionInSiUnits) {
 }
 
 TEST(ClusterSpec, GpuEfficienciesDefaultWhenAbsent) {
-  const auto c = parse(cluster_text());
+  const auto c = parse_cluster(cluster_text());
   EXPECT_DOUBLE_EQ(c.gpu.compute_efficiency, 0.7);
   EXPECT_DOUBLE_EQ(c.gpu.memory_efficiency, 0.8);
   EXPECT_DOUBLE_EQ(c.gpu.kernel_launch_latency_seconds, 5e-6);
@@ -108,9 +108,9 @@ TEST(ClusterSpec, EveryPresetGivesItsGpusPowerWithASource) {
     EXPECT_TRUE(says_source);
   }
   EXPECT_EQ(load_cluster_preset("lassen", {}, "platform.preset").gpu.power_watts, 300);
-  EXPECT_EQ(
-      parse(cluster_text("  memory: 16 GB", "  memory: 16 GB\n  power: 0.7 kW")).gpu.power_watts,
-      700);
+  EXPECT_EQ(parse_cluster(cluster_text("  memory: 16 GB", "  memory: 16 GB\n  power: 0.7 kW"))
+                .gpu.power_watts,
+            700);
 }
 
 TEST(ClusterSpec, FileWithPcieNodesAndExplicitEfficiencies) {
@@ -211,13 +211,13 @@ TEST(ClusterSpec, PresetNvlinkMeshesMatchTheirGpus) {
 }
 
 TEST(ClusterSpec, NvlinkMeshWithoutAListLinksEveryPairOnce) {
-  const auto c =
-      parse(cluster_text("  gpu_interconnect: nvswitch", "  gpu_interconnect: nvlink_mesh"));
+  const auto c = parse_cluster(
+      cluster_text("  gpu_interconnect: nvswitch", "  gpu_interconnect: nvlink_mesh"));
   EXPECT_TRUE(c.node.nvlinks.empty());
   EXPECT_EQ(c.node.nvlinks_between(0, 1), 1);
   EXPECT_EQ(c.node.nvlinks_between(1, 1), 0);
   // Other interconnects have no NVLinks.
-  EXPECT_EQ(parse(cluster_text()).node.nvlinks_between(0, 1), 0);
+  EXPECT_EQ(parse_cluster(cluster_text()).node.nvlinks_between(0, 1), 0);
 }
 
 TEST(ClusterSpecErrors, NvlinksNameTheirPairAndWhatIsWrong) {
@@ -225,20 +225,20 @@ TEST(ClusterSpecErrors, NvlinksNameTheirPairAndWhatIsWrong) {
   auto with = [&](const std::string& entries) {
     return cluster_text("  gpu_interconnect: nvswitch", mesh + entries);
   };
-  const auto parsed = parse(with("    - {gpus: [1, 0], links: 3}"));
+  const auto parsed = parse_cluster(with("    - {gpus: [1, 0], links: 3}"));
   ASSERT_EQ(parsed.node.nvlinks.size(), 1u);
   EXPECT_EQ(parsed.node.nvlinks[0].first, 0);
   EXPECT_EQ(parsed.node.nvlinks[0].links, 3);
-  auto error = input_error([&] { parse(with("    - {gpus: [0, 2]}")); });
+  auto error = input_error([&] { parse_cluster(with("    - {gpus: [0, 2]}")); });
   EXPECT_EQ(error.key(), "node.nvlinks[0].gpus[1]");
-  error = input_error([&] { parse(with("    - {gpus: [0, 1]}\n    - {gpus: [1, 0]}")); });
+  error = input_error([&] { parse_cluster(with("    - {gpus: [0, 1]}\n    - {gpus: [1, 0]}")); });
   EXPECT_EQ(error.key(), "node.nvlinks[1].gpus");
   EXPECT_TRUE(contains(error.problem(), "listed twice"));
-  error = input_error([&] { parse(with("    - {gpus: [0, 1], links: 0}")); });
+  error = input_error([&] { parse_cluster(with("    - {gpus: [0, 1], links: 0}")); });
   EXPECT_EQ(error.key(), "node.nvlinks[0].links");
   error = input_error([&] {
-    parse(cluster_text("  gpu_interconnect: nvswitch",
-                       "  gpu_interconnect: nvswitch\n  nvlinks:\n    - {gpus: [0, 1]}"));
+    parse_cluster(cluster_text("  gpu_interconnect: nvswitch",
+                               "  gpu_interconnect: nvswitch\n  nvlinks:\n    - {gpus: [0, 1]}"));
   });
   EXPECT_EQ(error.key(), "node.nvlinks");
 }
@@ -249,14 +249,14 @@ TEST(ClusterSpecErrors, NvlinksNameTheirPairAndWhatIsWrong) {
 TEST(ClusterSpecErrors, MissingSectionNamesIt) {
   std::string text = cluster_text();
   text = text.substr(0, text.find("filesystem:"));
-  const auto error = input_error([&] { parse(text); });
+  const auto error = input_error([&] { parse_cluster(text); });
   EXPECT_EQ(error.key(), "filesystem");
   EXPECT_TRUE(contains(error.problem(), "missing required key")) << error.problem();
 }
 
 TEST(ClusterSpecErrors, BadUnitNamesKeyAndLine) {
   const auto error = input_error(
-      [] { parse(cluster_text("  gpu_link_bandwidth:", "  gpu_link_bandwidth: 300 GB")); });
+      [] { parse_cluster(cluster_text("  gpu_link_bandwidth:", "  gpu_link_bandwidth: 300 GB")); });
   EXPECT_EQ(error.key(), "node.gpu_link_bandwidth");
   EXPECT_EQ(error.where().line, 11);
   EXPECT_TRUE(contains(error.problem(), "bandwidth with its unit")) << error.problem();
@@ -264,73 +264,76 @@ TEST(ClusterSpecErrors, BadUnitNamesKeyAndLine) {
 }
 
 TEST(ClusterSpecErrors, BareNumbersAreRefused) {
-  const auto error = input_error([] { parse(cluster_text("  latency:", "  latency: 0.00001")); });
+  const auto error =
+      input_error([] { parse_cluster(cluster_text("  latency:", "  latency: 0.00001")); });
   EXPECT_EQ(error.key(), "filesystem.latency");
   EXPECT_TRUE(contains(error.problem(), "duration with its unit")) << error.problem();
-  const auto memory = input_error([] { parse(cluster_text("  memory:", "  memory: 16e9")); });
+  const auto memory =
+      input_error([] { parse_cluster(cluster_text("  memory:", "  memory: 16e9")); });
   EXPECT_EQ(memory.key(), "gpu.memory");
 }
 
 TEST(ClusterSpecErrors, LatencyUnitMustBeATime) {
   const auto error =
-      input_error([] { parse(cluster_text("  nic_latency:", "  nic_latency: 2 GB/s")); });
+      input_error([] { parse_cluster(cluster_text("  nic_latency:", "  nic_latency: 2 GB/s")); });
   EXPECT_EQ(error.key(), "node.nic_latency");
 }
 
 TEST(ClusterSpecErrors, BandwidthMustBePositive) {
-  const auto error =
-      input_error([] { parse(cluster_text("  nic_bandwidth:", "  nic_bandwidth: 0 Gb/s")); });
+  const auto error = input_error(
+      [] { parse_cluster(cluster_text("  nic_bandwidth:", "  nic_bandwidth: 0 Gb/s")); });
   EXPECT_EQ(error.key(), "node.nic_bandwidth");
   EXPECT_TRUE(contains(error.problem(), "positive")) << error.problem();
 }
 
 TEST(ClusterSpecErrors, UnknownInterconnectSuggestsClosest) {
   const auto error = input_error(
-      [] { parse(cluster_text("  gpu_interconnect:", "  gpu_interconnect: nvswitches")); });
+      [] { parse_cluster(cluster_text("  gpu_interconnect:", "  gpu_interconnect: nvswitches")); });
   EXPECT_EQ(error.key(), "node.gpu_interconnect");
   EXPECT_TRUE(contains(error.problem(), "did you mean 'nvswitch'")) << error.problem();
 }
 
 TEST(ClusterSpecErrors, MisspeltKeySuggestsClosest) {
-  const auto error =
-      input_error([] { parse(cluster_text("  nic_bandwidth:", "  nic_bandwith: 200 Gb/s")); });
+  const auto error = input_error(
+      [] { parse_cluster(cluster_text("  nic_bandwidth:", "  nic_bandwith: 200 Gb/s")); });
   EXPECT_EQ(error.key(), "node.nic_bandwith");
   EXPECT_TRUE(contains(error.problem(), "did you mean 'nic_bandwidth'")) << error.problem();
 }
 
 TEST(ClusterSpecErrors, OversubscriptionBelowOneOrAboveThePortCount) {
-  auto below =
-      input_error([] { parse(cluster_text("  oversubscription:", "  oversubscription: 0.5")); });
+  auto below = input_error(
+      [] { parse_cluster(cluster_text("  oversubscription:", "  oversubscription: 0.5")); });
   EXPECT_EQ(below.key(), "network.oversubscription");
-  auto above =
-      input_error([] { parse(cluster_text("  oversubscription:", "  oversubscription: 3")); });
+  auto above = input_error(
+      [] { parse_cluster(cluster_text("  oversubscription:", "  oversubscription: 3")); });
   EXPECT_EQ(above.key(), "network.oversubscription");
 }
 
 TEST(ClusterSpecErrors, UnknownTopology) {
-  const auto error = input_error([] { parse(cluster_text("  topology:", "  topology: torus")); });
+  const auto error =
+      input_error([] { parse_cluster(cluster_text("  topology:", "  topology: torus")); });
   EXPECT_EQ(error.key(), "network.topology");
 }
 
 TEST(ClusterSpecErrors, EfficiencyOutsideZeroOne) {
   const auto zero = input_error([] {
-    parse(cluster_text("  fp32_peak:", "  fp32_peak: 1 TFLOP/s\n  compute_efficiency: 0"));
+    parse_cluster(cluster_text("  fp32_peak:", "  fp32_peak: 1 TFLOP/s\n  compute_efficiency: 0"));
   });
   EXPECT_EQ(zero.key(), "gpu.compute_efficiency");
   const auto above = input_error([] {
-    parse(cluster_text("  fp32_peak:", "  fp32_peak: 1 TFLOP/s\n  memory_efficiency: 1.5"));
+    parse_cluster(cluster_text("  fp32_peak:", "  fp32_peak: 1 TFLOP/s\n  memory_efficiency: 1.5"));
   });
   EXPECT_EQ(above.key(), "gpu.memory_efficiency");
 }
 
 TEST(ClusterSpecErrors, NvswitchNeedsGpuLinkFigures) {
-  const auto error = input_error([] { parse(cluster_text("  gpu_link_bandwidth:", "")); });
+  const auto error = input_error([] { parse_cluster(cluster_text("  gpu_link_bandwidth:", "")); });
   EXPECT_EQ(error.key(), "node.gpu_link_bandwidth");
 }
 
 TEST(ClusterSpecErrors, PcieGpuLinkMustMatchPcie) {
-  const auto error =
-      input_error([] { parse(cluster_text("  gpu_interconnect:", "  gpu_interconnect: pcie")); });
+  const auto error = input_error(
+      [] { parse_cluster(cluster_text("  gpu_interconnect:", "  gpu_interconnect: pcie")); });
   EXPECT_EQ(error.key(), "node.gpu_link_bandwidth");
   EXPECT_TRUE(contains(error.problem(), "pcie_bandwidth")) << error.problem();
 }
@@ -342,8 +345,8 @@ namespace tessera {
 namespace {
 
 TEST(ClusterSpec, NodeLocalStorageIsOptionalAndComesAsSizeAndReadRate) {
-  EXPECT_EQ(parse(cluster_text()).node.local_storage_bytes, 0);
-  const auto staged = parse(cluster_text(
+  EXPECT_EQ(parse_cluster(cluster_text()).node.local_storage_bytes, 0);
+  const auto staged = parse_cluster(cluster_text(
       "  nic_latency:",
       "  nic_latency: 2 us\n  local_storage: 3.84 TB\n  local_storage_bandwidth: 6 GB/s"));
   EXPECT_DOUBLE_EQ(staged.node.local_storage_bytes, 3.84e12);
@@ -352,7 +355,8 @@ TEST(ClusterSpec, NodeLocalStorageIsOptionalAndComesAsSizeAndReadRate) {
 
 TEST(ClusterSpecErrors, NodeLocalStorageNeedsBothItsSizeAndItsReadRate) {
   const auto error = input_error([&] {
-    (void)parse(cluster_text("  nic_latency:", "  nic_latency: 2 us\n  local_storage: 1 TB"));
+    (void)parse_cluster(
+        cluster_text("  nic_latency:", "  nic_latency: 2 us\n  local_storage: 1 TB"));
   });
   EXPECT_EQ(error.key(), "node");
   EXPECT_TRUE(contains(error.problem(), "local_storage_bandwidth")) << error.what();
@@ -376,7 +380,8 @@ TEST(ClusterSpecErrors, AbsurdFiguresNameTheirRange) {
            {"  nic_latency:", "  nic_latency: 2 s", "node.nic_latency", "from 0 s to 1 s"},
            {"  latency:", "  latency: 1e300 ns", "filesystem.latency", "from 0 s to 1 s"},
        }) {
-    const auto error = input_error([&] { parse(cluster_text(c.line_start, c.replacement)); });
+    const auto error =
+        input_error([&] { parse_cluster(cluster_text(c.line_start, c.replacement)); });
     EXPECT_EQ(error.key(), c.key) << c.replacement;
     EXPECT_TRUE(contains(error.problem(), c.range)) << error.what();
   }
@@ -384,26 +389,29 @@ TEST(ClusterSpecErrors, AbsurdFiguresNameTheirRange) {
 
 TEST(ClusterSpecErrors, NonFiniteFiguresAreRefused) {
   for (const std::string value : {"nan GB", "inf GB", "-inf GB", "1e400 GB", ".nan"}) {
-    const auto error = input_error([&] { parse(cluster_text("  memory:", "  memory: " + value)); });
+    const auto error =
+        input_error([&] { parse_cluster(cluster_text("  memory:", "  memory: " + value)); });
     EXPECT_EQ(error.key(), "gpu.memory") << value;
   }
   const auto efficiency = input_error([] {
-    parse(cluster_text("  fp32_peak:", "  fp32_peak: 1 TFLOP/s\n  compute_efficiency: .nan"));
+    parse_cluster(
+        cluster_text("  fp32_peak:", "  fp32_peak: 1 TFLOP/s\n  compute_efficiency: .nan"));
   });
   EXPECT_EQ(efficiency.key(), "gpu.compute_efficiency");
 }
 
 TEST(ClusterSpec, RangeEndsAndZeroWhereAllowedAreAccepted) {
-  const auto c = parse(cluster_text("  fp32_peak:",
-                                    "  fp32_peak: 1 EFLOP/s\n  tensor_peak: 0 FLOP/s\n"
-                                    "  compute_efficiency: 0.001"));
+  const auto c = parse_cluster(cluster_text("  fp32_peak:",
+                                            "  fp32_peak: 1 EFLOP/s\n  tensor_peak: 0 FLOP/s\n"
+                                            "  compute_efficiency: 0.001"));
   EXPECT_DOUBLE_EQ(c.gpu.fp32_flops_per_second, 1e18);
   EXPECT_EQ(c.gpu.tensor_flops_per_second, 0);
   EXPECT_DOUBLE_EQ(c.gpu.compute_efficiency, 0.001);
-  EXPECT_EQ(parse(cluster_text("  nic_latency:", "  nic_latency: 1 s")).node.nic_latency_seconds,
-            1);
+  EXPECT_EQ(
+      parse_cluster(cluster_text("  nic_latency:", "  nic_latency: 1 s")).node.nic_latency_seconds,
+      1);
   const auto tensor = input_error([] {
-    parse(cluster_text("  fp32_peak:", "  fp32_peak: 1 TFLOP/s\n  tensor_peak: 1 FLOP/s"));
+    parse_cluster(cluster_text("  fp32_peak:", "  fp32_peak: 1 TFLOP/s\n  tensor_peak: 1 FLOP/s"));
   });
   EXPECT_TRUE(contains(tensor.problem(), "(or 0)")) << tensor.what();
 }

@@ -15,7 +15,7 @@
 namespace tessera {
 namespace {
 
-LoadedScenario cosmoflow(const std::string& extra = "") {
+LoadedScenario plan_space_cosmoflow(const std::string& extra = "") {
   return load_scenario_text(R"(
 name: plan-space
 model: {zoo: cosmoflow, options: {width: 128}, mini_batch: 1}
@@ -32,7 +32,7 @@ PlanSpaceOptions at_gpus(const LoadedScenario& loaded, std::int64_t gpus) {
 }
 
 TEST(PlanSpace, KeepsTheGlobalBatchAndEveryGpuCount) {
-  const auto loaded = cosmoflow();
+  const auto loaded = plan_space_cosmoflow();
   const auto options = at_gpus(loaded, 8);
   ASSERT_EQ(options.global_batch, 4);
   const auto candidates = enumerate_candidates(loaded, options);
@@ -57,7 +57,7 @@ TEST(PlanSpace, KeepsTheGlobalBatchAndEveryGpuCount) {
 }
 
 TEST(PlanSpace, AnUnsplitGridTriesOneSplitEndAndSplitGridsEveryPool) {
-  const auto loaded = cosmoflow();
+  const auto loaded = plan_space_cosmoflow();
   const auto candidates = enumerate_candidates(loaded, at_gpus(loaded, 2));
   std::set<std::string> unsplit_ends, split_ends;
   for (const auto& c : candidates) {
@@ -71,7 +71,7 @@ TEST(PlanSpace, AnUnsplitGridTriesOneSplitEndAndSplitGridsEveryPool) {
 }
 
 TEST(PlanSpace, PinnedKeysKeepTheScenariosValues) {
-  const auto loaded = cosmoflow();
+  const auto loaded = plan_space_cosmoflow();
   auto options = at_gpus(loaded, 8);
   options.pinned = {"parallelism.data",         "parallelism.spatial.until", "memory.offload",
                     "parallelism.model.degree", "parallelism.tensor",        "memory.shard"};
@@ -89,7 +89,7 @@ TEST(PlanSpace, PinnedKeysKeepTheScenariosValues) {
 }
 
 TEST(PlanSpace, StagesPipelineTheMicroBatchesThatDivideTheBatchUnderEitherSchedule) {
-  const auto loaded = cosmoflow();
+  const auto loaded = plan_space_cosmoflow();
   auto options = at_gpus(loaded, 8);
   options.global_batch.reset();
   options.mini_batch = 4;
@@ -216,7 +216,7 @@ platform: {preset: v100_p100_mixed}
 }
 
 TEST(PlanSpace, WeakScalingKeepsTheBatchPerReplica) {
-  const auto loaded = cosmoflow("sweep: {scaling: weak, gpus: [8, 16]}\n");
+  const auto loaded = plan_space_cosmoflow("sweep: {scaling: weak, gpus: [8, 16]}\n");
   const auto options = default_space_options(loaded);
   EXPECT_EQ(options.mini_batch, 1);
   EXPECT_EQ(options.gpus, (std::vector<std::int64_t>{16}));
@@ -224,7 +224,7 @@ TEST(PlanSpace, WeakScalingKeepsTheBatchPerReplica) {
 }
 
 TEST(PlanSpace, EveryOffloadPolicyAndTheSplitLimit) {
-  const auto loaded = cosmoflow();
+  const auto loaded = plan_space_cosmoflow();
   auto options = at_gpus(loaded, 4);
   options.every_offload_policy = true;
   options.max_spatial_parts = 2;
@@ -238,7 +238,7 @@ TEST(PlanSpace, EveryOffloadPolicyAndTheSplitLimit) {
 }
 
 TEST(PlanSpace, ABatchNoReplicaCountSharesIsAnInputError) {
-  const auto loaded = cosmoflow();
+  const auto loaded = plan_space_cosmoflow();
   auto options = at_gpus(loaded, 8);
   options.pinned = {"parallelism.data"};
   options.global_batch = 3;
@@ -247,7 +247,7 @@ TEST(PlanSpace, ABatchNoReplicaCountSharesIsAnInputError) {
 }
 
 TEST(PlanScreen, InvalidSplitsAndMemoryAreFoundBeforeSimulating) {
-  auto loaded = cosmoflow();
+  auto loaded = plan_space_cosmoflow();
   PlanStrategy strategy = scenario_strategy(loaded, 0);
   strategy.data = 1;
   strategy.mini_batch = 4;
@@ -269,7 +269,7 @@ TEST(PlanScreen, InvalidSplitsAndMemoryAreFoundBeforeSimulating) {
 }
 
 TEST(PlanScreen, ThreadsScreenAsOneDoes) {
-  const auto loaded = cosmoflow();
+  const auto loaded = plan_space_cosmoflow();
   const auto candidates = enumerate_candidates(loaded, at_gpus(loaded, 8));
   ASSERT_GT(candidates.size(), 100u);
   const auto alone = screen_candidates(loaded, candidates, nullptr, 1);
@@ -292,7 +292,7 @@ TEST(PlanScreen, ThreadsScreenAsOneDoes) {
 }
 
 TEST(PlanScreen, TheCandidateScenarioHoldsTheStrategy) {
-  const auto loaded = cosmoflow("sweep: {scaling: strong, grow: data, gpus: [2, 4]}\n");
+  const auto loaded = plan_space_cosmoflow("sweep: {scaling: strong, grow: data, gpus: [2, 4]}\n");
   PlanStrategy strategy = scenario_strategy(loaded, 0);
   strategy.data = 2;
   strategy.mini_batch = 2;

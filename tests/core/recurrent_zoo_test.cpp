@@ -9,31 +9,18 @@
 #include "tessera/core/model/layer_cost.hpp"
 #include "tessera/core/model/model_graph.hpp"
 #include "tessera/core/zoo/model_zoo.hpp"
+#include "zoo_test_support.hpp"
 
 namespace tessera {
 namespace {
 
 using Options = std::map<std::string, std::string>;
 
-std::int64_t params(const std::string& model, const Options& options = {}) {
-  return parameter_count(build_zoo_model(model, options));
-}
-
-TensorShape shape(std::int64_t channels, std::vector<std::int64_t> spatial = {}) {
-  return TensorShape{1, channels, std::move(spatial)};
-}
-
-int count_kind(const ModelGraph& model, LayerKind kind) {
-  int count = 0;
-  for (const auto& layer : model.layers()) count += layer.layer.kind == kind ? 1 : 0;
-  return count;
-}
-
 // MLPerf GNMT (4 layers, hidden 1024, shared 32,320-token embedding): 160,671,297 parameters as
 // NVIDIA's apex distributed-optimizer tests state it ("MLPerf GNMT has 160671297 parameters",
 // with the shape of each of its 44 tensors), the MLPerf reference's model definition built.
 TEST(ModelZooParameters, GnmtMatchesMlperfReference) {
-  EXPECT_EQ(params("gnmt", {{"layers", "4"}}), 160'671'297);
+  EXPECT_EQ(test::zoo_params("gnmt", {{"layers", "4"}}), 160'671'297);
 }
 
 TEST(ModelZooParameters, GnmtPerLayerCountsFollowPyTorchLstms) {
@@ -42,12 +29,15 @@ TEST(ModelZooParameters, GnmtPerLayerCountsFollowPyTorchLstms) {
   // 8 layers) has no published total; this is what the MLPerf structure gives at that depth.
   const std::int64_t per_depth = (4 * 1024 * 2048 + 8 * 1024) + (4 * 1024 * 3072 + 8 * 1024);
   EXPECT_EQ(per_depth, 8'396'800 + 12'591'104);
-  EXPECT_EQ(params("gnmt", {{"layers", "5"}}) - params("gnmt", {{"layers", "4"}}), per_depth);
-  EXPECT_EQ(params("gnmt"), 160'671'297 + 4 * per_depth);
-  EXPECT_EQ(params("gnmt"), 244'622'913);
+  EXPECT_EQ(
+      test::zoo_params("gnmt", {{"layers", "5"}}) - test::zoo_params("gnmt", {{"layers", "4"}}),
+      per_depth);
+  EXPECT_EQ(test::zoo_params("gnmt"), 160'671'297 + 4 * per_depth);
+  EXPECT_EQ(test::zoo_params("gnmt"), 244'622'913);
   // The sequence length changes no weight; the vocabulary the table and the classifier.
-  EXPECT_EQ(params("gnmt", {{"sequence_length", "7"}}), 244'622'913);
-  EXPECT_EQ(params("gnmt", {{"vocabulary", "32321"}}) - params("gnmt"), 1024 + 1024 + 1);
+  EXPECT_EQ(test::zoo_params("gnmt", {{"sequence_length", "7"}}), 244'622'913);
+  EXPECT_EQ(test::zoo_params("gnmt", {{"vocabulary", "32321"}}) - test::zoo_params("gnmt"),
+            1024 + 1024 + 1);
 }
 
 // BIG LSTM, "2-Layer LSTM-8192-1024" of Jozefowicz et al. 2016, Table 1: 1.8B parameters,
@@ -59,24 +49,27 @@ TEST(ModelZooParameters, BigLstmMatchesJozefowicz2016) {
   const std::int64_t lstm = 2048 * 4 * 8192 + 4 * 8192 + 8192 * 1024;
   const std::int64_t expected = 2 * vocabulary * 1024 + vocabulary + 2 * lstm;
   EXPECT_EQ(expected, 1'776'880'510);
-  EXPECT_EQ(params("biglstm"), expected);
-  EXPECT_NEAR(static_cast<double>(params("biglstm")), 1.8e9, 0.05e9);  // the paper's rounding
+  EXPECT_EQ(test::zoo_params("biglstm"), expected);
+  EXPECT_NEAR(static_cast<double>(test::zoo_params("biglstm")), 1.8e9,
+              0.05e9);  // the paper's rounding
   // Sampling the softmax changes the work, not the weights.
-  EXPECT_EQ(params("biglstm", {{"sampled", "0"}}), expected);
-  EXPECT_EQ(params("biglstm", {{"layers", "1"}}), expected - lstm);
+  EXPECT_EQ(test::zoo_params("biglstm", {{"sampled", "0"}}), expected);
+  EXPECT_EQ(test::zoo_params("biglstm", {{"layers", "1"}}), expected - lstm);
 }
 
 TEST(ModelZooShapes, Gnmt) {
   auto model = build_zoo_model("gnmt", {{"layers", "4"}, {"sequence_length", "30"}});
-  EXPECT_EQ(model.layer("tokens").output_shape, shape(2, {30}));       // source and target ids
-  EXPECT_EQ(model.layer("encoder1").output_shape, shape(2048, {30}));  // bidirectional
-  EXPECT_EQ(model.layer("encoder4_residual").output_shape, shape(1024, {30}));
-  EXPECT_EQ(model.layer("attention").input_shapes,
-            (std::vector<TensorShape>{shape(1024, {30}), shape(1024, {30})}));
-  EXPECT_EQ(model.layer("decoder2_input").output_shape, shape(2048, {30}));
-  EXPECT_EQ(model.layer("classifier").output_shape, shape(32320, {30}));
-  EXPECT_EQ(count_kind(model, LayerKind::lstm), 8);
-  EXPECT_EQ(count_kind(model, LayerKind::attention), 1);
+  EXPECT_EQ(model.layer("tokens").output_shape,
+            test::sample_shape(2, {30}));  // source and target ids
+  EXPECT_EQ(model.layer("encoder1").output_shape, test::sample_shape(2048, {30}));  // bidirectional
+  EXPECT_EQ(model.layer("encoder4_residual").output_shape, test::sample_shape(1024, {30}));
+  EXPECT_EQ(
+      model.layer("attention").input_shapes,
+      (std::vector<TensorShape>{test::sample_shape(1024, {30}), test::sample_shape(1024, {30})}));
+  EXPECT_EQ(model.layer("decoder2_input").output_shape, test::sample_shape(2048, {30}));
+  EXPECT_EQ(model.layer("classifier").output_shape, test::sample_shape(32320, {30}));
+  EXPECT_EQ(test::count_kind(model, LayerKind::lstm), 8);
+  EXPECT_EQ(test::count_kind(model, LayerKind::attention), 1);
   EXPECT_FALSE(model.index_of("encoder2_residual").has_value());  // residuals from the 3rd layer
   EXPECT_TRUE(model.index_of("encoder3_residual").has_value());
   EXPECT_FALSE(model.index_of("decoder2_residual").has_value());
@@ -87,13 +80,13 @@ TEST(ModelZooShapes, Gnmt) {
 
 TEST(ModelZooShapes, BigLstm) {
   auto model = build_zoo_model("biglstm");
-  EXPECT_EQ(model.layer("tokens").output_shape, shape(1, {20}));
-  EXPECT_EQ(model.layer("embedding").output_shape, shape(1024, {20}));
-  EXPECT_EQ(model.layer("lstm2").output_shape, shape(1024, {20}));
+  EXPECT_EQ(model.layer("tokens").output_shape, test::sample_shape(1, {20}));
+  EXPECT_EQ(model.layer("embedding").output_shape, test::sample_shape(1024, {20}));
+  EXPECT_EQ(model.layer("lstm2").output_shape, test::sample_shape(1024, {20}));
   // The sampled softmax scores 8,192 sampled classes and the target at every step.
-  EXPECT_EQ(model.layer("softmax").output_shape, shape(8193, {20}));
+  EXPECT_EQ(model.layer("softmax").output_shape, test::sample_shape(8193, {20}));
   EXPECT_EQ(build_zoo_model("biglstm", {{"sampled", "0"}}).layer("softmax").output_shape,
-            shape(793470, {20}));
+            test::sample_shape(793470, {20}));
   EXPECT_EQ(model.default_mini_batch(), 128);
   // A vocabulary smaller than the samples is a model error naming the softmax.
   EXPECT_THROW(build_zoo_model("biglstm", {{"vocabulary", "100"}}), ModelError);

@@ -122,7 +122,7 @@ TEST(TensorSplit, AttentionShardCostsItsHeads) {
   EXPECT_DOUBLE_EQ(cost.flops.backward_filter, 8 * n * t * c * s + n * t * (3 * s + c));
 }
 
-int count(const StepProgram& program, StepOpKind kind, Direction direction) {
+int count_ops(const StepProgram& program, StepOpKind kind, Direction direction) {
   return static_cast<int>(
       std::count_if(program.ops.begin(), program.ops.end(), [&](const auto& op) {
         return op.kind == kind && op.group == CollectiveGroup::tensor && op.direction == direction;
@@ -135,10 +135,12 @@ TEST(TensorSplit, ProgramAllReducesTwicePerBlockEachWay) {
   const ComputeCostModel costs{program_test_device(), nullptr, 64.0 * 1024 * 1024};
   const auto program = build_step_programs(model, plan, costs, {}).at(0);
   // Forward: the embedding's rows, each block's attention and MLP, the loss's class sums.
-  EXPECT_EQ(count(program, StepOpKind::group_allreduce, Direction::forward), 1 + 2 * kLayers + 1);
+  EXPECT_EQ(count_ops(program, StepOpKind::group_allreduce, Direction::forward),
+            1 + 2 * kLayers + 1);
   // Backward: each block's attention and first MLP product, and the head's input gradient.
-  EXPECT_EQ(count(program, StepOpKind::group_allreduce, Direction::backward_data), 2 * kLayers + 1);
-  EXPECT_EQ(count(program, StepOpKind::group_allgather, Direction::forward), 0);
+  EXPECT_EQ(count_ops(program, StepOpKind::group_allreduce, Direction::backward_data),
+            2 * kLayers + 1);
+  EXPECT_EQ(count_ops(program, StepOpKind::group_allgather, Direction::forward), 0);
   const double activation_bytes = 2.0 * kHidden * kSteps * 4;  // mini-batch 2, float32
   for (const auto& op : program.ops) {
     if (op.group != CollectiveGroup::tensor) continue;
@@ -193,9 +195,9 @@ TEST(TensorSplit, ConvolutionsAlternateFilterAndChannelSplits) {
   // Batch-norm statistics are per channel: each GPU sums its own (no spatial group here).
   const ComputeCostModel costs{program_test_device(), nullptr, 64.0 * 1024 * 1024};
   const auto program = build_step_programs(model, plan, costs, {}).at(0);
-  EXPECT_EQ(count(program, StepOpKind::group_allreduce, Direction::forward), 2);  // conv2, loss
+  EXPECT_EQ(count_ops(program, StepOpKind::group_allreduce, Direction::forward), 2);  // conv2, loss
   // conv1's input is the image (no gradient); conv2's input gradient comes split: fc alone.
-  EXPECT_EQ(count(program, StepOpKind::group_allreduce, Direction::backward_data), 1);
+  EXPECT_EQ(count_ops(program, StepOpKind::group_allreduce, Direction::backward_data), 1);
 }
 
 TEST(TensorSplit, LayersNeedingWholeChannelsGatherThemFirst) {

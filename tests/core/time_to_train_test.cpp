@@ -148,12 +148,13 @@ TEST(FillTimeToTrain, NoTargetLeavesZeros) {
 // ---------------------------------------------------------------------------------------------
 // The zoo's published figures and the training key
 
-LoadedScenario load(const std::string& text) {
+LoadedScenario load_time_to_train(const std::string& text) {
   return load_scenario_text(text, "time_to_train_test.yaml", "");
 }
 
 TEST(PublishedEfficiency, ResNet50FollowsGoyal2017) {
-  const auto e = load("name: t\nmodel: {zoo: resnet50, mini_batch: 32}\n").statistical_efficiency;
+  const auto e = load_time_to_train("name: t\nmodel: {zoo: resnet50, mini_batch: 32}\n")
+                     .statistical_efficiency;
   ASSERT_EQ(e.target, TrainingTarget::table);
   EXPECT_TRUE(contains(e.source, "Goyal et al. 2017")) << e.source;
   EXPECT_DOUBLE_EQ(e.epoch_samples, 1'281'167);
@@ -167,18 +168,20 @@ TEST(PublishedEfficiency, ResNet50FollowsGoyal2017) {
 
 TEST(PublishedEfficiency, OnlyInThePublishedSetting) {
   // Other classes are another data set than ImageNet's: no figures.
-  EXPECT_EQ(load("name: t\nmodel: {zoo: resnet50, options: {classes: 10}, mini_batch: 32}\n")
+  EXPECT_EQ(load_time_to_train(
+                "name: t\nmodel: {zoo: resnet50, options: {classes: 10}, mini_batch: 32}\n")
                 .statistical_efficiency.target,
             TrainingTarget::none);
-  EXPECT_EQ(load("name: t\nmodel: {zoo: gnmt}\n").statistical_efficiency.target,
+  EXPECT_EQ(load_time_to_train("name: t\nmodel: {zoo: gnmt}\n").statistical_efficiency.target,
             TrainingTarget::none);
-  EXPECT_EQ(load("name: t\nmodel: {zoo: resnet50, mini_batch: 32}\ntraining: {target: none}\n")
+  EXPECT_EQ(load_time_to_train(
+                "name: t\nmodel: {zoo: resnet50, mini_batch: 32}\ntraining: {target: none}\n")
                 .statistical_efficiency.target,
             TrainingTarget::none);
 }
 
 TEST(TrainingKey, TableInEpochsAndStepsWithTheEpochFromIo) {
-  const auto e = load(R"(name: t
+  const auto e = load_time_to_train(R"(name: t
 model: {zoo: gnmt, options: {layers: 4}}
 io: {samples: 4000000}
 training:
@@ -197,7 +200,7 @@ training:
 }
 
 TEST(TrainingKey, CriticalBatchWithMinimumEpochs) {
-  const auto e = load(R"(name: t
+  const auto e = load_time_to_train(R"(name: t
 model: {zoo: biglstm}
 io: {samples: 1000000}
 training: {target: critical_batch, critical_batch: 5000, min_epochs: 2}
@@ -209,7 +212,7 @@ training: {target: critical_batch, critical_batch: 5000, min_epochs: 2}
 }
 
 TEST(TrainingKey, AResNet50TableTakesImageNetsEpoch) {
-  const auto e = load(R"(name: t
+  const auto e = load_time_to_train(R"(name: t
 model: {zoo: resnet50, mini_batch: 32}
 training:
   target: table
@@ -244,7 +247,7 @@ training:
   };
   int ran = 0;
   auto run = [&](const std::string& epochs) {
-    const auto loaded = load(text(epochs));
+    const auto loaded = load_time_to_train(text(epochs));
     SweepRunOptions options{.backend = "sim", .output_directory = directory.string()};
     return run_sweep(loaded, options, [&](const SweepPoint& point) {
       ++ran;

@@ -8,27 +8,28 @@
 #include "tessera/core/model/layer_cost.hpp"
 #include "tessera/core/model/model_file.hpp"
 #include "tessera/core/zoo/model_zoo.hpp"
+#include "zoo_test_support.hpp"
 
 namespace tessera {
 namespace {
 
-std::int64_t params(const std::string& name, const std::map<std::string, std::string>& options) {
-  return parameter_count(build_zoo_model(name, options));
-}
-
 TEST(TransformerZoo, Gpt2SizesHaveTheirPublishedParameters) {
-  EXPECT_EQ(params("gpt2", {}), 124'439'808);
-  EXPECT_EQ(params("gpt2", {{"layers", "24"}, {"hidden", "1024"}, {"heads", "16"}}), 354'823'168);
-  EXPECT_EQ(params("gpt2", {{"layers", "36"}, {"hidden", "1280"}, {"heads", "20"}}), 774'030'080);
-  EXPECT_EQ(params("gpt2", {{"layers", "48"}, {"hidden", "1600"}, {"heads", "25"}}), 1'557'611'200);
+  EXPECT_EQ(test::zoo_params("gpt2", {}), 124'439'808);
+  EXPECT_EQ(test::zoo_params("gpt2", {{"layers", "24"}, {"hidden", "1024"}, {"heads", "16"}}),
+            354'823'168);
+  EXPECT_EQ(test::zoo_params("gpt2", {{"layers", "36"}, {"hidden", "1280"}, {"heads", "20"}}),
+            774'030'080);
+  EXPECT_EQ(test::zoo_params("gpt2", {{"layers", "48"}, {"hidden", "1600"}, {"heads", "25"}}),
+            1'557'611'200);
   // Dropout and the attention kernel change the work, not the weights.
-  EXPECT_EQ(params("gpt2", {{"dropout", "false"}, {"attention", "unfused"}}), 124'439'808);
+  EXPECT_EQ(test::zoo_params("gpt2", {{"dropout", "false"}, {"attention", "unfused"}}),
+            124'439'808);
 }
 
 TEST(TransformerZoo, BertLargeWithItsMaskedLanguageModelHead) {
   // 335,141,888 of BertModel-large less its pooler (1024^2 + 1024), plus the MLM transform
   // (1024^2 + 1024), its LayerNorm (2,048) and the decoder's bias (30,522).
-  EXPECT_EQ(params("bert", {}), 335'141'888 - 1'049'600 + 1'049'600 + 2'048 + 30'522);
+  EXPECT_EQ(test::zoo_params("bert", {}), 335'141'888 - 1'049'600 + 1'049'600 + 2'048 + 30'522);
 }
 
 TEST(TransformerZoo, HeadsMustDivideTheWidth) {

@@ -107,7 +107,7 @@ TEST(WindowHalo, OnePartNeedsNothing) {
 // ---------------------------------------------------------------------------------------------
 // window_halo against brute force: enumerate every output position's window taps.
 
-struct BruteForce {
+struct HaloBruteForce {
   Halo halo;
   // Some rank's window runs through its neighbours' slabs and on into the padding beyond the
   // volume (a halo at least a whole slab wide); window_halo must be exact there too.
@@ -116,11 +116,11 @@ struct BruteForce {
 
 // How far beyond its own input slab each rank's outputs reach (taps in the padding ignored), as the
 // maximum over ranks.
-BruteForce brute_force_halo(LayerKind kind, std::int64_t input, std::int64_t output,
-                            std::int64_t parts, std::int64_t kernel, std::int64_t stride,
-                            std::int64_t padding, std::int64_t dilation) {
+HaloBruteForce brute_force_halo(LayerKind kind, std::int64_t input, std::int64_t output,
+                                std::int64_t parts, std::int64_t kernel, std::int64_t stride,
+                                std::int64_t padding, std::int64_t dilation) {
   const std::int64_t local_in = input / parts, local_out = output / parts;
-  BruteForce result;
+  HaloBruteForce result;
   for (std::int64_t rank = 0; rank < parts; ++rank) {
     std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
     std::int64_t highest = std::numeric_limits<std::int64_t>::min();

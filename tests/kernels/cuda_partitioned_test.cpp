@@ -45,7 +45,7 @@ std::vector<GridCase> grid_cases() {
   return cases;
 }
 
-std::string case_name(const ::testing::TestParamInfo<GridCase>& info) {
+std::string grid_case_name(const ::testing::TestParamInfo<GridCase>& info) {
   return "grid" + grid_name(info.param.grid) + "_k" + std::to_string(info.param.kernel) + "_s" +
          std::to_string(info.param.stride);
 }
@@ -71,7 +71,7 @@ TEST_P(CudaPartitionedConvolution, MatchesUnpartitionedForwardAndBothGradients) 
 }
 
 INSTANTIATE_TEST_SUITE_P(Grids, CudaPartitionedConvolution, ::testing::ValuesIn(grid_cases()),
-                         case_name);
+                         grid_case_name);
 
 using CudaPartitionedConvolution2d = testing::WithCudaDevice<>;
 

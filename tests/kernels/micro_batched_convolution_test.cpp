@@ -25,7 +25,7 @@ using testing::within_rounding;
 constexpr std::int64_t kMiniBatch = 8;
 
 // 2 -> 3 channels, 3x3x3 kernel, stride 1, 'same' padding.
-ConvolutionGeometry small_3d_convolution() {
+ConvolutionGeometry micro_batched_small_3d_convolution() {
   return testing::geometry(2, 3, {4, 4, 4}, 3, 1, 1);
 }
 
@@ -66,7 +66,7 @@ class MicroBatchedConvolution : public ::testing::TestWithParam<std::tuple<Direc
 
 TEST_P(MicroBatchedConvolution, EqualsTheUndividedConvolutionForBetaZeroAndOne) {
   const auto [direction, shape] = GetParam();
-  const ConvolutionGeometry geometry = small_3d_convolution();
+  const ConvolutionGeometry geometry = micro_batched_small_3d_convolution();
   auto device = open_cpu_device();
   ConvolutionKernels& kernels = device->convolutions();
   const auto [first_algorithm, second_algorithm] = two_algorithms(kernels, geometry, direction);
@@ -133,7 +133,7 @@ INSTANTIATE_TEST_SUITE_P(
 // last micro-batch's gradient. Run that way through the kernels directly, the result is the last
 // micro-batch's contribution, far from the undivided gradient; the runner matches the latter.
 TEST(MicroBatchedBackwardFilter, AccumulatesWhereBetaZeroOnEveryMicroBatchWouldNot) {
-  const ConvolutionGeometry geometry = small_3d_convolution();
+  const ConvolutionGeometry geometry = micro_batched_small_3d_convolution();
   auto device = open_cpu_device();
   ConvolutionKernels& kernels = device->convolutions();
   const std::string algorithm =
@@ -175,7 +175,7 @@ TEST(MicroBatchedBackwardFilter, AccumulatesWhereBetaZeroOnEveryMicroBatchWouldN
 }
 
 TEST(MicroBatchedConvolutionWorkspace, IsTheLargestMicroBatchRequirement) {
-  const ConvolutionGeometry geometry = small_3d_convolution();
+  const ConvolutionGeometry geometry = micro_batched_small_3d_convolution();
   auto device = open_cpu_device();
   ConvolutionKernels& kernels = device->convolutions();
   const auto [first, second] = two_algorithms(kernels, geometry, Direction::forward);
@@ -192,7 +192,7 @@ TEST(MicroBatchedConvolutionWorkspace, IsTheLargestMicroBatchRequirement) {
 }
 
 TEST(MicroBatchedConvolutionWorkspace, RejectsBadPlans) {
-  const ConvolutionGeometry geometry = small_3d_convolution();
+  const ConvolutionGeometry geometry = micro_batched_small_3d_convolution();
   auto device = open_cpu_device();
   ConvolutionKernels& kernels = device->convolutions();
   const std::string algorithm = kernels.algorithms(geometry, 2, Direction::forward).front().name;

@@ -87,7 +87,7 @@ TEST_P(OnednnConvolution, EveryAlgorithmMatchesTheReferenceAndBetaOneAccumulates
   }
 }
 
-std::string case_name(const ::testing::TestParamInfo<std::tuple<Case, Direction>>& info) {
+std::string onednn_case_name(const ::testing::TestParamInfo<std::tuple<Case, Direction>>& info) {
   return std::string(std::get<0>(info.param).name) + "_" + to_string(std::get<1>(info.param));
 }
 
@@ -96,7 +96,7 @@ INSTANTIATE_TEST_SUITE_P(Geometries, OnednnConvolution,
                                             ::testing::Values(Direction::forward,
                                                               Direction::backward_data,
                                                               Direction::backward_filter)),
-                         case_name);
+                         onednn_case_name);
 
 // Any beta scales what the result held: the sum post-op and the accumulating reorder both carry
 // it (beta = 1 alone would not tell a dropped scale from a kept one).

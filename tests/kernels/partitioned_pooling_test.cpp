@@ -16,7 +16,7 @@ using testing::grid_name;
 
 constexpr double kPoolingTolerance = 1e-5;
 
-struct PoolingCase {
+struct PartitionedPoolingCase {
   std::vector<std::int64_t> grid;
   bool max = true;
   std::int64_t kernel = 3;
@@ -24,13 +24,13 @@ struct PoolingCase {
   std::int64_t padding = 1;
 };
 
-std::ostream& operator<<(std::ostream& out, const PoolingCase& c) {
+std::ostream& operator<<(std::ostream& out, const PartitionedPoolingCase& c) {
   return out << (c.max ? "max " : "average ") << c.kernel << "/" << c.stride << "/" << c.padding
              << ", grid " << grid_name(c.grid);
 }
 
-std::vector<PoolingCase> pooling_cases() {
-  std::vector<PoolingCase> cases;
+std::vector<PartitionedPoolingCase> partitioned_pooling_cases() {
+  std::vector<PartitionedPoolingCase> cases;
   for (const auto& grid : testing::partition_grids()) {
     for (bool max : {true, false}) {
       cases.push_back({grid, max, 3, 2, 1});
@@ -40,10 +40,10 @@ std::vector<PoolingCase> pooling_cases() {
   return cases;
 }
 
-class PartitionedPoolingTest : public ::testing::TestWithParam<PoolingCase> {};
+class PartitionedPoolingTest : public ::testing::TestWithParam<PartitionedPoolingCase> {};
 
 TEST_P(PartitionedPoolingTest, MatchesUnpartitionedForwardAndBackward) {
-  const PoolingCase& c = GetParam();
+  const PartitionedPoolingCase& c = GetParam();
   const auto whole = cubic_pooling(3, 16, 3, c.max, c.kernel, c.stride, c.padding);
   std::int64_t shards = 1;
   for (std::int64_t parts : c.grid) shards *= parts;
@@ -53,9 +53,10 @@ TEST_P(PartitionedPoolingTest, MatchesUnpartitionedForwardAndBackward) {
   EXPECT_LE(errors.input_gradient, kPoolingTolerance);
 }
 
-INSTANTIATE_TEST_SUITE_P(Grids, PartitionedPoolingTest, ::testing::ValuesIn(pooling_cases()),
-                         [](const ::testing::TestParamInfo<PoolingCase>& case_info) {
-                           const PoolingCase& c = case_info.param;
+INSTANTIATE_TEST_SUITE_P(Grids, PartitionedPoolingTest,
+                         ::testing::ValuesIn(partitioned_pooling_cases()),
+                         [](const ::testing::TestParamInfo<PartitionedPoolingCase>& case_info) {
+                           const PartitionedPoolingCase& c = case_info.param;
                            return std::string(c.max ? "max" : "avg") + std::to_string(c.kernel) +
                                   std::to_string(c.stride) + std::to_string(c.padding) + "_grid" +
                                   grid_name(c.grid);

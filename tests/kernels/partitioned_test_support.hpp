@@ -6,10 +6,10 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "gradient_check.hpp"
 #include "tessera/kernels/convolution_runner.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/halo_exchange.hpp"
@@ -22,14 +22,6 @@ namespace tessera::kernels::testing {
 inline Device& cpu_device() {
   static std::unique_ptr<Device> device = open_cpu_device();
   return *device;
-}
-
-inline std::vector<float> random_values(std::size_t count, std::uint32_t seed) {
-  std::mt19937 random(seed);
-  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
-  std::vector<float> values(count);
-  for (float& each : values) each = value(random);
-  return values;
 }
 
 // Host tensor of batch_channels x box (any spatial rank up to 3), row-major.

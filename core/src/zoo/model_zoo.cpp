@@ -15,7 +15,7 @@ std::optional<std::int64_t> parse_integer(const std::string& text) {
   return value;
 }
 
-std::string join(const std::vector<std::string>& items) {
+std::string join_names(const std::vector<std::string>& items) {
   std::string text;
   for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
   return text;
@@ -107,14 +107,14 @@ std::optional<std::string> check_option_value(const ModelOptionSpec& spec,
       for (const auto& allowed : spec.allowed) {
         if (value == allowed) return std::nullopt;
       }
-      return "expected one of: " + join(spec.allowed);
+      return "expected one of: " + join_names(spec.allowed);
     case OptionType::integer: {
       auto number = parse_integer(value);
       if (!spec.allowed.empty()) {
         for (const auto& allowed : spec.allowed) {
           if (number && std::to_string(*number) == allowed) return std::nullopt;
         }
-        return "expected one of: " + join(spec.allowed);
+        return "expected one of: " + join_names(spec.allowed);
       }
       if (!number || *number < spec.minimum || *number > spec.maximum) {
         return "expected an integer in [" + std::to_string(spec.minimum) + ", " +

@@ -16,7 +16,7 @@
 namespace tessera::kernels {
 namespace {
 
-struct Workspace {
+struct SelfAttentionWorkspace {
   float* qkv;            // N x 3C x T
   float* probabilities;  // N x heads x T x T, row i the query step's weights over key steps
   float* heads_output;   // N x C x T
@@ -27,10 +27,10 @@ struct Workspace {
   float* d_scores;
 };
 
-Workspace split(const SelfAttentionShape& s, float* base) {
+SelfAttentionWorkspace split(const SelfAttentionShape& s, float* base) {
   const std::int64_t activations = s.batch * s.inner() * s.steps;
   const std::int64_t probabilities = s.batch * s.heads * s.steps * s.steps;
-  Workspace w{};
+  SelfAttentionWorkspace w{};
   w.qkv = base;
   w.probabilities = w.qkv + 3 * activations;
   w.heads_output = w.probabilities + probabilities;
@@ -78,7 +78,7 @@ void CpuSequenceKernels::self_attention_forward(const SelfAttentionShape& s, con
                                                 const SelfAttentionWeights& weights, float* y,
                                                 float* workspace) {
   require_shape(s, "self_attention_forward");
-  const Workspace w = split(s, workspace);
+  const SelfAttentionWorkspace w = split(s, workspace);
   const std::int64_t c = s.channels, a = s.inner(), t = s.steps, d = a / s.heads;
   const auto scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
   projection_forward(s.batch, c, 3 * a, t, x, weights.qkv, weights.qkv_bias, w.qkv);
@@ -104,7 +104,7 @@ void CpuSequenceKernels::self_attention_backward(const SelfAttentionShape& s, co
                                                  float* workspace, const float* dy, float* dx,
                                                  const SelfAttentionGradients& gradients) {
   require_shape(s, "self_attention_backward");
-  const Workspace w = split(s, workspace);
+  const SelfAttentionWorkspace w = split(s, workspace);
   const std::int64_t c = s.channels, a = s.inner(), t = s.steps, d = a / s.heads;
   const auto scale = static_cast<float>(1.0 / std::sqrt(static_cast<double>(d)));
   projection_backward_weights(s.batch, a, c, t, w.heads_output, dy, gradients.output,

@@ -15,7 +15,7 @@
 namespace tessera::kernels {
 namespace {
 
-std::size_t to_size(std::int64_t value) {
+std::size_t study_size(std::int64_t value) {
   return static_cast<std::size_t>(value);
 }
 
@@ -27,10 +27,10 @@ class StudyOperands {
         geometry_(convolution_geometry(kernel.layer, kernel.inputs.front(), kernel.output)),
         bias_(std::get<ConvolutionParams>(kernel.layer.params).bias) {
     const std::int64_t n = kernel.batch;
-    x_ = operand(to_size(n * geometry_.input_floats_per_sample()));
-    w_ = operand(to_size(geometry_.filter_floats()));
-    y_ = operand(to_size(n * geometry_.output_floats_per_sample()));
-    if (bias_) b_ = operand(to_size(geometry_.out_channels));
+    x_ = operand(study_size(n * geometry_.input_floats_per_sample()));
+    w_ = operand(study_size(geometry_.filter_floats()));
+    y_ = operand(study_size(n * geometry_.output_floats_per_sample()));
+    if (bias_) b_ = operand(study_size(geometry_.out_channels));
     for (std::int64_t extent : geometry_.output_spatial) output_spatial_ *= extent;
   }
 

@@ -369,11 +369,11 @@ int tree_chunk_count(const CollectiveContext& context, const MemberGroup& member
   const TreeLayout& layout = tree_layout(context, members);
   const NodeGroups& groups = layout.groups;
   const Fabric& fabric = context.fabric;
-  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  constexpr double kTreeInfinity = std::numeric_limits<double>::infinity();
   // Per class (chain, node tree): the least bandwidth per stream at any member's port (B / L, L
   // counting the port's edges in both trees; chain and node-tree edges use separate ports, NVLink
   // and NIC), and the largest edge latency of all.
-  std::array<double, 2> stream_rate{kInfinity, kInfinity};  // chain, node tree
+  std::array<double, 2> stream_rate{kTreeInfinity, kTreeInfinity};  // chain, node tree
   double latency = 0;
   for (std::size_t node = 0; node < groups.nodes.size(); ++node) {
     for (std::size_t local = 0; local < groups.nodes[node].size(); ++local) {
@@ -381,7 +381,7 @@ int tree_chunk_count(const CollectiveContext& context, const MemberGroup& member
       const auto trees = node_tree(groups, node, local);
       for (std::size_t tier = 0; tier < 2; ++tier) {
         int streams = 0;
-        double bandwidth = kInfinity;
+        double bandwidth = kTreeInfinity;
         for (const TreeLinks& links : trees) {
           std::vector<int> neighbours = links.children;
           if (links.parent >= 0) neighbours.push_back(links.parent);
@@ -400,7 +400,7 @@ int tree_chunk_count(const CollectiveContext& context, const MemberGroup& member
     }
   }
   const double slowest = std::min(stream_rate[0], stream_rate[1]);
-  if (slowest == kInfinity) return 1;
+  if (slowest == kTreeInfinity) return 1;
   // Filling and draining: a chunk crosses the 2h chain and 2d node-tree hops of the deepest path
   // (leaf, root, leaf), each taking up to a chunk time at its class's slowest stream rate, while
   // the slowest stream's chunks stream through: about F chunk times of the slowest stream beyond

@@ -8,12 +8,12 @@ namespace tessera::sim {
 namespace {
 
 // One simulation per process and actors on one thread (see member_group.cpp).
-std::uint64_t next_id = 1;
+std::uint64_t next_ring_id = 1;
 
 }  // namespace
 
 NodeRings::NodeRings(const ClusterSpec& cluster, std::int64_t nodes)
-    : id_(next_id++), gpus_per_node_(static_cast<int>(cluster.gpus_per_node)) {
+    : id_(next_ring_id++), gpus_per_node_(static_cast<int>(cluster.gpus_per_node)) {
   // With fewer than two groups, `cluster.node` is authoritative (cluster_spec.hpp).
   if (cluster.groups.size() < 2) {
     group_specs_.push_back(cluster.node);
