@@ -1,12 +1,16 @@
 // Wall time of `tessera plan`'s whole search for CosmoFlow-512 on 2,048 GPUs of the Lassen preset
 // (scenarios/cosmoflow_strong_scaling.yaml: global batch 64), in one process with one simulation
 // at a time: enumerate every strategy, screen each (validity, memory, the compute critical-path
-// bound), then simulate in waves of 8 in forked children. plan_search/1 is the search as
-// `tessera plan` runs it (branch and bound proving the best five), plan_search/2 as
+// bound), then simulate in waves of 8 in forked children. plan_search/1/S is the search as
+// `tessera plan` runs it (branch and bound proving the best five), plan_search/2/S as
 // `tessera plan --pareto` runs it (the Pareto front of step against memory proven too);
-// plan_search/0 simulates every valid candidate that fits (--exhaustive), the reference the bound
-// saves against. The target: the best strategy in at most 60 s (run under `taskset -c 0` to hold
-// it to one core).
+// plan_search/0/S simulates every valid candidate that fits (--exhaustive), the reference the
+// bound saves against. S = 0: the space without tensor parallelism or ZeRO (8,616 candidates,
+// as `tessera plan` searched it until 2026-11-27); S = 1: the whole space (94,026), which the
+// compute bound does not prune (docs/measurements/2026-11-29-plan-screening.md): its searches
+// run for hours, so only plan_screening/T (its screening in T threads) is registered for it.
+// The target: the best strategy in at most 60 s (run under `taskset -c 0` to hold it to one
+// core).
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
@@ -37,11 +41,31 @@ double children_cpu_seconds() {
   return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
+tessera::PlanSpaceOptions space_of(const tessera::LoadedScenario& loaded, bool whole) {
+  auto space = tessera::default_space_options(loaded);
+  space.gpus = {2048};
+  if (!whole) {
+    space.max_tensor_degree = 1;
+    space.pinned.insert("memory.shard");  // the scenario's: none
+  }
+  return space;
+}
+
+void plan_screening(benchmark::State& state) {
+  const auto loaded = tessera::load_scenario_text(kScenario, "bench.yaml", "");
+  const auto candidates = tessera::enumerate_candidates(loaded, space_of(loaded, true));
+  for (auto _ : state) {
+    const auto screened = tessera::screen_candidates(loaded, candidates, nullptr,
+                                                     static_cast<std::size_t>(state.range(0)));
+    benchmark::DoNotOptimize(screened.data());
+  }
+  state.counters["candidates"] = static_cast<double>(candidates.size());
+}
+
 void plan_search(benchmark::State& state) {
   using Clock = std::chrono::steady_clock;
   const auto loaded = tessera::load_scenario_text(kScenario, "bench.yaml", "");
-  auto space = tessera::default_space_options(loaded);
-  space.gpus = {2048};
+  const auto space = space_of(loaded, state.range(1) == 1);
   tessera::PlanSearchOptions options;
   options.exhaustive = state.range(0) == 0;
   options.pareto = state.range(0) == 2;
@@ -83,12 +107,14 @@ void plan_search(benchmark::State& state) {
 }
 
 BENCHMARK(plan_search)
-    ->Arg(1)
-    ->Arg(2)
-    ->Arg(0)
+    ->Args({1, 0})
+    ->Args({2, 0})
+    ->Args({0, 0})
     ->UseManualTime()
     ->Iterations(1)
     ->Unit(benchmark::kSecond);
+
+BENCHMARK(plan_screening)->Arg(1)->Arg(2)->Iterations(1)->Unit(benchmark::kSecond);
 
 }  // namespace
 
