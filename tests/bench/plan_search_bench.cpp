@@ -6,9 +6,10 @@
 // `tessera plan --pareto` runs it (the Pareto front of step against memory proven too);
 // plan_search/0/S simulates every valid candidate that fits (--exhaustive), the reference the
 // bound saves against. S = 0: the space without tensor parallelism or ZeRO (8,616 candidates,
-// as `tessera plan` searched it until 2026-11-27); S = 1: the whole space (94,026), which the
-// compute bound does not prune (docs/measurements/2026-11-29-plan-screening.md): its searches
-// run for hours, so only plan_screening/T (its screening in T threads) is registered for it.
+// as `tessera plan` searched it until 2026-11-27); S = 1: the whole space (94,026), which only
+// the communication bound prunes (docs/measurements/2026-11-29-plan-communication-bound.md);
+// its exhaustive evaluation would take hours and is not registered. plan_screening/T times the
+// whole space's screening in T threads.
 // The target: the best strategy in at most 60 s (run under `taskset -c 0` to hold it to one
 // core).
 #include <benchmark/benchmark.h>
@@ -110,6 +111,7 @@ BENCHMARK(plan_search)
     ->Args({1, 0})
     ->Args({2, 0})
     ->Args({0, 0})
+    ->Args({1, 1})
     ->UseManualTime()
     ->Iterations(1)
     ->Unit(benchmark::kSecond);

@@ -1,6 +1,7 @@
 // `tessera plan`'s search with the simulator in the loop, on cases small enough (at most 64
 // GPUs) to simulate every candidate: the pruned search finds what exhaustive evaluation finds
-// (over spaces that hold pipelined model stages),
+// (over spaces that hold pipelined model stages), no simulated step is below its candidate's
+// lower bound,
 // candidates that share a simulation signature do simulate alike, the search is deterministic
 // however many children simulate a wave, and the known answers come out of it.
 #include <gtest/gtest.h>
@@ -65,8 +66,11 @@ std::size_t expect_search_equals_exhaustive(const LoadedScenario& loaded,
   EXPECT_LE(searched.search.simulated, exhaustive.search.simulated);
   std::size_t pipelined = 0;
   for (const auto& outcome : exhaustive.search.outcomes) {
-    pipelined += outcome.status == CandidateStatus::evaluated &&
-                 outcome.screened.candidate.strategy.micro_batches > 1;
+    if (outcome.status != CandidateStatus::evaluated) continue;
+    pipelined += outcome.screened.candidate.strategy.micro_batches > 1;
+    // The bound the search prunes with (compute and communication) holds for every simulation.
+    EXPECT_LE(outcome.screened.step_lower_bound_seconds, outcome.result.step_seconds)
+        << describe(outcome.screened.candidate.strategy);
   }
   std::cout << loaded.scenario.name << ": " << searched.search.outcomes.size() << " candidates, "
             << searched.search.simulated << " simulated by the search, "

@@ -168,8 +168,8 @@ std::string explain_pruned(const PlanSearchResult& search, std::size_t examples)
       CandidateStatus::not_reached, CandidateStatus::failed};
   const std::array<const char*, 5> meaning{
       "the split does not fit the model", "the memory plan exceeds the GPU (or --memory-limit)",
-      "the step's lower bound (compute along its critical path) cannot reach the best or the "
-      "Pareto front",
+      "the step's lower bound (compute along its critical path, the transfers a GPU waits for at "
+      "its links' bandwidth) cannot reach the best or the Pareto front",
       "the time budget ran out", "the simulation failed"};
   std::string text;
   for (std::size_t r = 0; r < reasons.size(); ++r) {

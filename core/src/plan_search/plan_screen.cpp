@@ -9,6 +9,7 @@
 
 #include "tessera/core/common/content_digest.hpp"
 #include "tessera/core/common/parallel_indices.hpp"
+#include "tessera/core/plan_search/communication_bound.hpp"
 #include "tessera/core/point/point_input.hpp"
 #include "tessera/core/point/program_recipe.hpp"
 #include "tessera/core/strategy/input_source.hpp"
@@ -239,8 +240,19 @@ ScreenedCandidate screen_candidate(const LoadedScenario& base, const PlanCandida
   // of that group, so its step is at least their compute, unless shares follow GPU speed: then a
   // slower first group holds fewer samples, and no bound is claimed.
   const bool shares_by_speed = s.parallelism.data_split == DataSplit::proportional;
-  screened.step_lower_bound_seconds =
-      shares_by_speed && !base.cluster.uniform() ? 0.0 : step_lower_bound(programs);
+  if (!shares_by_speed || base.cluster.uniform()) {
+    screened.step_lower_bound_seconds = step_lower_bound(programs);
+  }
+  // The communication bound knows the links of the cluster's own nodes (not of a SimGrid
+  // platform file) and, walking a few GPUs, assumes each is the first node group's.
+  if (base.simgrid_xml_path.empty() && base.cluster.uniform()) {
+    const CommunicationBoundSettings settings{
+        .bandwidth_factor = fastest_bandwidth_factor(s.sim.network_model),
+        .allreduce_may_be_measured = profiles != nullptr};
+    screened.step_lower_bound_seconds =
+        std::max(screened.step_lower_bound_seconds,
+                 communication_step_bound(programs, config, base.cluster, settings));
+  }
   screened.applied_offload = memory.offload;
   screened.simulation_signature = simulation_signature(config, programs);
   return screened;

@@ -70,6 +70,8 @@ NodeLinks create_node_links(sg4::NetZone* zone, const ClusterSpec& cluster, std:
   return links;
 }
 
+// The routes between GPUs below are what core's gpu_route_links describes to `tessera plan`'s
+// communication bound; GpuRouteLinksSim holds the two to each other on every preset.
 NodeZone build_node_zone(const sg4::NetZone* parent, const ClusterSpec& cluster, std::int64_t node,
                          const NodeLinks& links) {
   const std::string name = "node" + std::to_string(node);

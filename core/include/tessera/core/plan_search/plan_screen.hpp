@@ -21,7 +21,8 @@ struct ScreenedCandidate {
   double capacity_bytes = 0;     // what it must fit
   bool fits = false;
   // No step of this strategy can be shorter: the compute a GPU does one kernel after another,
-  // along the chain of model-parallel stages (step_lower_bound).
+  // along the chain of model-parallel stages (step_lower_bound), or with the transfers it waits
+  // for (communication_step_bound), whichever is longer.
   double step_lower_bound_seconds = 0;
   OffloadDecision applied_offload;  // the policy its memory plan applies (dyn resolved)
   // Equal for candidates whose simulations are the same (simulation_signature): one simulation

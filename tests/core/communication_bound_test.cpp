@@ -1,0 +1,119 @@
+// The plan's lower bound from the transfers a GPU waits for (communication_bound.hpp): each op's
+// flows no faster than the links they share allow.
+#include <gtest/gtest.h>
+
+#include "tessera/core/plan_search/communication_bound.hpp"
+
+namespace tessera {
+namespace {
+
+StepOp compute_for(double seconds) {
+  StepOp op;
+  op.seconds = seconds;
+  return op;
+}
+
+StepOp halo_op(StepOpKind kind, int axis, int exchange, double to_lower, double to_upper) {
+  StepOp op;
+  op.kind = kind;
+  op.category = OpCategory::halo;
+  op.axis = axis;
+  op.exchange = exchange;
+  op.bytes_to_lower = to_lower;
+  op.bytes_to_upper = to_upper;
+  return op;
+}
+
+StepOp group_op(StepOpKind kind, CollectiveGroup group, double bytes) {
+  StepOp op;
+  op.kind = kind;
+  op.category = OpCategory::other_communication;
+  op.group = group;
+  op.bytes = bytes;
+  return op;
+}
+
+// One GPU per node: every neighbour is reached through the GPU's PCIe link and its node's NIC.
+ClusterSpec single_gpu_nodes(std::int64_t nodes) {
+  ClusterSpec cluster;
+  cluster.nodes = nodes;
+  cluster.gpus_per_node = 1;
+  cluster.node.pcie_bandwidth_bytes_per_second = 20e9;
+  cluster.node.nic_bandwidth_bytes_per_second = 10e9;
+  return cluster;
+}
+
+ParallelConfig depth_split(std::int64_t parts) {
+  ParallelConfig config;
+  config.spatial_grid = {parts, 1, 1};
+  return config;
+}
+
+TEST(CommunicationBound, AHaloExchangeEndsNoSoonerThanItsFlowsThroughTheBusiestLink) {
+  StepProgram program;
+  program.ops = {compute_for(1), halo_op(StepOpKind::halo_start, 0, 0, 3e9, 2e9), compute_for(0.1),
+                 halo_op(StepOpKind::halo_wait, 0, 0, 3e9, 2e9), compute_for(1)};
+  // The middle GPU of three sends 3 GB down and 2 GB up through its 10 GB/s NIC: 0.5 s, of which
+  // 0.1 s are hidden by compute. An edge GPU sends one side only (0.3 s at most).
+  const CommunicationBoundSettings settings;
+  EXPECT_DOUBLE_EQ(
+      communication_step_bound({program}, depth_split(3), single_gpu_nodes(3), settings), 2.5);
+  // SMPI's largest bandwidth factor lets the flows go faster.
+  const CommunicationBoundSettings smpi{.bandwidth_factor = fastest_bandwidth_factor("SMPI")};
+  EXPECT_NEAR(communication_step_bound({program}, depth_split(3), single_gpu_nodes(3), smpi),
+              2.0 + 0.5 / 1.08739, 1e-12);
+  // With the compute longer than the transfer, compute alone remains.
+  program.ops[2] = compute_for(1);
+  EXPECT_DOUBLE_EQ(
+      communication_step_bound({program}, depth_split(3), single_gpu_nodes(3), settings), 3);
+}
+
+TEST(CommunicationBound, GroupCollectivesCountWhatEachMemberMustReceive) {
+  // Four GPUs on one NVSwitch node: each receives over its own 100 GB/s port.
+  ClusterSpec cluster;
+  cluster.gpus_per_node = 4;
+  cluster.node.gpu_interconnect = GpuInterconnect::nvswitch;
+  cluster.node.gpu_link_bandwidth_bytes_per_second = 100e9;
+  cluster.node.pcie_bandwidth_bytes_per_second = 10e9;
+  cluster.node.nic_bandwidth_bytes_per_second = 10e9;
+  const auto config = depth_split(4);
+  StepProgram program;
+  // All-to-all: 3 peers x 1 GB out through the port: 30 ms.
+  program.ops = {group_op(StepOpKind::group_alltoall, CollectiveGroup::spatial, 1e9)};
+  EXPECT_DOUBLE_EQ(communication_step_bound({program}, config, cluster, {}), 0.03);
+  // All-gather of 4 GB: 3 GB in, 30 ms; all-reduce of 4 GB: at least the 4 GB, 40 ms.
+  program.ops = {group_op(StepOpKind::group_allgather, CollectiveGroup::spatial, 4e9)};
+  EXPECT_DOUBLE_EQ(communication_step_bound({program}, config, cluster, {}), 0.03);
+  program.ops = {group_op(StepOpKind::group_allreduce, CollectiveGroup::spatial, 4e9)};
+  EXPECT_DOUBLE_EQ(communication_step_bound({program}, config, cluster, {}), 0.04);
+  // Unless a profile's measured time may stand for it.
+  EXPECT_DOUBLE_EQ(
+      communication_step_bound({program}, config, cluster, {.allreduce_may_be_measured = true}), 0);
+}
+
+TEST(CommunicationBound, MembersOnOtherNodesComeInNoFasterThanTheNic) {
+  // Two GPUs per node over PCIe links of 20 GB/s, NICs of 10 GB/s: GPU 0 receives from GPU 1
+  // over its PCIe link and from GPUs 2 and 3 through its NIC and the same PCIe link.
+  ClusterSpec cluster = single_gpu_nodes(2);
+  cluster.gpus_per_node = 2;
+  cluster.node.gpu_interconnect = GpuInterconnect::pcie;
+  StepProgram program;
+  program.ops = {group_op(StepOpKind::group_allreduce, CollectiveGroup::spatial, 2e9)};
+  EXPECT_DOUBLE_EQ(communication_step_bound({program}, depth_split(4), cluster, {}), 0.1);
+  // With no member on its node, all of it comes through the NIC.
+  cluster.gpus_per_node = 1;
+  cluster.nodes = 4;
+  EXPECT_DOUBLE_EQ(communication_step_bound({program}, depth_split(4), cluster, {}), 0.2);
+}
+
+TEST(CommunicationBound, ASingleGpuHasNothingToWaitFor) {
+  StepProgram program;
+  program.ops = {compute_for(1),
+                 group_op(StepOpKind::group_allreduce, CollectiveGroup::spatial, 1e9),
+                 halo_op(StepOpKind::halo_start, 0, 0, 1e9, 1e9),
+                 halo_op(StepOpKind::halo_wait, 0, 0, 1e9, 1e9)};
+  EXPECT_DOUBLE_EQ(communication_step_bound({program}, depth_split(1), single_gpu_nodes(1), {}), 1);
+}
+
+}  // namespace
+}  // namespace tessera
