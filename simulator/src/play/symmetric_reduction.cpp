@@ -115,6 +115,10 @@ SymmetricReduction plan_symmetric_reduction(const ClusterSpec& cluster,
   for (std::int64_t k = nodes / least; k >= 2; --k) {
     const std::int64_t played = nodes / k;
     const bool fits = nodes % k == 0 && config.data % k == 0 && (gpus / k) % per_node == 0;
+    // The collectives over the replicas (the gradients' all-reduce, sharded weights' gathers)
+    // are played among the GPUs holding one stage and tensor shard: one left would play none.
+    const bool keeps_a_data_parallel_peer = config.data / k * config.spatial_parts() >= 2;
+    if (!keeps_a_data_parallel_peer) continue;
     // Every server keeps serving the same number of nodes, k times fewer: scaling its bandwidth
     // by 1/k then keeps each node's share.
     const bool same_server_share = played % servers == 0;

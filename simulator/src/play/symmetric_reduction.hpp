@@ -9,7 +9,9 @@
 //  - what all N nodes share, the file system (each server and the attachment): bandwidth divided
 //    by k, so that each played flow gets the share it would get among the N nodes' flows;
 //  - collectives over the data-parallel group: played over the played members with the full
-//    group's step counts, shard sizes and tree depth (CollectiveContext::replicas = k).
+//    group's step counts, shard sizes and tree depth (CollectiveContext::replicas = k); so at
+//    least two of that group's GPUs are played (two replicas, unless a spatial split gives each
+//    replica several).
 // Exact where max-min sharing is symmetric (every flow on a shared link standing for k alike);
 // where it is not (the tree all-reduce's node trees, traffic crossing an oversubscribed core) it
 // is an approximation, measured against the full simulation in tests/simulator/symmetry_test.cpp.
