@@ -106,6 +106,31 @@ TEST(CommunicationBound, MembersOnOtherNodesComeInNoFasterThanTheNic) {
   EXPECT_DOUBLE_EQ(communication_step_bound({program}, depth_split(4), cluster, {}), 0.2);
 }
 
+TEST(CommunicationBound, GradientBucketsAreSummedOneAfterAnotherFromWhenEachIsQueued) {
+  // Two replicas on two nodes: a GPU receives the other's gradients through its 10 GB/s NIC.
+  ParallelConfig config;
+  config.data = 2;
+  StepOp first = group_op(StepOpKind::gradient_allreduce, CollectiveGroup::stage, 2e9);
+  StepOp second = group_op(StepOpKind::gradient_allreduce, CollectiveGroup::stage, 1e9);
+  StepOp wait = group_op(StepOpKind::gradient_wait, CollectiveGroup::stage, 0);
+  StepProgram program;
+  // Queued at 1 s and 1.1 s: summed by 1.2 s and 1.3 s; the wait at 1.2 s lasts until then.
+  program.ops = {compute_for(1), first, compute_for(0.1), second, compute_for(0.1), wait};
+  EXPECT_DOUBLE_EQ(communication_step_bound({program}, config, single_gpu_nodes(2), {}), 1.3);
+  // A wait for the first bucket only.
+  program.ops.back().bucket = 0;
+  EXPECT_DOUBLE_EQ(communication_step_bound({program}, config, single_gpu_nodes(2), {}), 1.2);
+  // A reduce-scatter receives half of the 2 GB from the other replica (0.1 s).
+  first.kind = StepOpKind::gradient_reduce_scatter;
+  program.ops = {compute_for(1), first, wait};
+  EXPECT_DOUBLE_EQ(communication_step_bound({program}, config, single_gpu_nodes(2), {}), 1.1);
+  // A measured all-reduce may take any time.
+  program.ops = {compute_for(1), second, wait};
+  EXPECT_DOUBLE_EQ(communication_step_bound({program}, config, single_gpu_nodes(2),
+                                            {.allreduce_may_be_measured = true}),
+                   1);
+}
+
 TEST(CommunicationBound, ASingleGpuHasNothingToWaitFor) {
   StepProgram program;
   program.ops = {compute_for(1),

@@ -131,7 +131,9 @@ class RankWalk {
 
   double play(const StepProgram& program) {
     double clock = 0;
-    std::map<int, double> started;  // halo exchange -> when its flows were posted
+    std::map<int, double> started;       // halo exchange -> when its flows were posted
+    double communication_free = 0;       // when the gradient stream is done with what it was given
+    std::vector<double> buckets_summed;  // when each queued bucket is summed, at the soonest
     for (const StepOp& op : program.ops) {
       switch (op.kind) {
         case StepOpKind::compute:
@@ -157,6 +159,28 @@ class RankWalk {
         case StepOpKind::group_allreduce:
           if (!settings_.allreduce_may_be_measured) clock += received_seconds(op, false);
           break;
+        case StepOpKind::gradient_allreduce:
+        case StepOpKind::gradient_reduce_scatter: {
+          // The communication stream sums the buckets one after another, each from when it is
+          // queued.
+          const bool scatter = op.kind == StepOpKind::gradient_reduce_scatter;
+          if (scatter || !settings_.allreduce_may_be_measured) {
+            StepOp summed = op;
+            summed.group = CollectiveGroup::stage;
+            communication_free =
+                std::max(communication_free, clock) + received_seconds(summed, scatter);
+          }
+          buckets_summed.push_back(std::max(communication_free, clock));
+          break;
+        }
+        case StepOpKind::gradient_wait: {
+          const std::size_t until =
+              op.bucket >= 0 ? static_cast<std::size_t>(op.bucket) + 1 : buckets_summed.size();
+          if (until > 0 && until <= buckets_summed.size()) {
+            clock = std::max(clock, buckets_summed[until - 1]);
+          }
+          break;
+        }
         default:
           break;
       }

@@ -5,15 +5,17 @@
 //
 // Each GPU plays its stage's program one op after another (the simulator's StepPlayer). Walking
 // it, compute ops add their time; a halo exchange ends no sooner than its start plus the time its
-// flows need, and a blocking group collective (all-to-all, all-gather, all-reduce) lasts at least
-// the time its own flows need. A GPU's flows all start no sooner than the op that posts them
+// flows need, a blocking group collective (all-to-all, all-gather, all-reduce) lasts at least
+// the time its own flows need, and a wait for gradient buckets ends no sooner than the
+// communication stream, which sums them one after another from when each is queued, can have
+// summed them. A GPU's flows all start no sooner than the op that posts them
 // (its sends and its receives alike), and a set of flows through one link cannot move faster than
 // the link's bandwidth (gpu_route_links, the links inside the nodes), times the network model's
 // largest bandwidth factor. An all-reduce member receives at least the whole buffer (every
 // element needs some value from another member, whatever the algorithm), an all-gather member
-// (p-1)/p of it, through the links its routes from the group end in. Everything else (latency,
-// the fabric, contention among GPUs, the gradient all-reduce beside backward, I/O, copies, stage
-// transfers) is left out: it can only add.
+// (p-1)/p of it, through the links its routes from the group end in (a reduce-scatter's too).
+// Everything else (latency, the fabric, contention among GPUs, I/O, copies, stage transfers) is
+// left out: it can only add.
 //
 // The bound is the largest over a few GPUs of each stage's first replica (its first node and the
 // node holding its middle GPU, where interior GPUs have every neighbour): the step waits for
