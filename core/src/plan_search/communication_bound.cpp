@@ -228,25 +228,30 @@ class RankWalk {
 
   // An all-gather member receives (p-1)/p of the tensor, an all-reduce member all of it.
   double received_seconds(const StepOp& op, bool gather) {
-    const auto members = group_of(layout_, rank_, op.group);
-    if (members.size() < 2) return 0;
-    const auto size = static_cast<double>(members.size());
+    const GroupIngress& group = ingress_of(op.group);
+    if (group.members < 2 || group.bytes_per_second <= 0) return 0;
+    const auto size = static_cast<double>(group.members);
     const double received = gather ? op.bytes * (size - 1) / size : op.bytes;
-    const double rate = ingress_of(op.group, members);
-    return rate > 0 ? received / rate / settings_.bandwidth_factor : 0;
+    return received / group.bytes_per_second / settings_.bandwidth_factor;
   }
 
-  double ingress_of(CollectiveGroup group, const std::vector<int>& members) {
+  struct GroupIngress {
+    std::size_t members = 0;
+    double bytes_per_second = 0;
+  };
+
+  const GroupIngress& ingress_of(CollectiveGroup group) {
     const auto key = static_cast<int>(group);
     if (const auto it = ingress_.find(key); it != ingress_.end()) return it->second;
-    return ingress_[key] = ingress_bytes_per_second(cluster_, rank_, members);
+    const auto members = group_of(layout_, rank_, group);
+    return ingress_[key] = {members.size(), ingress_bytes_per_second(cluster_, rank_, members)};
   }
 
   const ClusterSpec& cluster_;
   const RankNumbering& layout_;
   const CommunicationBoundSettings& settings_;
   int rank_;
-  std::map<int, double> ingress_;                         // per group kind
+  std::map<int, GroupIngress> ingress_;                   // per group kind
   std::map<int, std::optional<LinkShares>> halo_shares_;  // per axis
   std::optional<LinkShares> alltoall_shares_;
 };
