@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "tessera/core/plan_search/communication_bound.hpp"
+#include "tessera/core/plan_search/plan_screen.hpp"
 
 namespace tessera {
 namespace {
@@ -129,6 +130,32 @@ TEST(CommunicationBound, GradientBucketsAreSummedOneAfterAnotherFromWhenEachIsQu
   EXPECT_DOUBLE_EQ(communication_step_bound({program}, config, single_gpu_nodes(2),
                                             {.allreduce_may_be_measured = true}),
                    1);
+}
+
+TEST(CommunicationBound, AStageMessageCrossesTheSlowestLinkBetweenTheStagesGpus) {
+  ParallelConfig config;
+  config.model_degree = 2;
+  // One GPU per node: through the 10 GB/s NICs.
+  EXPECT_DOUBLE_EQ(stage_transfer_seconds(config, single_gpu_nodes(2), {}, 0, 1, 1e9), 0.1);
+  EXPECT_DOUBLE_EQ(stage_transfer_seconds(config, single_gpu_nodes(2), {}, 1, 0, 0), 0);
+}
+
+TEST(CommunicationBound, TheStageChainWaitsForEachMessagesTransfer) {
+  // Stage 0 computes 1 s and sends; stage 1 receives, computes 2 s and sends back; stage 0
+  // receives and computes 1 s. Each transfer takes at least 0.5 s once both ends are there.
+  StepOp send_up, receive_up, send_down, receive_down;
+  send_up.kind = send_down.kind = StepOpKind::stage_send;
+  receive_up.kind = receive_down.kind = StepOpKind::stage_recv;
+  send_up.peer_stage = receive_down.peer_stage = 1;
+  receive_up.peer_stage = send_down.peer_stage = 0;
+  StepProgram first, second;
+  first.stage = 0;
+  first.ops = {compute_for(1), send_up, receive_down, compute_for(1)};
+  second.stage = 1;
+  second.ops = {receive_up, compute_for(2), send_down};
+  EXPECT_DOUBLE_EQ(step_lower_bound({first, second}), 4);
+  const StageTransferSeconds half_a_second = [](int, int, double) { return 0.5; };
+  EXPECT_DOUBLE_EQ(step_lower_bound({first, second}, half_a_second), 5);
 }
 
 TEST(CommunicationBound, ASingleGpuHasNothingToWaitFor) {

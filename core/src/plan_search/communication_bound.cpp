@@ -276,6 +276,21 @@ std::vector<int> walked_ranks(const ParallelConfig& config, std::int64_t per_nod
 
 }  // namespace
 
+double stage_transfer_seconds(const ParallelConfig& config, const ClusterSpec& cluster,
+                              const CommunicationBoundSettings& settings, int from_stage,
+                              int to_stage, double bytes) {
+  if (bytes <= 0 || from_stage == to_stage) return 0;
+  const std::int64_t block = config.spatial_parts() * config.tensor;
+  double slowest = 0;
+  for (const RouteLink& link : gpu_route_links(cluster, from_stage * block, to_stage * block)) {
+    if (link.bandwidth_bytes_per_second > 0 &&
+        (slowest == 0 || link.bandwidth_bytes_per_second < slowest)) {
+      slowest = link.bandwidth_bytes_per_second;
+    }
+  }
+  return slowest > 0 ? bytes / slowest / settings.bandwidth_factor : 0;
+}
+
 double communication_step_bound(const std::vector<StepProgram>& programs,
                                 const ParallelConfig& config, const ClusterSpec& cluster,
                                 const CommunicationBoundSettings& settings) {

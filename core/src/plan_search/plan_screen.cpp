@@ -74,10 +74,12 @@ bool is_compute(const StepOp& op) {
 
 }  // namespace
 
-double step_lower_bound(const std::vector<StepProgram>& programs) {
+double step_lower_bound(const std::vector<StepProgram>& programs,
+                        const StageTransferSeconds& transfer_seconds) {
   // Every program's compute ops in order, a receive waiting for its message's send (messages
   // between stages match by stages, tensor, direction and micro-batch, as the simulator matches
-  // them); transfers take no time, sends do not block.
+  // them), and then for its transfer, which starts once both ends are there; sends do not
+  // block.
   using Message = std::tuple<int, int, std::size_t, int, std::int64_t>;
   const auto message_of = [](int from, int to, const StepOp& op) {
     return Message{from, to, op.layer, static_cast<int>(op.direction), op.micro_batch};
@@ -87,7 +89,8 @@ double step_lower_bound(const std::vector<StepProgram>& programs) {
   for (const auto& program : programs) stages.insert(program.stage);
   std::vector<double> clock(n, 0.0);
   std::vector<std::size_t> position(n, 0);
-  std::map<Message, std::deque<double>> sent;  // send times of each message not yet received
+  // Send times and least transfer times of each message not yet received.
+  std::map<Message, std::deque<std::pair<double, double>>> sent;
   for (bool progress = true; progress;) {
     progress = false;
     for (std::size_t k = 0; k < n; ++k) {
@@ -97,11 +100,14 @@ double step_lower_bound(const std::vector<StepProgram>& programs) {
         if (is_compute(op)) {
           clock[k] += op.seconds;
         } else if (op.kind == StepOpKind::stage_send) {
-          sent[message_of(program.stage, op.peer_stage, op)].push_back(clock[k]);
+          const double transfer =
+              transfer_seconds ? transfer_seconds(program.stage, op.peer_stage, op.bytes) : 0.0;
+          sent[message_of(program.stage, op.peer_stage, op)].emplace_back(clock[k], transfer);
         } else if (op.kind == StepOpKind::stage_recv && stages.count(op.peer_stage)) {
           auto& times = sent[message_of(op.peer_stage, program.stage, op)];
           if (times.empty()) break;  // wait for the sender to get there
-          clock[k] = std::max(clock[k], times.front());
+          const auto [send, transfer] = times.front();
+          clock[k] = std::max(clock[k], send) + transfer;
           times.pop_front();
         }
         progress = true;
@@ -240,15 +246,22 @@ ScreenedCandidate screen_candidate(const LoadedScenario& base, const PlanCandida
   // of that group, so its step is at least their compute, unless shares follow GPU speed: then a
   // slower first group holds fewer samples, and no bound is claimed.
   const bool shares_by_speed = s.parallelism.data_split == DataSplit::proportional;
+  // The communication bounds know the links of the cluster's own nodes (not of a SimGrid
+  // platform file) and, walking a few GPUs, assume each is the first node group's.
+  const bool links_known = base.simgrid_xml_path.empty() && base.cluster.uniform();
+  const CommunicationBoundSettings settings{
+      .bandwidth_factor = fastest_bandwidth_factor(s.sim.network_model),
+      .allreduce_may_be_measured = profiles != nullptr};
   if (!shares_by_speed || base.cluster.uniform()) {
-    screened.step_lower_bound_seconds = step_lower_bound(programs);
+    StageTransferSeconds transfer;
+    if (links_known) {
+      transfer = [&](int from_stage, int to_stage, double bytes) {
+        return stage_transfer_seconds(config, base.cluster, settings, from_stage, to_stage, bytes);
+      };
+    }
+    screened.step_lower_bound_seconds = step_lower_bound(programs, transfer);
   }
-  // The communication bound knows the links of the cluster's own nodes (not of a SimGrid
-  // platform file) and, walking a few GPUs, assumes each is the first node group's.
-  if (base.simgrid_xml_path.empty() && base.cluster.uniform()) {
-    const CommunicationBoundSettings settings{
-        .bandwidth_factor = fastest_bandwidth_factor(s.sim.network_model),
-        .allreduce_may_be_measured = profiles != nullptr};
+  if (links_known) {
     screened.step_lower_bound_seconds =
         std::max(screened.step_lower_bound_seconds,
                  communication_step_bound(programs, config, base.cluster, settings));

@@ -14,8 +14,8 @@
 // largest bandwidth factor. An all-reduce member receives at least the whole buffer (every
 // element needs some value from another member, whatever the algorithm), an all-gather member
 // (p-1)/p of it, through the links its routes from the group end in (a reduce-scatter's too).
-// Everything else (latency, the fabric, contention among GPUs, I/O, copies, stage transfers) is
-// left out: it can only add.
+// Everything else (latency, the fabric, contention among GPUs, I/O, copies) is left out: it can
+// only add. Stage transfers join the compute bound's stage chain (stage_transfer_seconds).
 //
 // The bound is the largest over a few GPUs of each stage's first replica (its first node and the
 // node holding its middle GPU, where interior GPUs have every neighbour): the step waits for
@@ -41,6 +41,13 @@ struct CommunicationBoundSettings {
 // LV08 or SMPI, as sim.network_model names them): SMPI's default table exceeds 1 for mid-sized
 // messages. Held to the simulator's configuration by a simulator test.
 double fastest_bandwidth_factor(const std::string& network_model);
+
+// The least time a message of `bytes` takes from the first replica's first GPU of `from_stage`
+// to its peer in `to_stage` (the same spatial position and tensor shard): over the slowest link
+// of their route. The stage chain step_lower_bound follows is these GPUs'.
+double stage_transfer_seconds(const ParallelConfig& config, const ClusterSpec& cluster,
+                              const CommunicationBoundSettings& settings, int from_stage,
+                              int to_stage, double bytes);
 
 // `programs`: one per model-parallel stage, as plan_screen builds them for `config`.
 double communication_step_bound(const std::vector<StepProgram>& programs,

@@ -4,6 +4,7 @@
 // (or the --memory-limit), and a lower bound on its step from the step program alone. The
 // simulator is asked only about candidates that pass the first two and whose bound could still
 // put them among the best (plan_search.hpp).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,13 +52,18 @@ std::vector<ScreenedCandidate> screen_candidates(const LoadedScenario& base,
                                                  const ProfileDatabase* profiles,
                                                  std::size_t threads = 1);
 
+// The least time a message of `bytes` from stage `from_stage` to `to_stage` takes.
+using StageTransferSeconds = std::function<double(int from_stage, int to_stage, double bytes)>;
+
 // A lower bound on the step of one GPU playing `programs` (one per model-parallel stage): the
 // critical path of compute through the stage transfers. Each program's compute and optimizer
 // ops run one after another on the compute stream, and a stage receive waits for the matching
-// send (the n-th send from one stage to another for the n-th receive there), transfers taking
-// no time. Communication, I/O, copies and waits only add to it. It holds as long as a stage
-// receive blocks the compute stream (step_program.hpp), with or without micro-batch pipelining.
-double step_lower_bound(const std::vector<StepProgram>& programs);
+// send (the n-th send from one stage to another for the n-th receive there) and then for its
+// transfer, `transfer_seconds` (none: no time). Communication, I/O, copies and waits only add to
+// it. It holds as long as a stage receive blocks the compute stream (step_program.hpp), with or
+// without micro-batch pipelining.
+double step_lower_bound(const std::vector<StepProgram>& programs,
+                        const StageTransferSeconds& transfer_seconds = {});
 
 // A digest of everything the simulator plays for a point: the replicas, batch and stages, the
 // split axes' parts in order, and every op of every program, with spatial axes numbered by
