@@ -2,17 +2,13 @@
 // flows no faster than the links they share allow.
 #include <gtest/gtest.h>
 
+#include "step_op_test_support.hpp"
 #include "tessera/core/plan_search/communication_bound.hpp"
-#include "tessera/core/plan_search/plan_screen.hpp"
 
 namespace tessera {
 namespace {
 
-StepOp compute_for(double seconds) {
-  StepOp op;
-  op.seconds = seconds;
-  return op;
-}
+using test::compute_op;
 
 StepOp halo_op(StepOpKind kind, int axis, int exchange, double to_lower, double to_upper) {
   StepOp op;
@@ -26,9 +22,7 @@ StepOp halo_op(StepOpKind kind, int axis, int exchange, double to_lower, double 
 }
 
 StepOp group_op(StepOpKind kind, CollectiveGroup group, double bytes) {
-  StepOp op;
-  op.kind = kind;
-  op.category = OpCategory::other_communication;
+  StepOp op = test::communication_op(kind);
   op.group = group;
   op.bytes = bytes;
   return op;
@@ -52,8 +46,8 @@ ParallelConfig depth_split(std::int64_t parts) {
 
 TEST(CommunicationBound, AHaloExchangeEndsNoSoonerThanItsFlowsThroughTheBusiestLink) {
   StepProgram program;
-  program.ops = {compute_for(1), halo_op(StepOpKind::halo_start, 0, 0, 3e9, 2e9), compute_for(0.1),
-                 halo_op(StepOpKind::halo_wait, 0, 0, 3e9, 2e9), compute_for(1)};
+  program.ops = {compute_op(1), halo_op(StepOpKind::halo_start, 0, 0, 3e9, 2e9), compute_op(0.1),
+                 halo_op(StepOpKind::halo_wait, 0, 0, 3e9, 2e9), compute_op(1)};
   // The middle GPU of three sends 3 GB down and 2 GB up through its 10 GB/s NIC: 0.5 s, of which
   // 0.1 s are hidden by compute. An edge GPU sends one side only (0.3 s at most).
   const CommunicationBoundSettings settings;
@@ -64,7 +58,7 @@ TEST(CommunicationBound, AHaloExchangeEndsNoSoonerThanItsFlowsThroughTheBusiestL
   EXPECT_NEAR(communication_step_bound({program}, depth_split(3), single_gpu_nodes(3), smpi),
               2.0 + 0.5 / 1.08739, 1e-12);
   // With the compute longer than the transfer, compute alone remains.
-  program.ops[2] = compute_for(1);
+  program.ops[2] = compute_op(1);
   EXPECT_DOUBLE_EQ(
       communication_step_bound({program}, depth_split(3), single_gpu_nodes(3), settings), 3);
 }
@@ -116,17 +110,17 @@ TEST(CommunicationBound, GradientBucketsAreSummedOneAfterAnotherFromWhenEachIsQu
   StepOp wait = group_op(StepOpKind::gradient_wait, CollectiveGroup::stage, 0);
   StepProgram program;
   // Queued at 1 s and 1.1 s: summed by 1.2 s and 1.3 s; the wait at 1.2 s lasts until then.
-  program.ops = {compute_for(1), first, compute_for(0.1), second, compute_for(0.1), wait};
+  program.ops = {compute_op(1), first, compute_op(0.1), second, compute_op(0.1), wait};
   EXPECT_DOUBLE_EQ(communication_step_bound({program}, config, single_gpu_nodes(2), {}), 1.3);
   // A wait for the first bucket only.
   program.ops.back().bucket = 0;
   EXPECT_DOUBLE_EQ(communication_step_bound({program}, config, single_gpu_nodes(2), {}), 1.2);
   // A reduce-scatter receives half of the 2 GB from the other replica (0.1 s).
   first.kind = StepOpKind::gradient_reduce_scatter;
-  program.ops = {compute_for(1), first, wait};
+  program.ops = {compute_op(1), first, wait};
   EXPECT_DOUBLE_EQ(communication_step_bound({program}, config, single_gpu_nodes(2), {}), 1.1);
   // A measured all-reduce may take any time.
-  program.ops = {compute_for(1), second, wait};
+  program.ops = {compute_op(1), second, wait};
   EXPECT_DOUBLE_EQ(communication_step_bound({program}, config, single_gpu_nodes(2),
                                             {.allreduce_may_be_measured = true}),
                    1);
@@ -140,27 +134,9 @@ TEST(CommunicationBound, AStageMessageCrossesTheSlowestLinkBetweenTheStagesGpus)
   EXPECT_DOUBLE_EQ(stage_transfer_seconds(config, single_gpu_nodes(2), {}, 1, 0, 0), 0);
 }
 
-TEST(CommunicationBound, TheStageChainWaitsForEachMessagesTransfer) {
-  // Stage 0 computes 1 s and sends; stage 1 receives, computes 2 s and sends back; stage 0
-  // receives and computes 1 s. Each transfer takes at least 0.5 s once both ends are there.
-  StepOp send_up, receive_up, send_down, receive_down;
-  send_up.kind = send_down.kind = StepOpKind::stage_send;
-  receive_up.kind = receive_down.kind = StepOpKind::stage_recv;
-  send_up.peer_stage = receive_down.peer_stage = 1;
-  receive_up.peer_stage = send_down.peer_stage = 0;
-  StepProgram first, second;
-  first.stage = 0;
-  first.ops = {compute_for(1), send_up, receive_down, compute_for(1)};
-  second.stage = 1;
-  second.ops = {receive_up, compute_for(2), send_down};
-  EXPECT_DOUBLE_EQ(step_lower_bound({first, second}), 4);
-  const StageTransferSeconds half_a_second = [](int, int, double) { return 0.5; };
-  EXPECT_DOUBLE_EQ(step_lower_bound({first, second}, half_a_second), 5);
-}
-
 TEST(CommunicationBound, ASingleGpuHasNothingToWaitFor) {
   StepProgram program;
-  program.ops = {compute_for(1),
+  program.ops = {compute_op(1),
                  group_op(StepOpKind::group_allreduce, CollectiveGroup::spatial, 1e9),
                  halo_op(StepOpKind::halo_start, 0, 0, 1e9, 1e9),
                  halo_op(StepOpKind::halo_wait, 0, 0, 1e9, 1e9)};

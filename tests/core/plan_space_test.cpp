@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "step_op_test_support.hpp"
 #include "tessera/core/plan_search/plan_screen.hpp"
 #include "tessera/core/plan_search/plan_space.hpp"
 #include "tessera/core/strategy/memory_estimate.hpp"
@@ -306,16 +307,10 @@ TEST(PlanScreen, TheCandidateScenarioHoldsTheStrategy) {
   EXPECT_EQ(scenario_strategy(candidate, 0), strategy);
 }
 
-StepOp compute(double seconds) {
-  StepOp op;
-  op.seconds = seconds;
-  return op;
-}
+using test::compute_op;
 
 StepOp transfer(StepOpKind kind, int peer, std::int64_t micro_batch = 0) {
-  StepOp op;
-  op.kind = kind;
-  op.category = OpCategory::other_communication;
+  StepOp op = test::communication_op(kind);
   op.peer_stage = peer;
   op.micro_batch = micro_batch;
   return op;
@@ -323,28 +318,43 @@ StepOp transfer(StepOpKind kind, int peer, std::int64_t micro_batch = 0) {
 
 TEST(PlanScreen, TheLowerBoundFollowsComputeThroughTheStageChain) {
   StepProgram alone;
-  alone.ops = {compute(1), transfer(StepOpKind::gradient_wait, -1), compute(2)};
+  alone.ops = {compute_op(1), transfer(StepOpKind::gradient_wait, -1), compute_op(2)};
   EXPECT_DOUBLE_EQ(step_lower_bound({alone}), 3);
 
   // Two stages one after another: 1 forward on stage 0, then 2 + 3 on stage 1, then 4
   // backward on stage 0.
   StepProgram first, second;
   first.stage = 0;
-  first.ops = {compute(1), transfer(StepOpKind::stage_send, 1), transfer(StepOpKind::stage_recv, 1),
-               compute(4)};
+  first.ops = {compute_op(1), transfer(StepOpKind::stage_send, 1),
+               transfer(StepOpKind::stage_recv, 1), compute_op(4)};
   second.stage = 1;
-  second.ops = {transfer(StepOpKind::stage_recv, 0), compute(2), compute(3),
+  second.ops = {transfer(StepOpKind::stage_recv, 0), compute_op(2), compute_op(3),
                 transfer(StepOpKind::stage_send, 0)};
   EXPECT_DOUBLE_EQ(step_lower_bound({first, second}), 10);
   EXPECT_DOUBLE_EQ(step_lower_bound({second, first}), 10);  // in any order
 
   // Micro-batches' messages pair by micro-batch, not by order: stage 1 waits for the second one
   // (sent at 2) first, and then finds the first one there.
-  first.ops = {compute(1), transfer(StepOpKind::stage_send, 1, 0), compute(1),
+  first.ops = {compute_op(1), transfer(StepOpKind::stage_send, 1, 0), compute_op(1),
                transfer(StepOpKind::stage_send, 1, 1)};
-  second.ops = {transfer(StepOpKind::stage_recv, 0, 1), compute(5),
-                transfer(StepOpKind::stage_recv, 0, 0), compute(5)};
+  second.ops = {transfer(StepOpKind::stage_recv, 0, 1), compute_op(5),
+                transfer(StepOpKind::stage_recv, 0, 0), compute_op(5)};
   EXPECT_DOUBLE_EQ(step_lower_bound({first, second}), 12);
+}
+
+TEST(PlanScreen, TheStageChainWaitsForEachMessagesTransfer) {
+  // Stage 0 computes 1 s and sends; stage 1 receives, computes 2 s and sends back; stage 0
+  // receives and computes 1 s. Each transfer takes at least 0.5 s once both ends are there.
+  StepProgram first, second;
+  first.stage = 0;
+  first.ops = {compute_op(1), transfer(StepOpKind::stage_send, 1),
+               transfer(StepOpKind::stage_recv, 1), compute_op(1)};
+  second.stage = 1;
+  second.ops = {transfer(StepOpKind::stage_recv, 0), compute_op(2),
+                transfer(StepOpKind::stage_send, 0)};
+  EXPECT_DOUBLE_EQ(step_lower_bound({first, second}), 4);
+  const StageTransferSeconds half_a_second = [](int, int, double) { return 0.5; };
+  EXPECT_DOUBLE_EQ(step_lower_bound({first, second}, half_a_second), 5);
 }
 
 }  // namespace

@@ -90,11 +90,12 @@ double ingress_bytes_per_second(const ClusterSpec& cluster, int rank,
     const RouteLink& last = route.back();
     const std::optional<RouteLink> before =
         route.size() > 1 ? std::optional<RouteLink>(route[route.size() - 2]) : std::nullopt;
-    auto it = std::find_if(ingresses.begin(), ingresses.end(),
-                           [&](const Ingress& ingress) { return ingress.last.same_link(last); });
+    auto it = std::find_if(ingresses.begin(), ingresses.end(), [&](const Ingress& ingress) {
+      return ingress.last.key() == last.key();
+    });
     if (it == ingresses.end()) {
       ingresses.push_back({last, before, true});
-    } else if (!before || !it->before || !it->before->same_link(*before)) {
+    } else if (!before || !it->before || it->before->key() != before->key()) {
       it->routes_agree = false;
     }
   }
@@ -154,10 +155,12 @@ class RankWalk {
           clock += alltoall_seconds(op);
           break;
         case StepOpKind::group_allgather:
-          clock += received_seconds(op, true);
+          clock += received_seconds(op.group, op.bytes, true);
           break;
         case StepOpKind::group_allreduce:
-          if (!settings_.allreduce_may_be_measured) clock += received_seconds(op, false);
+          if (!settings_.allreduce_may_be_measured) {
+            clock += received_seconds(op.group, op.bytes, false);
+          }
           break;
         case StepOpKind::gradient_allreduce:
         case StepOpKind::gradient_reduce_scatter: {
@@ -165,10 +168,8 @@ class RankWalk {
           // queued.
           const bool scatter = op.kind == StepOpKind::gradient_reduce_scatter;
           if (scatter || !settings_.allreduce_may_be_measured) {
-            StepOp summed = op;
-            summed.group = CollectiveGroup::stage;
-            communication_free =
-                std::max(communication_free, clock) + received_seconds(summed, scatter);
+            communication_free = std::max(communication_free, clock) +
+                                 received_seconds(CollectiveGroup::stage, op.bytes, scatter);
           }
           buckets_summed.push_back(std::max(communication_free, clock));
           break;
@@ -226,12 +227,13 @@ class RankWalk {
     return alltoall_shares_->seconds(op.bytes, 0) / settings_.bandwidth_factor;
   }
 
-  // An all-gather member receives (p-1)/p of the tensor, an all-reduce member all of it.
-  double received_seconds(const StepOp& op, bool gather) {
-    const GroupIngress& group = ingress_of(op.group);
+  // An all-gather (or reduce-scatter) member receives (p-1)/p of the `bytes`, an all-reduce
+  // member all of them.
+  double received_seconds(CollectiveGroup over, double bytes, bool gather) {
+    const GroupIngress& group = ingress_of(over);
     if (group.members < 2 || group.bytes_per_second <= 0) return 0;
     const auto size = static_cast<double>(group.members);
-    const double received = gather ? op.bytes * (size - 1) / size : op.bytes;
+    const double received = gather ? bytes * (size - 1) / size : bytes;
     return received / group.bytes_per_second / settings_.bandwidth_factor;
   }
 

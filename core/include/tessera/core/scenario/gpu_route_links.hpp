@@ -26,10 +26,6 @@ struct RouteLink {
   bool up = true;         // the link's direction (SimGrid's UP / DOWN of a split-duplex link)
   double bandwidth_bytes_per_second = 0;
 
-  bool same_link(const RouteLink& other) const {
-    return kind == other.kind && node == other.node && first == other.first &&
-           second == other.second && up == other.up;
-  }
   // Equal for the same link direction, distinct otherwise (local indices below 2^12).
   std::uint64_t key() const;
   // E.g. "node3-pcie1_UP", "node0-nvlink0-2_DOWN": the simulator's name of this direction.
