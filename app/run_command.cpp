@@ -37,6 +37,10 @@ struct RunSettings {
   std::vector<std::size_t> points;  // --points: only these sweep points (empty: every point)
   bool fresh = false;
   bool message_level = false;
+  std::int64_t warmup_steps = -1;    // --warmup-steps: replaces real.warmup_steps (real backend)
+  std::int64_t measured_steps = -1;  // --measured-steps: replaces real.measured_steps
+  std::string interleaved_profile;   // real backend: rows timed again between the steps
+  bool interleaved_warm_caches = false;
 };
 
 // One line per point; on a terminal, a bar redrawn in place.
@@ -147,7 +151,17 @@ int run(const RunSettings& settings) {
                              .fresh = settings.fresh,
                              .points = settings.points,
                              .trace_file = settings.trace_file,
-                             .trace_point = settings.trace_point});
+                             .trace_point = settings.trace_point,
+                             .warmup_steps = settings.warmup_steps,
+                             .measured_steps = settings.measured_steps,
+                             .interleaved_profile = settings.interleaved_profile,
+                             .interleaved_warm_caches = settings.interleaved_warm_caches});
+  }
+  if (settings.warmup_steps >= 0 || settings.measured_steps >= 0 ||
+      !settings.interleaved_profile.empty() || settings.interleaved_warm_caches) {
+    std::cerr << "error: --warmup-steps, --measured-steps and --interleaved-profile apply to "
+                 "--backend real only\n";
+    return kExitBadInput;
   }
   const auto loaded = load_checked_scenario(settings.file, settings.cluster);
   check_point_indices(loaded, settings.points);
@@ -276,6 +290,25 @@ void add_run_command(CLI::App& cli, Action& action) {
                    "points' rows from an earlier run")
       ->delimiter(',');
   command->add_flag("--fresh", settings->fresh, "Ignore earlier results instead of resuming");
+  command
+      ->add_option("--warmup-steps", settings->warmup_steps,
+                   "Real backend: steps trained before the measured ones (replaces the "
+                   "scenario's real.warmup_steps)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1000000}));
+  command
+      ->add_option("--measured-steps", settings->measured_steps,
+                   "Real backend: steps measured, of which the median is reported (replaces the "
+                   "scenario's real.measured_steps)")
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}));
+  command->add_option(
+      "--interleaved-profile", settings->interleaved_profile,
+      "Real backend, with --profiles: between the measured steps, time their rows of each "
+      "point's kernels and optimizer updates again (every algorithm and micro-batch, one run at "
+      "a time, in turn, for as long as each step took) and write the medians to this profile "
+      "file, measured while the steps were (tessera validate-sim compares with it)");
+  command->add_flag("--interleaved-warm-caches", settings->interleaved_warm_caches,
+                    "With --interleaved-profile: time runs back to back instead of flushing the "
+                    "caches before each (tessera profile --warm-caches)");
   command->add_flag("--message-level", settings->message_level,
                     "Simulate collectives message by message (slow; the reference model)");
   command->callback([&action, settings] {

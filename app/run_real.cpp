@@ -11,6 +11,7 @@
 #include "tessera/core/common/input_error.hpp"
 #include "tessera/core/common/quantity.hpp"
 #include "tessera/core/common/text_table.hpp"
+#include "tessera/core/common/utc_time.hpp"
 #include "tessera/core/cost/profile_database.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/core/result/sweep_runner.hpp"
@@ -92,8 +93,10 @@ nlohmann::json this_machine() {
 
 int run_real_backend(const RealRunSettings& settings) {
   auto world = kernels::mpi_world();
-  const auto loaded = settings.file == "default" ? load_default_scenario({settings.cluster})
-                                                 : load_scenario(settings.file, {settings.cluster});
+  auto loaded = settings.file == "default" ? load_default_scenario({settings.cluster})
+                                           : load_scenario(settings.file, {settings.cluster});
+  if (settings.warmup_steps >= 0) loaded.scenario.real.warmup_steps = settings.warmup_steps;
+  if (settings.measured_steps >= 0) loaded.scenario.real.measured_steps = settings.measured_steps;
   const auto& io = loaded.scenario.io;
   if (io.format == DatasetFormat::hdf5 && io.dataset.empty()) {
     const auto where = loaded.scenario.where.count("io.format")
@@ -108,13 +111,36 @@ int run_real_backend(const RealRunSettings& settings) {
   ProfileDatabase profiles;
   for (const auto& path : settings.profiles) profiles.load_csv(path);
   const ProfileDatabase* measured = profiles.size() > 0 ? &profiles : nullptr;
+  if (!settings.interleaved_profile.empty() && measured == nullptr) {
+    throw InputError({}, "--interleaved-profile",
+                     "expected --profiles too: the rows it times again between the steps are "
+                     "theirs");
+  }
+  // Every point's re-timed rows, written after each point (rank 0).
+  ProfileDatabase interleaved_rows;
+  const auto write_interleaved = [&] {
+    if (settings.interleaved_profile.empty() || interleaved_rows.size() == 0) return;
+    const auto& first = profiles.sources().front();
+    write_file_atomically(
+        settings.interleaved_profile,
+        interleaved_rows.to_csv({.device = first.device,
+                                 .libraries = first.libraries,
+                                 .created_utc = utc_now(),
+                                 .micro_batch_timing = first.micro_batch_timing}));
+  };
   const TraceFiles traces{settings.trace_file, traced_point(settings.trace_point, settings.points,
                                                             loaded.points.size())};
   // Every rank passes a timeline for a traced point (the gather is collective), rank 0 writes.
   kernels::real::MeasuredTimeline timeline;
   auto run_point = [&](std::size_t index) {
-    return kernels::real::run_real_point(loaded, loaded.points.at(index), *world, measured,
-                                         traces.traces(index) ? &timeline : nullptr);
+    kernels::real::InterleavedProfile interleaved{.warm_caches = settings.interleaved_warm_caches};
+    auto result = kernels::real::run_real_point(
+        loaded, loaded.points.at(index), *world, measured,
+        traces.traces(index) ? &timeline : nullptr,
+        settings.interleaved_profile.empty() ? nullptr : &interleaved);
+    for (const auto& row : interleaved.rows.rows()) interleaved_rows.add(row);
+    write_interleaved();
+    return result;
   };
   if (world->rank() != 0) {
     for (auto index = next_point(*world, 0); index >= 0; index = next_point(*world, 0)) {
@@ -137,7 +163,8 @@ int run_real_backend(const RealRunSettings& settings) {
                       {"deterministic", loaded.scenario.real.deterministic},
                       {"gradient_bucket_bytes", loaded.scenario.sim.gradient_bucket_bytes},
                       {"optimizer", to_string(loaded.scenario.model.optimizer)},
-                      {"profiles", settings.profiles}};
+                      {"profiles", settings.profiles},
+                      {"interleaved_profile", !settings.interleaved_profile.empty()}};
   SweepRunResult result;
   try {
     result = run_sweep(

@@ -10,12 +10,15 @@
 //      model parallelism. this_machine.yaml is written beside it.
 //   2. cluster.yaml: this_machine.yaml's measured device with R of them in one node, joined by
 //      the send/receive link fitted from step 1 (kernels/machine_description.hpp).
-//   3. `tessera run --backend real --points ... --cluster cluster.yaml` under the same mpirun,
+//   3. The points simulated in this process with profiles.csv and cluster.yaml.
+//   4. `tessera run --backend real --points ... --cluster cluster.yaml` under the same mpirun,
 //      with those profiles (so both sides run the same micro-batching plan and balance pipeline
 //      stages on the same device), trains the points that have exactly R ranks and no other. A
 //      point with fewer ranks than the launch would leave idle ranks polling MPI on cores the
-//      measured ranks need, so each rank count gets its own launch.
-//   4. The same points simulated in this process with profiles.csv and cluster.yaml.
+//      measured ranks need, so each rank count gets its own launch. It measures for about
+//      --measure-seconds (steps_for_seconds from the shortest simulated step): the profile's
+//      kernels were timed over minutes, each at its own moment of a machine whose speed moves
+//      over seconds, and a few steps would see one moment only.
 // The machine's own speed is sampled before profiling and before and after training
 // (machine_speed.csv, machine_drift.hpp): a drift there is no model's error.
 // Each point's measured and simulated step are written as timelines side by side
@@ -47,6 +50,7 @@
 #include "tessera/core/cost/profile_database.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/core/result/layer_time_comparison.hpp"
+#include "tessera/core/result/measurement_length.hpp"
 #include "tessera/core/result/point_identity.hpp"
 #include "tessera/core/result/result_schema.hpp"
 #include "tessera/core/result/sim_real_comparison.hpp"
@@ -74,6 +78,8 @@ struct ValidateSimSettings {
   bool fresh = false;                           // profile again instead of resuming
   bool warm_caches = false;                     // profile without flushing caches between runs
   std::vector<std::string> skipped_algorithms;  // by name prefix, as `tessera profile`
+  double measure_seconds = 20;                  // 0: the scenario's real.measured_steps
+  bool interleave = true;                       // time the profile's rows again between steps
 };
 
 struct Machine {
@@ -210,7 +216,13 @@ int validate_sim(const ValidateSimSettings& settings) {
   for (const auto& point : loaded.points) {
     largest_point = std::max(largest_point, point.config.gpus());
   }
+  // Between the real run's steps its kernels are timed again (InterleavedProfiler), so that both
+  // sides see the same moments of the machine; not where the steps read files, whose reads a
+  // pause between steps would hide.
+  const bool interleave =
+      settings.interleave && loaded.scenario.io.format == DatasetFormat::synthetic;
   std::vector<PointResult> simulated;
+  std::vector<PointResult> simulated_before;  // from the profile measured before training alone
   MachineDrift drift(machine.cuda_devices > 0 ? "cuda:0" : "cpu");
   for (const auto& rank_points : runnable) {
     // Not a structured binding: a lambda below captures `points`, which clang 14 cannot do to one.
@@ -261,24 +273,89 @@ int validate_sim(const ValidateSimSettings& settings) {
     profiles.load_csv(profiles_csv.string());
     const fs::path cluster_yaml = write_rank_cluster(directory, profiles, static_cast<int>(ranks),
                                                      largest_point, machine, threads);
+    // Simulated first: its step sets how many steps the real run measures.
+    const auto on_this_machine =
+        load_scenario(settings.file, {.cluster_file = cluster_yaml.string()});
+    const auto simulate_points = [&](const ProfileDatabase& kernel_times, bool keep_traces) {
+      sim::SimulationOptions options;
+      options.profiles = &kernel_times;
+      options.trace = keep_traces;
+      std::vector<PointResult> results;
+      for (const auto* point : points) {
+        auto outcome = sim::simulate_point_isolated(on_this_machine,
+                                                    on_this_machine.points[point->index], options);
+        if (keep_traces) {
+          write_file_atomically(
+              (directory / ("sim-trace-" + std::to_string(point->index) + ".json")).string(),
+              outcome.trace.dump() + "\n");
+        }
+        results.push_back(std::move(outcome.result));
+      }
+      return results;
+    };
+    std::cerr << ranks << " rank(s): simulating on " << cluster_yaml.string() << "\n";
+    auto from_profile = simulate_points(profiles, !interleave);
+    double shortest_step_seconds = 0;
+    for (const auto& result : from_profile) {
+      if (result.status != PointStatus::ok || result.step_seconds <= 0) continue;
+      shortest_step_seconds = shortest_step_seconds > 0
+                                  ? std::min(shortest_step_seconds, result.step_seconds)
+                                  : result.step_seconds;
+    }
+
+    const auto steps =
+        steps_for_seconds(loaded.scenario.real, settings.measure_seconds, shortest_step_seconds);
     const fs::path real_log = directory / "real.log";
     const fs::path real_csv = directory / "real" / "real.csv";
+    const fs::path interleaved_csv = directory / "interleaved-profile.csv";
     fs::remove(real_csv);  // what is read below is this run's, or nothing
+    fs::remove(interleaved_csv);
     drift.sample(ranks, "before training");
-    std::cerr << ranks << " rank(s): training for real (" << real_log.string() << ")\n";
-    const int trained = run_child(
-        tessera_command(launcher, ranks,
-                        {"run", settings.file, "--backend", "real", "--points", join(indices, ","),
-                         "--cluster", cluster_yaml.string(), "--output",
-                         (directory / "real").string(), "--profiles", profiles_csv.string(),
-                         "--fresh", "--trace", (directory / "real-trace-{point}.json").string()}),
-        real_log);
+    std::cerr << ranks << " rank(s): training for real, " << steps.warmup << " warm-up and "
+              << steps.measured << " measured steps"
+              << (interleave ? ", the profile's rows timed again between them" : "") << " ("
+              << real_log.string() << ")\n";
+    std::vector<std::string> run_arguments{"run",
+                                           settings.file,
+                                           "--backend",
+                                           "real",
+                                           "--points",
+                                           join(indices, ","),
+                                           "--cluster",
+                                           cluster_yaml.string(),
+                                           "--output",
+                                           (directory / "real").string(),
+                                           "--profiles",
+                                           profiles_csv.string(),
+                                           "--warmup-steps",
+                                           std::to_string(steps.warmup),
+                                           "--measured-steps",
+                                           std::to_string(steps.measured),
+                                           "--fresh",
+                                           "--trace",
+                                           (directory / "real-trace-{point}.json").string()};
+    if (interleave) {
+      run_arguments.insert(run_arguments.end(),
+                           {"--interleaved-profile", interleaved_csv.string()});
+      if (settings.warm_caches) run_arguments.push_back("--interleaved-warm-caches");
+    }
+    const int trained = run_child(tessera_command(launcher, ranks, run_arguments), real_log);
     drift.sample(ranks, "after training");
     // A run in which a point failed exits 1 but writes the others: those are kept.
     if (trained != 0) {
       fail_points("real run failed (exit " + std::to_string(trained) + "), see " +
                   real_log.string());
     }
+    // Simulated again with the rows timed between the steps, which replace the earlier ones.
+    if (interleave && fs::exists(interleaved_csv)) {
+      ProfileDatabase retimed = profiles;
+      retimed.load_csv(interleaved_csv.string());
+      auto results = simulate_points(retimed, true);
+      simulated.insert(simulated.end(), results.begin(), results.end());
+    } else {
+      simulated.insert(simulated.end(), from_profile.begin(), from_profile.end());
+    }
+    simulated_before.insert(simulated_before.end(), from_profile.begin(), from_profile.end());
     if (!fs::exists(real_csv)) continue;
     std::ifstream real_file(real_csv);
     const std::string real_text((std::istreambuf_iterator<char>(real_file)),
@@ -288,21 +365,6 @@ int validate_sim(const ValidateSimSettings& settings) {
     attach_json_only_fields(real_rows, nlohmann::json::parse(real_json, nullptr, false));
     for (const auto& result : real_rows) {
       if (result.gpus == ranks) measured[result.point] = result;
-    }
-
-    const auto on_this_machine =
-        load_scenario(settings.file, {.cluster_file = cluster_yaml.string()});
-    sim::SimulationOptions options;
-    options.profiles = &profiles;
-    options.trace = true;
-    std::cerr << ranks << " rank(s): simulating on " << cluster_yaml.string() << "\n";
-    for (const auto* point : points) {
-      auto outcome = sim::simulate_point_isolated(on_this_machine,
-                                                  on_this_machine.points[point->index], options);
-      write_file_atomically(
-          (directory / ("sim-trace-" + std::to_string(point->index) + ".json")).string(),
-          outcome.trace.dump() + "\n");
-      simulated.push_back(std::move(outcome.result));
     }
   }
 
@@ -317,11 +379,25 @@ int validate_sim(const ValidateSimSettings& settings) {
   // Both sides in the result schema too, so analysis/plot_scaling.py overlays them.
   write_results_csv((output / "real.csv").string(), measured_in_order);
   write_results_csv((output / "sim.csv").string(), simulated);
+  // The same comparison with the profile measured before training alone: what the interleaved
+  // rows changed.
+  std::string before_line;
+  if (interleave) {
+    const auto before = compare_sim_real(measured_in_order, simulated_before);
+    const fs::path before_csv = output / "comparison-profile-before.csv";
+    write_file_atomically(before_csv.string(), comparison_to_csv(before));
+    char mape[64] = "no point compared";
+    if (before.mape_percent) std::snprintf(mape, sizeof mape, "MAPE %.1f%%", *before.mape_percent);
+    before_line = std::string(
+                      "simulated with the profile measured before training alone (not "
+                      "the rows timed again between the steps): ") +
+                  mape + " (" + before_csv.string() + ")\n";
+  }
   const fs::path speed_csv = output / "machine_speed.csv";
   write_file_atomically(speed_csv.string(), drift.to_csv());
   std::cout << loaded.scenario.name << ": measured on this machine against simulated on its "
             << "measured description\n\n"
-            << comparison_report(comparison) << "\n"
+            << comparison_report(comparison) << before_line << "\n"
             << layer_comparison_report(layers, 5) << drift.report() << "\n"
             << "comparison: " << csv.string() << "; per layer and pass: " << layers_csv.string()
             << "; both sides in the result schema: " << (output / "real.csv").string() << ", "
@@ -359,6 +435,18 @@ void add_validate_sim_command(CLI::App& cli, Action& action) {
                    "CPU ranks: compute threads of each rank, in the real runs and the profiling "
                    "alike (default: the cores divided by the point's ranks, at least 1)")
       ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--measure-seconds", settings->measure_seconds,
+                   "Real runs: measure each rank count's points for about this long (steps from "
+                   "the simulated step, at least the scenario's real.measured_steps; warm-up for "
+                   "a tenth of it), so that they sample a machine whose speed moves over seconds "
+                   "as the minutes of profiling do; 0: the scenario's steps")
+      ->check(CLI::Range(0.0, 3600.0));
+  command->add_flag("!--no-interleave", settings->interleave,
+                    "Simulate with the profile measured before training alone, instead of with "
+                    "its rows timed again between the real run's steps (which is done only where "
+                    "the scenario's input is synthetic: between steps that read files, a pause "
+                    "would hide their reads)");
   command->add_flag("--warm-caches", settings->warm_caches,
                     "Profile each kernel run right after the previous one (default: caches "
                     "flushed in between, see tessera profile)");

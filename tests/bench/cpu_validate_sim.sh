@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Measured against simulated on this machine's CPU ranks: `tessera validate-sim` on the shipped
 # CPU scenarios at 1 and 2 ranks, the MAPE of each and over all their points (the goal: at most
-# 5%). A bench command,
-# not a test: it prints the MAPE per scenario, and how far this machine's own GEMM rate moved
-# while it ran (validate-sim's machine_speed.csv), then the MAPE over all points and over those
-# whose machine held still (the GEMM rate within 10% at their rank count), and asserts nothing; each scenario profiles its
-# kernels first, minutes on 2 cores (kept in OUTPUT between runs; --fresh in ARGS measures again).
+# 5%). A bench command, not a test: it prints the MAPE per scenario, and how far this machine's
+# own GEMM rate moved while it ran (validate-sim's machine_speed.csv), then the MAPE over all
+# points and over those whose machine held still (the GEMM rate within 10% at their rank count),
+# and asserts nothing. Each scenario profiles its kernels first, then trains each point for
+# about 20 s with the profile's rows timed again between the steps (validate-sim's defaults):
+# 11 to 12 minutes in all on the 2-core development machine
+# (docs/measurements/2026-12-01-cpu-interleaved-profile.md). Profiles are kept in OUTPUT and
+# reused by a later run into it; a new OUTPUT measures them again.
 # Usage: tests/bench/cpu_validate_sim.sh [TESSERA] [OUTPUT] [SCENARIO...]
 #   default scenarios: the shipped CPU ones (scenarios/*_real_cpu.yaml): CosmoFlow-32, ResNet-18
 #   (data-parallel, pipelined, offloaded) and the 3D U-Net

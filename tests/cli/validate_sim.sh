@@ -25,9 +25,11 @@ real: {warmup_steps: 1, measured_steps: 1}
 YAML
 
 # --warm-caches: no timing is asserted, and flushing the caches between runs only slows CI.
-# --mpirun takes a command line: the launcher and its own options.
+# --mpirun takes a command line: the launcher and its own options. --measure-seconds: a short
+# measurement, but longer than the scenario's one step.
 output=$("$tessera" validate-sim "$scratch/tiny.yaml" --output "$scratch/out" --max-ranks 2 \
-  --mpirun "$mpiexec --bind-to none" --seconds-per-measurement 0.01 --warm-caches 2>&1)
+  --mpirun "$mpiexec --bind-to none" --seconds-per-measurement 0.01 --warm-caches \
+  --measure-seconds 0.3 2>&1)
 code=$?
 [ "$code" -eq 0 ] || fail "exit $code: $output"
 csv="$scratch/out/comparison.csv"
@@ -69,6 +71,26 @@ real_json="$scratch/out/ranks-1/real/real.json"
 grep -q '"provenance": *"profile"' "$real_json" ||
   fail "the real run did not plan its convolutions from the profiles: $real_json"
 
+# The real runs measured for --measure-seconds (more steps than the scenario's one), and the
+# profile's rows were timed again between their steps, written beside it and simulated with;
+# the comparison with the profile measured before training alone is written too.
+for ranks in 1 2; do
+  steps=$(grep -o '[0-9]* warm-up + [0-9]* measured steps' "$scratch/out/ranks-$ranks/real/real.csv")
+  measured=$(awk '{print $4}' <<<"$steps")
+  [ "${measured:-0}" -gt 1 ] || fail "$ranks rank(s): the real run measured '$steps', not for 0.3 s"
+  grep -q "profile rows of rank 0's kernels and updates timed again" \
+    "$scratch/out/ranks-$ranks/real/real.csv" || fail "$ranks rank(s): no interleaved timing in the note"
+  interleaved="$scratch/out/ranks-$ranks/interleaved-profile.csv"
+  [ "$(grep -v '^#' "$interleaved" 2>/dev/null | grep -c ',conv,')" -gt 0 ] ||
+    fail "$ranks rank(s): no convolution rows timed between the steps in $interleaved"
+  "$tessera" validate --profiles "$interleaved" >/dev/null 2>&1 ||
+    fail "$ranks rank(s): the interleaved profile does not load: $interleaved"
+done
+grep -q "simulated with the profile measured before training alone" <<<"$output" ||
+  fail "no comparison with the profile measured before training"
+grep -Eq '^MAPE,,,,,,[0-9.e+-]+,' "$scratch/out/comparison-profile-before.csv" ||
+  fail "no comparison-profile-before.csv with its MAPE"
+
 # Each point's measured and simulated step as timelines, side by side.
 for point in 0 1; do
   for side in real sim; do
@@ -93,7 +115,8 @@ sweep: {scaling: weak, grow: data, gpus: [2]}
 real: {warmup_steps: 1, measured_steps: 1}
 YAML
 output=$("$tessera" validate-sim "$scratch/pipeline.yaml" --output "$scratch/pipe" --max-ranks 2 \
-  --mpirun "$mpiexec --bind-to none" --seconds-per-measurement 0.01 --warm-caches 2>&1)
+  --mpirun "$mpiexec --bind-to none" --seconds-per-measurement 0.01 --warm-caches \
+  --measure-seconds 0.3 2>&1)
 code=$?
 [ "$code" -eq 0 ] || fail "pipeline: exit $code: $output"
 grep -Eq '^0,2,1x1x1,yes,[0-9.e+-]+,[0-9.e+-]+,[0-9.e+-]+,' "$scratch/pipe/comparison.csv" ||
@@ -114,6 +137,33 @@ profiled=$(grep -v '^#' "$scratch/pipe/ranks-2/profiles.csv" | tail -n +2 |
   awk -F, '$2 !~ /^(copy_|allreduce|sendrecv|update_)/ { print $2 "," $3 "," $4 }' | sort -u | wc -l)
 [ "$profiled" -eq "$planned" ] ||
   fail "the 2-rank profile holds $profiled kernels of the plan's $planned"
+
+# Without interleaving and with the scenario's own steps: the profile measured before training,
+# one measured step.
+output=$("$tessera" validate-sim "$scratch/tiny.yaml" --output "$scratch/plain" --max-ranks 1 \
+  --seconds-per-measurement 0.01 --warm-caches --no-interleave --measure-seconds 0 2>&1)
+code=$?
+[ "$code" -eq 0 ] || fail "--no-interleave: exit $code: $output"
+[ ! -e "$scratch/plain/ranks-1/interleaved-profile.csv" ] || fail "--no-interleave timed rows again"
+grep -q '1 warm-up + 1 measured steps' "$scratch/plain/ranks-1/real/real.csv" ||
+  fail "--measure-seconds 0 did not keep the scenario's steps"
+
+# tessera run's step counts and interleaved profile: the real backend's, checked as input.
+output=$("$tessera" run "$scratch/tiny.yaml" --backend real --points 0 --warmup-steps 0 \
+  --measured-steps 3 --output "$scratch/steps" 2>&1)
+grep -q '0 warm-up + 3 measured steps' "$scratch/steps/real.csv" ||
+  fail "--warmup-steps 0 --measured-steps 3 not applied: $output"
+for bad in "--backend sim --measured-steps 3" "--backend real --measured-steps 0" \
+           "--backend real --warmup-steps -1" "--backend real --interleaved-profile $scratch/x.csv"; do
+  # shellcheck disable=SC2086
+  stderr=$("$tessera" run "$scratch/tiny.yaml" $bad --points 0 --output "$scratch/bad-run" 2>&1)
+  code=$?
+  [ "$code" -eq 2 ] || fail "tessera run $bad: exit $code, not 2: $stderr"
+done
+stderr=$("$tessera" run "$scratch/tiny.yaml" --backend real --interleaved-profile "$scratch/x.csv" \
+  --points 0 --output "$scratch/bad-run" 2>&1)
+[[ "$stderr" == *"--interleaved-profile"*"expected --profiles too"* ]] ||
+  fail "--interleaved-profile without --profiles does not say what it needs: $stderr"
 
 "$tessera" validate-sim "$scratch/missing.yaml" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "a missing scenario does not exit 2"

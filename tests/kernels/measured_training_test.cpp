@@ -36,5 +36,16 @@ TEST(MedianLayerTimes, TakesTheLowerOfTwoMiddlesAndKeepsOneStepAsItIs) {
   EXPECT_TRUE(median_layer_times({}).empty());
 }
 
+TEST(StepTimes, ListsFewStepsAndSummarisesMany) {
+  EXPECT_EQ(step_times({0.2, 0.1, 0.09, 0.08}, 2),
+            "step times 0.2 0.1 | 0.09 0.08 s (warm-up | measured)");
+  EXPECT_EQ(step_times({0.05}, 0), "step times | 0.05 s (warm-up | measured)");
+  std::vector<double> many{0.3};
+  for (int i = 1; i <= 25; ++i) many.push_back(0.01 * i);  // 0.01 .. 0.25
+  EXPECT_EQ(step_times(many, 1),
+            "step times 0.3 | 25 steps: min 0.01, quartiles 0.07 0.13 0.19, max 0.25 s "
+            "(warm-up | measured)");
+}
+
 }  // namespace
 }  // namespace tessera::kernels::real

@@ -25,7 +25,8 @@ IndexedReport median_step(std::vector<IndexedReport> reports) {
 }  // namespace
 
 Measurement train(Trainer& trainer, StepInputSource& source, Communicator& ranks,
-                  std::int64_t warmup, std::int64_t measured, const InputPlan& plan) {
+                  std::int64_t warmup, std::int64_t measured, const InputPlan& plan,
+                  const std::function<void(double step_seconds)>& after_measured_step) {
   Measurement measurement;
   std::vector<IndexedReport> steady, first_epoch;
   for (std::int64_t step = 0; step < warmup + measured; ++step) {
@@ -54,7 +55,9 @@ Measurement train(Trainer& trainer, StepInputSource& source, Communicator& ranks
     if (step < warmup) continue;
     const bool reads_like_first_epoch =
         plan.epochs_differ() && report.read_source == plan.first_epoch;
+    const double step_seconds = report.step_seconds;
     (reads_like_first_epoch ? first_epoch : steady).push_back({step, std::move(report)});
+    if (after_measured_step) after_measured_step(step_seconds);
   }
   if (!first_epoch.empty())
     measurement.first_epoch_step_seconds = median_step(first_epoch).report.step_seconds;
@@ -85,13 +88,31 @@ std::vector<LayerComputeTime> median_layer_times(const std::vector<const StepRep
 }
 
 std::string step_times(const std::vector<double>& seconds, std::int64_t warmup) {
-  std::string text = "step times";
-  for (std::size_t i = 0; i < seconds.size(); ++i) {
+  const auto split = static_cast<std::ptrdiff_t>(std::min<std::size_t>(
+      seconds.size(), static_cast<std::size_t>(std::max<std::int64_t>(0, warmup))));
+  const auto part = [](std::vector<double> values) {
+    std::string text;
     char value[32];
-    std::snprintf(value, sizeof value, " %.4g", seconds[i]);
-    text += (i == static_cast<std::size_t>(warmup) ? " |" : "") + std::string(value);
-  }
-  return text + " s (warm-up | measured)";
+    if (values.size() <= kListedStepTimes) {
+      for (double v : values) {
+        std::snprintf(value, sizeof value, " %.4g", v);
+        text += value;
+      }
+      return text;
+    }
+    // Long runs: the spread, not every value (a note is one line of the results).
+    std::sort(values.begin(), values.end());
+    const auto at = [&](double fraction) {
+      return values[static_cast<std::size_t>(fraction * static_cast<double>(values.size() - 1))];
+    };
+    char summary[160];
+    std::snprintf(summary, sizeof summary,
+                  " %zu steps: min %.4g, quartiles %.4g %.4g %.4g, max %.4g", values.size(),
+                  values.front(), at(0.25), at(0.5), at(0.75), values.back());
+    return std::string(summary);
+  };
+  return "step times" + part({seconds.begin(), seconds.begin() + split}) + " |" +
+         part({seconds.begin() + split, seconds.end()}) + " s (warm-up | measured)";
 }
 
 std::string loss_summary(const std::vector<double>& losses) {

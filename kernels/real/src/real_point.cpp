@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "interleaved_profile.hpp"
 #include "measured_training.hpp"
 #include "sequence_executors.hpp"
 #include "tensor_split_support.hpp"
@@ -138,7 +139,7 @@ std::string other_library_versions(const ProfileDatabase* profiles, const Device
 // `ranks`: the point's ranks, this one among them.
 PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, Communicator& ranks,
                         const ProfileDatabase* profiles, PointResult result,
-                        MeasuredTimeline* timeline) {
+                        MeasuredTimeline* timeline, InterleavedProfile* interleaved) {
   const auto& config = point.config;
   const std::string device_name = device_name_for_rank();
   if (const auto reason =
@@ -307,7 +308,22 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   // The staging phase: the slowest rank's.
   const auto staging = gather_values(ranks, source->stage());
   result.staging_seconds = *std::max_element(staging.begin(), staging.end());
-  const auto measurement = train(*trainer, *source, ranks, warmup, measured, input_plan);
+  // A device of its own, so that what the re-timing allocates is not counted as the trainer's.
+  std::unique_ptr<Device> profiling_device;
+  std::unique_ptr<InterleavedProfiler> profiler;
+  if (interleaved != nullptr && profiles != nullptr) {
+    profiling_device = open_device(device_name);
+    profiler = interleaved_profiler_for(loaded, point, ranks, *profiling_device, *profiles,
+                                        interleaved->warm_caches);
+  }
+  const auto measurement = train(*trainer, *source, ranks, warmup, measured, input_plan,
+                                 profiler ? std::function<void(double)>([&](double step_seconds) {
+                                   profiler->measure_for(step_seconds);
+                                 })
+                                          : std::function<void(double)>());
+  if (interleaved != nullptr) {
+    gather_interleaved_rows(ranks, profiler.get(), device->info(), *interleaved);
+  }
   if (!measurement.diverged.empty()) {
     result.status = PointStatus::failed;
     result.note = measurement.diverged + "; " + loss_summary(measurement.losses);
@@ -437,6 +453,13 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                    " (data_split: " + to_string(scenario.parallelism.data_split) +
                    ", shares from the scenario's cluster)";
   }
+  if (profiler) {
+    result.note += "; between the measured steps, for as long as each took, " +
+                   std::to_string(profiler->row_count()) +
+                   " profile rows of rank 0's kernels and updates timed again in turn (each " +
+                   std::to_string(profiler->fewest_visits()) +
+                   " times or more; the steps' times exclude them)";
+  }
   if (loaded.scenario.model.dtype != DType::float32) {
     result.note += "; computed in float32 (model.dtype " + to_string(loaded.scenario.model.dtype) +
                    " is simulated only)";
@@ -448,7 +471,7 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
 
 PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point,
                            Communicator& world, const ProfileDatabase* profiles,
-                           MeasuredTimeline* timeline) {
+                           MeasuredTimeline* timeline, InterleavedProfile* interleaved) {
   auto result = point_skeleton(loaded, point);
   const auto& config = point.config;
   if (config.gpus() > world.size()) {
@@ -462,7 +485,7 @@ PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point
   auto ranks = world.split(participant ? 0 : 1, world.rank());
   // Ranks the point does not use wait for it without taking a core from those it does use.
   if (participant) {
-    result = train_point(loaded, point, *ranks, profiles, std::move(result), timeline);
+    result = train_point(loaded, point, *ranks, profiles, std::move(result), timeline, interleaved);
   }
   world.barrier_idle();
   return result;

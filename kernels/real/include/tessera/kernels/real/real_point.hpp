@@ -29,6 +29,15 @@ struct MeasuredTimeline {
   std::vector<MemorySample> memory;
 };
 
+// The point's kernels timed again between its measured steps (interleaved_profiler.hpp), for a
+// comparison whose two sides see the same machine.
+struct InterleavedProfile {
+  ProfileDatabase rows;        // on rank 0: every rank's rows (rank 0's where two ranks share one)
+  std::size_t rows_timed = 0;  // rank 0's rows, and the fewest visits any of them had
+  std::size_t fewest_visits = 0;
+  bool warm_caches = false;  // in: time runs back to back (tessera profile --warm-caches)
+};
+
 // Collective over `world`: every rank calls it with the same point. The returned result is
 // complete on rank 0. With `profiles` (may be null) every convolution runs the scenario's
 // micro-batching plan made from them (split ones on their haloed windows) (the plan the simulator
@@ -37,9 +46,13 @@ struct MeasuredTimeline {
 // step of every traced rank) of the ranks in outputs.trace_gpus, in the trace format the simulator
 // writes, with their device memory in use over it. Throws EveryRankInputError on every rank when
 // the data set is malformed; a loss that stops being finite ends the point's training, which is
-// then `failed` with the step in its note.
+// then `failed` with the step in its note. With `interleaved` (non-null on every rank, or on
+// none; needs `profiles`) every row `profiles` holds for the rank's kernels and updates is timed
+// again between the measured steps, for about as long as the steps take, and rank 0 receives the
+// rows' medians.
 PointResult run_real_point(const LoadedScenario& loaded, const SweepPoint& point,
                            Communicator& world, const ProfileDatabase* profiles = nullptr,
-                           MeasuredTimeline* timeline = nullptr);
+                           MeasuredTimeline* timeline = nullptr,
+                           InterleavedProfile* interleaved = nullptr);
 
 }  // namespace tessera::kernels::real

@@ -1,0 +1,53 @@
+#include "interleaved_profile.hpp"
+
+#include <exception>
+
+#include "tessera/core/point/profile_plan.hpp"
+
+namespace tessera::kernels::real {
+
+std::unique_ptr<InterleavedProfiler> interleaved_profiler_for(const LoadedScenario& loaded,
+                                                              const SweepPoint& point,
+                                                              Communicator& ranks, Device& device,
+                                                              const ProfileDatabase& earlier,
+                                                              bool warm_caches) {
+  LoadedScenario this_point = loaded;
+  this_point.points = {point};
+  ProfilerOptions options;
+  options.cache_flush_bytes = warm_caches ? 0 : cache_flush_bytes_for(device);
+  std::unique_ptr<InterleavedProfiler> profiler;
+  try {
+    profiler = std::make_unique<InterleavedProfiler>(
+        device, ranks, kernels_to_profile(this_point, {ranks.rank(), ranks.size()}),
+        updates_to_profile(this_point), earlier, options);
+  } catch (const std::exception&) {
+    profiler.reset();
+  }
+  double missing = profiler ? 0.0 : 1.0;
+  ranks.allreduce_max(&missing, 1);
+  if (missing > 0) profiler.reset();
+  return profiler;
+}
+
+void gather_interleaved_rows(Communicator& ranks, const InterleavedProfiler* profiler,
+                             const DeviceInfo& device, InterleavedProfile& profile) {
+  const ProfileDatabase mine = profiler ? profiler->medians() : ProfileDatabase{};
+  const ProfileMetadata metadata{.device = device.name, .libraries = device.library};
+  const auto texts = ranks.gather_text(mine.size() > 0 ? mine.to_csv(metadata) : std::string());
+  if (ranks.rank() != 0) return;
+  profile.rows_timed = profiler ? profiler->row_count() : 0;
+  profile.fewest_visits = profiler ? profiler->fewest_visits() : 0;
+  for (const ProfileEntry& row : mine.rows()) profile.rows.add(row);
+  for (std::size_t r = 1; r < texts.size(); ++r) {
+    if (texts[r].empty()) continue;
+    ProfileDatabase theirs;
+    theirs.load_csv_text(texts[r], "rank " + std::to_string(r) + "'s interleaved profile");
+    for (const ProfileEntry& row : theirs.rows()) {
+      if (mine.entries_for(row.device, row.op, row.direction, row.shape, row.dtype).empty()) {
+        profile.rows.add(row);
+      }
+    }
+  }
+}
+
+}  // namespace tessera::kernels::real

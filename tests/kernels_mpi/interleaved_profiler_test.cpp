@@ -1,0 +1,132 @@
+// A profile timed again between a real run's steps (InterleavedProfiler), under mpirun with 2
+// and 4 ranks: every successful row of the rank's kernels comes back with a new median, the rows
+// that cannot run are left out, and ranks with unequal work (a pipeline's stages) still end each
+// slot together.
+#include "tessera/kernels/profile/interleaved_profiler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "mpi_world.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/kernels/device.hpp"
+
+namespace tessera::kernels {
+namespace {
+
+using testing::world;
+
+std::vector<KernelToProfile> conv1_kernels() {
+  std::vector<KernelToProfile> conv1;
+  for (const auto& kernel : kernels_to_profile(load_scenario(
+           std::string(TESSERA_TEST_DATA_DIR) + "/scenarios/good/profile_small_cnn.yaml"))) {
+    if (kernel.layer.name == "conv1") conv1.push_back(kernel);
+  }
+  return conv1;
+}
+
+ProfilerOptions quick() {
+  ProfilerOptions options;
+  options.min_runs = options.max_runs = 1;
+  options.seconds_per_measurement = 0;
+  options.skipped_algorithm_prefixes = {"ref:"};
+  return options;
+}
+
+std::string key_of(const ProfileEntry& row) {
+  return row.op + "|" + to_string(row.direction) + "|" + row.shape + "|" +
+         std::to_string(row.micro_batch) + "|" + row.algorithm;
+}
+
+TEST(InterleavedProfiler, TimesEverySuccessfulRowAgainAndLeavesTheOthersOut) {
+  const auto device = open_cpu_device();
+  const auto kernels = conv1_kernels();
+  ProfileDatabase earlier;
+  profile_kernels(*device, kernels, quick(), earlier);
+  std::set<std::string> expected;
+  for (const auto& row : earlier.rows()) {
+    if (row.ok && row.algorithm != "fused") expected.insert(key_of(row));
+  }
+  ASSERT_FALSE(expected.empty());
+  // Rows that cannot be timed again: one that failed, one of another device, one the library
+  // does not offer.
+  const auto& kernel = kernels.front();
+  ProfileEntry failed{.device = device->info().name,
+                      .op = kernel.op,
+                      .direction = kernel.direction,
+                      .shape = kernel.shape,
+                      .micro_batch = kernel.batch,
+                      .algorithm = "x64:gemm:jit/failed",
+                      .ok = false};
+  ProfileEntry elsewhere = failed;
+  elsewhere.device = "another device";
+  elsewhere.ok = true;
+  ProfileEntry unknown = failed;
+  unknown.algorithm = "no such algorithm";
+  unknown.ok = true;
+  for (const auto& row : {failed, elsewhere, unknown}) earlier.add(row);
+
+  ProfilerOptions options = quick();
+  options.cache_flush_bytes = 1024.0 * 1024;
+  InterleavedProfiler profiler(*device, world(), kernels, {}, earlier, options);
+  EXPECT_EQ(profiler.row_count(), expected.size());
+  // Slots until every rank's every row was timed twice (the loop's end decided collectively).
+  for (int slot = 0; slot < 1000; ++slot) {
+    profiler.measure_for(0.002);
+    double fewest_negated = -static_cast<double>(profiler.fewest_visits());
+    world().allreduce_max(&fewest_negated, 1);
+    if (-fewest_negated >= 2) break;
+  }
+  EXPECT_GE(profiler.fewest_visits(), 2u);
+  // The ranks went row by row together: each visited each row as often.
+  double visits = static_cast<double>(profiler.fewest_visits()), most = visits;
+  world().allreduce_max(&most, 1);
+  EXPECT_EQ(visits, most) << "rank " << world().rank();
+  std::set<std::string> timed;
+  for (const auto& row : profiler.medians().rows()) {
+    EXPECT_GT(row.time_seconds, 0.0) << key_of(row);
+    EXPECT_TRUE(row.ok);
+    EXPECT_EQ(row.device, device->info().name);
+    timed.insert(key_of(row));
+  }
+  EXPECT_EQ(timed, expected);
+}
+
+TEST(InterleavedProfiler, RanksWithoutRowsWaitForTheOthersInEachSlot) {
+  const auto device = open_cpu_device();
+  // Rank 0 alone has kernels, as a pipeline's ranks each have their own stage's.
+  auto kernels = world().rank() == 0 ? conv1_kernels() : std::vector<KernelToProfile>{};
+  ProfileDatabase earlier;
+  profile_kernels(*device, kernels, quick(), earlier);
+  InterleavedProfiler profiler(*device, world(), kernels, {}, earlier, quick());
+  for (int slot = 0; slot < 3; ++slot) profiler.measure_for(0.001);
+  if (world().rank() == 0) {
+    EXPECT_GT(profiler.medians().size(), 0u);
+  } else {
+    EXPECT_EQ(profiler.row_count(), 0u);
+    EXPECT_EQ(profiler.medians().size(), 0u);
+  }
+}
+
+TEST(InterleavedProfiler, TimesTheOptimizerUpdateRows) {
+  const auto device = open_cpu_device();
+  const UpdateToProfile update{.optimizer = Optimizer::adam,
+                               .parameters = 4096,
+                               .op = "update_adam",
+                               .shape = "params 4096"};
+  ProfileDatabase earlier;
+  profile_updates(*device, {update}, quick(), earlier);
+  ASSERT_EQ(earlier.size(), 1u);
+  InterleavedProfiler profiler(*device, world(), {}, {update}, earlier, quick());
+  ASSERT_EQ(profiler.row_count(), 1u);
+  profiler.measure_for(0.001);
+  const auto rows = profiler.medians().rows();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows.front().op, "update_adam");
+  EXPECT_GT(rows.front().time_seconds, 0.0);
+}
+
+}  // namespace
+}  // namespace tessera::kernels
