@@ -305,7 +305,8 @@ void add_run_command(CLI::App& cli, Action& action) {
       "Real backend, with --profiles: between the measured steps, time their rows of each "
       "point's kernels and optimizer updates again (every algorithm and micro-batch, one run at "
       "a time, in turn, for as long as each step took) and write the medians to this profile "
-      "file, measured while the steps were (tessera validate-sim compares with it)");
+      "file, measured while the steps were (tessera validate-sim compares with it; run on CPU "
+      "ranks so far, not yet on a GPU)");
   command->add_flag("--interleaved-warm-caches", settings->interleaved_warm_caches,
                     "With --interleaved-profile: time runs back to back instead of flushing the "
                     "caches before each (tessera profile --warm-caches)");

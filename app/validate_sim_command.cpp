@@ -218,9 +218,10 @@ int validate_sim(const ValidateSimSettings& settings) {
   }
   // Between the real run's steps its kernels are timed again (InterleavedProfiler), so that both
   // sides see the same moments of the machine; not where the steps read files, whose reads a
-  // pause between steps would hide.
-  const bool interleave =
-      settings.interleave && loaded.scenario.io.format == DatasetFormat::synthetic;
+  // pause between steps would hide, and on CPU ranks only: no GPU has run it yet.
+  const bool interleave = settings.interleave &&
+                          loaded.scenario.io.format == DatasetFormat::synthetic &&
+                          machine.cuda_devices == 0;
   std::vector<PointResult> simulated;
   std::vector<PointResult> simulated_before;  // from the profile measured before training alone
   MachineDrift drift(machine.cuda_devices > 0 ? "cuda:0" : "cpu");
@@ -444,9 +445,9 @@ void add_validate_sim_command(CLI::App& cli, Action& action) {
       ->check(CLI::Range(0.0, 3600.0));
   command->add_flag("!--no-interleave", settings->interleave,
                     "Simulate with the profile measured before training alone, instead of with "
-                    "its rows timed again between the real run's steps (which is done only where "
-                    "the scenario's input is synthetic: between steps that read files, a pause "
-                    "would hide their reads)");
+                    "its rows timed again between the real run's steps (which is done only on CPU "
+                    "ranks and where the scenario's input is synthetic: between steps that read "
+                    "files, a pause would hide their reads)");
   command->add_flag("--warm-caches", settings->warm_caches,
                     "Profile each kernel run right after the previous one (default: caches "
                     "flushed in between, see tessera profile)");

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # The validate and onegpu steps, the same comparison of different scenarios.
 
-# validate_each LIST: validate-sim on one GPU of each scenario in LIST, into validate/<name>/.
+# validate_each LIST: validate-sim on one GPU of each scenario in LIST, into validate/<name>/,
+# with the scenarios' own measured steps (--measure-seconds 0): the step budgets were sized so.
 validate_each() {
   local scenario name failures=0
   for scenario in $(items "$1"); do
@@ -9,6 +10,7 @@ validate_each() {
     echo "== $scenario"
     if (cd "$work" && bounded_bundle "$bundle/bin/tessera" validate-sim "$(target_path "$scenario")" --max-ranks 1 \
           --output "$work/validate/$name" --seconds-per-measurement "$seconds_per_measurement" \
+          --measure-seconds 0 \
           "${cache_arguments[@]}"); then
       # validate-sim exits 0 whatever it compared: a run with no compared point is a failure.
       local compared mape
