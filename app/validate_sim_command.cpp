@@ -18,7 +18,10 @@
 //      measured ranks need, so each rank count gets its own launch. It measures for about
 //      --measure-seconds (steps_for_seconds from the shortest simulated step): the profile's
 //      kernels were timed over minutes, each at its own moment of a machine whose speed moves
-//      over seconds, and a few steps would see one moment only.
+//      over seconds, and a few steps would see one moment only. On CPU ranks with synthetic
+//      input it times the profile's rows again between its steps (--interleaved-profile).
+//   5. The points simulated again with those rows replacing the profile's, so that both sides
+//      were measured in the same minutes; comparison-profile-before.csv keeps step 3's.
 // The machine's own speed is sampled before profiling and before and after training
 // (machine_speed.csv, machine_drift.hpp): a drift there is no model's error.
 // Each point's measured and simulated step are written as timelines side by side
@@ -295,7 +298,8 @@ int validate_sim(const ValidateSimSettings& settings) {
       return results;
     };
     std::cerr << ranks << " rank(s): simulating on " << cluster_yaml.string() << "\n";
-    auto from_profile = simulate_points(profiles, !interleave);
+    // Its timelines stand unless step 5 writes its own.
+    auto from_profile = simulate_points(profiles, true);
     double shortest_step_seconds = 0;
     for (const auto& result : from_profile) {
       if (result.status != PointStatus::ok || result.step_seconds <= 0) continue;
