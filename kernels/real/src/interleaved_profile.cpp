@@ -35,8 +35,6 @@ void gather_interleaved_rows(Communicator& ranks, const InterleavedProfiler* pro
   const ProfileMetadata metadata{.device = device.name, .libraries = device.library};
   const auto texts = ranks.gather_text(mine.size() > 0 ? mine.to_csv(metadata) : std::string());
   if (ranks.rank() != 0) return;
-  profile.rows_timed = profiler ? profiler->row_count() : 0;
-  profile.fewest_visits = profiler ? profiler->fewest_visits() : 0;
   for (const ProfileEntry& row : mine.rows()) profile.rows.add(row);
   for (std::size_t r = 1; r < texts.size(); ++r) {
     if (texts[r].empty()) continue;

@@ -23,7 +23,7 @@ std::unique_ptr<InterleavedProfiler> interleaved_profiler_for(const LoadedScenar
                                                               bool warm_caches);
 
 // Collective: rank 0's rows, then the other ranks' rows of kernels rank 0 did not time, into
-// `profile` on rank 0, with rank 0's counts.
+// `profile` on rank 0.
 void gather_interleaved_rows(Communicator& ranks, const InterleavedProfiler* profiler,
                              const DeviceInfo& device, InterleavedProfile& profile);
 

@@ -9,8 +9,6 @@
 #include "kernel_launch.hpp"
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/device.hpp"
-#include "tessera/kernels/layer_kernels.hpp"
-#include "tessera/kernels/optimizer_update.hpp"
 
 namespace tessera::kernels {
 
@@ -32,8 +30,8 @@ bool skipped(const std::string& algorithm, const std::vector<std::string>& prefi
 
 // What one visit runs: the row's operands on the device and the call that issues it once.
 struct Visit {
-  std::unique_ptr<KernelLaunch> launch;
-  std::vector<std::unique_ptr<DeviceMemory>> buffers;
+  std::unique_ptr<KernelLaunch> kernel;
+  std::unique_ptr<UpdateLaunch> update;
   std::function<void()> call;
 };
 
@@ -77,9 +75,7 @@ InterleavedProfiler::InterleavedProfiler(Device& device, Communicator& ranks,
       if (entry.ok) rows_.push_back({.entry = entry, .update = u});
     }
   }
-  if (options.cache_flush_bytes > 0) {
-    flush_ = device_.allocate(static_cast<std::size_t>(options.cache_flush_bytes));
-  }
+  flush_ = cache_flush_buffer(device_, options);
 }
 
 InterleavedProfiler::~InterleavedProfiler() = default;
@@ -87,31 +83,16 @@ InterleavedProfiler::~InterleavedProfiler() = default;
 double InterleavedProfiler::time_row(Row& row) {
   Visit visit;
   if (row.kernel) {
-    visit.launch =
+    visit.kernel =
         std::make_unique<KernelLaunch>(device_, kernels_[*row.kernel], row.entry.micro_batch);
-    auto call = visit.launch->call(row.entry.direction, row.algorithm);
+    auto call = visit.kernel->call(row.entry.direction, row.algorithm);
     if (!call) throw std::logic_error("no call");  // the constructor kept only rows that run
     visit.call = std::move(*call);
   } else {
-    const UpdateToProfile& update = updates_[*row.update];
-    const auto count = static_cast<std::int64_t>(update.parameters);
-    const auto floats = static_cast<std::size_t>(std::max<std::int64_t>(count, 1));
-    for (int b = 0; b < 4; ++b) {
-      visit.buffers.push_back(device_.allocate(floats * sizeof(float)));
-      device_.fill(visit.buffers.back()->data(), floats, 1e-3F);
-    }
-    auto step = std::make_shared<std::int64_t>(0);
-    visit.call = [this, &update, count, step, &buffers = visit.buffers] {
-      optimizer_update(device_.layers(), update.optimizer, count, 1e-3F, ++*step,
-                       buffers[1]->data(), buffers[0]->data(), buffers[2]->data(),
-                       buffers[3]->data());
-    };
+    visit.update = std::make_unique<UpdateLaunch>(device_, updates_[*row.update]);
+    visit.call = [&update = *visit.update] { update.call(); };
   }
-  const auto flush = [&] {
-    if (!flush_) return;
-    device_.fill(flush_->data(), flush_->floats(), 0.5F);
-    device_.synchronize();
-  };
+  const auto flush = [&] { flush_caches(device_, flush_.get()); };
   // As the profiler times a run: the first call of a kernel creates it, so it is not counted.
   flush();
   device_.time_seconds(visit.call);

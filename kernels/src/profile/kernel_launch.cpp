@@ -1,10 +1,12 @@
 #include "kernel_launch.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
 #include "tessera/kernels/layer_geometry.hpp"
 #include "tessera/kernels/layer_kernels.hpp"
+#include "tessera/kernels/optimizer_update.hpp"
 
 namespace tessera::kernels {
 namespace {
@@ -32,6 +34,33 @@ std::vector<ConvolutionAlgorithm> algorithms_for(Device& device, const KernelToP
   if (!is_convolution(kernel.layer.kind)) return {{"default", 0}};
   const auto geometry = convolution_geometry(kernel.layer, kernel.inputs.front(), kernel.output);
   return device.convolutions().algorithms(geometry, batch, direction);
+}
+
+UpdateLaunch::UpdateLaunch(Device& device, const UpdateToProfile& update)
+    : device_(device), update_(update) {
+  const auto floats = static_cast<std::size_t>(
+      std::max<std::int64_t>(static_cast<std::int64_t>(update.parameters), 1));
+  for (int buffer = 0; buffer < 4; ++buffer) {
+    memory_.push_back(device_.allocate(floats * sizeof(float)));
+    device_.fill(memory_.back()->data(), floats, 1e-3F);
+  }
+}
+
+void UpdateLaunch::call() {
+  optimizer_update(device_.layers(), update_.optimizer,
+                   static_cast<std::int64_t>(update_.parameters), 1e-3F, ++step_,
+                   memory_[1]->data(), memory_[0]->data(), memory_[2]->data(), memory_[3]->data());
+}
+
+std::unique_ptr<DeviceMemory> cache_flush_buffer(Device& device, const ProfilerOptions& options) {
+  if (options.cache_flush_bytes <= 0) return nullptr;
+  return device.allocate(static_cast<std::size_t>(options.cache_flush_bytes));
+}
+
+void flush_caches(Device& device, DeviceMemory* buffer) {
+  if (buffer == nullptr) return;
+  device.fill(buffer->data(), buffer->floats(), 0.5f);
+  device.synchronize();
 }
 
 KernelLaunch::KernelLaunch(Device& device, const KernelToProfile& kernel, std::int64_t batch)

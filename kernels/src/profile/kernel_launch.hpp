@@ -11,6 +11,7 @@
 #include "tessera/core/point/profile_plan.hpp"
 #include "tessera/kernels/convolution_kernels.hpp"
 #include "tessera/kernels/device.hpp"
+#include "tessera/kernels/profile/kernel_profiler.hpp"
 
 namespace tessera::kernels {
 
@@ -18,6 +19,25 @@ namespace tessera::kernels {
 // rest.
 std::vector<ConvolutionAlgorithm> algorithms_for(Device& device, const KernelToProfile& kernel,
                                                  std::int64_t batch, Direction direction);
+
+// The optimizer update of one GPU's parameters made runnable: weights, gradients and moments in
+// device memory, as the real backend holds them, and the call that applies it once.
+class UpdateLaunch {
+ public:
+  UpdateLaunch(Device& device, const UpdateToProfile& update);
+  void call();
+
+ private:
+  Device& device_;
+  UpdateToProfile update_;
+  std::vector<std::unique_ptr<DeviceMemory>> memory_;  // weights, gradients, two moments
+  std::int64_t step_ = 0;
+};
+
+// The buffer a cache flush writes (options.cache_flush_bytes), or null for warm caches; and the
+// flush itself, a no-op without a buffer: written before each timed run, outside its timing.
+std::unique_ptr<DeviceMemory> cache_flush_buffer(Device& device, const ProfilerOptions& options);
+void flush_caches(Device& device, DeviceMemory* buffer);
 
 class KernelLaunch {
  public:

@@ -12,11 +12,6 @@ namespace tessera::kernels {
 
 namespace {
 
-std::unique_ptr<DeviceMemory> flush_buffer(Device& device, const ProfilerOptions& options) {
-  if (options.cache_flush_bytes <= 0) return nullptr;
-  return device.allocate(static_cast<std::size_t>(options.cache_flush_bytes));
-}
-
 // `flush`: written before every run when not null; one buffer serves every measurement of a
 // profile, as allocating (and first touching) hundreds of MiB per measurement cost more than the
 // kernels measured.
@@ -26,10 +21,7 @@ double median_seconds(Device& device, const std::function<void()>& work,
   // and that run counts, so slow algorithms (oneDNN's reference one) cost one or two runs, not
   // eleven.
   const auto run = [&] {
-    if (flush) {
-      device.fill(flush->data(), flush->floats(), 0.5f);
-      device.synchronize();
-    }
+    flush_caches(device, flush);
     return device.time_seconds(work);
   };
   double warmup_seconds = 0;
@@ -53,7 +45,7 @@ double median_seconds(Device& device, const std::function<void()>& work,
 
 double median_seconds(Device& device, const std::function<void()>& work,
                       const ProfilerOptions& options) {
-  const auto flush = flush_buffer(device, options);
+  const auto flush = cache_flush_buffer(device, options);
   return median_seconds(device, work, options, flush.get());
 }
 
@@ -66,7 +58,7 @@ void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels
                      const ProfilerOptions& options, ProfileDatabase& database,
                      const ProfileProgress& progress) {
   const std::string device_name = device.info().name;
-  const auto flush = flush_buffer(device, options);
+  const auto flush = cache_flush_buffer(device, options);
   for (std::size_t index = 0; index < kernels.size(); ++index) {
     const KernelToProfile& kernel = kernels[index];
     if (progress) progress(index, kernels.size(), kernel);

@@ -32,9 +32,7 @@ struct MeasuredTimeline {
 // The point's kernels timed again between its measured steps (interleaved_profiler.hpp), for a
 // comparison whose two sides see the same machine.
 struct InterleavedProfile {
-  ProfileDatabase rows;        // on rank 0: every rank's rows (rank 0's where two ranks share one)
-  std::size_t rows_timed = 0;  // rank 0's rows, and the fewest visits any of them had
-  std::size_t fewest_visits = 0;
+  ProfileDatabase rows;      // on rank 0: every rank's rows (rank 0's where two ranks share one)
   bool warm_caches = false;  // in: time runs back to back (tessera profile --warm-caches)
 };
 
