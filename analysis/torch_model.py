@@ -8,7 +8,8 @@ the same ops, parameters, edges and shapes, so that the two can be trained side 
 Average pooling excludes padding from its count and global or adaptive pooling maps onto
 PyTorch's adaptive pooling, as Tessera's kernels do. Sequence tensors are N x C x T, as Tessera
 lays them out; a head tied to an embedding (shared_with) reads the embedding's table and keeps
-only its bias. `tessera_parameters` lists a layer's PyTorch parameters in the order of Tessera's
+only its bias. `kink_sides` makes the (leaky) ReLUs take another implementation's side where
+their input is within rounding of zero (_SidedKink). `tessera_parameters` lists a layer's PyTorch parameters in the order of Tessera's
 flat parameter block (the real backend's executors), for loading Tessera's weights and reading
 the gradients back (analysis/torch_model_step.py). Needs PyTorch (Debian's python3-torch).
 """
@@ -45,6 +46,27 @@ class _TiedHead(nn.Module):
         self.bias = nn.Parameter(torch.zeros(classes)) if bias else None
 
 
+class _SidedKink(torch.autograd.Function):
+    """A (leaky) ReLU whose derivative, where its input lies within `tolerance` x the input's RMS
+    of zero, is taken on the side `positive` says (where another implementation's float32 input
+    fell: either side is a correct float32 answer there, and the gradients below follow it);
+    elsewhere its own. The count of such inputs on the other side lands in `taken`."""
+
+    @staticmethod
+    def forward(ctx, x, positive, slope, tolerance, taken):
+        near = x.abs() <= tolerance * x.pow(2).mean().sqrt()
+        side = torch.where(near, positive, x > 0)
+        taken.append(int((side != (x > 0)).sum()))
+        ctx.save_for_backward(side)
+        ctx.slope = slope
+        return torch.where(x > 0, x, x * slope)
+
+    @staticmethod
+    def backward(ctx, gradient):
+        (side,) = ctx.saved_tensors
+        return gradient * torch.where(side, 1.0, ctx.slope).to(gradient.dtype), None, None, None, None
+
+
 def _over_steps(function, x):
     """`function` on N x T x C of an N x C x T tensor, back to N x C x T."""
     return function(x.transpose(1, 2)).transpose(1, 2)
@@ -56,6 +78,12 @@ class TesseraNet(nn.Module):
     def __init__(self, graph):
         super().__init__()
         self.graph = graph
+        # Layer name -> where another implementation's (leaky) ReLU output was positive, and the
+        # reach (x the input's RMS) within which its side is taken (_SidedKink); per layer, the
+        # inputs taken on the other side in the last forward.
+        self.kink_sides = {}
+        self.kink_tolerance = 0.0
+        self.kinks_taken = {}
         self.modules_by_name = nn.ModuleDict()
         for layer in graph["layers"]:
             module = self._module(layer)
@@ -177,10 +205,15 @@ class TesseraNet(nn.Module):
                 y = self.modules_by_name[name](torch.flatten(xs[0], 1))
             elif op == "pool":
                 y = self._pool(layer, xs[0])
-            elif op == "relu":
-                y = functional.relu(xs[0])
-            elif op == "leaky_relu":
-                y = functional.leaky_relu(xs[0], p["negative_slope"])
+            elif op in ("relu", "leaky_relu"):
+                slope = p["negative_slope"] if op == "leaky_relu" else 0.0
+                if name in self.kink_sides and slope >= 0:  # y > 0 shows the side x took
+                    taken = []
+                    y = _SidedKink.apply(xs[0], self.kink_sides[name].reshape(xs[0].shape),
+                                         slope, self.kink_tolerance, taken)
+                    self.kinks_taken[name] = taken[0]
+                else:
+                    y = functional.leaky_relu(xs[0], slope) if slope else functional.relu(xs[0])
             elif op in ("embedding", "position_embedding", "layer_norm", "self_attention",
                         "projection"):
                 y = self._sequence_layer(layer, xs[0])

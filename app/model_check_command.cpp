@@ -1,6 +1,7 @@
 // tessera model-check: one training step of a whole model on one process's device, from seeded
 // weights and one batch of the model's synthetic task. DIR/ gets the batch, every layer's weights
-// before the step and their gradients as raw float32 files, and case.json with the model's
+// before the step and their gradients, every ReLU's output (the sides its kinks took) as raw
+// float32 files, and case.json with the model's
 // description (as `describe --json` gives it), the loss and the files' shapes: what
 // analysis/torch_crosscheck.py needs to build the same model in PyTorch, load the same weights,
 // take the same step and compare the loss and every gradient.
@@ -73,6 +74,16 @@ int model_check(const ModelCheckSettings& settings) {
                           {"weights", tensor_entry(layer.layer + ".weights.f32", {floats})},
                           {"gradients", tensor_entry(layer.layer + ".gradients.f32", {floats})}});
   }
+  nlohmann::json kinks = nlohmann::json::array();
+  for (const auto& kink : check.kinks) {
+    const auto& shape =
+        loaded.model.layers()[loaded.model.index_of(kink.layer).value()].output_shape;
+    std::vector<std::int64_t> dimensions{mini_batch, shape.c};
+    dimensions.insert(dimensions.end(), shape.spatial.begin(), shape.spatial.end());
+    write_raw_floats(output / (kink.layer + ".output.f32"), kink.values);
+    kinks.push_back(
+        {{"layer", kink.layer}, {"output", tensor_entry(kink.layer + ".output.f32", dimensions)}});
+  }
   auto model = to_json(loaded.model);
   model["mini_batch"] = mini_batch;
   const nlohmann::json description = {
@@ -86,7 +97,8 @@ int model_check(const ModelCheckSettings& settings) {
       {"tensors",
        {{"input", tensor_entry("input.f32", check.input_shape)},
         {"targets", tensor_entry("targets.f32", check.targets_shape)}}},
-      {"parameters", parameters}};
+      {"parameters", parameters},
+      {"kinks", kinks}};
   // case.json last: a folder with it is complete.
   write_file_atomically((output / "case.json").string(), description.dump(2) + "\n");
   std::cout << "one step of " << loaded.model.name() << " at a mini-batch of " << mini_batch

@@ -3,7 +3,8 @@
 # one-block GPT-2 (causal attention, its head tied to the token embedding) and of a one-block
 # BERT (token types, layer norms after the sums, its decoder tied with a bias of its own) and of
 # ResNet-18 (convolutions, batch-norm on the batch's statistics, pooling, a fully connected layer)
-# equals PyTorch's on the same weights and batch: the loss and every layer's gradient. A
+# equals PyTorch's on the same weights and batch: the loss and every layer's gradient (the
+# float64 reference taking Tessera's side of a ReLU's kink only within rounding of zero). A
 # corrupted gradient must make the check fail; a model with dropout, a layer whose parameters
 # are not mapped to PyTorch's (a transposed convolution) and bad options exit 2 naming them.
 # Usage: model_check.sh TESSERA PYTHON
@@ -48,6 +49,17 @@ done
 grep -q "mlm_decoder gradient" <(cat "$scratch/bert/model_step.csv") ||
   fail "BERT's decoder bias was not compared"
 
+# Every ReLU's output is written, for the sides the reference takes at its kinks.
+"$python" - "$scratch/resnet/case.json" <<'PY' || fail "ResNet-18's ReLU outputs"
+import json, math, os, sys
+case = json.load(open(sys.argv[1]))
+relus = [layer["name"] for layer in case["model"]["layers"] if layer["op"] == "relu"]
+assert [entry["layer"] for entry in case["kinks"]] == relus and len(relus) == 17, case["kinks"]
+for entry in case["kinks"]:
+    path = os.path.join(os.path.dirname(sys.argv[1]), entry["output"]["file"])
+    assert os.path.getsize(path) == 4 * math.prod(entry["output"]["shape"]), entry
+PY
+
 # A gradient off by a little: the check fails and names it.
 "$python" - "$scratch/gpt/block1_mlp_out.gradients.f32" <<'PY'
 import sys, numpy
@@ -74,6 +86,15 @@ output=$("$python" "$check" "$scratch/unet" 2>&1)
 code=$?
 [ "$code" -eq 2 ] && grep -q "layer up3_upconv: the layout of op transposed_conv" <<<"$output" ||
   fail "a transposed convolution: exit $code: $output"
+output=$("$python" "$check" "$scratch/gpt" --kink-tolerance -1 2>&1)
+code=$?
+[ "$code" -eq 2 ] && grep -q -- "--kink-tolerance" <<<"$output" ||
+  fail "--kink-tolerance -1: exit $code: $output"
+sed -i 's/"layer": "layer1_0_relu"/"layer": "no_such_relu"/' "$scratch/resnet/case.json"
+output=$("$python" "$check" "$scratch/resnet" 2>&1)
+code=$?
+[ "$code" -eq 2 ] && grep -q "kinks of an unknown layer 'no_such_relu'" <<<"$output" ||
+  fail "kinks of an unknown layer: exit $code: $output"
 output=$("$python" "$check" "$scratch/nothing" 2>&1)
 code=$?
 [ "$code" -eq 2 ] || fail "a missing folder: exit $code: $output"

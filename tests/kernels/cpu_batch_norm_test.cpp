@@ -225,6 +225,30 @@ TEST(CpuBatchNorm, ComposedBackwardMatchesCentralDifferences) {
                           "batch-norm dshift");
 }
 
+// A batch-norm reading the model's input has no input gradient to write: dx null.
+TEST(CpuBatchNorm, BackwardWithoutAnInputGradientWritesOnlyTheParameterGradients) {
+  const std::int64_t batch = 2, channels = 3, spatial = 4;
+  const double count = static_cast<double>(batch * spatial);
+  const auto x = random_values(batch * channels * spatial, 11);
+  const auto dy = random_values(x.size(), 12);
+  const auto scale = random_values(channels, 13, 0.5f, 1.5f);
+  CpuLayerKernels kernels;
+  const Statistics stats =
+      statistics_from(kernels.batch_norm_sums(batch, channels, spatial, x.data()), count);
+  const ChannelSums sums = kernels.batch_norm_backward_sums(batch, channels, spatial, x.data(),
+                                                            dy.data(), stats.mean, stats.inv_std);
+  std::vector<float> dx(x.size()), dscale(channels), dshift(channels);
+  kernels.batch_norm_backward_apply(batch, channels, spatial, x.data(), dy.data(), stats.mean,
+                                    stats.inv_std, scale.data(), sums, count, dx.data(),
+                                    dscale.data(), dshift.data());
+  std::vector<float> alone_dscale(channels), alone_dshift(channels);
+  kernels.batch_norm_backward_apply(batch, channels, spatial, x.data(), dy.data(), stats.mean,
+                                    stats.inv_std, scale.data(), sums, count, nullptr,
+                                    alone_dscale.data(), alone_dshift.data());
+  EXPECT_EQ(alone_dscale, dscale);
+  EXPECT_EQ(alone_dshift, dshift);
+}
+
 TEST(CpuBatchNorm, StatisticsOfTheWrongLengthAreRejected) {
   CpuLayerKernels kernels;
   std::vector<float> x(12), y(12);

@@ -8,6 +8,7 @@
 #include "../kernels/real_training_support.hpp"
 #include "../kernels_mpi/mpi_world.hpp"
 #include "tessera/core/model/model_file.hpp"
+#include "tessera/kernels/real/model_step_check.hpp"
 
 namespace tessera::kernels {
 namespace {
@@ -36,7 +37,8 @@ TEST(RealTrainer, CosmoFlowLossFallsOnTheSyntheticDataSet) {
 // Every model family learns its synthetic task: classification (labels drawn per sample, the
 // input carrying a pattern of its label), segmentation (each voxel's label an interval of its
 // value), CosmoFlow's regression and the sequence models' tokens (each step's label a function
-// of its token and the one before). The last epoch's loss against the first's.
+// of its token and the one before), and a batch-norm on the input itself. The last epoch's loss
+// against the first's.
 class FamilyLearns : public ::testing::TestWithParam<std::pair<std::string, int>> {};
 
 TEST_P(FamilyLearns, LossFallsOnItsSyntheticTask) {
@@ -59,6 +61,7 @@ TEST_P(FamilyLearns, LossFallsOnItsSyntheticTask) {
 INSTANTIATE_TEST_SUITE_P(Families, FamilyLearns,
                          ::testing::Values(std::pair<std::string, int>{"narrow_resnet", 20},
                                            std::pair<std::string, int>{"small_vgg", 20},
+                                           std::pair<std::string, int>{"input_bn_cnn", 20},
                                            std::pair<std::string, int>{"inception_blocks", 20},
                                            std::pair<std::string, int>{"small_unet3d", 20},
                                            std::pair<std::string, int>{"gelu_cnn", 20},
@@ -67,6 +70,28 @@ INSTANTIATE_TEST_SUITE_P(Families, FamilyLearns,
                                            std::pair<std::string, int>{"tiny_gnmt", 100},
                                            std::pair<std::string, int>{"small_transformer", 100}),
                          [](const auto& param) { return param.param.first; });
+
+// tessera model-check keeps every ReLU's output as the forward pass left it: the model's ReLUs
+// in order, N x the output of a sample each, none negative, about half of them cut.
+TEST(ModelStepCheck, KeepsEveryReluOutputAsTheForwardPassLeftIt) {
+  const auto model = testing::tiny_gpt_or_family("bn_cnn");
+  auto device = open_cpu_device();
+  const auto check = real::check_model_step(model, 3, *device, world(), 5);
+  ASSERT_EQ(check.kinks.size(), 3U);
+  for (std::size_t k = 0; k < check.kinks.size(); ++k) {
+    const auto& kink = check.kinks[k];
+    EXPECT_EQ(kink.layer, "relu" + std::to_string(k + 1));
+    const auto& shape = model.layers()[model.index_of(kink.layer).value()].output_shape;
+    EXPECT_EQ(static_cast<std::int64_t>(kink.values.size()),
+              3 * shape.c * shape.spatial_elements());
+    const auto zeros = std::count(kink.values.begin(), kink.values.end(), 0.0F);
+    EXPECT_TRUE(
+        std::all_of(kink.values.begin(), kink.values.end(), [](float v) { return v >= 0; }));
+    // Batch-norm's outputs are centred per channel: about half are cut.
+    EXPECT_GT(zeros, static_cast<std::ptrdiff_t>(kink.values.size() / 4)) << kink.layer;
+    EXPECT_LT(zeros, static_cast<std::ptrdiff_t>(3 * kink.values.size() / 4)) << kink.layer;
+  }
+}
 
 // Every layer's forward and backward and the update are timed, and they make up the compute.
 TEST(RealTrainer, ReportsTheComputeTimeOfEveryLayerAndPass) {

@@ -80,10 +80,20 @@ ModelStepCheck check_model_step(const ModelGraph& model, std::int64_t mini_batch
     if (weights.empty()) continue;
     check.layers.push_back({.layer = model.layers()[i].layer.name, .weights = std::move(weights)});
   }
+  std::vector<std::size_t> kinked;
+  for (std::size_t i = 0; i < model.layers().size(); ++i) {
+    const LayerKind kind = model.layers()[i].layer.kind;
+    if (kind == LayerKind::relu || kind == LayerKind::leaky_relu) kinked.push_back(i);
+  }
+  trainer.keep_outputs_of(kinked);
   FixedInput source(std::move(input));
   check.loss = trainer.step(source).loss;
   for (auto& layer : check.layers) {
     layer.gradients = trainer.gradients_of(model.index_of(layer.layer).value());
+  }
+  for (const std::size_t i : kinked) {
+    check.kinks.push_back(
+        {.layer = model.layers()[i].layer.name, .values = trainer.kept_output_of(i)});
   }
   return check;
 }

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <stdexcept>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -353,6 +354,28 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
     report.timeline.push_back({rank_, TimelineTrack::input_reads, "input read", OpCategory::io,
                                prefetches_ ? read_started_ : start_s, end_s, Provenance::measured});
   }
+  // After the op's time: the copy is the check's, not the step's.
+  if (ends_pass_[index] && op.direction == Direction::forward && op.layer < kept_.size() &&
+      keeps_[op.layer]) {
+    auto& kept = kept_[op.layer];
+    const std::size_t floats = tensors_.output_floats(op.layer, op.micro_batch);
+    kept.resize(kept.size() + floats);
+    context_.device.copy_to_host(tensors_.output_of(op.layer, op.micro_batch),
+                                 kept.data() + kept.size() - floats, floats);
+  }
+}
+
+void ProgramPlayer::keep_outputs_of(const std::vector<std::size_t>& layers) {
+  keeps_.assign(tensors_.layer_count(), false);
+  kept_.assign(tensors_.layer_count(), {});
+  for (const std::size_t layer : layers) keeps_.at(layer) = true;
+}
+
+const std::vector<float>& ProgramPlayer::kept_output_of(std::size_t layer) const {
+  if (layer >= keeps_.size() || !keeps_[layer]) {
+    throw std::logic_error("layer " + std::to_string(layer) + "'s output was not kept");
+  }
+  return kept_[layer];
 }
 
 StepReport ProgramPlayer::play(StepInputSource& source) {
@@ -374,6 +397,7 @@ StepReport ProgramPlayer::play(StepInputSource& source) {
   }
   if (prefetches_) input_loaded_ = false;  // this step's read brings the next step's samples
   context_.executed.clear();
+  for (auto& kept : kept_) kept.clear();
   replica_first_sample_ = context_.step * layout.global_batch + layout.samples_before;
   selected_micro_batch_ = -1;
   step_start_ = Clock::now();

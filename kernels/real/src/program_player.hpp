@@ -22,6 +22,10 @@ class ProgramPlayer {
   ProgramPlayer(const StepProgram& program, RankTensors& tensors, ExecutionContext& context,
                 float learning_rate);
   StepReport play(StepInputSource& source);
+  // From the next step on, copies these layers' outputs to the host as their forward passes end
+  // (micro-batches in order), for kept_output_of: the last step's.
+  void keep_outputs_of(const std::vector<std::size_t>& layers);
+  const std::vector<float>& kept_output_of(std::size_t layer) const;
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -53,6 +57,8 @@ class ProgramPlayer {
   std::vector<double> bucket_posted_;  // seconds from the step's start, per bucket
   double read_started_ = 0;
   double copies_started_ = -1;  // seconds from the step's start of the first unwaited copy
+  std::vector<bool> keeps_;     // per layer: keep_outputs_of named it
+  std::vector<std::vector<float>> kept_;  // per layer: its outputs in the last step
 };
 
 }  // namespace tessera::kernels::real

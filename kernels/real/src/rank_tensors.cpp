@@ -230,6 +230,11 @@ float* RankTensors::gradient_of(std::size_t i, std::int64_t micro_batch) {
   return data_of(layer(owner_[i], micro_batch).gradient);
 }
 
+std::size_t RankTensors::output_floats(std::size_t i, std::int64_t micro_batch) {
+  const auto& output = layer(owner_[i], micro_batch).output;
+  return output ? output->floats() : 0;
+}
+
 void RankTensors::bind(std::size_t i, std::int64_t micro_batch) {
   auto& state = layer(i, micro_batch);
   if (!state.executor) return;

@@ -68,6 +68,7 @@ class RankTensors {
   // ReLU that took them over (memory_plan.hpp); null while the program does not hold them.
   float* output_of(std::size_t i, std::int64_t micro_batch);
   float* gradient_of(std::size_t i, std::int64_t micro_batch);
+  std::size_t output_floats(std::size_t i, std::int64_t micro_batch);
 
   ParameterBuckets& parameters() { return *parameters_; }
   const ParameterBuckets& parameters() const { return *parameters_; }

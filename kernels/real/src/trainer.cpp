@@ -76,6 +76,12 @@ std::vector<float> Trainer::parameters_of(std::size_t layer) const {
 std::vector<float> Trainer::gradients_of(std::size_t layer) const {
   return state_->tensors.parameters().host_gradients(layer);
 }
+void Trainer::keep_outputs_of(const std::vector<std::size_t>& layers) {
+  state_->player.keep_outputs_of(layers);
+}
+std::vector<float> Trainer::kept_output_of(std::size_t layer) const {
+  return state_->player.kept_output_of(layer);
+}
 std::vector<float> Trainer::part_of(std::size_t layer, const std::vector<float>& whole) const {
   auto& executor = *state_->tensors.layer(layer).executor;
   std::vector<float> part(static_cast<std::size_t>(executor.parameter_floats()));

@@ -119,7 +119,7 @@ void CpuLayerKernels::batch_norm_backward_apply(std::int64_t batch, std::int64_t
       "batch_norm_backward_apply", "group sums need one entry per channel");
   require_argument(group_count > 0.0, "batch_norm_backward_apply",
                    "group element count must be > 0, got " + std::to_string(group_count));
-  for (std::size_t row = 0; row < shape.rows; ++row) {
+  for (std::size_t row = 0; dx != nullptr && row < shape.rows; ++row) {
     const std::size_t channel = row % shape.channels;
     // dx = gain * (dy - mean(dy) - x_hat * mean(dy * x_hat)), gain = scale * inv_std, expanded
     // into dx = gain * dy - centred * slope - offset with centred = x - mean.

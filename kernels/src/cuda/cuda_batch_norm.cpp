@@ -107,8 +107,10 @@ void CudaLayerKernels::batch_norm_backward_apply(std::int64_t batch, std::int64_
   upload(inv_std.data(), block + count, count * sizeof(double));
   upload(group_sums.first.data(), block + 2 * count, count * sizeof(double));
   upload(group_sums.second.data(), block + 3 * count, count * sizeof(double));
-  launch_batch_norm_backward_apply(shape, x, dy, block, block + count, scale, block + 2 * count,
-                                   group_count, dx, stream());
+  if (dx != nullptr) {
+    launch_batch_norm_backward_apply(shape, x, dy, block, block + count, scale, block + 2 * count,
+                                     group_count, dx, stream());
+  }
   // The parameter gradients are the group sums themselves.
   const std::vector<float> dscale_host(group_sums.second.begin(), group_sums.second.end());
   const std::vector<float> dshift_host(group_sums.first.begin(), group_sums.first.end());

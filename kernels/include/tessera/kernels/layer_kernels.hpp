@@ -48,7 +48,8 @@ class LayerKernels {
                                                std::int64_t spatial, const float* x,
                                                const float* dy, const std::vector<double>& mean,
                                                const std::vector<double>& inv_std) = 0;
-  // dx from the (group-wide) sums and element count; also writes dscale/dshift from them.
+  // dx from the (group-wide) sums and element count; also writes dscale/dshift from them. dx,
+  // dscale and dshift may each be null (a batch-norm reading the model's input has no dx).
   virtual void batch_norm_backward_apply(std::int64_t batch, std::int64_t channels,
                                          std::int64_t spatial, const float* x, const float* dy,
                                          const std::vector<double>& mean,

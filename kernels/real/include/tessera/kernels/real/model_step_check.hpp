@@ -23,6 +23,15 @@ struct CheckedParameters {
   std::vector<float> gradients;
 };
 
+// A ReLU's (or leaky ReLU's) output as the step's forward pass left it. Its derivative jumps at
+// zero, so where an input lies within float32 rounding of zero either side is a correct float32
+// answer, and the gradients below differ with the side taken; the reference takes the side
+// these values show there (analysis/torch_model_step.py).
+struct KinkOutput {
+  std::string layer;
+  std::vector<float> values;  // N x the layer's output per sample, as the layer laid it out
+};
+
 struct ModelStepCheck {
   std::vector<std::int64_t> input_shape;  // N x C x spatial
   std::vector<float> input;
@@ -30,6 +39,7 @@ struct ModelStepCheck {
   std::vector<float> targets;
   double loss = 0;
   std::vector<CheckedParameters> layers;  // every layer with parameters, in the model's order
+  std::vector<KinkOutput> kinks;          // every ReLU and leaky ReLU, in the model's order
 };
 
 // On `rank` (one process: a communicator of size 1) and `device`, with plain SGD from the

@@ -104,6 +104,11 @@ class Trainer {
   // The gradients of the layer's parameters the last step summed (what the update took), copied
   // to the host; throws std::logic_error where memory.shard splits the gradients.
   std::vector<float> gradients_of(std::size_t layer) const;
+  // From the next step on, these layers' outputs are kept as the forward pass leaves them
+  // (tessera model-check's ReLU sides); kept_output_of gives the last step's, its micro-batches
+  // in order. Throws std::logic_error for a layer not named.
+  void keep_outputs_of(const std::vector<std::size_t>& layers);
+  std::vector<float> kept_output_of(std::size_t layer) const;
   // This rank's part of layer i's parameters given the whole layer's (the layer split over a
   // tensor group; the values themselves otherwise): what parameters_of holds of them.
   std::vector<float> part_of(std::size_t layer, const std::vector<float>& whole) const;
