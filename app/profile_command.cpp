@@ -20,6 +20,7 @@
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/device_inventory.hpp"
+#include "tessera/kernels/profile/gathered_rows.hpp"
 #include "tessera/kernels/profile/kernel_profiler.hpp"
 #include "tessera/kernels/profile/kernel_replay.hpp"
 #include "tessera/kernels/profile/machine_description.hpp"
@@ -123,14 +124,10 @@ bool measure_kernel(kernels::Device& device, KernelToProfile kernel,
 // Rank 0 adds the rows every other rank sends; false when none sent any.
 bool gather_rows(kernels::Communicator& world, const ProfileDatabase& rows,
                  const ProfileMetadata& metadata, ProfileDatabase& database) {
-  const auto texts = world.gather_text(rows.size() > 0 ? rows.to_csv(metadata) : std::string());
-  bool added = false;
-  for (std::size_t r = 1; r < texts.size(); ++r) {
-    if (texts[r].empty()) continue;
-    database.load_csv_text(texts[r], "rank " + std::to_string(r) + "'s measurements");
-    added = true;
-  }
-  return added;
+  const ProfileDatabase theirs =
+      kernels::rows_of_other_ranks(world, rows, metadata, "measurements");
+  for (const ProfileEntry& row : theirs.rows()) database.add(row);
+  return theirs.size() > 0;
 }
 
 int profile(const ProfileSettings& settings) {

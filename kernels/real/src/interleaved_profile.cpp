@@ -3,6 +3,7 @@
 #include <exception>
 
 #include "tessera/core/point/profile_plan.hpp"
+#include "tessera/kernels/profile/gathered_rows.hpp"
 
 namespace tessera::kernels::real {
 
@@ -33,17 +34,12 @@ void gather_interleaved_rows(Communicator& ranks, const InterleavedProfiler* pro
                              const DeviceInfo& device, InterleavedProfile& profile) {
   const ProfileDatabase mine = profiler ? profiler->medians() : ProfileDatabase{};
   const ProfileMetadata metadata{.device = device.name, .libraries = device.library};
-  const auto texts = ranks.gather_text(mine.size() > 0 ? mine.to_csv(metadata) : std::string());
+  const ProfileDatabase theirs = rows_of_other_ranks(ranks, mine, metadata, "interleaved profile");
   if (ranks.rank() != 0) return;
   for (const ProfileEntry& row : mine.rows()) profile.rows.add(row);
-  for (std::size_t r = 1; r < texts.size(); ++r) {
-    if (texts[r].empty()) continue;
-    ProfileDatabase theirs;
-    theirs.load_csv_text(texts[r], "rank " + std::to_string(r) + "'s interleaved profile");
-    for (const ProfileEntry& row : theirs.rows()) {
-      if (mine.entries_for(row.device, row.op, row.direction, row.shape, row.dtype).empty()) {
-        profile.rows.add(row);
-      }
+  for (const ProfileEntry& row : theirs.rows()) {
+    if (mine.entries_for(row.device, row.op, row.direction, row.shape, row.dtype).empty()) {
+      profile.rows.add(row);
     }
   }
 }
