@@ -23,11 +23,6 @@ struct InterleavedProfiler::Row {
 
 namespace {
 
-bool skipped(const std::string& algorithm, const std::vector<std::string>& prefixes) {
-  return std::any_of(prefixes.begin(), prefixes.end(),
-                     [&](const std::string& prefix) { return algorithm.starts_with(prefix); });
-}
-
 // What one visit runs: the row's operands on the device and the call that issues it once.
 struct Visit {
   std::unique_ptr<KernelLaunch> kernel;
@@ -57,7 +52,7 @@ InterleavedProfiler::InterleavedProfiler(Device& device, Communicator& ranks,
       }
       for (const ProfileEntry& entry : entries) {
         if (entry.micro_batch != micro_batch || !entry.ok ||
-            skipped(entry.algorithm, options.skipped_algorithm_prefixes)) {
+            skips_algorithm(options, entry.algorithm)) {
           continue;
         }
         const auto algorithm =

@@ -49,6 +49,12 @@ double median_seconds(Device& device, const std::function<void()>& work,
   return median_seconds(device, work, options, flush.get());
 }
 
+bool skips_algorithm(const ProfilerOptions& options, const std::string& algorithm) {
+  return std::any_of(options.skipped_algorithm_prefixes.begin(),
+                     options.skipped_algorithm_prefixes.end(),
+                     [&](const std::string& prefix) { return algorithm.starts_with(prefix); });
+}
+
 double cache_flush_bytes_for(const Device& device) {
   const double cache = device.info().cache_bytes;
   return cache > 0 ? 2 * cache : 256.0 * 1024 * 1024;
@@ -82,12 +88,7 @@ void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels
         continue;
       }
       for (const ConvolutionAlgorithm& algorithm : algorithms) {
-        if (std::any_of(options.skipped_algorithm_prefixes.begin(),
-                        options.skipped_algorithm_prefixes.end(), [&](const std::string& prefix) {
-                          return algorithm.name.starts_with(prefix);
-                        })) {
-          continue;
-        }
+        if (skips_algorithm(options, algorithm.name)) continue;
         row.algorithm = algorithm.name;
         row.workspace_bytes = algorithm.workspace_bytes;
         row.time_seconds = 0;

@@ -114,18 +114,13 @@ std::size_t profile_missing_sizes_in_context(Device& device, const KernelToProfi
                                              ProfileDatabase& database) {
   StudyOperands operands(device, kernel);
   const auto geometry = convolution_geometry(kernel.layer, kernel.inputs.front(), kernel.output);
-  const auto& skipped = options.skipped_algorithm_prefixes;
   std::size_t measured = 0;
   for (std::int64_t size : missing_micro_batches(database, device.info().name, kernel, sizes)) {
     ++measured;
     const std::int64_t repeats = std::max<std::int64_t>(1, kernel.batch / size);
     for (const ConvolutionAlgorithm& algorithm :
          device.convolutions().algorithms(geometry, size, kernel.direction)) {
-      if (std::any_of(skipped.begin(), skipped.end(), [&](const std::string& prefix) {
-            return algorithm.name.starts_with(prefix);
-          })) {
-        continue;
-      }
+      if (skips_algorithm(options, algorithm.name)) continue;
       ProfileEntry row{.device = device.info().name,
                        .op = kernel.op,
                        .direction = kernel.direction,
@@ -157,11 +152,8 @@ std::vector<StudyRow> study_kernel(Device& device, const std::string& kernel_nam
                                    const StudyOptions& options) {
   auto profile_rows = database.entries_for(device.info().name, kernel.op, kernel.direction,
                                            kernel.shape, kernel.dtype);
-  const auto& skipped = options.measurement.skipped_algorithm_prefixes;
   std::erase_if(profile_rows, [&](const ProfileEntry& row) {
-    return std::any_of(skipped.begin(), skipped.end(), [&](const std::string& prefix) {
-      return row.algorithm.starts_with(prefix);
-    });
+    return skips_algorithm(options.measurement, row.algorithm);
   });
   StudyOperands operands(device, kernel);
   std::map<std::string, double> measured_by_plan;  // equal plans are run once

@@ -35,6 +35,9 @@ struct ProfilerOptions {
   double cache_flush_bytes = 0;
 };
 
+// Whether options.skipped_algorithm_prefixes leaves the algorithm of this name out.
+bool skips_algorithm(const ProfilerOptions& options, const std::string& algorithm);
+
 // Twice the device's last-level cache (the CPU's L3, the GPU's L2), or 256 MiB when unknown.
 double cache_flush_bytes_for(const Device& device);
 
