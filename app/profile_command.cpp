@@ -159,8 +159,15 @@ int profile(const ProfileSettings& settings) {
                                                       : "profiles/" + slug(device_name) + "/" +
                                                             slug(loaded.scenario.name) + ".csv";
 
+  kernels::ProfilerOptions options;
+  options.seconds_per_measurement = settings.seconds_per_measurement;
+  options.skipped_algorithm_prefixes = settings.skipped_algorithms;
+  if (!settings.warm_caches) kernels::set_cold_caches(options, *device);
   const MicroBatchTiming timing =
       settings.in_context ? MicroBatchTiming::in_context : MicroBatchTiming::alone;
+  // A file written before profiles recorded their caches keeps saying nothing of them: its
+  // earlier rows' are not known.
+  RunCaches caches = options.caches;
   ProfileDatabase database;
   if (!settings.fresh && std::filesystem::exists(output)) {
     database.load_csv(output);
@@ -172,8 +179,16 @@ int profile(const ProfileSettings& settings) {
                            (settings.in_context ? "with" : "without") +
                            " --in-context into another --output, or pass --fresh");
     }
+    const RunCaches recorded = database.sources().back().caches;
+    if (recorded != RunCaches::unrecorded && recorded != options.caches) {
+      throw InputError({}, "--warm-caches",
+                       output + " holds runs timed with " + to_string(recorded) +
+                           " caches, this device's would be " + to_string(options.caches) +
+                           "; profile into another --output, or pass --fresh");
+    }
+    caches = recorded;
   }
-  const ProfileMetadata metadata{device_name, device->info().library, utc_now(), timing};
+  const ProfileMetadata metadata{device_name, device->info().library, utc_now(), timing, caches};
   const auto save = [&] {
     if (!output.empty() && std::filesystem::path(output).has_parent_path()) {
       std::filesystem::create_directories(std::filesystem::path(output).parent_path());
@@ -181,10 +196,6 @@ int profile(const ProfileSettings& settings) {
     write_file_atomically(output, database.to_csv(metadata));
   };
 
-  kernels::ProfilerOptions options;
-  options.seconds_per_measurement = settings.seconds_per_measurement;
-  options.skipped_algorithm_prefixes = settings.skipped_algorithms;
-  options.cache_flush_bytes = settings.warm_caches ? 0 : kernels::cache_flush_bytes_for(*device);
   // Under mpirun with several ranks each rank times the kernels of its own stage where a point
   // has one stage per rank (kernels_to_profile), all ranks one kernel at a time, and rank 0
   // writes everyone's rows; the collectives are measured too.
@@ -328,7 +339,8 @@ void add_profile_command(CLI::App& cli, Action& action) {
   command->add_flag("--warm-caches", settings->warm_caches,
                     "Time each run right after the previous one, its operands still cached "
                     "(default: write twice the last-level cache in between, as a training step's "
-                    "other layers do)");
+                    "other layers do, and on a CPU then run the kernel once on other operands, "
+                    "which brings its code back as a step keeps it)");
   command->add_flag("--in-context", settings->in_context,
                     "Time a convolution's micro-batch sizes below its batch as a micro-batched "
                     "plan runs them: B/b calls one after another over the whole batch's operands, "

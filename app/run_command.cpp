@@ -308,8 +308,8 @@ void add_run_command(CLI::App& cli, Action& action) {
       "file, measured while the steps were (tessera validate-sim compares with it; run on CPU "
       "ranks so far, not yet on a GPU)");
   command->add_flag("--interleaved-warm-caches", settings->interleaved_warm_caches,
-                    "With --interleaved-profile: time runs back to back instead of flushing the "
-                    "caches before each (tessera profile --warm-caches)");
+                    "With --interleaved-profile: time runs back to back instead of preparing "
+                    "the caches before each (tessera profile --warm-caches)");
   command->add_flag("--message-level", settings->message_level,
                     "Simulate collectives message by message (slow; the reference model)");
   command->callback([&action, settings] {

@@ -118,15 +118,16 @@ int run_real_backend(const RealRunSettings& settings) {
   }
   // Every point's re-timed rows, written after each point (rank 0).
   ProfileDatabase interleaved_rows;
+  RunCaches interleaved_caches = RunCaches::unrecorded;
   const auto write_interleaved = [&] {
     if (settings.interleaved_profile.empty() || interleaved_rows.size() == 0) return;
     const auto& first = profiles.sources().front();
-    write_file_atomically(
-        settings.interleaved_profile,
-        interleaved_rows.to_csv({.device = first.device,
-                                 .libraries = first.libraries,
-                                 .created_utc = utc_now(),
-                                 .micro_batch_timing = first.micro_batch_timing}));
+    write_file_atomically(settings.interleaved_profile,
+                          interleaved_rows.to_csv({.device = first.device,
+                                                   .libraries = first.libraries,
+                                                   .created_utc = utc_now(),
+                                                   .micro_batch_timing = first.micro_batch_timing,
+                                                   .caches = interleaved_caches}));
   };
   const TraceFiles traces{settings.trace_file, traced_point(settings.trace_point, settings.points,
                                                             loaded.points.size())};
@@ -139,6 +140,7 @@ int run_real_backend(const RealRunSettings& settings) {
         traces.traces(index) ? &timeline : nullptr,
         settings.interleaved_profile.empty() ? nullptr : &interleaved);
     for (const auto& row : interleaved.rows.rows()) interleaved_rows.add(row);
+    if (interleaved.caches != RunCaches::unrecorded) interleaved_caches = interleaved.caches;
     write_interleaved();
     return result;
   };

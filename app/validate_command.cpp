@@ -71,7 +71,8 @@ int validate_profile_file(const std::string& path, ProfileDatabase& all) {
     for (const auto& row : one.rows()) transfers += is_transfer_op(row.op) ? 1 : 0;
     std::cout << path << ": ok (" << counted(static_cast<std::int64_t>(one.size()), "row") << ", "
               << format_count(transfers) << " of them transfers; micro-batches timed "
-              << to_string(one.sources().back().micro_batch_timing) << ")\n";
+              << to_string(one.sources().back().micro_batch_timing) << "; caches "
+              << to_string(one.sources().back().caches) << ")\n";
     all.load_csv(path);
     return kExitOk;
   });

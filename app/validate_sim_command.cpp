@@ -454,7 +454,7 @@ void add_validate_sim_command(CLI::App& cli, Action& action) {
                     "files, a pause would hide their reads)");
   command->add_flag("--warm-caches", settings->warm_caches,
                     "Profile each kernel run right after the previous one (default: caches "
-                    "flushed in between, see tessera profile)");
+                    "prepared as in a training step in between, see tessera profile)");
   command
       ->add_option("--skip-algorithms", settings->skipped_algorithms,
                    "Profiling: algorithms not to measure, by name prefix (e.g. ref: for oneDNN's "

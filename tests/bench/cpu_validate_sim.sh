@@ -6,8 +6,8 @@
 # points and over those whose machine held still (the GEMM rate within 10% at their rank count),
 # and asserts nothing. Each scenario profiles its kernels first, then trains each point for
 # about 20 s with the profile's rows timed again between the steps (validate-sim's defaults):
-# 11 to 12 minutes in all on the 2-core development machine
-# (docs/measurements/2026-12-01-cpu-interleaved-profile.md). Profiles are kept in OUTPUT and
+# 24 to 25 minutes in all on the 2-core development machine since each profiled run finds
+# step-like caches (docs/measurements/2026-12-04-cpu-step-like-caches.md). Profiles are kept in OUTPUT and
 # reused by a later run into it; a new OUTPUT measures them again.
 # Usage: tests/bench/cpu_validate_sim.sh [TESSERA] [OUTPUT] [SCENARIO...]
 #   default scenarios: the shipped CPU ones (scenarios/*_real_cpu.yaml): CosmoFlow-32, ResNet-18

@@ -23,8 +23,20 @@ done
 grep -q ",relu,backward_data,.*,default," "$db" || fail "no relu backward row"
 [ -f "$scratch/p/this_machine.yaml" ] || fail "no this_machine.yaml"
 
-output=$("$tessera" profile "$scenario" --device cpu --output "$db" --no-copies 2>&1)
+output=$("$tessera" profile "$scenario" --device cpu --output "$db" --no-copies --warm-caches 2>&1)
 echo "$output" | grep -q "profiled 0 new kernels" || fail "second run measured again: $output"
+
+# What the runs found in the caches: warm, or on a CPU step-like (the flush, then a run on a
+# second set of operands); one file, one way.
+grep -q '^# caches: warm$' "$db" || fail "a --warm-caches profile does not say warm caches"
+cold="$scratch/s/profile.csv"
+output=$("$tessera" profile "$scenario" --device cpu --output "$cold" --layers conv1 \
+  --seconds-per-measurement 0.001 --no-copies 2>&1) || fail "profile (step-like caches): $output"
+grep -q '^# caches: step_like$' "$cold" || fail "a CPU profile does not say step_like caches"
+grep -q ",conv,backward_filter,.*,true$" "$cold" || fail "step-like: no measured conv1 row"
+output=$("$tessera" profile "$scenario" --device cpu --output "$db" --no-copies 2>&1)
+[ $? -eq 2 ] && echo "$output" | grep -q "holds runs timed with warm caches" ||
+  fail "extending a warm file with step-like runs not refused with exit 2: $output"
 
 # --in-context: conv micro-batches below the batch timed as a plan runs them, the rest as before.
 in_context="$scratch/c/profile.csv"
@@ -38,7 +50,8 @@ for micro_batch in 1 2 4; do
     fail "--in-context: no measured conv1 forward row at micro-batch $micro_batch"
 done
 grep -q ",relu,backward_data,.*,default," "$in_context" || fail "--in-context: no relu backward row"
-output=$("$tessera" profile "$scenario" --device cpu --output "$in_context" --in-context --no-copies 2>&1)
+output=$("$tessera" profile "$scenario" --device cpu --output "$in_context" --in-context --no-copies \
+  --warm-caches 2>&1)
 echo "$output" | grep -q "profiled 0 new kernels" || fail "--in-context measured again: $output"
 grep -q '^# micro_batch_timing: in_context$' "$in_context" || fail "--in-context file does not say so"
 grep -q '^# micro_batch_timing: alone$' "$db" || fail "the default file does not say alone"

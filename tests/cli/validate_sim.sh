@@ -85,6 +85,17 @@ for ranks in 1 2; do
     fail "$ranks rank(s): no convolution rows timed between the steps in $interleaved"
   "$tessera" validate --profiles "$interleaved" >/dev/null 2>&1 ||
     fail "$ranks rank(s): the interleaved profile does not load: $interleaved"
+  grep -q '^# caches: warm$' "$interleaved" || fail "$ranks rank(s): $interleaved does not say warm"
+  # The 2-rank point all-reduces its gradients among both ranks: their sizes timed between the
+  # steps too, as rows the simulation reads.
+  allreduces=$(grep -v '^#' "$interleaved" | grep -c ",allreduce,forward,bytes [0-9]* ranks 2,")
+  if [ "$ranks" -eq 2 ]; then
+    [ "$allreduces" -gt 0 ] || fail "2 ranks: no all-reduce timed between the steps in $interleaved"
+    grep -q "and the all-reduces of its [0-9]* gradient bucket size" \
+      "$scratch/out/ranks-2/real/real.csv" || fail "2 ranks: the note does not say the all-reduces"
+  else
+    [ "$allreduces" -eq 0 ] || fail "1 rank: all-reduce rows in $interleaved"
+  fi
 done
 grep -q "simulated with the profile measured before training alone" <<<"$output" ||
   fail "no comparison with the profile measured before training"

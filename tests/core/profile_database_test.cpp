@@ -79,6 +79,26 @@ TEST(ProfileDatabase, SaysHowItsMicroBatchesWereTimed) {
   EXPECT_TRUE(contains(bad.problem(), "expected alone or in_context, got 'warm'")) << bad.what();
 }
 
+TEST(ProfileDatabase, SaysWhatItsRunsFoundInTheCaches) {
+  const auto unstated = load(file(row()));  // written before the line existed
+  EXPECT_EQ(unstated.sources()[0].caches, RunCaches::unrecorded);
+  const auto silent = unstated.to_csv({"gpu", "none", "2026-01-01T00:00:00Z"});
+  EXPECT_FALSE(contains(silent, "# caches")) << silent;  // an unknown state is not claimed
+  for (const RunCaches caches : {RunCaches::warm, RunCaches::flushed, RunCaches::step_like}) {
+    const auto written =
+        unstated.to_csv({"gpu", "none", "2026-01-01T00:00:00Z", MicroBatchTiming::alone, caches});
+    EXPECT_TRUE(contains(written, "\n# caches: " + to_string(caches) + "\n")) << written;
+    EXPECT_EQ(load(written).sources()[0].caches, caches);
+  }
+  const auto bad = input_error([] {
+    load("# tessera-profile/1\n# caches: cold\n" + std::string(kProfileHeader) + "\n" + row());
+  });
+  EXPECT_EQ(bad.key(), "caches");
+  EXPECT_EQ(bad.where().line, 2);
+  EXPECT_TRUE(contains(bad.problem(), "expected warm, flushed or step_like, got 'cold'"))
+      << bad.what();
+}
+
 TEST(ProfileDatabase, CrLfLinesAndBlankLinesAreFine) {
   EXPECT_EQ(load("\r\n" + std::string(kProfileHeader) + "\r\n\r\n" +
                  "gpu,relu,forward,relu in 4 out "

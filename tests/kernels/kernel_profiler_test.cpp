@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
+#include <vector>
 
 #include "cuda_test_support.hpp"
 #include "tessera/core/cost/cost_model.hpp"
@@ -196,12 +198,65 @@ TEST(KernelProfiler, CacheFlushIsTwiceTheLastLevelCacheAndKeepsTheRuns) {
   ProfilerOptions options = quick();
   options.min_runs = options.max_runs = 3;
   options.seconds_per_measurement = 1;  // a budget the empty work never exhausts
+  options.caches = RunCaches::flushed;
   options.cache_flush_bytes = 1 << 20;
-  int runs = 0;
+  int runs = 0, shadows = 0;
   EXPECT_GE(median_seconds(
-                *device, [&] { ++runs; }, options),
+                *device, [&] { ++runs; }, options, [&] { ++shadows; }),
             0);
   EXPECT_EQ(runs, options.warmup_runs + 3);
+  EXPECT_EQ(shadows, 0);  // flushed: the buffer alone
+}
+
+// Step-like caches: before every run the buffer is written and then the kernel runs on its
+// second set of operands, once, outside the timing; warm runs get neither. A CPU's runs are
+// step-like unless timed warm, with the buffer twice its last-level cache.
+TEST(KernelProfiler, StepLikeRunsFollowARunOnASecondSetOfOperands) {
+  auto device = open_cpu_device();
+  ProfilerOptions options = quick();
+  set_cold_caches(options, *device);
+  EXPECT_EQ(options.caches, RunCaches::step_like);
+  EXPECT_EQ(options.cache_flush_bytes, cache_flush_bytes_for(*device));
+  EXPECT_TRUE(runs_shadow(options.caches));
+  options.min_runs = options.max_runs = 3;
+  options.seconds_per_measurement = 1;
+  options.cache_flush_bytes = 1 << 20;
+  std::vector<char> order;
+  median_seconds(
+      *device, [&] { order.push_back('r'); }, options, [&] { order.push_back('s'); });
+  EXPECT_EQ(std::string(order.begin(), order.end()), "srsrsrsr");  // the warm-up and 3 runs
+  options.caches = RunCaches::warm;
+  EXPECT_FALSE(runs_shadow(options.caches));
+  order.clear();
+  median_seconds(
+      *device, [&] { order.push_back('r'); }, options, [&] { order.push_back('s'); });
+  EXPECT_EQ(std::string(order.begin(), order.end()), "rrrr");
+}
+
+// A whole profile with step-like caches measures the same rows as with warm ones (the second
+// set of operands is the profiler's own business).
+TEST(KernelProfiler, StepLikeProfilesMeasureEveryRow) {
+  auto device = open_cpu_device();
+  std::vector<KernelToProfile> kernels;
+  for (const auto& kernel : small_cnn_kernels()) {
+    if (kernel.layer.name == "conv1") kernels.push_back(kernel);
+  }
+  ProfileDatabase warm, step_like;
+  profile_kernels(*device, kernels, quick(), warm);
+  ProfilerOptions options = quick();
+  set_cold_caches(options, *device);
+  options.cache_flush_bytes = 1 << 20;
+  profile_kernels(*device, kernels, options, step_like);
+  ASSERT_EQ(step_like.size(), warm.size());
+  const auto warm_rows = warm.rows();
+  const auto rows = step_like.rows();
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    EXPECT_EQ(rows[i].algorithm, warm_rows[i].algorithm);
+    EXPECT_EQ(rows[i].ok, warm_rows[i].ok) << rows[i].shape << " " << rows[i].algorithm;
+    if (rows[i].ok && rows[i].algorithm != "fused") {
+      EXPECT_GT(rows[i].time_seconds, 0);
+    }
+  }
 }
 
 // Each optimizer's update gets one row under the key the cost model looks up, and the cost model

@@ -1,7 +1,7 @@
 // A profile timed again between a real run's steps (InterleavedProfiler), under mpirun with 2
 // and 4 ranks: every successful row of the rank's kernels comes back with a new median, the rows
 // that cannot run are left out, and ranks with unequal work (a pipeline's stages) still end each
-// slot together.
+// slot together, whether they go row by row or each at its own pace.
 #include "tessera/kernels/profile/interleaved_profiler.hpp"
 
 #include <gtest/gtest.h>
@@ -69,8 +69,10 @@ TEST(InterleavedProfiler, TimesEverySuccessfulRowAgainAndLeavesTheOthersOut) {
   for (const auto& row : {failed, elsewhere, unknown}) earlier.add(row);
 
   ProfilerOptions options = quick();
+  options.caches = RunCaches::step_like;  // each visit runs the row on a second set of operands
   options.cache_flush_bytes = 1024.0 * 1024;
   InterleavedProfiler profiler(*device, world(), kernels, {}, earlier, options);
+  EXPECT_EQ(profiler.caches(), RunCaches::step_like);
   EXPECT_EQ(profiler.row_count(), expected.size());
   // Slots until every rank's every row was timed twice (the loop's end decided collectively).
   for (int slot = 0; slot < 1000; ++slot) {
@@ -110,6 +112,61 @@ TEST(InterleavedProfiler, RanksWithoutRowsWaitForTheOthersInEachSlot) {
   }
 }
 
+// At a pipelined point each rank goes through its own stage's rows at its own pace: a rank with
+// fewer rows visits them more often, none waits for another's row, and each slot still ends on
+// every rank together (the slot loop below is collective).
+TEST(InterleavedProfiler, AtItsOwnPaceEachRankVisitsItsOwnRows) {
+  const auto device = open_cpu_device();
+  auto kernels = conv1_kernels();
+  // Rank 0 every direction of conv1, the others its forward alone; the last rank none at all.
+  if (world().rank() != 0) {
+    std::erase_if(kernels,
+                  [](const KernelToProfile& k) { return k.direction != Direction::forward; });
+  }
+  if (world().size() > 2 && world().rank() == world().size() - 1) kernels.clear();
+  ProfileDatabase earlier;
+  profile_kernels(*device, kernels, quick(), earlier);
+  InterleavedProfiler profiler(*device, world(), kernels, {}, earlier, quick(),
+                               RowPairing::own_pace);
+  const bool has_rows = profiler.row_count() > 0;
+  for (int slot = 0; slot < 1000; ++slot) {
+    profiler.measure_for(0.002);
+    double fewest_negated = has_rows ? -static_cast<double>(profiler.fewest_visits()) : -2.0;
+    world().allreduce_max(&fewest_negated, 1);
+    if (-fewest_negated >= 2) break;
+  }
+  if (has_rows) {
+    EXPECT_GE(profiler.fewest_visits(), 2u);
+    EXPECT_EQ(profiler.medians().size(), profiler.row_count());
+  } else {
+    EXPECT_EQ(profiler.medians().size(), 0u);
+  }
+}
+
+// Going row by row together, the ranks also time the all-reduces of the step's buckets, each
+// distinct size once a slot in turn, into rows the simulator reads at those sizes; at their own
+// pace (a pipeline) they do not, as no rank waits for another there.
+TEST(InterleavedProfiler, TimesTheBucketsAllReducesAmongTheRanks) {
+  const auto device = open_cpu_device();
+  const std::vector<double> buckets{4096, 1e6, 4096};
+  InterleavedProfiler profiler(*device, world(), {}, {}, ProfileDatabase{}, quick(),
+                               RowPairing::same_row, buckets);
+  ASSERT_EQ(profiler.allreduce_count(), 2u);
+  for (int slot = 0; slot < 4; ++slot) profiler.measure_for(0.001);
+  const auto rows = profiler.medians().rows();
+  std::set<std::string> shapes;
+  for (const auto& row : rows) {
+    EXPECT_EQ(row.op, "allreduce");
+    EXPECT_GT(row.time_seconds, 0.0);
+    shapes.insert(row.shape);
+  }
+  EXPECT_EQ(shapes, (std::set<std::string>{transfer_shape(4096, world().size()),
+                                           transfer_shape(1e6, world().size())}));
+  InterleavedProfiler own_pace(*device, world(), {}, {}, ProfileDatabase{}, quick(),
+                               RowPairing::own_pace, buckets);
+  EXPECT_EQ(own_pace.allreduce_count(), 0u);
+}
+
 TEST(InterleavedProfiler, TimesTheOptimizerUpdateRows) {
   const auto device = open_cpu_device();
   const UpdateToProfile update{.optimizer = Optimizer::adam,
@@ -119,7 +176,9 @@ TEST(InterleavedProfiler, TimesTheOptimizerUpdateRows) {
   ProfileDatabase earlier;
   profile_updates(*device, {update}, quick(), earlier);
   ASSERT_EQ(earlier.size(), 1u);
-  InterleavedProfiler profiler(*device, world(), {}, {update}, earlier, quick());
+  ProfilerOptions options = quick();
+  set_cold_caches(options, *device);  // on a CPU step-like: a second update runs before each
+  InterleavedProfiler profiler(*device, world(), {}, {update}, earlier, options);
   ASSERT_EQ(profiler.row_count(), 1u);
   profiler.measure_for(0.001);
   const auto rows = profiler.medians().rows();

@@ -1,5 +1,6 @@
 // Reading a profile database file under the rules profile_database.hpp states: every row is
 // checked before any is added, so a malformed file changes nothing.
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -173,6 +174,16 @@ void read_comment(const std::string& file, int line_number, const std::string& l
       throw InputError({file, line_number, 1}, "micro_batch_timing",
                        "expected alone or in_context, got " + shown(value));
     }
+  }
+  if (name == "caches") {
+    constexpr std::array recorded{RunCaches::warm, RunCaches::flushed, RunCaches::step_like};
+    const auto match = std::find_if(recorded.begin(), recorded.end(),
+                                    [&](RunCaches caches) { return to_string(caches) == value; });
+    if (match == recorded.end()) {
+      throw InputError({file, line_number, 1}, "caches",
+                       "expected warm, flushed or step_like, got " + shown(value));
+    }
+    metadata.caches = *match;
   }
 }
 

@@ -104,12 +104,29 @@ std::string to_string(MicroBatchTiming timing) {
   return timing == MicroBatchTiming::in_context ? "in_context" : "alone";
 }
 
+std::string to_string(RunCaches caches) {
+  switch (caches) {
+    case RunCaches::unrecorded:
+      return "unrecorded";
+    case RunCaches::warm:
+      return "warm";
+    case RunCaches::flushed:
+      return "flushed";
+    case RunCaches::step_like:
+      return "step_like";
+  }
+  return "unrecorded";
+}
+
 std::string ProfileDatabase::to_csv(const ProfileMetadata& metadata) const {
   std::ostringstream out;
   out << "# tessera-profile/1\n# device: " << metadata.device
       << "\n# libraries: " << metadata.libraries << "\n# created_utc: " << metadata.created_utc
-      << "\n# micro_batch_timing: " << to_string(metadata.micro_batch_timing) << "\n"
-      << kProfileHeader << "\n";
+      << "\n# micro_batch_timing: " << to_string(metadata.micro_batch_timing) << "\n";
+  if (metadata.caches != RunCaches::unrecorded) {
+    out << "# caches: " << to_string(metadata.caches) << "\n";
+  }
+  out << kProfileHeader << "\n";
   for (const auto& [key, entries] : by_kernel_) {
     for (const auto& e : entries) {
       char time[32], workspace[32];

@@ -7,20 +7,26 @@
 
 namespace tessera::kernels::real {
 
-std::unique_ptr<InterleavedProfiler> interleaved_profiler_for(const LoadedScenario& loaded,
-                                                              const SweepPoint& point,
-                                                              Communicator& ranks, Device& device,
-                                                              const ProfileDatabase& earlier,
-                                                              bool warm_caches) {
+std::unique_ptr<InterleavedProfiler> interleaved_profiler_for(
+    const LoadedScenario& loaded, const SweepPoint& point, const StepProgram& program,
+    Communicator& ranks, Device& device, const ProfileDatabase& earlier, bool warm_caches) {
   LoadedScenario this_point = loaded;
   this_point.points = {point};
   ProfilerOptions options;
-  options.cache_flush_bytes = warm_caches ? 0 : cache_flush_bytes_for(device);
+  if (!warm_caches) set_cold_caches(options, device);
+  // The buckets the step all-reduces among every rank of the point (not a group of them).
+  std::vector<double> allreduce_bytes;
+  if (program.allreduce_group_size == ranks.size()) {
+    for (const auto& op : program.ops) {
+      if (op.kind == StepOpKind::gradient_allreduce) allreduce_bytes.push_back(op.bytes);
+    }
+  }
   std::unique_ptr<InterleavedProfiler> profiler;
   try {
     profiler = std::make_unique<InterleavedProfiler>(
         device, ranks, kernels_to_profile(this_point, {ranks.rank(), ranks.size()}),
-        updates_to_profile(this_point), earlier, options);
+        updates_to_profile(this_point), earlier, options,
+        point.plan.stages > 1 ? RowPairing::own_pace : RowPairing::same_row, allreduce_bytes);
   } catch (const std::exception&) {
     profiler.reset();
   }
@@ -36,6 +42,7 @@ void gather_interleaved_rows(Communicator& ranks, const InterleavedProfiler* pro
   const ProfileMetadata metadata{.device = device.name, .libraries = device.library};
   const ProfileDatabase theirs = rows_of_other_ranks(ranks, mine, metadata, "interleaved profile");
   if (ranks.rank() != 0) return;
+  if (profiler) profile.caches = profiler->caches();
   for (const ProfileEntry& row : mine.rows()) profile.rows.add(row);
   for (const ProfileEntry& row : theirs.rows()) {
     if (mine.entries_for(row.device, row.op, row.direction, row.shape, row.dtype).empty()) {

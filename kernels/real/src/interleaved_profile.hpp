@@ -5,6 +5,7 @@
 
 #include "tessera/core/cost/profile_database.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/strategy/step_program.hpp"
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/profile/interleaved_profiler.hpp"
@@ -15,12 +16,11 @@ namespace tessera::kernels::real {
 // Collective over the point's `ranks`: this rank's profiler of the rows `earlier` holds for the
 // kernels and updates it runs at `point` (each rank its own stage's at a pipelined point, as
 // `tessera profile` under mpirun), on `device`; null on every rank when one of them could not
-// make its own (out of memory for the cache-flush buffer, say).
-std::unique_ptr<InterleavedProfiler> interleaved_profiler_for(const LoadedScenario& loaded,
-                                                              const SweepPoint& point,
-                                                              Communicator& ranks, Device& device,
-                                                              const ProfileDatabase& earlier,
-                                                              bool warm_caches);
+// make its own (out of memory for the cache-flush buffer, say). `program`: the rank's step
+// program, whose gradient buckets all-reduced among all of `ranks` are timed too.
+std::unique_ptr<InterleavedProfiler> interleaved_profiler_for(
+    const LoadedScenario& loaded, const SweepPoint& point, const StepProgram& program,
+    Communicator& ranks, Device& device, const ProfileDatabase& earlier, bool warm_caches);
 
 // Collective: rank 0's rows, then the other ranks' rows of kernels rank 0 did not time, into
 // `profile` on rank 0.

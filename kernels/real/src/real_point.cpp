@@ -313,8 +313,8 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   std::unique_ptr<InterleavedProfiler> profiler;
   if (interleaved != nullptr && profiles != nullptr) {
     profiling_device = open_device(device_name);
-    profiler = interleaved_profiler_for(loaded, point, ranks, *profiling_device, *profiles,
-                                        interleaved->warm_caches);
+    profiler = interleaved_profiler_for(loaded, point, trainer->program(), ranks, *profiling_device,
+                                        *profiles, interleaved->warm_caches);
   }
   const auto measurement = train(*trainer, *source, ranks, warmup, measured, input_plan,
                                  profiler ? std::function<void(double)>([&](double step_seconds) {
@@ -454,11 +454,15 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                    ", shares from the scenario's cluster)";
   }
   if (profiler) {
-    result.note += "; between the measured steps, for as long as each took, " +
-                   std::to_string(profiler->row_count()) +
-                   " profile rows of rank 0's kernels and updates timed again in turn (each " +
-                   std::to_string(profiler->fewest_visits()) +
-                   " times or more; the steps' times exclude them)";
+    result.note +=
+        "; between the measured steps, for as long as each took, " +
+        std::to_string(profiler->row_count()) +
+        " profile rows of rank 0's kernels and updates timed again in turn (each " +
+        std::to_string(profiler->fewest_visits()) + " times or more" +
+        (profiler->allreduce_count() > 0
+             ? "), and the all-reduces of its " + std::to_string(profiler->allreduce_count()) +
+                   " gradient bucket size(s), one a slot (the steps' times exclude them)"
+             : "; the steps' times exclude them)");
   }
   if (loaded.scenario.model.dtype != DType::float32) {
     result.note += "; computed in float32 (model.dtype " + to_string(loaded.scenario.model.dtype) +

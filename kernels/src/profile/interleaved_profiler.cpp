@@ -5,6 +5,7 @@
 #include <exception>
 #include <functional>
 #include <optional>
+#include <set>
 
 #include "kernel_launch.hpp"
 #include "tessera/kernels/communicator.hpp"
@@ -23,21 +24,39 @@ struct InterleavedProfiler::Row {
 
 namespace {
 
+// The lower median: a measured value, not the mean of two.
+double median_of(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  return values[(values.size() - 1) / 2];
+}
+
+}  // namespace
+
+// One all-reduce size: its buffer (zeros, which stay zeros summed) and the times of its visits.
+struct InterleavedProfiler::Allreduce {
+  double bytes = 0;
+  std::unique_ptr<DeviceMemory> data;
+  std::vector<double> seconds;
+};
+
 // What one visit runs: the row's operands on the device and the call that issues it once.
-struct Visit {
+struct InterleavedProfiler::Visit {
   std::unique_ptr<KernelLaunch> kernel;
   std::unique_ptr<UpdateLaunch> update;
   std::function<void()> call;
 };
 
-}  // namespace
-
 InterleavedProfiler::InterleavedProfiler(Device& device, Communicator& ranks,
                                          std::vector<KernelToProfile> kernels,
                                          std::vector<UpdateToProfile> updates,
                                          const ProfileDatabase& earlier,
-                                         const ProfilerOptions& options)
-    : device_(device), ranks_(ranks), kernels_(std::move(kernels)), updates_(std::move(updates)) {
+                                         const ProfilerOptions& options, RowPairing pairing,
+                                         const std::vector<double>& allreduce_bytes)
+    : device_(device),
+      ranks_(ranks),
+      kernels_(std::move(kernels)),
+      updates_(std::move(updates)),
+      pairing_(pairing) {
   const std::string name = device_.info().name;
   for (std::size_t k = 0; k < kernels_.size(); ++k) {
     const KernelToProfile& kernel = kernels_[k];
@@ -70,46 +89,88 @@ InterleavedProfiler::InterleavedProfiler(Device& device, Communicator& ranks,
       if (entry.ok) rows_.push_back({.entry = entry, .update = u});
     }
   }
-  flush_ = cache_flush_buffer(device_, options);
+  caches_ = std::make_unique<CachePreparation>(device_, options);
+  if (pairing_ == RowPairing::same_row && ranks_.size() > 1) {
+    const std::set<double> sizes(allreduce_bytes.begin(), allreduce_bytes.end());
+    for (const double bytes : sizes) {
+      const auto floats = static_cast<std::size_t>(bytes / sizeof(float));
+      if (floats == 0) continue;
+      Allreduce allreduce{.bytes = bytes, .data = device_.allocate(floats * sizeof(float))};
+      device_.fill(allreduce.data->data(), floats, 0.0f);
+      allreduces_.push_back(std::move(allreduce));
+    }
+  }
 }
 
 InterleavedProfiler::~InterleavedProfiler() = default;
 
-double InterleavedProfiler::time_row(Row& row) {
-  Visit visit;
+void InterleavedProfiler::time_next_allreduce() {
+  Allreduce& allreduce = allreduces_[next_allreduce_];
+  next_allreduce_ = (next_allreduce_ + 1) % allreduces_.size();
+  // The ranks start together and each run ends in a barrier, as tessera profile times them.
+  ranks_.barrier();
+  allreduce.seconds.push_back(device_.time_seconds([&] {
+    ranks_.allreduce_sum(allreduce.data->data(), allreduce.data->floats());
+    ranks_.barrier();
+  }));
+}
+
+std::unique_ptr<InterleavedProfiler::Visit> InterleavedProfiler::open_visit(const Row& row) {
+  auto visit = std::make_unique<Visit>();
   if (row.kernel) {
-    visit.kernel =
+    visit->kernel =
         std::make_unique<KernelLaunch>(device_, kernels_[*row.kernel], row.entry.micro_batch);
-    auto call = visit.kernel->call(row.entry.direction, row.algorithm);
+    auto call = visit->kernel->call(row.entry.direction, row.algorithm);
     if (!call) throw std::logic_error("no call");  // the constructor kept only rows that run
-    visit.call = std::move(*call);
+    visit->call = std::move(*call);
   } else {
-    visit.update = std::make_unique<UpdateLaunch>(device_, updates_[*row.update]);
-    visit.call = [&update = *visit.update] { update.call(); };
+    visit->update = std::make_unique<UpdateLaunch>(device_, updates_[*row.update]);
+    visit->call = [&update = *visit->update] { update.call(); };
   }
-  const auto flush = [&] { flush_caches(device_, flush_.get()); };
+  return visit;
+}
+
+double InterleavedProfiler::time_row(Row& row) {
+  const auto visit = open_visit(row);
+  // The step-like run's operands.
+  const auto second = runs_shadow(caches_->caches()) ? open_visit(row) : nullptr;
+  const std::function<void()> shadow = second ? second->call : std::function<void()>{};
   // As the profiler times a run: the first call of a kernel creates it, so it is not counted.
-  flush();
-  device_.time_seconds(visit.call);
-  flush();
-  const double seconds = device_.time_seconds(visit.call);
-  // A rank done first keeps running its row while the others finish theirs.
-  ranks_.barrier_busy([&] {
-    visit.call();
-    device_.synchronize();
-  });
+  caches_->before_run(shadow);
+  device_.time_seconds(visit->call);
+  caches_->before_run(shadow);
+  const double seconds = device_.time_seconds(visit->call);
+  if (pairing_ == RowPairing::same_row) {
+    // A rank done first keeps running its row while the others finish theirs.
+    ranks_.barrier_busy([&] {
+      visit->call();
+      device_.synchronize();
+    });
+  }
   return seconds;
 }
 
+InterleavedProfiler::Row* InterleavedProfiler::next_row() {
+  for (std::size_t tried = 0; tried < rows_.size(); ++tried) {
+    Row& candidate = rows_[next_];
+    next_ = (next_ + 1) % rows_.size();
+    if (candidate.runs) return &candidate;
+  }
+  return nullptr;
+}
+
 void InterleavedProfiler::measure_for(double seconds) {
+  if (pairing_ == RowPairing::own_pace) {
+    measure_own_pace(seconds);
+  } else {
+    measure_same_row(seconds);
+  }
+}
+
+void InterleavedProfiler::measure_same_row(double seconds) {
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
-    Row* row = nullptr;
-    for (std::size_t tried = 0; tried < rows_.size() && row == nullptr; ++tried) {
-      Row& candidate = rows_[next_];
-      next_ = (next_ + 1) % rows_.size();
-      if (candidate.runs) row = &candidate;
-    }
+    Row* row = next_row();
     if (row != nullptr) {
       try {
         row->seconds.push_back(time_row(*row));
@@ -128,22 +189,64 @@ void InterleavedProfiler::measure_for(double seconds) {
             ? 1.0
             : 0.0;
     ranks_.allreduce_max(&over, 1);
-    if (over > 0) return;
+    if (over > 0) break;
   }
+  if (!allreduces_.empty()) time_next_allreduce();
+}
+
+void InterleavedProfiler::measure_own_pace(double seconds) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  while (elapsed() < seconds) {
+    Row* row = next_row();
+    if (row == nullptr) break;
+    try {
+      row->seconds.push_back(time_row(*row));
+    } catch (const std::exception&) {
+      row->runs = false;  // out of memory beside the trainer's tensors, say: the earlier row stands
+    }
+  }
+  // Ranks still timing keep their neighbours: this one runs its next row on, untimed.
+  std::unique_ptr<Visit> busy;
+  if (Row* row = next_row()) {
+    try {
+      busy = open_visit(*row);
+    } catch (const std::exception&) {
+      busy.reset();
+    }
+  }
+  ranks_.barrier_busy([&] {
+    if (!busy) return;
+    busy->call();
+    device_.synchronize();
+  });
 }
 
 ProfileDatabase InterleavedProfiler::medians() const {
   ProfileDatabase database;
   for (const Row& row : rows_) {
     if (row.seconds.empty()) continue;
-    std::vector<double> sorted = row.seconds;
-    std::sort(sorted.begin(), sorted.end());
     ProfileEntry entry = row.entry;
-    entry.time_seconds = sorted[(sorted.size() - 1) / 2];
+    entry.time_seconds = median_of(row.seconds);
     entry.where = {};
     database.add(entry);
   }
+  for (const Allreduce& allreduce : allreduces_) {
+    if (allreduce.seconds.empty()) continue;
+    database.add(transfer_row(device_.info().name, "allreduce", allreduce.bytes, ranks_.size(),
+                              median_of(allreduce.seconds)));
+  }
   return database;
+}
+
+RunCaches InterleavedProfiler::caches() const {
+  return caches_->caches();
+}
+
+std::size_t InterleavedProfiler::allreduce_count() const {
+  return allreduces_.size();
 }
 
 std::size_t InterleavedProfiler::row_count() const {

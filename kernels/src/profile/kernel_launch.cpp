@@ -52,15 +52,17 @@ void UpdateLaunch::call() {
                    memory_[1]->data(), memory_[0]->data(), memory_[2]->data(), memory_[3]->data());
 }
 
-std::unique_ptr<DeviceMemory> cache_flush_buffer(Device& device, const ProfilerOptions& options) {
-  if (options.cache_flush_bytes <= 0) return nullptr;
-  return device.allocate(static_cast<std::size_t>(options.cache_flush_bytes));
+CachePreparation::CachePreparation(Device& device, const ProfilerOptions& options)
+    : device_(device), caches_(options.caches) {
+  if (caches_ != RunCaches::warm && options.cache_flush_bytes > 0) {
+    buffer_ = device.allocate(static_cast<std::size_t>(options.cache_flush_bytes));
+  }
 }
 
-void flush_caches(Device& device, DeviceMemory* buffer) {
-  if (buffer == nullptr) return;
-  device.fill(buffer->data(), buffer->floats(), 0.5f);
-  device.synchronize();
+void CachePreparation::before_run(const std::function<void()>& shadow) const {
+  if (buffer_) device_.fill(buffer_->data(), buffer_->floats(), 0.5f);
+  if (runs_shadow(caches_) && shadow) shadow();
+  device_.synchronize();
 }
 
 KernelLaunch::KernelLaunch(Device& device, const KernelToProfile& kernel, std::int64_t batch)

@@ -34,10 +34,22 @@ class UpdateLaunch {
   std::int64_t step_ = 0;
 };
 
-// The buffer a cache flush writes (options.cache_flush_bytes), or null for warm caches; and the
-// flush itself, a no-op without a buffer: written before each timed run, outside its timing.
-std::unique_ptr<DeviceMemory> cache_flush_buffer(Device& device, const ProfilerOptions& options);
-void flush_caches(Device& device, DeviceMemory* buffer);
+// What runs before each timed run so that it finds the caches as options.caches says: nothing
+// (warm), the flush buffer written (flushed), or that and then `shadow`, the same kernel on a
+// second set of operands (step_like; none given: flushed only). One buffer serves every
+// measurement of a profile: allocating (and first touching) hundreds of MiB per measurement cost
+// more than the kernels measured.
+class CachePreparation {
+ public:
+  CachePreparation(Device& device, const ProfilerOptions& options);
+  void before_run(const std::function<void()>& shadow) const;
+  RunCaches caches() const { return caches_; }
+
+ private:
+  Device& device_;
+  RunCaches caches_;
+  std::unique_ptr<DeviceMemory> buffer_;
+};
 
 class KernelLaunch {
  public:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
@@ -12,16 +13,14 @@ namespace tessera::kernels {
 
 namespace {
 
-// `flush`: written before every run when not null; one buffer serves every measurement of a
-// profile, as allocating (and first touching) hundreds of MiB per measurement cost more than the
-// kernels measured.
 double median_seconds(Device& device, const std::function<void()>& work,
-                      const ProfilerOptions& options, DeviceMemory* flush) {
+                      const ProfilerOptions& options, const CachePreparation& caches,
+                      const std::function<void()>& shadow) {
   // The warm-up is timed too: a kernel slower than the whole measurement budget is run once more
   // and that run counts, so slow algorithms (oneDNN's reference one) cost one or two runs, not
   // eleven.
   const auto run = [&] {
-    flush_caches(device, flush);
+    caches.before_run(shadow);
     return device.time_seconds(work);
   };
   double warmup_seconds = 0;
@@ -44,9 +43,18 @@ double median_seconds(Device& device, const std::function<void()>& work,
 }  // namespace
 
 double median_seconds(Device& device, const std::function<void()>& work,
-                      const ProfilerOptions& options) {
-  const auto flush = cache_flush_buffer(device, options);
-  return median_seconds(device, work, options, flush.get());
+                      const ProfilerOptions& options, const std::function<void()>& shadow) {
+  const CachePreparation caches(device, options);
+  return median_seconds(device, work, options, caches, shadow);
+}
+
+bool runs_shadow(RunCaches caches) {
+  return caches == RunCaches::step_like;
+}
+
+void set_cold_caches(ProfilerOptions& options, const Device& device) {
+  options.caches = device.info().kind == "cpu" ? RunCaches::step_like : RunCaches::flushed;
+  options.cache_flush_bytes = cache_flush_bytes_for(device);
 }
 
 bool skips_algorithm(const ProfilerOptions& options, const std::string& algorithm) {
@@ -64,7 +72,7 @@ void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels
                      const ProfilerOptions& options, ProfileDatabase& database,
                      const ProfileProgress& progress) {
   const std::string device_name = device.info().name;
-  const auto flush = cache_flush_buffer(device, options);
+  const CachePreparation caches(device, options);
   for (std::size_t index = 0; index < kernels.size(); ++index) {
     const KernelToProfile& kernel = kernels[index];
     if (progress) progress(index, kernels.size(), kernel);
@@ -98,7 +106,13 @@ void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels
           try {
             KernelLaunch launch(device, kernel, micro_batch);
             if (auto call = launch.call(kernel.direction, algorithm)) {
-              row.time_seconds = median_seconds(device, *call, options, flush.get());
+              std::optional<KernelLaunch> second;  // the step_like run's operands
+              std::function<void()> shadow;
+              if (runs_shadow(options.caches)) {
+                second.emplace(device, kernel, micro_batch);
+                shadow = *second->call(kernel.direction, algorithm);
+              }
+              row.time_seconds = median_seconds(device, *call, options, caches, shadow);
             } else {
               row.algorithm = "fused";  // done inside another direction's call
             }

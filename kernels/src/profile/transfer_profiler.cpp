@@ -7,7 +7,6 @@
 #include "tessera/kernels/profile/kernel_profiler.hpp"
 
 namespace tessera::kernels {
-namespace {
 
 ProfileEntry transfer_row(const std::string& device, const std::string& op, double bytes, int ranks,
                           double seconds) {
@@ -18,8 +17,6 @@ ProfileEntry transfer_row(const std::string& device, const std::string& op, doub
           .algorithm = "default",
           .time_seconds = seconds};
 }
-
-}  // namespace
 
 void profile_copies(Device& device, const std::vector<double>& sizes_bytes,
                     const ProfilerOptions& options, ProfileDatabase& database) {
@@ -70,7 +67,7 @@ void profile_collectives(Communicator& ranks, Device& device,
     // Messages are timed warm, the ranks in step (each run ends in a barrier): a cache flush
     // before every run takes each rank its own time, and a timed run then held one rank waiting
     // for another's flush (a 4 kB send/receive measured at 37 to 563 us on one machine).
-    fixed.cache_flush_bytes = 0;
+    fixed.caches = RunCaches::warm;
     ranks.barrier();
     const double allreduce = median_seconds(
         device,

@@ -7,13 +7,15 @@
 //   # libraries: cuDNN 9.19.0, NCCL 2.28.9
 //   # created_utc: 2026-11-21T12:00:00Z
 //   # micro_batch_timing: alone
+//   # caches: step_like
 //   device,op,direction,shape,dtype,micro_batch,algorithm,time_s,workspace_bytes,ok
 //
 // `shape` is kernel_shape_key() of the layer shard, so the profiler and the simulator agree on
 // what was measured; `micro_batch` is the batch one kernel call processed (the shard's N when
 // undivided); `ok` says whether the algorithm ran. `micro_batch_timing` says how a convolution's
 // micro-batch sizes below its batch were timed (MicroBatchTiming; files written before
-// 2026-11-26 lack the line and were timed alone).
+// 2026-11-26 lack the line and were timed alone); `caches` what each timed run found in the
+// caches (RunCaches; files written before 2026-12-04 lack the line).
 //
 // The loader checks every row as the scenario loader checks a scenario; anything else is an
 // InputError naming file, line, column and the column's name:
@@ -73,11 +75,24 @@ struct ProfileEntry {
 enum class MicroBatchTiming { alone, in_context };
 std::string to_string(MicroBatchTiming timing);
 
+// What each timed run found in the caches:
+//  - warm: its own operands, left by the run before it (runs back to back);
+//  - flushed: nothing, a buffer of twice the last-level cache having been written before it;
+//  - step_like: what a kernel finds in a training step, where the layers before it pass other
+//    tensors through the caches but the libraries' code and tables stay cached: the buffer
+//    written, then the same kernel run once on a second set of operands, so that the timed run
+//    finds its operands in memory, its code cached and the cache full of other lines.
+// unrecorded: a file written before 2026-12-04, which does not say (flushed, unless `tessera
+// profile` was given --warm-caches).
+enum class RunCaches { unrecorded, warm, flushed, step_like };
+std::string to_string(RunCaches caches);
+
 struct ProfileMetadata {
   std::string device;
   std::string libraries;
   std::string created_utc;
   MicroBatchTiming micro_batch_timing = MicroBatchTiming::alone;
+  RunCaches caches = RunCaches::unrecorded;  // the `# caches:` line is written when recorded
 };
 
 // Canonical text of what a kernel computes, without the batch: the op's hyper-parameters and the

@@ -6,11 +6,15 @@
 // Every successful row the earlier profile holds for this rank's kernels (every algorithm and
 // micro-batch size, so that a plan made from the new rows chooses among the same candidates) and
 // optimizer updates is run again, one run per visit, in turn, in the time slots the trainer leaves
-// between its measured steps; each row's new time is the median over its visits.
+// between its measured steps; each row's new time is the median over its visits. Where the ranks
+// go row by row together, the all-reduces of the step's gradient buckets among all of them are
+// timed too, one size per slot after the kernels' rows, warm as `tessera profile` times them
+// (rows "allreduce", "bytes B ranks R" at the buckets' own sizes).
 //
 // Collective: every rank of the point calls measure_for() after each measured step. The ranks go
-// one row at a time, as `tessera profile` does under mpirun: a rank done with its row keeps
-// running it until the others are done with theirs, so no row is timed beside an idle rank.
+// one row at a time, as `tessera profile` does under mpirun, or each at its own pace at a
+// pipelined point (RowPairing); either way a rank done first keeps running rows until the others
+// are done, so no row is timed beside an idle rank.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -23,17 +27,27 @@
 namespace tessera::kernels {
 
 class Communicator;
+class CachePreparation;
 class Device;
-class DeviceMemory;
+
+// How the ranks' rows meet. At a point whose ranks run the same kernels at once (data and
+// spatial parallelism) each row is timed beside the same row on the other ranks. At a pipelined
+// point each rank runs its own stage's rows at its own pace, so that a row meets the other
+// stages' kernels about in the proportions of their times, as a stage's kernels meet the other
+// stages' in a pipelined step.
+enum class RowPairing { same_row, own_pace };
 
 class InterleavedProfiler {
  public:
   // `kernels` and `updates`: what this rank runs at the point; `earlier`: the profile the run
-  // planned from (its rows on `device` are the ones timed again). The options' cache flush and
+  // planned from (its rows on `device` are the ones timed again). The options' caches and
   // skipped algorithms apply; their measurement budget does not (one run per visit).
+  // `allreduce_bytes`: the sizes the step all-reduces among all of `ranks` (its gradient
+  // buckets'), timed with same_row pairing; every rank must give the same ones.
   InterleavedProfiler(Device& device, Communicator& ranks, std::vector<KernelToProfile> kernels,
                       std::vector<UpdateToProfile> updates, const ProfileDatabase& earlier,
-                      const ProfilerOptions& options);
+                      const ProfilerOptions& options, RowPairing pairing = RowPairing::same_row,
+                      const std::vector<double>& allreduce_bytes = {});
   ~InterleavedProfiler();
   InterleavedProfiler(const InterleavedProfiler&) = delete;
   InterleavedProfiler& operator=(const InterleavedProfiler&) = delete;
@@ -41,15 +55,27 @@ class InterleavedProfiler {
   // Times rows, each rank its next one, until `seconds` have passed on some rank.
   void measure_for(double seconds);
 
-  // This rank's rows visited at least once, each with its median time.
+  // This rank's rows visited at least once, each with its median time; the all-reduces'
+  // among them.
   ProfileDatabase medians() const;
   std::size_t row_count() const;
+  // The all-reduce sizes timed after the rows.
+  std::size_t allreduce_count() const;
+  // What the timed runs found in the caches (the options').
+  RunCaches caches() const;
   // The fewest visits any row had (0 while some row was never visited).
   std::size_t fewest_visits() const;
 
  private:
   struct Row;
+  struct Visit;
+  struct Allreduce;
+  void time_next_allreduce();
+  Row* next_row();
+  std::unique_ptr<Visit> open_visit(const Row& row);
   double time_row(Row& row);
+  void measure_same_row(double seconds);
+  void measure_own_pace(double seconds);
 
   Device& device_;
   Communicator& ranks_;
@@ -57,7 +83,10 @@ class InterleavedProfiler {
   std::vector<UpdateToProfile> updates_;
   std::vector<Row> rows_;
   std::size_t next_ = 0;
-  std::unique_ptr<DeviceMemory> flush_;
+  RowPairing pairing_;
+  std::unique_ptr<CachePreparation> caches_;
+  std::vector<Allreduce> allreduces_;
+  std::size_t next_allreduce_ = 0;
 };
 
 }  // namespace tessera::kernels

@@ -27,11 +27,13 @@ struct ProfilerOptions {
   // Algorithms whose name starts with one of these are not measured and get no row (e.g. "ref:",
   // oneDNN's reference implementations, 100x slower than the others and never a library's pick).
   std::vector<std::string> skipped_algorithm_prefixes;
-  // Before every run this many bytes of device memory are written (outside the timing), so that
-  // the kernel finds its operands in memory rather than in the caches its previous run left
-  // them in, as in a training step, where other layers' tensors pass through the caches in
-  // between; timed with warm caches, kernels ran several times faster than in training
-  // (docs/measurements/2026-11-21.md). 0: warm caches.
+  // What each timed run finds in the caches (RunCaches, profile_database.hpp): warm runs go back
+  // to back; flushed and step_like runs follow a write of cache_flush_bytes of device memory,
+  // and a step_like run also a run of the same kernel on a second set of operands. Timed warm,
+  // kernels ran several times faster than in training (docs/measurements/2026-11-21.md); flushed
+  // on a CPU, their small kernels slower, the flush having evicted the libraries' code too
+  // (docs/measurements/2026-12-04-cpu-step-like-caches.md). set_cold_caches picks per device.
+  RunCaches caches = RunCaches::warm;
   double cache_flush_bytes = 0;
 };
 
@@ -41,9 +43,19 @@ bool skips_algorithm(const ProfilerOptions& options, const std::string& algorith
 // Twice the device's last-level cache (the CPU's L3, the GPU's L2), or 256 MiB when unknown.
 double cache_flush_bytes_for(const Device& device);
 
-// Median of repeated runs of `work` after warm-up, timed the device's way.
+// Whether a measurement runs the kernel on a second set of operands before each timed run.
+bool runs_shadow(RunCaches caches);
+
+// Runs on `device` timed as in a training step: step_like on a CPU, whose last-level cache holds
+// the libraries' code and tables beside the data; flushed on a GPU, whose kernels' code does not
+// compete with the data in its L2. The flush buffer twice the last-level cache.
+void set_cold_caches(ProfilerOptions& options, const Device& device);
+
+// Median of repeated runs of `work` after warm-up, timed the device's way, the caches before
+// each as options.caches says; `shadow` is the step_like run on the second set of operands
+// (none: a step_like run is only flushed).
 double median_seconds(Device& device, const std::function<void()>& work,
-                      const ProfilerOptions& options);
+                      const ProfilerOptions& options, const std::function<void()>& shadow = {});
 
 // Called before each kernel: index, total, and what is being measured.
 using ProfileProgress =
@@ -77,14 +89,17 @@ void profile_copies(Device& device, const std::vector<double>& sizes_bytes,
                     const ProfilerOptions& options, ProfileDatabase& database);
 
 // All-reduce and neighbour send/receive against size over `ranks` (op "allreduce" /
-// "sendrecv", shape "bytes N ranks R"), with warm caches whatever options.cache_flush_bytes
-// says. Every rank must call it; rows are added on rank 0.
+// "sendrecv", shape "bytes N ranks R"), with warm caches whatever options.caches says. Every rank
+// must call it; rows are added on rank 0.
 void profile_collectives(Communicator& ranks, Device& device,
                          const std::vector<double>& sizes_bytes, const ProfilerOptions& options,
                          ProfileDatabase& database);
 
 // The shape key of a transfer row.
 std::string transfer_shape(double bytes, int ranks = 1);
+// A transfer's row: op "allreduce", "copy_d2d", ... of `bytes` among `ranks` in `seconds`.
+ProfileEntry transfer_row(const std::string& device, const std::string& op, double bytes, int ranks,
+                          double seconds);
 
 // The message sizes `tessera profile` times copies and collectives at: 4 kB to 256 MB.
 const std::vector<double>& transfer_sizes_bytes();
