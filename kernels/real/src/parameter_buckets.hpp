@@ -1,7 +1,8 @@
 #pragma once
 // Every parameter of the rank in one device block, with the gradients and the optimizer's state
 // beside it, laid out bucket by bucket as the step program groups them (each bucket a contiguous
-// range, its layers in the order backward finishes them): the program's gradient_allreduce op
+// range, its layers in the order backward finishes them, each layer's starting on a cache line,
+// the zeros between them summed and updated with the rest): the program's gradient_allreduce op
 // posts one bucket's sum over the gradient group while backward continues, gradient_wait waits
 // for every posted one, update runs the optimizer.
 //
