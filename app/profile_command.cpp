@@ -33,6 +33,7 @@ struct ProfileSettings {
   std::string target;
   std::string device;
   std::string output;
+  std::string cluster;
   std::vector<std::size_t> points;
   std::vector<std::string> layers;
   std::vector<std::string> skipped_algorithms;
@@ -131,7 +132,8 @@ bool gather_rows(kernels::Communicator& world, const ProfileDatabase& rows,
 }
 
 int profile(const ProfileSettings& settings) {
-  const LoadedScenario loaded = load_target(settings.target, settings.mini_batch);
+  const LoadedScenario loaded =
+      load_target(settings.target, settings.mini_batch, {settings.cluster});
   const LoadedScenario subset = selected_points(loaded, settings);
   // The optimizer update belongs to no layer: measured unless --layers picks some.
   const auto updates =
@@ -318,6 +320,10 @@ void add_profile_command(CLI::App& cli, Action& action) {
   command->add_option("--output", settings->output,
                       "Profile database to write or extend (default: "
                       "profiles/<device>/<scenario>.csv)");
+  command->add_option("--cluster", settings->cluster,
+                      "Cluster file replacing the target's platform, as tessera run takes it: a "
+                      "pipeline's stages, whose kernels and optimizer updates are profiled, are "
+                      "balanced on its device");
   command
       ->add_option("--mini-batch", settings->mini_batch,
                    "With a model name: samples per GPU (default: the model's own, else 1)")

@@ -18,8 +18,9 @@ LoadedScenario load_checked_scenario(const std::string& file, const std::string&
   return loaded;
 }
 
-LoadedScenario load_target(const std::string& target, std::optional<std::int64_t> mini_batch) {
-  if (target == "default") return load_default_scenario();
+LoadedScenario load_target(const std::string& target, std::optional<std::int64_t> mini_batch,
+                           const PlatformOverride& platform) {
+  if (target == "default") return load_default_scenario(platform);
   if (!std::filesystem::exists(target) && find_zoo_model(target) != nullptr) {
     if (!mini_batch) {
       mini_batch = build_zoo_model(target, {}).default_mini_batch().value_or(1);
@@ -27,9 +28,9 @@ LoadedScenario load_target(const std::string& target, std::optional<std::int64_t
     return load_scenario_text("name: profile-" + target + "\nmodel: {zoo: " + target +
                                   ", mini_batch: " + std::to_string(*mini_batch) +
                                   "}\nplatform: {preset: v100_node, nodes: 1}\n",
-                              target, ".");
+                              target, ".", platform);
   }
-  return load_scenario(target);
+  return load_scenario(target, platform);
 }
 
 const SweepPoint& sweep_point_at(const LoadedScenario& loaded, std::size_t index) {

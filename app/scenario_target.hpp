@@ -18,8 +18,10 @@ namespace tessera::app {
 // reads a scenario to show or run it reads it this way.
 LoadedScenario load_checked_scenario(const std::string& file, const std::string& cluster_file = "");
 
-// A zoo model runs `mini_batch` samples (default: the model's own mini-batch, else 1).
-LoadedScenario load_target(const std::string& target, std::optional<std::int64_t> mini_batch);
+// A zoo model runs `mini_batch` samples (default: the model's own mini-batch, else 1);
+// `platform` replaces the target's platform (a pipeline's stages are balanced on its device).
+LoadedScenario load_target(const std::string& target, std::optional<std::int64_t> mini_batch,
+                           const PlatformOverride& platform = {});
 
 // Sweep point `index` (--point); InputError naming --point when there is none.
 const SweepPoint& sweep_point_at(const LoadedScenario& loaded, std::size_t index);

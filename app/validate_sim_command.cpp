@@ -9,7 +9,9 @@
 //      the cores, as in training: each rank its own pipeline stage's kernels, every kernel without
 //      model parallelism. this_machine.yaml is written beside it.
 //   2. cluster.yaml: this_machine.yaml's measured device with R of them in one node, joined by
-//      the send/receive link fitted from step 1 (kernels/machine_description.hpp).
+//      the send/receive link fitted from step 1 (kernels/machine_description.hpp). Where a point
+//      is pipelined, step 1 runs again with --cluster cluster.yaml: its stages are balanced on
+//      that device, as both sides will run them, and their optimizer updates get rows.
 //   3. The points simulated in this process with profiles.csv and cluster.yaml.
 //   4. `tessera run --backend real --points ... --cluster cluster.yaml` under the same mpirun,
 //      with those profiles (so both sides run the same micro-batching plan and balance pipeline
@@ -275,8 +277,29 @@ int validate_sim(const ValidateSimSettings& settings) {
     // are balanced by the cluster's device, and both sides must split the model alike.
     ProfileDatabase profiles;
     profiles.load_csv(profiles_csv.string());
-    const fs::path cluster_yaml = write_rank_cluster(directory, profiles, static_cast<int>(ranks),
-                                                     largest_point, machine, threads);
+    fs::path cluster_yaml = write_rank_cluster(directory, profiles, static_cast<int>(ranks),
+                                               largest_point, machine, threads);
+    // The profile balanced a pipeline's stages on the scenario's own platform, not yet on the
+    // device it measured: again on cluster.yaml, so that each rank times the kernels of the stage
+    // it trains and the stages' optimizer updates get rows at their sizes (rows kept, the rest
+    // measured).
+    const bool pipelined = std::any_of(points.begin(), points.end(), [](const SweepPoint* point) {
+      return point->plan.stages > 1;
+    });
+    if (pipelined) {
+      auto on_cluster = profile_arguments;
+      on_cluster.insert(on_cluster.end(), {"--cluster", cluster_yaml.string(), "--no-copies"});
+      const int again = run_child(tessera_command(launcher, ranks, on_cluster), profile_log);
+      if (again != 0) {
+        fail_points("profiling on " + cluster_yaml.string() + " failed (exit " +
+                    std::to_string(again) + "), see " + profile_log.string());
+        continue;
+      }
+      profiles = ProfileDatabase{};
+      profiles.load_csv(profiles_csv.string());
+      cluster_yaml = write_rank_cluster(directory, profiles, static_cast<int>(ranks), largest_point,
+                                        machine, threads);
+    }
     // Simulated first: its step sets how many steps the real run measures.
     const auto on_this_machine =
         load_scenario(settings.file, {.cluster_file = cluster_yaml.string()});

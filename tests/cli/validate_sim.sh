@@ -148,6 +148,16 @@ profiled=$(grep -v '^#' "$scratch/pipe/ranks-2/profiles.csv" | tail -n +2 |
   awk -F, '$2 !~ /^(copy_|allreduce|sendrecv|update_)/ { print $2 "," $3 "," $4 }' | sort -u | wc -l)
 [ "$profiled" -eq "$planned" ] ||
   fail "the 2-rank profile holds $profiled kernels of the plan's $planned"
+# The stages are balanced on the measured device (cluster.yaml), not on the scenario's lassen:
+# the profile ran again on it, and each of those stages' optimizer updates has its row.
+stage_updates=$("$tessera" profile "$scratch/pipeline.yaml" --cluster "$scratch/pipe/ranks-2/cluster.yaml" \
+  --list | awk '/^update_/ { print $3 }')
+[ "$(echo "$stage_updates" | wc -w)" -eq 2 ] ||
+  fail "profile --cluster --list does not list the two stages' updates: $stage_updates"
+for parameters in $stage_updates; do
+  grep -q ",update_[a-z_]*,forward,parameters $parameters," "$scratch/pipe/ranks-2/profiles.csv" ||
+    fail "no optimizer update row at the stage size $parameters on cluster.yaml"
+done
 
 # Without interleaving and with the scenario's own steps: the profile measured before training,
 # one measured step.

@@ -1,7 +1,7 @@
 // A profile timed again between a real run's steps (InterleavedProfiler), under mpirun with 2
 // and 4 ranks: every successful row of the rank's kernels comes back with a new median, the rows
 // that cannot run are left out, and ranks with unequal work (a pipeline's stages) still end each
-// slot together, whether they go row by row or each at its own pace.
+// slot together, whether they time the same row or each a row of its own.
 #include "tessera/kernels/profile/interleaved_profiler.hpp"
 
 #include <gtest/gtest.h>
@@ -112,10 +112,10 @@ TEST(InterleavedProfiler, RanksWithoutRowsWaitForTheOthersInEachSlot) {
   }
 }
 
-// At a pipelined point each rank goes through its own stage's rows at its own pace: a rank with
-// fewer rows visits them more often, none waits for another's row, and each slot still ends on
-// every rank together (the slot loop below is collective).
-TEST(InterleavedProfiler, AtItsOwnPaceEachRankVisitsItsOwnRows) {
+// At a pipelined point each rank times its own stage's rows, in an order drawn each round: a rank
+// with fewer rows visits them more often, and each slot still ends on every rank together (the
+// slot loop below is collective), a rank without rows meeting the others all the same.
+TEST(InterleavedProfiler, InDrawnOrderEachRankVisitsItsOwnRows) {
   const auto device = open_cpu_device();
   auto kernels = conv1_kernels();
   // Rank 0 every direction of conv1, the others its forward alone; the last rank none at all.
@@ -126,8 +126,7 @@ TEST(InterleavedProfiler, AtItsOwnPaceEachRankVisitsItsOwnRows) {
   if (world().size() > 2 && world().rank() == world().size() - 1) kernels.clear();
   ProfileDatabase earlier;
   profile_kernels(*device, kernels, quick(), earlier);
-  InterleavedProfiler profiler(*device, world(), kernels, {}, earlier, quick(),
-                               RowPairing::own_pace);
+  InterleavedProfiler profiler(*device, world(), kernels, {}, earlier, quick(), RowPairing::drawn);
   const bool has_rows = profiler.row_count() > 0;
   for (int slot = 0; slot < 1000; ++slot) {
     profiler.measure_for(0.002);
@@ -144,8 +143,8 @@ TEST(InterleavedProfiler, AtItsOwnPaceEachRankVisitsItsOwnRows) {
 }
 
 // Going row by row together, the ranks also time the all-reduces of the step's buckets, each
-// distinct size once a slot in turn, into rows the simulator reads at those sizes; at their own
-// pace (a pipeline) they do not, as no rank waits for another there.
+// distinct size once a slot in turn, into rows the simulator reads at those sizes; at a pipeline
+// (rows drawn) they do not, as its stages do not all-reduce among all the ranks.
 TEST(InterleavedProfiler, TimesTheBucketsAllReducesAmongTheRanks) {
   const auto device = open_cpu_device();
   const std::vector<double> buckets{4096, 1e6, 4096};
@@ -162,9 +161,9 @@ TEST(InterleavedProfiler, TimesTheBucketsAllReducesAmongTheRanks) {
   }
   EXPECT_EQ(shapes, (std::set<std::string>{transfer_shape(4096, world().size()),
                                            transfer_shape(1e6, world().size())}));
-  InterleavedProfiler own_pace(*device, world(), {}, {}, ProfileDatabase{}, quick(),
-                               RowPairing::own_pace, buckets);
-  EXPECT_EQ(own_pace.allreduce_count(), 0u);
+  InterleavedProfiler drawn(*device, world(), {}, {}, ProfileDatabase{}, quick(), RowPairing::drawn,
+                            buckets);
+  EXPECT_EQ(drawn.allreduce_count(), 0u);
 }
 
 TEST(InterleavedProfiler, TimesTheOptimizerUpdateRows) {

@@ -26,7 +26,7 @@ std::unique_ptr<InterleavedProfiler> interleaved_profiler_for(
     profiler = std::make_unique<InterleavedProfiler>(
         device, ranks, kernels_to_profile(this_point, {ranks.rank(), ranks.size()}),
         updates_to_profile(this_point), earlier, options,
-        point.plan.stages > 1 ? RowPairing::own_pace : RowPairing::same_row, allreduce_bytes);
+        point.plan.stages > 1 ? RowPairing::drawn : RowPairing::same_row, allreduce_bytes);
   } catch (const std::exception&) {
     profiler.reset();
   }

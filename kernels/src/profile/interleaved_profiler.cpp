@@ -4,6 +4,7 @@
 #include <chrono>
 #include <exception>
 #include <functional>
+#include <numeric>
 #include <optional>
 #include <set>
 
@@ -89,6 +90,10 @@ InterleavedProfiler::InterleavedProfiler(Device& device, Communicator& ranks,
       if (entry.ok) rows_.push_back({.entry = entry, .update = u});
     }
   }
+  order_.resize(rows_.size());
+  std::iota(order_.begin(), order_.end(), std::size_t{0});
+  // Each rank its own draws, the same in every run.
+  draws_.seed(static_cast<std::mt19937::result_type>(ranks_.rank()) + 1);
   caches_ = std::make_unique<CachePreparation>(device_, options);
   if (pairing_ == RowPairing::same_row && ranks_.size() > 1) {
     const std::set<double> sizes(allreduce_bytes.begin(), allreduce_bytes.end());
@@ -130,58 +135,74 @@ std::unique_ptr<InterleavedProfiler::Visit> InterleavedProfiler::open_visit(cons
   return visit;
 }
 
-double InterleavedProfiler::time_row(Row& row) {
-  const auto visit = open_visit(row);
-  // The step-like run's operands.
-  const auto second = runs_shadow(caches_->caches()) ? open_visit(row) : nullptr;
-  const std::function<void()> shadow = second ? second->call : std::function<void()>{};
-  // As the profiler times a run: the first call of a kernel creates it, so it is not counted.
-  caches_->before_run(shadow);
-  device_.time_seconds(visit->call);
-  caches_->before_run(shadow);
-  const double seconds = device_.time_seconds(visit->call);
-  if (pairing_ == RowPairing::same_row) {
-    // A rank done first keeps running its row while the others finish theirs.
-    ranks_.barrier_busy([&] {
-      visit->call();
-      device_.synchronize();
-    });
+std::optional<double> InterleavedProfiler::time_row(Row& row) {
+  std::unique_ptr<Visit> visit;
+  std::unique_ptr<Visit> second;  // the step-like run's operands
+  try {
+    visit = open_visit(row);
+    if (runs_shadow(caches_->caches())) second = open_visit(row);
+    const std::function<void()> shadow = second ? second->call : std::function<void()>{};
+    // As the profiler times a run: the first call of a kernel creates it, so it is not counted.
+    caches_->before_run(shadow);
+    device_.time_seconds(visit->call);
+    caches_->before_run(shadow);
+  } catch (const std::exception&) {
+    // Out of memory beside the trainer's tensors, say: the earlier row stands. The rank still
+    // meets the others below (a non-blocking barrier matches no blocking one).
+    row.runs = false;
+    visit.reset();
   }
+  if (pairing_ == RowPairing::drawn) {
+    start_with_the_others(visit ? &row : nullptr, second ? second.get() : visit.get());
+  }
+  std::optional<double> seconds;
+  if (visit) seconds = device_.time_seconds(visit->call);
+  // A rank done first keeps running its row while the others finish theirs.
+  ranks_.barrier_busy([&] {
+    if (!visit) return;
+    visit->call();
+    device_.synchronize();
+  });
   return seconds;
 }
 
+void InterleavedProfiler::start_with_the_others(const Row* row, Visit* filler) {
+  // Every rank has prepared its caches (no row is timed beside another rank's cache preparation,
+  // a streaming write no step does). A row shorter than the longest of the others' starts at a
+  // moment drawn within it, as a stage's kernel meets the other stages' at any moment of theirs,
+  // meanwhile running on its step-like run's operands (the timed ones stay as prepared).
+  const double own = row != nullptr ? row->entry.time_seconds : 0.0;
+  double longest = own;
+  ranks_.allreduce_max(&longest, 1);
+  if (row == nullptr || filler == nullptr || longest <= own) return;
+  const double lead = std::uniform_real_distribution<double>(0.0, longest - own)(draws_);
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < lead) {
+    filler->call();
+    device_.synchronize();
+  }
+}
+
 InterleavedProfiler::Row* InterleavedProfiler::next_row() {
-  for (std::size_t tried = 0; tried < rows_.size(); ++tried) {
-    Row& candidate = rows_[next_];
-    next_ = (next_ + 1) % rows_.size();
+  for (std::size_t tried = 0; tried < order_.size(); ++tried) {
+    if (next_ == 0 && pairing_ == RowPairing::drawn) {
+      std::shuffle(order_.begin(), order_.end(), draws_);
+    }
+    Row& candidate = rows_[order_[next_]];
+    next_ = (next_ + 1) % order_.size();
     if (candidate.runs) return &candidate;
   }
   return nullptr;
 }
 
 void InterleavedProfiler::measure_for(double seconds) {
-  if (pairing_ == RowPairing::own_pace) {
-    measure_own_pace(seconds);
-  } else {
-    measure_same_row(seconds);
-  }
-}
-
-void InterleavedProfiler::measure_same_row(double seconds) {
   const auto start = std::chrono::steady_clock::now();
   for (;;) {
-    Row* row = next_row();
-    if (row != nullptr) {
-      try {
-        row->seconds.push_back(time_row(*row));
-      } catch (const std::exception&) {
-        // Out of memory beside the trainer's tensors, say: the earlier row stands.
-        // The same kind of barrier as the other ranks' (a non-blocking barrier matches no
-        // blocking one).
-        row->runs = false;
-        ranks_.barrier_busy([] {});
-      }
+    if (Row* row = next_row()) {
+      if (const auto timed = time_row(*row)) row->seconds.push_back(*timed);
     } else {
+      // Nothing of its own to time: it meets the others as time_row does.
+      if (pairing_ == RowPairing::drawn) start_with_the_others(nullptr, nullptr);
       ranks_.barrier_busy([] {});
     }
     double over =
@@ -192,36 +213,6 @@ void InterleavedProfiler::measure_same_row(double seconds) {
     if (over > 0) break;
   }
   if (!allreduces_.empty()) time_next_allreduce();
-}
-
-void InterleavedProfiler::measure_own_pace(double seconds) {
-  const auto start = std::chrono::steady_clock::now();
-  const auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  while (elapsed() < seconds) {
-    Row* row = next_row();
-    if (row == nullptr) break;
-    try {
-      row->seconds.push_back(time_row(*row));
-    } catch (const std::exception&) {
-      row->runs = false;  // out of memory beside the trainer's tensors, say: the earlier row stands
-    }
-  }
-  // Ranks still timing keep their neighbours: this one runs its next row on, untimed.
-  std::unique_ptr<Visit> busy;
-  if (Row* row = next_row()) {
-    try {
-      busy = open_visit(*row);
-    } catch (const std::exception&) {
-      busy.reset();
-    }
-  }
-  ranks_.barrier_busy([&] {
-    if (!busy) return;
-    busy->call();
-    device_.synchronize();
-  });
 }
 
 ProfileDatabase InterleavedProfiler::medians() const {

@@ -12,11 +12,13 @@
 // (rows "allreduce", "bytes B ranks R" at the buckets' own sizes).
 //
 // Collective: every rank of the point calls measure_for() after each measured step. The ranks go
-// one row at a time, as `tessera profile` does under mpirun, or each at its own pace at a
-// pipelined point (RowPairing); either way a rank done first keeps running rows until the others
-// are done, so no row is timed beside an idle rank.
+// one row at a time together, as `tessera profile` does under mpirun, each timing the same row
+// or, at a pipelined point, a row of its own drawn in turn (RowPairing); either way a rank done
+// first runs its row on until the others are done, so no row is timed beside an idle rank.
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -32,10 +34,13 @@ class Device;
 
 // How the ranks' rows meet. At a point whose ranks run the same kernels at once (data and
 // spatial parallelism) each row is timed beside the same row on the other ranks. At a pipelined
-// point each rank runs its own stage's rows at its own pace, so that a row meets the other
-// stages' kernels about in the proportions of their times, as a stage's kernels meet the other
-// stages' in a pipelined step.
-enum class RowPairing { same_row, own_pace };
+// point each rank times its own stage's rows in an order drawn anew each round, so that over its
+// visits a row meets the other stages' kernels in turn, as in a pipelined step: after every rank
+// prepared its caches (so that no row runs beside a write of twice the last-level cache, which
+// no step does), a row shorter than the longest of the others' starts at a moment drawn within
+// it (by the earlier profile's times), as a stage's kernel meets the other stages' at any moment
+// of theirs.
+enum class RowPairing { same_row, drawn };
 
 class InterleavedProfiler {
  public:
@@ -73,16 +78,17 @@ class InterleavedProfiler {
   void time_next_allreduce();
   Row* next_row();
   std::unique_ptr<Visit> open_visit(const Row& row);
-  double time_row(Row& row);
-  void measure_same_row(double seconds);
-  void measure_own_pace(double seconds);
+  std::optional<double> time_row(Row& row);
+  void start_with_the_others(const Row* row, Visit* filler);
 
   Device& device_;
   Communicator& ranks_;
   std::vector<KernelToProfile> kernels_;
   std::vector<UpdateToProfile> updates_;
   std::vector<Row> rows_;
+  std::vector<std::size_t> order_;  // rows_' indices in the order of this round
   std::size_t next_ = 0;
+  std::mt19937 draws_;
   RowPairing pairing_;
   std::unique_ptr<CachePreparation> caches_;
   std::vector<Allreduce> allreduces_;
