@@ -3,6 +3,8 @@
 
     compare.py MEASURED.csv [--output DIR] [--tessera BIN] [--systems systems.csv]
                [--model MODEL.yaml] [--keep]
+               [--reference-profiles P.csv[,MORE.csv] --reference-deepbench D.csv
+                --reference-cluster C.yaml | --profiles-dir DIR | --roofline]
     compare.py MEASURED.csv --scenarios-only DIR     (write the scenarios, simulate nothing)
 
 MEASURED.csv is what analysis/validation/mlperf_extract.py writes from a round's logs (one row per
@@ -23,8 +25,13 @@ Per row:
      reference data set's counts), io.samples = train_samples (whether a store fits) and
      io.validation_samples = eval_samples (staged with them). A row whose global batch is not gpus x per_gpu_batch (a
      fractional or uneven per-GPU batch) is not predicted.
-  3. `tessera run SCENARIO --backend sim --output DIR/sim/<name>` (with `--profiles
-     PROFILES_DIR/<cluster file name>.csv` where --profiles-dir has one); its sim.csv gives the
+  3. `tessera run SCENARIO --backend sim --output DIR/sim/<name> --profiles
+     PROFILES/<cluster file name>.csv`. PROFILES is DIR/profiles, written first by
+     scale_profile.py from the reference GPU's profiles of the network (--reference-profiles,
+     default scenarios/profiles/h200/mlperf-cosmoflow-profile.csv), its DeepBench profile
+     (--reference-deepbench) and its cluster file (--reference-cluster), one file per cluster of
+     the mapping (compare_reference.py); or --profiles-dir, profiles scaled beforehand; with
+     --roofline no profile, every kernel on the roofline (the first rounds' method). Its sim.csv gives the
      predicted steady-state throughput (samples_per_s) and the first epoch's
      (global_batch / first_epoch_step_s), and the step's breakdown (compute, all-reduce, io, ...).
   4. comparison.csv: measured, predicted, error % = 100 (predicted - measured) / measured, the same
@@ -54,6 +61,8 @@ from compare_inputs import BadInput, map_system, read_measured, read_systems, wh
 from compare_plot import plot
 from compare_report import markdown, write_csv
 from compare_rows import compare, summary
+from compare_reference import (DEFAULT_CLUSTER, DEFAULT_DEEPBENCH, DEFAULT_PROFILES,
+                               scale_for_clusters)
 from compare_simulation import simulate
 # Not used here: whoever loads this script as a module (tests/analysis/test_mlperf_compare.py)
 # reaches the whole comparison through it.
@@ -169,10 +178,20 @@ def main(argv=None):
     parser.add_argument("--stored-dtype", choices=STORED_DTYPES, default="int16",
                         help="the data set's volume values in its files (io.stored_dtype; "
                              "default int16, the CosmoFlow reference data set's counts)")
-    parser.add_argument("--profiles-dir", metavar="DIR",
-                        help="kernel profiles per cluster: DIR/<cluster file name>.csv, if "
-                             "present, is passed to tessera run --profiles (scale_profile.py "
-                             "writes them); rows without one are timed by the roofline")
+    kernels = parser.add_mutually_exclusive_group()
+    kernels.add_argument("--profiles-dir", metavar="DIR",
+                         help="kernel profiles per cluster, scaled beforehand: DIR/<cluster file "
+                              "name>.csv, if present, is passed to tessera run --profiles; rows "
+                              "without one are timed by the roofline")
+    kernels.add_argument("--roofline", action="store_true",
+                         help="no kernel profile: every kernel on its cluster's roofline")
+    parser.add_argument("--reference-profiles", default=",".join(DEFAULT_PROFILES),
+                        help="comma-separated profiles of the network on the reference GPU, "
+                             "scaled to each cluster by scale_profile.py")
+    parser.add_argument("--reference-deepbench", default=DEFAULT_DEEPBENCH,
+                        help="DeepBench's training convolutions profiled on the reference GPU")
+    parser.add_argument("--reference-cluster", default=DEFAULT_CLUSTER,
+                        help="a cluster file of the reference GPU")
     parser.add_argument("--scenarios-only", metavar="DIR",
                         help="write the scenarios into DIR and stop")
     parser.add_argument("--keep", action="store_true",
@@ -204,6 +223,16 @@ def main(argv=None):
     os.makedirs(out_dir, exist_ok=True)
     plans = write_scenarios(measured_rows, systems, model, os.path.join(out_dir, "scenarios"),
                             measured_name, args.stored_dtype)
+    profiles_dir = args.profiles_dir
+    if not args.roofline and not profiles_dir:
+        try:
+            profiles_dir = scale_for_clusters(
+                [plan["cluster"] for plan in plans if plan.get("cluster")],
+                [p for p in args.reference_profiles.split(",") if p], args.reference_deepbench,
+                args.reference_cluster, os.path.join(out_dir, "profiles"))
+        except BadInput as e:
+            print(f"error: {e}", file=sys.stderr)
+            return EXIT_BAD_INPUT
     sim_rows = []
     for plan in plans:
         if "why_not" in plan:
@@ -211,7 +240,7 @@ def main(argv=None):
         else:
             sim_rows.append(simulate(plan, os.path.abspath(args.tessera),
                                      os.path.join(out_dir, "sim"), fresh=not args.keep,
-                                     profiles_dir=args.profiles_dir))
+                                     profiles_dir=profiles_dir))
     rows = compare(plans, measured_rows, sim_rows)
     stats = summary(rows)
     write_csv(rows, os.path.join(out_dir, "comparison.csv"))

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Carry a network's convolution times measured on one GPU to a GPU this project does not have.
 
-    scale_profile.py NETWORK.csv --deepbench DEEPBENCH.csv --reference-cluster REF.yaml \\
+    scale_profile.py NETWORK.csv [MORE.csv...] --deepbench DEEPBENCH.csv --reference-cluster REF.yaml \\
                      --target-cluster TARGET.yaml --output OUT.csv
 
 The rule (docs/design/published-validation.md, "Next round"), decided before any profile of the
@@ -21,7 +21,9 @@ thus runs on the target at the fraction of the DeepBench median that it runs at 
 reference: what is hard about its shape is carried over, what is fast about the reference GPU
 is not. Rows of other ops are dropped (the simulator times them by the target's roofline);
 copies and collectives too (they describe the reference machine). The output names the target
-cluster's gpu.model as its device, so `tessera run --profiles OUT.csv` uses it there.
+cluster's gpu.model as its device, so `tessera run --profiles OUT.csv` uses it there. Further
+profiles of the same network on the same GPU (MORE.csv, e.g. torch_cosmoflow_kernels.py's
+--profile-output) add their rows as more algorithms; the simulator takes the fastest.
 
 Exit codes: 0 ok, 2 bad input (a file missing or malformed, naming it).
 """
@@ -160,7 +162,9 @@ def write_profile(path, comments, rows):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("network", help="tessera profile of the network on the reference GPU")
+    parser.add_argument("network", nargs="+",
+                        help="tessera profile of the network on the reference GPU (then any "
+                             "further profiles of it on the same GPU)")
     parser.add_argument("--deepbench", required=True,
                         help="tessera profile of DeepBench's convolutions on the same GPU")
     parser.add_argument("--reference-cluster", required=True,
@@ -172,7 +176,9 @@ def main(argv=None):
     try:
         reference = read_gpu(args.reference_cluster)
         target = read_gpu(args.target_cluster)
-        comments, network = read_profile(args.network)
+        comments, network = read_profile(args.network[0])
+        for more in args.network[1:]:
+            network += read_profile(more)[1]
         _, deepbench = read_profile(args.deepbench)
         e_reference, kernels = median_efficiency(deepbench, reference["fp32_peak"])
     except BadInput as e:
@@ -183,7 +189,7 @@ def main(argv=None):
     rows = scale(network, factor, target["model"])
     kept = [c for c in comments if not c.startswith("# device:")]
     kept.insert(1 if kept else 0, f"# device: {target['model']}")
-    kept.append(f"# scaled by analysis/validation/scale_profile.py from {args.network}: "
+    kept.append(f"# scaled by analysis/validation/scale_profile.py from {' + '.join(args.network)}: "
                 f"x{factor:.4g} = ({reference['fp32_peak'] / 1e12:g} TFLOP/s x {e_reference:.4f}, "
                 f"the DeepBench median of {kernels} kernels on {reference['model']}) / "
                 f"({target['fp32_peak'] / 1e12:g} TFLOP/s x {target['compute_efficiency']:g})")

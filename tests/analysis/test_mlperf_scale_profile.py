@@ -80,6 +80,50 @@ class Rule(unittest.TestCase):
         with open(out) as f:
             self.assertIn("# device: TARGET-GPU", f.read())
 
+    def test_further_profiles_add_their_rows_as_algorithms(self):
+        shape = "conv k1x1 s1x1 p0x0 d1x1 g1 in 100x10x10 out 100x10x10"
+        flops = self.m.convolution_flops(shape, 10)
+        deepbench = self.write("deepbench.csv", "# tessera-profile/1\n" + HEADER + "\n" +
+                               f"ref,conv,forward,{shape},float32,10,A,{flops / 1e12},0,true\n")
+        first = self.write("first.csv", "# tessera-profile/1\n# device: ref\n" + HEADER + "\n"
+                           f"ref,conv,forward,{shape},float32,10,ALGO_1,0.004,0,true\n")
+        more = self.write("more.csv", "# tessera-profile/1\n# device: ref\n" + HEADER + "\n"
+                          f"ref,conv,forward,{shape},float32,10,OTHER,0.001,0,true\n")
+        reference = self.write("ref.yaml", cluster("ref", "10 TFLOP/s"))
+        target = self.write("target.yaml", cluster("T", "10 TFLOP/s", 0.1))
+        out = os.path.join(self.tmp.name, "out.csv")
+        self.assertEqual(self.m.main([first, more, "--deepbench", deepbench, "--reference-cluster",
+                                      reference, "--target-cluster", target, "--output", out]), 0)
+        _, scaled = self.m.read_profile(out)
+        # The reference runs DeepBench at 1 TFLOP/s, the target at 1: times unchanged.
+        self.assertEqual({(r["algorithm"], round(r["time_s"], 9)) for r in scaled},
+                         {("ALGO_1", 0.004), ("OTHER", 0.001)})
+        with open(out) as f:
+            self.assertIn("first.csv + ", f.read())
+
+    def test_compare_scales_the_reference_to_every_cluster_once(self):
+        reference_module = analysis_scripts.load_file(
+            os.path.join(analysis_scripts.REPO, "analysis", "validation", "compare_reference.py"),
+            "compare_reference")
+        shape = "conv k1x1 s1x1 p0x0 d1x1 g1 in 100x10x10 out 100x10x10"
+        flops = self.m.convolution_flops(shape, 10)
+        deepbench = self.write("deepbench.csv", "# tessera-profile/1\n" + HEADER + "\n" +
+                               f"ref,conv,forward,{shape},float32,10,A,{flops / 1e12},0,true\n")
+        network = self.write("network.csv", "# tessera-profile/1\n# device: ref\n" + HEADER +
+                             f"\nref,conv,forward,{shape},float32,10,ALGO_1,0.004,0,true\n")
+        reference = self.write("ref.yaml", cluster("ref", "10 TFLOP/s"))
+        a = self.write("a.yaml", cluster("A-GPU", "5 TFLOP/s", 0.1))
+        b = self.write("b.yaml", cluster("B-GPU", "20 TFLOP/s", 0.1))
+        out_dir = os.path.join(self.tmp.name, "profiles")
+        reference_module.scale_for_clusters([a, b, a], [network], deepbench, reference, out_dir)
+        self.assertEqual(sorted(os.listdir(out_dir)), ["a.csv", "b.csv"])
+        _, rows = self.m.read_profile(os.path.join(out_dir, "a.csv"))
+        self.assertAlmostEqual(rows[0]["time_s"], 0.008)  # 1 TFLOP/s against 0.5
+        with self.assertRaises(Exception) as caught:
+            reference_module.scale_for_clusters([a], [network + ".missing"], deepbench,
+                                                reference, out_dir)
+        self.assertIn("a.yaml", str(caught.exception))
+
     def test_bad_input_exits_2_naming_the_file(self):
         missing = os.path.join(self.tmp.name, "missing.csv")
         no_peak = self.write("no_peak.yaml", "name: c\ngpu:\n  model: X\n")

@@ -54,8 +54,10 @@
 #   --study-limits L     workspace limits in MiB (default 8,64,512)
 #   --study-in-context   time micro-batches as a plan runs them (microbatch-study --in-context),
 #                        into microbatch/<target>-in-context/
-#   --study-policies L   micro-batching policies (default undivided,power_of_two; 'all' profiles
+#   --study-policies L   micro-batching policies (default all, what campaigns left; 'all' profiles
 #                        every micro-batch size and takes many times longer)
+#   --study-all-max-batch N   the 'all' policy's largest kernel batch (default 256; larger ones
+#                        are excluded)
 #   --validate-scenarios L, --check-targets L, --onegpu-scenarios L   comma-separated scenario
 #                        files or zoo names
 set -euo pipefail

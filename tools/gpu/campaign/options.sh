@@ -28,6 +28,9 @@ seconds_per_measurement=0.05
 study_targets=scenarios/microbatching_alexnet.yaml
 study_limits=8,64,512
 study_policies=all
+# The 'all' policy profiles every micro-batch size up to this batch and excludes a larger kernel;
+# tessera's own default (64) excluded every AlexNet kernel (batch 256) on 2026-12-04.
+study_all_max_batch=256
 study_in_context=0
 validate_scenarios=scenarios/cosmoflow128_real_gpu.yaml,scenarios/cosmoflow256_real_gpu.yaml
 check_targets=scenarios/cosmoflow128_real_gpu.yaml,scenarios/cosmoflow256_real_gpu.yaml
@@ -75,6 +78,7 @@ parse_options() {
       --study-targets) study_targets=$2; shift ;;
       --study-limits) study_limits=$2; shift ;;
       --study-policies) study_policies=$2; shift ;;
+      --study-all-max-batch) study_all_max_batch=$2; shift ;;
       --study-in-context) study_in_context=1 ;;
       --validate-scenarios) validate_scenarios=$2; shift ;;
       --check-targets) check_targets=$2; shift ;;

@@ -12,7 +12,8 @@ step_microbatch() {
     [ "$target" = deepbench ] || target=$(target_path "$target")
     echo "== $target ${arguments[*]}"
     if bounded_bundle "$bundle/bin/tessera" microbatch-study "$target" "${arguments[@]}" --device "$device" \
-         --limits "$study_limits" --policies "$study_policies" --seconds-per-measurement "$seconds_per_measurement" \
+         --limits "$study_limits" --policies "$study_policies" --all-max-batch "$study_all_max_batch" \
+         --seconds-per-measurement "$seconds_per_measurement" \
          --output "$work/microbatch/$name"; then
       step_note+="$name ok; "
     else
