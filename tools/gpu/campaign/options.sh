@@ -34,7 +34,7 @@ study_all_max_batch=256
 study_in_context=0
 validate_scenarios=scenarios/cosmoflow128_real_gpu.yaml,scenarios/cosmoflow256_real_gpu.yaml
 check_targets=scenarios/cosmoflow128_real_gpu.yaml,scenarios/cosmoflow256_real_gpu.yaml
-onegpu_scenarios=scenarios/unet3d128_real_gpu.yaml,scenarios/resnet18_real_gpu.yaml,scenarios/alexnet_real_gpu.yaml
+onegpu_scenarios=scenarios/unet3d128_real_gpu.yaml,scenarios/resnet18_real_gpu.yaml,scenarios/alexnet_real_gpu.yaml,analysis/validation/mlperf_cosmoflow_real_gpu.yaml
 # vDNN runs: name, zoo model, batch, offload policy, device cap (GiB; 0 = the whole GPU).
 vdnn_runs='vgg16-none-uncapped vgg16 256 none 0
 vgg16-all-12GiB vgg16 256 all 12
