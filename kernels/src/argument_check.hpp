@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "tessera/kernels/layer_kernels.hpp"
+
 namespace tessera::kernels {
 
 inline void require_argument(bool holds, const char* kernel, const std::string& expectation) {
@@ -19,6 +21,19 @@ inline void require_argument(bool holds, const char* kernel, const std::string& 
 template <std::invocable DescribeExpectation>
 void require_argument(bool holds, const char* kernel, DescribeExpectation&& describe) {
   if (!holds) throw std::invalid_argument(std::string(kernel) + ": " + describe());
+}
+
+// A dropout call: count >= 0 whole samples of draw.per_sample >= 1 elements, p in [0, 1).
+inline void require_dropout_arguments(std::int64_t count, float drop_probability,
+                                      const DropoutDraw& draw) {
+  require_argument(count >= 0 && draw.per_sample >= 1 && count % draw.per_sample == 0,
+                   "dropout_forward", [&] {
+                     return "need a count of whole samples, got " + std::to_string(count) +
+                            " elements of samples of " + std::to_string(draw.per_sample);
+                   });
+  require_argument(drop_probability >= 0.0f && drop_probability < 1.0f, "dropout_forward", [&] {
+    return "drop probability must be in [0, 1), got " + std::to_string(drop_probability);
+  });
 }
 
 // A normalisation's extents (batch and layer norm): batch >= 0, channels >= 1, and the values per

@@ -19,6 +19,14 @@ TESSERA_HOST_DEVICE inline std::uint64_t split_mix64(std::uint64_t state) {
   return state ^ (state >> 31);
 }
 
+// The seed of stream `stream` drawn from `seed`: SplitMix64's finaliser of their combination, so
+// consecutive streams (a dropout's samples) get unrelated seeds. The formula of the real
+// backend's mix_seed, which seeds each layer's and step's dropout.
+TESSERA_HOST_DEVICE inline std::uint64_t counter_stream_seed(std::uint64_t seed,
+                                                             std::uint64_t stream) {
+  return split_mix64(seed * 0x9e3779b97f4a7c15ULL + stream + 0x632be59bd9b4e019ULL);
+}
+
 // The top 24 bits of element `index`'s draw: a uniform integer below 2^24.
 TESSERA_HOST_DEVICE inline std::uint64_t counter_draw24(std::uint64_t seed, std::uint64_t index) {
   return split_mix64(seed + (index + 1) * 0x9e3779b97f4a7c15ULL) >> 40;

@@ -91,7 +91,8 @@ void BM_DropoutForward(benchmark::State& state) {
   const auto x = ramp(kActivation);
   std::vector<float> mask(x.size()), y(x.size());
   for (auto _ : state) {
-    layers().dropout_forward(kActivation, 0.5f, 1234, x.data(), mask.data(), y.data());
+    layers().dropout_forward(kActivation, 0.5f, {.seed = 1234, .per_sample = kActivation}, x.data(),
+                             mask.data(), y.data());
   }
   set_bytes(state, 3 * kActivation);
 }

@@ -85,7 +85,8 @@ TEST(CpuDropout, MaskIsZeroOrInverseKeepWithTheRequestedRate) {
   const auto x = random_values(count, 3);
   std::vector<float> mask(count), y(count);
   CpuLayerKernels kernels;
-  kernels.dropout_forward(count, probability, 42, x.data(), mask.data(), y.data());
+  kernels.dropout_forward(count, probability, {.seed = 42, .per_sample = count}, x.data(),
+                          mask.data(), y.data());
   std::int64_t dropped = 0;
   double mask_sum = 0.0;
   for (std::int64_t index = 0; index < count; ++index) {
@@ -106,9 +107,12 @@ TEST(CpuDropout, SameSeedSameMaskOtherSeedOtherMask) {
   const auto x = random_values(count, 4);
   std::vector<float> first(count), second(count), other(count), y(count);
   CpuLayerKernels kernels;
-  kernels.dropout_forward(count, 0.5f, 7, x.data(), first.data(), y.data());
-  kernels.dropout_forward(count, 0.5f, 7, x.data(), second.data(), y.data());
-  kernels.dropout_forward(count, 0.5f, 8, x.data(), other.data(), y.data());
+  kernels.dropout_forward(count, 0.5f, {.seed = 7, .per_sample = count}, x.data(), first.data(),
+                          y.data());
+  kernels.dropout_forward(count, 0.5f, {.seed = 7, .per_sample = count}, x.data(), second.data(),
+                          y.data());
+  kernels.dropout_forward(count, 0.5f, {.seed = 8, .per_sample = count}, x.data(), other.data(),
+                          y.data());
   EXPECT_EQ(first, second);
   std::int64_t differing = 0;
   for (std::int64_t index = 0; index < count; ++index) differing += first[index] != other[index];
@@ -116,8 +120,36 @@ TEST(CpuDropout, SameSeedSameMaskOtherSeedOtherMask) {
   EXPECT_NEAR(static_cast<double>(differing), count / 2.0, 5 * 32.0);
   // A prefix of the tensor gets the prefix of the mask: the draw depends on (seed, index) only.
   std::vector<float> prefix(100);
-  kernels.dropout_forward(100, 0.5f, 7, x.data(), prefix.data(), y.data());
+  kernels.dropout_forward(100, 0.5f, {.seed = 7, .per_sample = 100}, x.data(), prefix.data(),
+                          y.data());
   EXPECT_TRUE(std::equal(prefix.begin(), prefix.end(), first.begin()));
+}
+
+TEST(CpuDropout, ABatchInOneCallDrawsEachSampleAsItsOwnCall) {
+  // Sample s of a call draws from stream first_sample + s: three samples at once give the masks
+  // of three one-sample calls, whatever rank or call runs each (data parallelism stays exact).
+  const std::int64_t per_sample = 257, samples = 3;
+  const auto x = random_values(per_sample * samples, 12);
+  std::vector<float> batched(x.size()), y(x.size()), alone(per_sample), y_alone(per_sample);
+  CpuLayerKernels kernels;
+  kernels.dropout_forward(per_sample * samples, 0.5f,
+                          {.seed = 11, .first_sample = 40, .per_sample = per_sample}, x.data(),
+                          batched.data(), y.data());
+  for (std::int64_t s = 0; s < samples; ++s) {
+    kernels.dropout_forward(
+        per_sample, 0.5f,
+        {.seed = 11, .first_sample = static_cast<std::uint64_t>(40 + s), .per_sample = per_sample},
+        x.data() + s * per_sample, alone.data(), y_alone.data());
+    EXPECT_TRUE(std::equal(alone.begin(), alone.end(), batched.begin() + s * per_sample)) << s;
+  }
+  // Two samples do not share a mask.
+  EXPECT_FALSE(
+      std::equal(batched.begin(), batched.begin() + per_sample, batched.begin() + per_sample));
+  // A count that is not whole samples is a caller bug.
+  EXPECT_THROW(kernels.dropout_forward(per_sample * samples - 1, 0.5f,
+                                       {.seed = 11, .per_sample = per_sample}, x.data(),
+                                       batched.data(), y.data()),
+               std::invalid_argument);
 }
 
 TEST(CpuDropout, BackwardAppliesTheMaskAndBadProbabilityIsRejected) {
@@ -126,12 +158,14 @@ TEST(CpuDropout, BackwardAppliesTheMaskAndBadProbabilityIsRejected) {
   const auto dy = random_values(count, 6);
   std::vector<float> mask(count), y(count), dx(count);
   CpuLayerKernels kernels;
-  kernels.dropout_forward(count, 0.25f, 9, x.data(), mask.data(), y.data());
+  kernels.dropout_forward(count, 0.25f, {.seed = 9, .per_sample = count}, x.data(), mask.data(),
+                          y.data());
   kernels.dropout_backward(count, mask.data(), dy.data(), dx.data());
   for (std::int64_t index = 0; index < count; ++index) {
     EXPECT_EQ(dx[index], dy[index] * mask[index]);
   }
-  EXPECT_THROW(kernels.dropout_forward(count, 1.0f, 9, x.data(), mask.data(), y.data()),
+  EXPECT_THROW(kernels.dropout_forward(count, 1.0f, {.seed = 9, .per_sample = count}, x.data(),
+                                       mask.data(), y.data()),
                std::invalid_argument);
 }
 

@@ -219,17 +219,24 @@ TEST_F(CudaLayerKernels, GeluBothForms) {
 }
 
 TEST_F(CudaLayerKernels, DropoutDrawsTheCpuMaskFromTheSameSeed) {
-  constexpr std::int64_t count = 4099;
-  const Buffers buffers = {uniform_floats(count, 10), std::vector<float>(count),
-                           std::vector<float>(count), uniform_floats(count, 11),
-                           std::vector<float>(count)};
-  expect_same(
-      buffers,
-      [&](LayerKernels& layers, const std::vector<float*>& p) {
-        layers.dropout_forward(count, 0.3f, 1234, p[0], p[1], p[2]);
-        layers.dropout_backward(count, p[1], p[3], p[4]);
-      },
-      0.0);
+  // One sample, then a batch of 7 samples of 4099 in one launch, each from its own stream.
+  for (const std::int64_t samples : {1, 7}) {
+    SCOPED_TRACE(samples);
+    constexpr std::int64_t per_sample = 4099;
+    const std::int64_t count = samples * per_sample;
+    const Buffers buffers = {uniform_floats(count, 10), std::vector<float>(count),
+                             std::vector<float>(count), uniform_floats(count, 11),
+                             std::vector<float>(count)};
+    expect_same(
+        buffers,
+        [&](LayerKernels& layers, const std::vector<float*>& p) {
+          layers.dropout_forward(count, 0.3f,
+                                 {.seed = 1234, .first_sample = 5, .per_sample = per_sample}, p[0],
+                                 p[1], p[2]);
+          layers.dropout_backward(count, p[1], p[3], p[4]);
+        },
+        0.0);
+  }
 }
 
 TEST_F(CudaLayerKernels, FullyConnected) {
@@ -353,9 +360,9 @@ TEST_F(CudaLayerKernels, BadArgumentsAreRejectedBeforeTheGpuSeesThem) {
   EXPECT_THROW(
       gpu().layers().softmax_cross_entropy(2, 4, 1, logits->data(), {0, 4}, logits->data(), 1),
       std::invalid_argument);
-  EXPECT_THROW(
-      gpu().layers().dropout_forward(8, 1.0f, 1, logits->data(), logits->data(), logits->data()),
-      std::invalid_argument);
+  EXPECT_THROW(gpu().layers().dropout_forward(8, 1.0f, {.seed = 1, .per_sample = 8}, logits->data(),
+                                              logits->data(), logits->data()),
+               std::invalid_argument);
   EXPECT_THROW(gpu().layers().batch_norm_apply(1, 2, 4, logits->data(), {0.0}, {1.0, 1.0}, nullptr,
                                                nullptr, logits->data()),
                std::invalid_argument);

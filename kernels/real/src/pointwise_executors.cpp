@@ -84,16 +84,14 @@ class Dropout : public LayerExecutor {
     mask_ = context.device.allocate(static_cast<std::size_t>(shapes.output_floats) * sizeof(float));
   }
   void forward(StepPart) override {
-    const std::int64_t per_sample = shapes_.output_floats / shapes_.batch;
-    for (std::int64_t s = 0; s < shapes_.batch; ++s) {
-      const auto sample =
-          static_cast<std::uint64_t>(context_.first_sample + shapes_.first_sample + s);
-      const std::uint64_t seed = mix_seed(mix_seed(mix_seed(context_.seed, layer_index_),
-                                                   static_cast<std::uint64_t>(context_.step)),
-                                          sample);
-      kernels_of(context_).dropout_forward(per_sample, drop_, seed, t_.x[0] + s * per_sample,
-                                           mask_->data() + s * per_sample, t_.y + s * per_sample);
-    }
+    if (shapes_.batch == 0) return;
+    const DropoutDraw draw{
+        .seed = mix_seed(mix_seed(context_.seed, layer_index_),
+                         static_cast<std::uint64_t>(context_.step)),
+        .first_sample = static_cast<std::uint64_t>(context_.first_sample + shapes_.first_sample),
+        .per_sample = shapes_.output_floats / shapes_.batch};
+    kernels_of(context_).dropout_forward(shapes_.output_floats, drop_, draw, t_.x[0], mask_->data(),
+                                         t_.y);
   }
   void backward_data(StepPart) override {
     if (t_.dx[0] != nullptr) {

@@ -13,22 +13,26 @@
 namespace tessera::kernels {
 
 void CpuLayerKernels::dropout_forward(std::int64_t count, float drop_probability,
-                                      std::uint64_t seed, const float* x, float* mask, float* y) {
-  require_argument(count >= 0, "dropout_forward", "element count must be >= 0");
-  require_argument(drop_probability >= 0.0f && drop_probability < 1.0f, "dropout_forward",
-                   "drop probability must be in [0, 1), got " + std::to_string(drop_probability));
+                                      const DropoutDraw& draw, const float* x, float* mask,
+                                      float* y) {
+  require_dropout_arguments(count, drop_probability, draw);
   const auto kept_scale_bits = std::bit_cast<std::uint32_t>(1.0f / (1.0f - drop_probability));
   // Compare the top 24 bits (a uniform on [0, 1) with float resolution) against p * 2^24.
   const auto drop_below = static_cast<std::uint64_t>(static_cast<double>(drop_probability) *
                                                      static_cast<double>(1ULL << 24));
-  for (std::size_t index = 0; index < static_cast<std::size_t>(count); ++index) {
-    const std::uint64_t draw = counter_draw24(seed, index);
-    // Selected with integer bit masks: the compiler turns any float select into a branch, and a
-    // branch on a random draw is mispredicted half the time at p = 0.5
-    // (docs/measurements/2026-11-21.md).
-    const std::uint32_t keep = 0u - static_cast<std::uint32_t>(draw >= drop_below);
-    mask[index] = std::bit_cast<float>(keep & kept_scale_bits);
-    y[index] = x[index] * mask[index];
+  const auto per_sample = static_cast<std::size_t>(draw.per_sample);
+  for (std::size_t first = 0; first < static_cast<std::size_t>(count); first += per_sample) {
+    const std::uint64_t seed =
+        counter_stream_seed(draw.seed, draw.first_sample + first / per_sample);
+    for (std::size_t index = 0; index < per_sample; ++index) {
+      const std::uint64_t bits = counter_draw24(seed, index);
+      // Selected with integer bit masks: the compiler turns any float select into a branch, and
+      // a branch on a random draw is mispredicted half the time at p = 0.5
+      // (docs/measurements/2026-11-21.md).
+      const std::uint32_t keep = 0u - static_cast<std::uint32_t>(bits >= drop_below);
+      mask[first + index] = std::bit_cast<float>(keep & kept_scale_bits);
+      y[first + index] = x[first + index] * mask[first + index];
+    }
   }
 }
 

@@ -76,11 +76,17 @@ struct DropoutForward {
   std::uint64_t drop_below;  // of 2^24
   float kept_scale;
   std::uint64_t seed;
+  std::uint64_t first_sample;
+  std::int64_t per_sample;
   const float* x;
   float* mask;
   float* y;
   __device__ void operator()(std::int64_t i) const {
-    const std::uint64_t draw = counter_draw24(seed, static_cast<std::uint64_t>(i));
+    const std::int64_t sample = i / per_sample;
+    const std::uint64_t stream_seed =
+        counter_stream_seed(seed, first_sample + static_cast<std::uint64_t>(sample));
+    const std::uint64_t draw =
+        counter_draw24(stream_seed, static_cast<std::uint64_t>(i - sample * per_sample));
     const float m = draw < drop_below ? 0.0f : kept_scale;
     mask[i] = m;
     y[i] = x[i] * m;
@@ -166,14 +172,17 @@ void launch_gelu_backward(std::int64_t count, bool tanh_approximation, const flo
   launch_for_each(count, GeluBackward{tanh_approximation, x, dy, dx}, stream);
 }
 
-void launch_dropout_forward(std::int64_t count, float drop_probability, std::uint64_t seed,
+void launch_dropout_forward(std::int64_t count, float drop_probability, const DropoutDraw& draw,
                             const float* x, float* mask, float* y, cudaStream_t stream) {
   // The top 24 bits of each draw against p * 2^24, exactly as the CPU kernels do, so both
   // devices draw the same mask from the same seed.
   const auto drop_below = static_cast<std::uint64_t>(static_cast<double>(drop_probability) *
                                                      static_cast<double>(1ull << 24));
   const float kept_scale = 1.0f / (1.0f - drop_probability);
-  launch_for_each(count, DropoutForward{drop_below, kept_scale, seed, x, mask, y}, stream);
+  launch_for_each(count,
+                  DropoutForward{drop_below, kept_scale, draw.seed, draw.first_sample,
+                                 draw.per_sample, x, mask, y},
+                  stream);
 }
 
 void launch_multiply(std::int64_t count, const float* a, const float* b, float* y,

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "tessera/kernels/layer_kernels.hpp"
+
 namespace tessera::kernels::cuda {
 
 void launch_fill(std::int64_t count, float value, float* data, cudaStream_t stream);
@@ -19,9 +21,10 @@ void launch_gelu_forward(std::int64_t count, bool tanh_approximation, const floa
                          cudaStream_t stream);
 void launch_gelu_backward(std::int64_t count, bool tanh_approximation, const float* x,
                           const float* dy, float* dx, cudaStream_t stream);
-// mask = 0 or 1/(1-p), p in [0, 1), from SplitMix64 of (seed, index): the same seed gives the
-// same mask on any GPU and grid, and the same as the CPU kernels; y = x * mask.
-void launch_dropout_forward(std::int64_t count, float drop_probability, std::uint64_t seed,
+// mask = 0 or 1/(1-p), p in [0, 1), each sample's from SplitMix64 of (its stream's seed, index):
+// the same draw gives the same mask on any GPU and grid, and the same as the CPU kernels;
+// y = x * mask. One launch for the whole batch.
+void launch_dropout_forward(std::int64_t count, float drop_probability, const DropoutDraw& draw,
                             const float* x, float* mask, float* y, cudaStream_t stream);
 void launch_multiply(std::int64_t count, const float* a, const float* b, float* y,
                      cudaStream_t stream);

@@ -176,12 +176,12 @@ void CudaLayerKernels::gelu_backward(std::int64_t count, bool tanh_approximation
 }
 
 void CudaLayerKernels::dropout_forward(std::int64_t count, float drop_probability,
-                                       std::uint64_t seed, const float* x, float* mask, float* y) {
-  require_count(count, "dropout_forward");
-  require_argument(drop_probability >= 0.0f && drop_probability < 1.0f, "dropout_forward",
-                   "drop probability must be in [0, 1), got " + std::to_string(drop_probability));
+                                       const DropoutDraw& draw, const float* x, float* mask,
+                                       float* y) {
+  require_dropout_arguments(count, drop_probability, draw);
+  if (count == 0) return;
   context_.make_current();
-  launch_dropout_forward(count, drop_probability, seed, x, mask, y, stream());
+  launch_dropout_forward(count, drop_probability, draw, x, mask, y, stream());
 }
 
 void CudaLayerKernels::dropout_backward(std::int64_t count, const float* mask, const float* dy,

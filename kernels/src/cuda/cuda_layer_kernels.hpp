@@ -51,7 +51,7 @@ class CudaLayerKernels final : public LayerKernels {
   void gelu_backward(std::int64_t count, bool tanh_approximation, const float* x, const float* dy,
                      float* dx) override;
 
-  void dropout_forward(std::int64_t count, float drop_probability, std::uint64_t seed,
+  void dropout_forward(std::int64_t count, float drop_probability, const DropoutDraw& draw,
                        const float* x, float* mask, float* y) override;
   void dropout_backward(std::int64_t count, const float* mask, const float* dy, float* dx) override;
 

@@ -132,6 +132,9 @@ std::optional<std::function<void()>> KernelLaunch::call(Direction direction,
       if (forward) return [=, &layers] { layers.pooling_forward(geometry, n, x, y); };
       float* dy = operand(out_floats);
       float* dx = operand(to_size(n * geometry.channels * in_spatial));
+      // cuDNN's max-pooling backward finds each window's maximum by comparing x with y: y is x
+      // pooled, as in training, not random values that no window holds.
+      layers.pooling_forward(geometry, n, x, y);
       return [=, &layers] { layers.pooling_backward(geometry, n, x, y, dy, dx); };
     }
     case LayerKind::batch_norm: {
@@ -218,7 +221,10 @@ std::optional<std::function<void()>> KernelLaunch::call(Direction direction,
       float* x = operand(in_floats);
       float* mask = operand(in_floats);
       float* y = operand(in_floats);
-      if (forward) return [=, &layers] { layers.dropout_forward(count, p, 1, x, mask, y); };
+      if (forward)
+        return [=, &layers] {
+          layers.dropout_forward(count, p, {.seed = 1, .per_sample = count}, x, mask, y);
+        };
       return [=, &layers] { layers.dropout_backward(count, mask, y, x); };
     }
     case LayerKind::fully_connected: {

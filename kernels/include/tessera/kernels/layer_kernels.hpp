@@ -25,6 +25,13 @@ struct ChannelSums {
   std::vector<double> second;
 };
 
+// Where a dropout call draws its mask from (LayerKernels::dropout_forward).
+struct DropoutDraw {
+  std::uint64_t seed = 0;
+  std::uint64_t first_sample = 0;  // the stream of the call's first sample
+  std::int64_t per_sample = 1;     // elements of one sample; the call's count is a multiple
+};
+
 class LayerKernels {
  public:
   virtual ~LayerKernels() = default;
@@ -82,8 +89,11 @@ class LayerKernels {
   virtual void gelu_backward(std::int64_t count, bool tanh_approximation, const float* x,
                              const float* dy, float* dx) = 0;
 
-  // Inverted dropout; `mask` holds 0 or 1/(1-p) per element, drawn from `seed`.
-  virtual void dropout_forward(std::int64_t count, float drop_probability, std::uint64_t seed,
+  // Inverted dropout of `count` elements, whole samples of `draw.per_sample` each; `mask` holds 0
+  // or 1/(1-p) per element. Sample s of the call draws its mask from the stream
+  // counter_stream_seed(draw.seed, draw.first_sample + s), so a sample gets the same mask
+  // whichever replica or call runs it, and a batch is one call (one launch on a GPU).
+  virtual void dropout_forward(std::int64_t count, float drop_probability, const DropoutDraw& draw,
                                const float* x, float* mask, float* y) = 0;
   virtual void dropout_backward(std::int64_t count, const float* mask, const float* dy,
                                 float* dx) = 0;
