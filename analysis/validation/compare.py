@@ -31,7 +31,9 @@ Per row:
      default scenarios/profiles/h200/mlperf-cosmoflow-profile.csv), its DeepBench profile
      (--reference-deepbench) and its cluster file (--reference-cluster), one file per cluster of
      the mapping (compare_reference.py); or --profiles-dir, profiles scaled beforehand; with
-     --roofline no profile, every kernel on the roofline (the first rounds' method). Its sim.csv gives the
+     --roofline no profile, every kernel on the roofline (the first rounds' method). With
+     `--trace DIR/sim/<name>/trace.json`, whose three longest operations of one GPU
+     (compare_trace.py) say where the predicted step goes. Its sim.csv gives the
      predicted steady-state throughput (samples_per_s) and the first epoch's
      (global_batch / first_epoch_step_s), and the step's breakdown (compute, all-reduce, io, ...).
   4. comparison.csv: measured, predicted, error % = 100 (predicted - measured) / measured, the same

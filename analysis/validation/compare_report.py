@@ -54,6 +54,16 @@ def markdown(rows, stats, measured_name):
         for system, gpus, m, p, e in stats["staging"]:
             lines.append(f"| {system} | {fmt(gpus)} | {fmt(m, 1)} | {fmt(p, 1)} | {fmt(e, 1)} |")
         lines.append("")
+    traced = [r for r in rows if r.get("top_operations")]
+    if traced:
+        lines += ["Where one GPU's simulated step goes (its three longest operations, summed over "
+                  "the step, with where their times came from; compute, communication and input "
+                  "reads overlap, so the shares can add up past 100%):", "",
+                  "| system | error % | step s | operations |", "|---|---|---|---|"]
+        for r in traced:
+            lines.append(f"| {r['system']} | {fmt(r['error_pct'], 1)} | "
+                         f"{fmt(number(r['step_s']), 4)} | {r['top_operations']} |")
+        lines.append("")
     if stats["scaling_points"]:
         lines += ["| cluster | from GPUs | to GPUs | measured efficiency | predicted | "
                   "error (points) |", "|---|---|---|---|---|---|"]

@@ -16,7 +16,7 @@ COLUMNS = [
     "baseline_gpus", "measured_scaling_efficiency",
     "predicted_scaling_efficiency", "scaling_error_points", "step_s", "first_epoch_step_s",
     "compute_s", "halo_s", "allreduce_s", "other_comm_s", "io_s", "offload_s", "idle_s",
-    "input_source", "scenario", "status", "why_not_predicted", "note",
+    "input_source", "top_operations", "scenario", "status", "why_not_predicted", "note",
 ]
 
 BREAKDOWN = ["compute_s", "halo_s", "allreduce_s", "other_comm_s", "io_s", "offload_s", "idle_s"]
@@ -50,7 +50,7 @@ def compare(plans, measured_rows, sim_rows):
             r["predicted_samples_per_s"], r["predicted_first_epoch_samples_per_s"] = steady, first
             if steady is None:
                 r["why_not_predicted"] = f"simulation {r['status']}: {r['note']}"
-            for key in ["step_s", "first_epoch_step_s", "input_source"] + BREAKDOWN:
+            for key in ["step_s", "first_epoch_step_s", "input_source", "top_operations"] + BREAKDOWN:
                 r[key] = sim.get(key, "")
             if staged and steady is not None:
                 r["predicted_staging_s"] = number(sim.get("staging_s")) or None

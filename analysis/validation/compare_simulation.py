@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from compare_inputs import number
+from compare_trace import describe, top_operations
 
 
 def profile_of(plan, profiles_dir):
@@ -21,7 +22,8 @@ def profile_of(plan, profiles_dir):
 
 def simulate(plan, tessera, sim_root, fresh, profiles_dir=None):
     out = os.path.join(sim_root, plan["name"])
-    cmd = [tessera, "run", plan["scenario"], "--backend", "sim", "--output", out]
+    trace = os.path.join(out, "trace.json")
+    cmd = [tessera, "run", plan["scenario"], "--backend", "sim", "--output", out, "--trace", trace]
     profile = profile_of(plan, profiles_dir)
     if profile:
         cmd += ["--profiles", profile]
@@ -39,7 +41,9 @@ def simulate(plan, tessera, sim_root, fresh, profiles_dir=None):
         rows = list(csv.DictReader(f))
     if not rows:
         return {"status": "failed", "note": f"tessera exited {proc.returncode}, empty sim.csv"}
-    return rows[0]
+    row = rows[0]
+    row["top_operations"] = describe(top_operations(trace), number(row.get("step_s")))
+    return row
 
 
 def prediction(sim_row, global_batch):
