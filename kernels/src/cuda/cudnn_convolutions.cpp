@@ -3,8 +3,10 @@
 // problem with its status and workspace bytes, one-to-one with the mu-cuDNN model the planner
 // uses, and each algorithm has a name that is the same on every GPU and cuDNN release
 // ("IMPLICIT_PRECOMP_GEMM"), so profiles taken on one machine key plans on another. The backend
-// API's engines and knobs are more numerous, but their ids and knob sets change with the GPU and
-// the cuDNN version, and cuDNN 9 runs the legacy calls on those same engines anyway.
+// API's engines and knobs are more numerous, and their ids and knob sets change with the GPU and
+// the cuDNN version. The price: some problems have a much faster engine that no legacy algorithm
+// reaches (3D backward-filter convolutions with few channels, 15 times on an H200:
+// docs/measurements/2026-12-04-mlperf-hpc-v0.7.md).
 #include "cuda/cudnn_convolutions.hpp"
 
 #include <algorithm>
