@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdio>
 
+#include "tessera/core/common/lower_median.hpp"
 #include "tessera/kernels/real/real_point.hpp"
 
 namespace tessera::kernels::real {
@@ -16,10 +17,9 @@ struct IndexedReport {
 };
 
 IndexedReport median_step(std::vector<IndexedReport> reports) {
-  std::sort(reports.begin(), reports.end(), [](const IndexedReport& a, const IndexedReport& b) {
+  return lower_median(std::move(reports), [](const IndexedReport& a, const IndexedReport& b) {
     return a.report.step_seconds < b.report.step_seconds;
   });
-  return reports[(reports.size() - 1) / 2];
 }
 
 }  // namespace
@@ -76,13 +76,11 @@ std::vector<LayerComputeTime> median_layer_times(const std::vector<const StepRep
   if (steps.empty()) return {};
   std::vector<LayerComputeTime> medians = steps.front()->layer_compute;
   std::vector<double> values(steps.size());
-  const auto middle = static_cast<std::ptrdiff_t>((steps.size() - 1) / 2);
   for (std::size_t i = 0; i < medians.size(); ++i) {
     for (std::size_t step = 0; step < steps.size(); ++step) {
       values[step] = steps[step]->layer_compute.at(i).seconds;
     }
-    std::nth_element(values.begin(), values.begin() + middle, values.end());
-    medians[i].seconds = values[static_cast<std::size_t>(middle)];
+    medians[i].seconds = lower_median(values);
   }
   return medians;
 }

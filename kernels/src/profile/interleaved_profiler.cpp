@@ -9,6 +9,7 @@
 #include <set>
 
 #include "kernel_launch.hpp"
+#include "tessera/core/common/lower_median.hpp"
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/device.hpp"
 
@@ -22,16 +23,6 @@ struct InterleavedProfiler::Row {
   std::vector<double> seconds;  // one per visit
   bool runs = true;             // false once it failed (out of memory beside the trainer, ...)
 };
-
-namespace {
-
-// The lower median: a measured value, not the mean of two.
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  return values[(values.size() - 1) / 2];
-}
-
-}  // namespace
 
 // One all-reduce size: its buffer (zeros, which stay zeros summed) and the times of its visits.
 struct InterleavedProfiler::Allreduce {
@@ -220,14 +211,14 @@ ProfileDatabase InterleavedProfiler::medians() const {
   for (const Row& row : rows_) {
     if (row.seconds.empty()) continue;
     ProfileEntry entry = row.entry;
-    entry.time_seconds = median_of(row.seconds);
+    entry.time_seconds = lower_median(row.seconds);
     entry.where = {};
     database.add(entry);
   }
   for (const Allreduce& allreduce : allreduces_) {
     if (allreduce.seconds.empty()) continue;
     database.add(transfer_row(device_.info().name, "allreduce", allreduce.bytes, ranks_.size(),
-                              median_of(allreduce.seconds)));
+                              lower_median(allreduce.seconds)));
   }
   return database;
 }

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "kernel_launch.hpp"
+#include "tessera/core/common/lower_median.hpp"
 #include "tessera/kernels/device.hpp"
 
 namespace tessera::kernels {
@@ -36,8 +37,7 @@ double median_seconds(Device& device, const std::function<void()>& work,
     times.push_back(run());
     spent += times.back();
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return lower_median(std::move(times));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "tessera/core/common/lower_median.hpp"
 #include "tessera/kernels/convolution_runner.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/layer_geometry.hpp"
@@ -81,8 +82,7 @@ DirectionTime timed(Device& device, const std::string& direction, const std::str
                     const std::function<void()>& work, int runs) {
   std::vector<double> seconds;
   for (int run = 0; run < std::max(runs, 1); ++run) seconds.push_back(device.time_seconds(work));
-  std::sort(seconds.begin(), seconds.end());
-  return {direction, algorithm, seconds[seconds.size() / 2], static_cast<int>(seconds.size())};
+  return {direction, algorithm, lower_median(seconds), static_cast<int>(seconds.size())};
 }
 
 // A layer with one forward and one backward call: each runs once for its results, which are
