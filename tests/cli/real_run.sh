@@ -4,7 +4,7 @@
 # ranks: the depth split is exact) and records the others as skipped with the reason; HDF5 data
 # sets (CosmoFlow's and the 3D U-Net's layouts) are read rank by rank; a device too small gives
 # "does not fit", exit 0, no crash; BERT trains, and is skipped with the reason where its
-# weights are sharded.
+# weights are sharded; model.learning_rate changes the training.
 # Usage: real_run.sh TESSERA MPIEXEC SCENARIO_DIR
 set -u
 tessera=$1
@@ -43,6 +43,25 @@ last_of() { loss_of "$1" | awk '{print $6}'; }
   awk -v a="$(last_of 0)" -v b="$(last_of 1)" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a > 0 && d <= 0.01 * a) }' ||
   fail "losses differ between 1 and 2 ranks: '$(loss_of 0)' vs '$(loss_of 1)'"
 grep -q '"backend": "real"' "$scratch/cpu/real.json" || fail "real.json lacks the backend"
+
+# model.learning_rate reaches the optimizer: the same first loss (the same weights and samples),
+# another after three updates.
+for rate in 0.000001 0.03; do
+  cat >"$scratch/rate-$rate.yaml" <<YAML
+name: real-rate
+model: {zoo: cosmoflow, options: {width: 16}, mini_batch: 2, optimizer: sgd, learning_rate: $rate}
+io: {format: synthetic}
+platform: {preset: lassen}
+real: {warmup_steps: 1, measured_steps: 3}
+YAML
+  run 1 run "$scratch/rate-$rate.yaml" --backend real --output "$scratch/rate-$rate"
+  [ "$code" -eq 0 ] || fail "learning_rate $rate: exit $code: $output"
+done
+rate_loss() { row real-rate 0 "$scratch/rate-$1/real.csv" | grep -o 'loss [^;]*'; }
+[ -n "$(rate_loss 0.03)" ] &&
+  [ "$(rate_loss 0.000001 | awk '{print $2}')" == "$(rate_loss 0.03 | awk '{print $2}')" ] &&
+  [ "$(rate_loss 0.000001 | awk '{print $6}')" != "$(rate_loss 0.03 | awk '{print $6}')" ] ||
+  fail "model.learning_rate did not change the training: '$(rate_loss 0.000001)' vs '$(rate_loss 0.03)'"
 
 "$tessera" data generate --output "$scratch/c16" --samples 4 --width 16 --seed 3 >/dev/null ||
   fail "data generate"

@@ -74,6 +74,8 @@ nlohmann::json to_json(const Scenario& s) {
        {{"warmup_steps", s.real.warmup_steps},
         {"measured_steps", s.real.measured_steps},
         {"deterministic", s.real.deterministic}}}};
+  // Only where given: scenarios without it keep the digests their earlier results were kept by.
+  if (m.learning_rate) json["model"]["learning_rate"] = *m.learning_rate;
   if (s.training) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& row : s.training->steps_to_target) {

@@ -14,7 +14,8 @@ namespace tessera {
 namespace {
 
 void parse_model(Scenario& s, const YamlValue& value) {
-  YamlMap map(value, {"zoo", "file", "options", "mini_batch", "dtype", "optimizer"});
+  YamlMap map(value,
+              {"zoo", "file", "options", "mini_batch", "dtype", "optimizer", "learning_rate"});
   auto& m = s.model;
   m.where = value.location();
   remember(s, value);
@@ -55,6 +56,10 @@ void parse_model(Scenario& s, const YamlValue& value) {
   if (auto dtype = map.optional("dtype"))
     m.dtype = dtype_from_string(dtype->as_choice(dtype_names()));
   if (auto optimizer = map.optional("optimizer")) m.optimizer = parse_enum<Optimizer>(*optimizer);
+  if (auto rate = map.optional("learning_rate")) {
+    m.learning_rate = rate->as_number(1e-12, 10.0);
+    remember(s, *rate);
+  }
 }
 
 void parse_parallelism(Scenario& s, const YamlValue& value) {

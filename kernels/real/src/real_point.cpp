@@ -244,8 +244,10 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
         trainer = std::make_unique<Trainer>(
             loaded.model, plan, std::move(programs.at(static_cast<std::size_t>(layout.stage))),
             *device, layout,
-            TrainerOptions{.optimizer = scenario.model.optimizer,
-                           .deterministic = scenario.real.deterministic});
+            TrainerOptions{
+                .optimizer = scenario.model.optimizer,
+                .learning_rate = static_cast<float>(scenario.model.learning_rate.value_or(0.0)),
+                .deterministic = scenario.real.deterministic});
       } catch (const OutOfDeviceMemory&) {
         if (c + 1 == candidates.size()) throw;
       }

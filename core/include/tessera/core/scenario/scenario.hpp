@@ -83,6 +83,9 @@ struct ModelSection {
   std::optional<std::int64_t> mini_batch;      // per data-parallel replica; zoo default if absent
   DType dtype = DType::float32;
   Optimizer optimizer = Optimizer::adam;
+  // The real backend's step size; the optimizer's usual one when absent (sgd and momentum 0.01,
+  // adam 0.001). A step's time does not depend on it, so the simulator ignores it.
+  std::optional<double> learning_rate;
   SourceLocation where;
 };
 
