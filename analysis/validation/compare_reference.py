@@ -19,13 +19,18 @@ DEFAULT_CLUSTER = os.path.join(H200, "this_machine.yaml")
 
 
 def scale_for_clusters(clusters, profiles, deepbench, reference_cluster, out_dir):
-    """Writes out_dir/<cluster name>.csv for each cluster file; returns out_dir."""
+    """Writes out_dir/<cluster name>.csv for each cluster file; returns out_dir. The reference's
+    files are read once, whatever the number of clusters."""
     os.makedirs(out_dir, exist_ok=True)
+    try:
+        reference = scale_profile.Reference(profiles, deepbench, reference_cluster)
+    except scale_profile.BadInput as e:
+        raise BadInput(f"the reference profiles cannot be scaled to "
+                       f"{', '.join(sorted(set(clusters)))}: {e}")
     for cluster in sorted(set(clusters)):
         name = os.path.splitext(os.path.basename(cluster))[0] + ".csv"
-        arguments = [*profiles, "--deepbench", deepbench, "--reference-cluster",
-                     reference_cluster, "--target-cluster", cluster,
-                     "--output", os.path.join(out_dir, name)]
-        if scale_profile.main(arguments) != scale_profile.EXIT_OK:
-            raise BadInput(f"scale_profile.py could not scale the reference profiles to {cluster}")
+        try:
+            scale_profile.write_scaled(reference, cluster, os.path.join(out_dir, name))
+        except scale_profile.BadInput as e:
+            raise BadInput(f"the reference profiles cannot be scaled to {cluster}: {e}")
     return out_dir

@@ -160,6 +160,40 @@ def write_profile(path, comments, rows):
                              r["workspace_bytes"], r["ok"]])
 
 
+class Reference:
+    """The reference GPU's side of the rule, read once: its cluster's gpu, the network's rows
+    (from every given profile, as algorithms) and the DeepBench median measured there."""
+
+    def __init__(self, network_paths, deepbench_path, cluster_path):
+        self.paths = list(network_paths)
+        self.gpu = read_gpu(cluster_path)
+        self.comments, self.network = read_profile(self.paths[0])
+        for more in self.paths[1:]:
+            self.network += read_profile(more)[1]
+        _, deepbench = read_profile(deepbench_path)
+        self.efficiency, self.kernels = median_efficiency(deepbench, self.gpu["fp32_peak"])
+
+
+def write_scaled(reference, target_cluster_path, output):
+    """The network's convolution rows carried to the target's GPU, into `output`."""
+    target = read_gpu(target_cluster_path)
+    gpu = reference.gpu
+    factor = (gpu["fp32_peak"] * reference.efficiency) / (
+        target["fp32_peak"] * target["compute_efficiency"])
+    rows = scale(reference.network, factor, target["model"])
+    kept = [c for c in reference.comments if not c.startswith("# device:")]
+    kept.insert(1 if kept else 0, f"# device: {target['model']}")
+    kept.append(f"# scaled by analysis/validation/scale_profile.py from "
+                f"{' + '.join(reference.paths)}: x{factor:.4g} = ({gpu['fp32_peak'] / 1e12:g} "
+                f"TFLOP/s x {reference.efficiency:.4f}, the DeepBench median of "
+                f"{reference.kernels} kernels on {gpu['model']}) / "
+                f"({target['fp32_peak'] / 1e12:g} TFLOP/s x {target['compute_efficiency']:g})")
+    write_profile(output, kept, rows)
+    print(f"{output}: {len(rows)} convolution rows for {target['model']}, times x{factor:.4g} "
+          f"(reference DeepBench median {reference.efficiency:.4f} over {reference.kernels} "
+          f"kernels)")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("network", nargs="+",
@@ -174,28 +208,11 @@ def main(argv=None):
     parser.add_argument("--output", required=True)
     args = parser.parse_args(argv)
     try:
-        reference = read_gpu(args.reference_cluster)
-        target = read_gpu(args.target_cluster)
-        comments, network = read_profile(args.network[0])
-        for more in args.network[1:]:
-            network += read_profile(more)[1]
-        _, deepbench = read_profile(args.deepbench)
-        e_reference, kernels = median_efficiency(deepbench, reference["fp32_peak"])
+        reference = Reference(args.network, args.deepbench, args.reference_cluster)
+        write_scaled(reference, args.target_cluster, args.output)
     except BadInput as e:
         print(f"error: {e}", file=sys.stderr)
         return EXIT_BAD_INPUT
-    factor = (reference["fp32_peak"] * e_reference) / (
-        target["fp32_peak"] * target["compute_efficiency"])
-    rows = scale(network, factor, target["model"])
-    kept = [c for c in comments if not c.startswith("# device:")]
-    kept.insert(1 if kept else 0, f"# device: {target['model']}")
-    kept.append(f"# scaled by analysis/validation/scale_profile.py from {' + '.join(args.network)}: "
-                f"x{factor:.4g} = ({reference['fp32_peak'] / 1e12:g} TFLOP/s x {e_reference:.4f}, "
-                f"the DeepBench median of {kernels} kernels on {reference['model']}) / "
-                f"({target['fp32_peak'] / 1e12:g} TFLOP/s x {target['compute_efficiency']:g})")
-    write_profile(args.output, kept, rows)
-    print(f"{args.output}: {len(rows)} convolution rows for {target['model']}, times x{factor:.4g} "
-          f"(reference DeepBench median {e_reference:.4f} over {kernels} kernels)")
     return EXIT_OK
 
 

@@ -33,6 +33,10 @@ try:
 except ImportError:  # --rows converts an earlier measurement without PyTorch
     torch = None
 
+# Its sibling in this folder, found as when run (the script's folder is on the path).
+from scale_profile import HEADER as PROFILE_HEADER
+from scale_profile import write_profile as write_profile_rows
+
 CHANNELS = [4, 32, 64, 128, 256, 512]
 SIDE = 128
 
@@ -116,9 +120,6 @@ def step_row(batch, channels_last, repeats):
             "layout": "NDHWC" if channels_last else "NCDHW", "ms": ms, "tflops": float("nan")}
 
 
-PROFILE_HEADER = "device,op,direction,shape,dtype,micro_batch,algorithm,time_s,workspace_bytes,ok"
-
-
 def convolution_shape(index):
     """Tessera's shape key of convolution conv<index + 1> (profile_database.hpp)."""
     side = SIDE >> index
@@ -128,18 +129,15 @@ def convolution_shape(index):
 
 
 def write_profile(path, rows, device):
-    lines = ["# tessera-profile/1", f"# device: {device}",
-             "# written by analysis/validation/torch_cosmoflow_kernels.py: PyTorch's cuDNN "
-             "benchmark mode, float32 without TF32; workspace not known (0)", PROFILE_HEADER]
-    for row in rows:
-        if not row["what"].startswith("conv"):
-            continue
-        index = int(row["what"][4:]) - 1
-        seconds = float(row["ms"]) * 1e-3
-        lines.append(f"{device},conv,{row['direction']},{convolution_shape(index)},float32,"
-                     f"{row['batch']},torch_benchmark_{row['layout']},{seconds:.9g},0,true")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write("\n".join(lines) + "\n")
+    comments = ["# tessera-profile/1", f"# device: {device}",
+                "# written by analysis/validation/torch_cosmoflow_kernels.py: PyTorch's cuDNN "
+                "benchmark mode, float32 without TF32; workspace not known (0)"]
+    profile_rows = [{"device": device, "op": "conv", "direction": row["direction"],
+                     "shape": convolution_shape(int(row["what"][4:]) - 1), "dtype": "float32",
+                     "micro_batch": row["batch"], "algorithm": f"torch_benchmark_{row['layout']}",
+                     "time_s": float(row["ms"]) * 1e-3, "workspace_bytes": 0, "ok": "true"}
+                    for row in rows if row["what"].startswith("conv")]
+    write_profile_rows(path, comments, profile_rows)
 
 
 def read_rows(path):
