@@ -135,9 +135,10 @@ int profile(const ProfileSettings& settings) {
   const LoadedScenario loaded =
       load_target(settings.target, settings.mini_batch, {settings.cluster});
   const LoadedScenario subset = selected_points(loaded, settings);
-  // The optimizer update belongs to no layer: measured unless --layers picks some.
-  const auto updates =
-      settings.layers.empty() ? updates_to_profile(subset) : std::vector<UpdateToProfile>{};
+  // The optimizer update and a pipeline's gradient sums are sized by parameter counts, not by
+  // layers: measured unless --layers picks some.
+  const auto parameter_kernels = settings.layers.empty() ? parameter_kernels_to_profile(subset)
+                                                         : std::vector<ParameterKernelToProfile>{};
   if (settings.list) {
     const auto kernels = selected_kernels(subset, settings);
     for (const auto& kernel : kernels) {
@@ -145,8 +146,11 @@ int profile(const ProfileSettings& settings) {
                 << to_string(kernel.direction) << "  batch " << kernel.batch << "  micro-batches "
                 << kernel.micro_batches.size() << "  " << kernel.shape << "\n";
     }
-    for (const auto& update : updates) std::cout << update.op << "  " << update.shape << "\n";
-    std::cout << kernels.size() << " kernels, " << updates.size() << " optimizer updates\n";
+    for (const auto& kernel : parameter_kernels) {
+      std::cout << kernel.op << "  " << kernel.shape << "\n";
+    }
+    std::cout << kernels.size() << " kernels, " << parameter_kernels.size()
+              << " optimizer updates and gradient sums\n";
     return kExitOk;
   }
   if (loaded.scenario.model.dtype != DType::float32) {
@@ -222,7 +226,7 @@ int profile(const ProfileSettings& settings) {
   }
 
   // Kernels whose rows the file gets (rank 0's, and the others' that rank 0 does not run), and
-  // optimizer updates (rank 0's), summed over the ranks at the end.
+  // optimizer updates and gradient sums (rank 0's), summed over the ranks at the end.
   double measured = 0;
   std::unique_ptr<kernels::KernelReplay> replay;  // this rank's kernel, run while it waits
   for (std::size_t i = 0; i < static_cast<std::size_t>(steps); ++i) {
@@ -249,14 +253,14 @@ int profile(const ProfileSettings& settings) {
         world && gather_rows(*world, shared ? new_rows : ProfileDatabase{}, metadata, database);
     if (writer && (new_rows.size() > 0 || gathered)) save();
   }
-  for (const auto& update : updates) {
+  for (const auto& kernel : parameter_kernels) {
     if (!database
-             .entries_for(device_name, update.op, Direction::forward, update.shape, update.dtype)
+             .entries_for(device_name, kernel.op, Direction::forward, kernel.shape, kernel.dtype)
              .empty()) {
       continue;  // measured by an earlier run
     }
-    if (writer) std::cerr << "optimizer " << update.op << " (" << update.shape << ")\n";
-    kernels::profile_updates(*device, {update}, options, database);
+    if (writer) std::cerr << kernel.op << " (" << kernel.shape << ")\n";
+    kernels::profile_parameter_kernels(*device, {kernel}, options, database);
     if (writer) measured += 1;
     if (writer) save();
   }
@@ -320,10 +324,11 @@ void add_profile_command(CLI::App& cli, Action& action) {
   command->add_option("--output", settings->output,
                       "Profile database to write or extend (default: "
                       "profiles/<device>/<scenario>.csv)");
-  command->add_option("--cluster", settings->cluster,
-                      "Cluster file replacing the target's platform, as tessera run takes it: a "
-                      "pipeline's stages, whose kernels and optimizer updates are profiled, are "
-                      "balanced on its device");
+  command->add_option(
+      "--cluster", settings->cluster,
+      "Cluster file replacing the target's platform, as tessera run takes it: a "
+      "pipeline's stages, whose kernels, optimizer updates and gradient sums are profiled, are "
+      "balanced on its device");
   command
       ->add_option("--mini-batch", settings->mini_batch,
                    "With a model name: samples per GPU (default: the model's own, else 1)")

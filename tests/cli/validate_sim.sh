@@ -90,7 +90,7 @@ for ranks in 1 2; do
     echo "note: $ranks rank(s): the simulated step fills 0.3 s alone ($expected step)"
   [ "${measured:-0}" -eq "${expected:-0}" ] ||
     fail "$ranks rank(s): the real run measured '$steps', expected $expected measured steps for 0.3 s"
-  grep -q "profile rows of rank 0's kernels and updates timed again" \
+  grep -q "profile rows of rank 0's kernels, updates and gradient sums timed again" \
     "$scratch/out/ranks-$ranks/real/real.csv" || fail "$ranks rank(s): no interleaved timing in the note"
   interleaved="$scratch/out/ranks-$ranks/interleaved-profile.csv"
   [ "$(grep -v '^#' "$interleaved" 2>/dev/null | grep -c ',conv,')" -gt 0 ] ||
@@ -157,7 +157,7 @@ grep -q "each rank times its own stage's kernels" "$scratch/pipe/ranks-2/profile
   fail "the 2-rank profile did not split the kernels by stage: $(head -3 "$scratch/pipe/ranks-2/profile.log")"
 planned=$("$tessera" profile "$scratch/pipeline.yaml" --list | tail -1 | cut -d' ' -f1)
 profiled=$(grep -v '^#' "$scratch/pipe/ranks-2/profiles.csv" | tail -n +2 |
-  awk -F, '$2 !~ /^(copy_|allreduce|sendrecv|update_)/ { print $2 "," $3 "," $4 }' | sort -u | wc -l)
+  awk -F, '$2 !~ /^(copy_|allreduce|sendrecv|update_|gradient_sum)/ { print $2 "," $3 "," $4 }' | sort -u | wc -l)
 [ "$profiled" -eq "$planned" ] ||
   fail "the 2-rank profile holds $profiled kernels of the plan's $planned"
 # The stages are balanced on the measured device (cluster.yaml), not on the scenario's lassen:
@@ -169,6 +169,14 @@ stage_updates=$("$tessera" profile "$scratch/pipeline.yaml" --cluster "$scratch/
 for parameters in $stage_updates; do
   grep -q ",update_[a-z_]*,forward,parameters $parameters," "$scratch/pipe/ranks-2/profiles.csv" ||
     fail "no optimizer update row at the stage size $parameters on cluster.yaml"
+done
+# And the later micro-batches' gradient sums, one per layer's parameter count, each with its row.
+gradient_sums=$("$tessera" profile "$scratch/pipeline.yaml" --cluster "$scratch/pipe/ranks-2/cluster.yaml" \
+  --list | awk '/^gradient_sum / { print $3 }')
+[ -n "$gradient_sums" ] || fail "profile --list lists no gradient sum for the pipelined point"
+for parameters in $gradient_sums; do
+  grep -q ",gradient_sum,forward,parameters $parameters," "$scratch/pipe/ranks-2/profiles.csv" ||
+    fail "no gradient sum row at $parameters parameters"
 done
 
 # Without interleaving and with the scenario's own steps: the profile measured before training,

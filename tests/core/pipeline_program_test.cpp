@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "tessera/core/model/model_file.hpp"
@@ -86,6 +87,59 @@ TEST(PipelineProgram, EveryMicroBatchRunsEveryLayerAndTalksToTheNextStage) {
     if (op.kind == StepOpKind::stage_send) sent.push_back(op.micro_batch);
   }
   EXPECT_EQ(sent, (std::vector<std::int64_t>{0, 1, 2, 3}));
+}
+
+// The first micro-batch to reach its backward writes the step's parameter gradients; each later
+// one computes its own, then adds them in: one gradient_sum op per such micro-batch and layer
+// with parameters, right after that layer's backward, timed as a streaming kernel over them.
+TEST(PipelineProgram, LaterMicroBatchesAddTheirParameterGradientsIntoTheSteps) {
+  const auto model = build_zoo_model("cosmoflow", {{"width", "64"}});
+  for (const auto schedule : {PipelineSchedule::gpipe, PipelineSchedule::one_f_one_b}) {
+    const auto plan = plan_shards(model, pipeline_config(4, schedule), "", {"fc1"});
+    const auto programs = programs_of(model, plan);
+    const ComputeCostModel costs(pipeline_test_device(), nullptr, 64.0 * 1024 * 1024);
+    for (const auto& program : programs) {
+      const auto first_backward =
+          std::find_if(program.ops.begin(), program.ops.end(), [](const StepOp& op) {
+            return op.kind == StepOpKind::compute && op.direction != Direction::forward;
+          });
+      ASSERT_NE(first_backward, program.ops.end());
+      std::map<std::pair<std::size_t, std::int64_t>, int> sums;
+      for (std::size_t o = 0; o < program.ops.size(); ++o) {
+        const auto& op = program.ops[o];
+        if (op.part != StepPart::gradient_sum) continue;
+        ++sums[{op.layer, op.micro_batch}];
+        EXPECT_EQ(op.kind, StepOpKind::compute);
+        EXPECT_NE(op.micro_batch, first_backward->micro_batch) << op.label;
+        const double parameters = static_cast<double>(plan.layers[op.layer].parameters);
+        EXPECT_DOUBLE_EQ(op.seconds, costs.gradient_sum_time(parameters, DType::float32).seconds);
+        EXPECT_EQ(op.provenance, Provenance::roofline);
+        // After the layer's own backward ops of that micro-batch.
+        ASSERT_GT(o, 0u);
+        const auto& before = program.ops[o - 1];
+        EXPECT_EQ(before.layer, op.layer) << op.label;
+        EXPECT_EQ(before.direction, Direction::backward_filter) << op.label;
+        EXPECT_EQ(before.micro_batch, op.micro_batch) << op.label;
+      }
+      std::size_t layers_with_parameters = 0;
+      for (std::size_t i = 0; i < plan.layers.size(); ++i) {
+        if (plan.layers[i].stage != program.stage || plan.layers[i].parameters <= 0) continue;
+        ++layers_with_parameters;
+        for (std::int64_t k = 0; k < 4; ++k) {
+          const bool expected = k != first_backward->micro_batch;
+          EXPECT_EQ(sums[std::make_pair(i, k)], expected ? 1 : 0)
+              << "layer " << i << " micro-batch " << k;
+        }
+      }
+      EXPECT_GT(layers_with_parameters, 0u);
+    }
+  }
+  // One micro-batch: nothing to add.
+  const auto one = plan_shards(model, pipeline_config(1, PipelineSchedule::gpipe), "", {"fc1"});
+  for (const auto& program : programs_of(model, one)) {
+    EXPECT_TRUE(std::none_of(program.ops.begin(), program.ops.end(),
+                             [](const StepOp& op) { return op.part == StepPart::gradient_sum; }));
+  }
 }
 
 // small_cnn's relu2 feeds two branches (b1, b2) that a concat joins: with b2 on stage 1, relu2's

@@ -30,7 +30,7 @@ ProfileEntry entry_for(const KernelToProfile& kernel, const std::string& device,
 TEST(ProfileCoverage, CountsWhatTheCostModelWouldLookUp) {
   const auto loaded = load_scenario(kCoverageScenario);
   const auto kernels = kernels_to_profile(loaded);
-  const auto updates = updates_to_profile(loaded);
+  const auto updates = parameter_kernels_to_profile(loaded);
   ASSERT_FALSE(kernels.empty());
   ASSERT_EQ(updates.size(), 1u);
   const auto& conv = kernels.front();  // conv1 forward, micro-batches 1, 2, 4

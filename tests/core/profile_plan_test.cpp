@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "tessera/core/cost/cost_model.hpp"
 #include "tessera/core/model/layer_cost.hpp"
 #include "tessera/core/point/profile_plan.hpp"
 #include "tessera/core/strategy/step_program.hpp"
@@ -27,9 +28,9 @@ void expect_plan_covers_every_step(const LoadedScenario& loaded) {
                   .time_seconds = 1e-3,
                   .workspace_bytes = 0});
   }
-  const auto updates = updates_to_profile(loaded);
+  const auto updates = parameter_kernels_to_profile(loaded);
   ASSERT_FALSE(updates.empty());
-  for (const UpdateToProfile& update : updates) {
+  for (const ParameterKernelToProfile& update : updates) {
     profiles.add({.device = loaded.cluster.gpu.model,
                   .op = update.op,
                   .shape = update.shape,
@@ -85,12 +86,28 @@ TEST(KernelsToProfile, CoverEveryStageOfModelParallelWorkers) {
   const auto loaded = load_scenario(std::string(TESSERA_SOURCE_DIR) +
                                     "/scenarios/hybrid_model_parallel_resnet50.yaml");
   expect_plan_covers_every_step(loaded);
-  // Two stages of different sizes: two updates, summing to the whole model.
-  const auto updates = updates_to_profile(loaded);
-  ASSERT_EQ(updates.size(), 2u);
-  EXPECT_EQ(updates[0].parameters + updates[1].parameters,
+  // Two stages of different sizes: two updates, summing to the whole model; then, the workers
+  // being pipelined, a gradient sum at each distinct layer's parameter count.
+  const auto kernels = parameter_kernels_to_profile(loaded);
+  ASSERT_GE(kernels.size(), 2u);
+  EXPECT_EQ(kernels[0].kernel, ParameterKernel::update);
+  EXPECT_EQ(kernels[1].kernel, ParameterKernel::update);
+  EXPECT_EQ(kernels[0].parameters + kernels[1].parameters,
             static_cast<double>(parameter_count(loaded.model)));
-  EXPECT_EQ(updates[0].op, "update_" + to_string(loaded.scenario.model.optimizer));
+  EXPECT_EQ(kernels[0].op, "update_" + to_string(loaded.scenario.model.optimizer));
+  ASSERT_GT(loaded.points.front().config.micro_batches, 1);
+  std::set<double> layer_counts;
+  for (const auto& layer : loaded.points.front().plan.layers) {
+    if (layer.parameters > 0) layer_counts.insert(static_cast<double>(layer.parameters));
+  }
+  std::set<double> summed;
+  for (std::size_t k = 2; k < kernels.size(); ++k) {
+    EXPECT_EQ(kernels[k].kernel, ParameterKernel::gradient_sum);
+    EXPECT_EQ(kernels[k].op, gradient_sum_op());
+    EXPECT_EQ(kernels[k].shape, parameters_shape(kernels[k].parameters));
+    summed.insert(kernels[k].parameters);
+  }
+  EXPECT_EQ(summed, layer_counts);
 }
 
 // Under mpirun each rank of a pipelined point times its own stage's kernels, and together the
@@ -116,6 +133,20 @@ TEST(KernelsToProfile, EachRankOfAPipelinedPointListsItsOwnStage) {
   EXPECT_FALSE(layers_of[1].contains("conv1"));
   EXPECT_TRUE(layers_of[1].contains("fc"));
   EXPECT_FALSE(layers_of[0].contains("fc"));
+  // So with the stages' updates and their layers' gradient sums: each rank its own stage's.
+  std::set<std::string> parameter_kernels, per_rank;
+  for (const auto& kernel : parameter_kernels_to_profile(two_ranks)) {
+    parameter_kernels.insert(kernel.op + kernel.shape);
+  }
+  std::size_t listed = 0;
+  for (int rank : {0, 1}) {
+    for (const auto& kernel : parameter_kernels_to_profile(two_ranks, {.rank = rank, .ranks = 2})) {
+      per_rank.insert(kernel.op + kernel.shape);
+      ++listed;
+    }
+  }
+  EXPECT_EQ(per_rank, parameter_kernels);
+  EXPECT_LT(listed, 2 * parameter_kernels.size());
   // The 4-GPU point under 2 ranks: neither rank holds one stage of it, both list everything.
   LoadedScenario four_gpus = loaded;
   four_gpus.points = {loaded.points.at(1)};

@@ -264,12 +264,14 @@ TEST(KernelProfiler, StepLikeProfilesMeasureEveryRow) {
 TEST(KernelProfiler, OptimizerUpdatesAreTimedUnderTheCostModelsKey) {
   auto device = open_cpu_device();
   ProfileDatabase database;
-  std::vector<UpdateToProfile> updates;
+  std::vector<ParameterKernelToProfile> updates;
   for (const auto optimizer : {Optimizer::sgd, Optimizer::momentum, Optimizer::adam}) {
-    updates.push_back(
-        {optimizer, 100000, DType::float32, update_op(optimizer), parameters_shape(100000)});
+    updates.push_back({.optimizer = optimizer,
+                       .parameters = 100000,
+                       .op = update_op(optimizer),
+                       .shape = parameters_shape(100000)});
   }
-  profile_updates(*device, updates, quick(), database);
+  profile_parameter_kernels(*device, updates, quick(), database);
   DeviceRoofline roofline;
   roofline.device = device->info().name;
   roofline.fp32_flops_per_second = 1e12;
@@ -286,6 +288,33 @@ TEST(KernelProfiler, OptimizerUpdatesAreTimedUnderTheCostModelsKey) {
   }
   // Another parameter count has no row: the roofline.
   EXPECT_EQ(costs.optimizer_time(100001, DType::float32, Optimizer::adam).provenance,
+            Provenance::roofline);
+}
+
+// A pipeline's gradient sum (one layer's gradients added into the step's) gets its row the same
+// way, and the cost model times the step program's gradient_sum ops by it.
+TEST(KernelProfiler, GradientSumsAreTimedUnderTheCostModelsKey) {
+  auto device = open_cpu_device();
+  ProfileDatabase database;
+  const ParameterKernelToProfile sum{.kernel = ParameterKernel::gradient_sum,
+                                     .parameters = 65536,
+                                     .op = gradient_sum_op(),
+                                     .shape = parameters_shape(65536)};
+  profile_parameter_kernels(*device, {sum}, quick(), database);
+  const auto rows = database.entries_for(device->info().name, sum.op, Direction::forward, sum.shape,
+                                         DType::float32);
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_GT(rows[0].time_seconds, 0);
+  DeviceRoofline roofline;
+  roofline.device = device->info().name;
+  roofline.fp32_flops_per_second = 1e12;
+  roofline.memory_bandwidth_bytes_per_second = 1e11;
+  const ComputeCostModel costs(roofline, &database, 0.0);
+  const auto estimate = costs.gradient_sum_time(65536, DType::float32);
+  EXPECT_EQ(estimate.provenance, Provenance::profile);
+  EXPECT_EQ(estimate.seconds, rows[0].time_seconds);
+  // The update of as many parameters is another kernel: not this row.
+  EXPECT_EQ(costs.optimizer_time(65536, DType::float32, Optimizer::adam).provenance,
             Provenance::roofline);
 }
 

@@ -168,12 +168,12 @@ TEST(InterleavedProfiler, TimesTheBucketsAllReducesAmongTheRanks) {
 
 TEST(InterleavedProfiler, TimesTheOptimizerUpdateRows) {
   const auto device = open_cpu_device();
-  const UpdateToProfile update{.optimizer = Optimizer::adam,
-                               .parameters = 4096,
-                               .op = "update_adam",
-                               .shape = "params 4096"};
+  const ParameterKernelToProfile update{.optimizer = Optimizer::adam,
+                                        .parameters = 4096,
+                                        .op = "update_adam",
+                                        .shape = "params 4096"};
   ProfileDatabase earlier;
-  profile_updates(*device, {update}, quick(), earlier);
+  profile_parameter_kernels(*device, {update}, quick(), earlier);
   ASSERT_EQ(earlier.size(), 1u);
   ProfilerOptions options = quick();
   set_cold_caches(options, *device);  // on a CPU step-like: a second update runs before each

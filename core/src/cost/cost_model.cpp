@@ -101,32 +101,55 @@ std::string parameters_shape(double parameters) {
   return text;
 }
 
+std::string gradient_sum_op() {
+  return "gradient_sum";
+}
+
+std::optional<CostEstimate> ComputeCostModel::profiled_parameter_kernel(const std::string& op,
+                                                                        double parameters,
+                                                                        DType dtype) const {
+  if (!profiles_) return std::nullopt;
+  if (auto hit =
+          profiles_->best(device_.device, op, Direction::forward, parameters_shape(parameters),
+                          dtype, 1, micro_batching_.workspace_limit_bytes)) {
+    return CostEstimate{hit->time_seconds, Provenance::profile};
+  }
+  MeasuredCurve measured;
+  for (const auto& row : profiles_->entries_of_op(device_.device, op, Direction::forward, dtype)) {
+    double counted = 0;
+    char rest = 0;
+    if (!row.ok || row.micro_batch != 1 || !(row.time_seconds > 0) ||
+        std::sscanf(row.shape.c_str(), "parameters %lf%c", &counted, &rest) != 1) {
+      continue;
+    }
+    measured.add(counted, row.time_seconds);
+  }
+  if (const auto seconds = measured.seconds(parameters)) {
+    return CostEstimate{*seconds, Provenance::profile};
+  }
+  return std::nullopt;
+}
+
 CostEstimate ComputeCostModel::optimizer_time(double parameters, DType dtype,
                                               Optimizer optimizer) const {
-  if (profiles_) {
-    if (auto hit = profiles_->best(device_.device, update_op(optimizer), Direction::forward,
-                                   parameters_shape(parameters), dtype, 1,
-                                   micro_batching_.workspace_limit_bytes)) {
-      return {hit->time_seconds, Provenance::profile};
-    }
-    MeasuredCurve measured;
-    for (const auto& row : profiles_->entries_of_op(device_.device, update_op(optimizer),
-                                                    Direction::forward, dtype)) {
-      double counted = 0;
-      char rest = 0;
-      if (!row.ok || row.micro_batch != 1 || !(row.time_seconds > 0) ||
-          std::sscanf(row.shape.c_str(), "parameters %lf%c", &counted, &rest) != 1) {
-        continue;
-      }
-      measured.add(counted, row.time_seconds);
-    }
-    if (const auto seconds = measured.seconds(parameters)) return {*seconds, Provenance::profile};
+  if (auto profiled = profiled_parameter_kernel(update_op(optimizer), parameters, dtype)) {
+    return *profiled;
   }
   // Reads weights, gradients and state; writes weights and state.
   const double states = optimizer == Optimizer::adam ? 2 : optimizer == Optimizer::momentum ? 1 : 0;
   const double bytes = parameters * static_cast<double>(dtype_bytes(dtype)) * (3 + 2 * states);
   const double flops = parameters * (2 + 4 * states);
   return {roofline_seconds(flops, bytes, false), Provenance::roofline};
+}
+
+CostEstimate ComputeCostModel::gradient_sum_time(double parameters, DType dtype) const {
+  if (parameters <= 0) return {0, Provenance::none};
+  if (auto profiled = profiled_parameter_kernel(gradient_sum_op(), parameters, dtype)) {
+    return *profiled;
+  }
+  // Reads both gradients, writes the step's.
+  const double bytes = parameters * static_cast<double>(dtype_bytes(dtype)) * 3;
+  return {roofline_seconds(2 * parameters, bytes, false), Provenance::roofline};
 }
 
 CostEstimate ComputeCostModel::copy_time(double bytes_read, double bytes_written) const {

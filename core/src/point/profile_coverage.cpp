@@ -28,7 +28,7 @@ ProfileCoverage profile_coverage(const ProfileDatabase& profiles, const LoadedSc
     auto& sizes = wanted[kernel_key(kernel.op, kernel.direction, kernel.shape, kernel.dtype)];
     sizes.insert(kernel.micro_batches.begin(), kernel.micro_batches.end());
   }
-  for (const auto& update : updates_to_profile(scenario)) {
+  for (const auto& update : parameter_kernels_to_profile(scenario)) {
     wanted[kernel_key(update.op, Direction::forward, update.shape, update.dtype)].insert(1);
   }
   coverage.kernels = wanted.size();

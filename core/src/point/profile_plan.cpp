@@ -95,18 +95,43 @@ std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario,
   return kernels;
 }
 
-std::vector<UpdateToProfile> updates_to_profile(const LoadedScenario& scenario) {
-  std::vector<UpdateToProfile> updates;
-  std::set<double> seen;
+std::vector<ParameterKernelToProfile> parameter_kernels_to_profile(const LoadedScenario& scenario,
+                                                                   const ProfilingRank& profiling) {
+  std::vector<ParameterKernelToProfile> kernels;
+  std::set<std::pair<ParameterKernel, double>> seen;
   const auto& model = scenario.scenario.model;
+  auto add = [&](ParameterKernel kernel, double parameters) {
+    if (parameters <= 0 || !seen.emplace(kernel, parameters).second) return;
+    const bool update = kernel == ParameterKernel::update;
+    kernels.push_back({.kernel = kernel,
+                       .optimizer = model.optimizer,
+                       .parameters = parameters,
+                       .dtype = model.dtype,
+                       .op = update ? update_op(model.optimizer) : gradient_sum_op(),
+                       .shape = parameters_shape(parameters)});
+  };
+  // As kernels_to_profile: at a point of one GPU per profiling rank, that rank's stage only.
+  const auto runs_stage = [&](const SweepPoint& point, int stage) {
+    return point.config.gpus() != profiling.ranks ||
+           RankNumbering(point.config).stage_of(profiling.rank) == stage;
+  };
   for (const SweepPoint& point : scenario.points) {
-    for (double parameters : stage_parameters(scenario.model, point.plan)) {
-      if (parameters <= 0 || !seen.insert(parameters).second) continue;
-      updates.push_back({model.optimizer, parameters, model.dtype, update_op(model.optimizer),
-                         parameters_shape(parameters)});
+    const auto parameters = stage_parameters(scenario.model, point.plan);
+    for (std::size_t stage = 0; stage < parameters.size(); ++stage) {
+      if (runs_stage(point, static_cast<int>(stage))) {
+        add(ParameterKernel::update, parameters[stage]);
+      }
     }
   }
-  return updates;
+  for (const SweepPoint& point : scenario.points) {
+    if (point.plan.config.micro_batches <= 1) continue;
+    for (const auto& layer : point.plan.layers) {
+      if (runs_stage(point, layer.stage)) {
+        add(ParameterKernel::gradient_sum, static_cast<double>(layer.parameters));
+      }
+    }
+  }
+  return kernels;
 }
 
 }  // namespace tessera

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "halo_geometry.hpp"
@@ -72,10 +73,14 @@ class ProgramWriter {
     const auto& config = whole_plan_.config;
     const auto passes =
         pipeline_passes(program_.stage, whole_plan_.stages, config.micro_batches, config.schedule);
+    std::optional<std::size_t> first_backward;
     std::size_t last_backward = 0;
     for (std::size_t p = 0; p < passes.size(); ++p) {
-      if (!passes[p].forward) last_backward = p;
+      if (passes[p].forward) continue;
+      if (!first_backward) first_backward = p;
+      last_backward = p;
     }
+    if (first_backward) first_backward_micro_batch_ = passes[*first_backward].micro_batch;
     for (std::size_t p = 0; p < passes.size(); ++p) {
       micro_batch_ = passes[p].micro_batch;
       last_backward_pass_ = p == last_backward;
@@ -435,6 +440,7 @@ class ProgramWriter {
         if (weight_gradients) compute(i, Direction::backward_filter, StepPart::whole, 1.0);
       }
     }
+    if (parameters > 0 && micro_batch_ != first_backward_micro_batch_) sum_gradients(i, parameters);
     if (input_gradient) add_all(messages_.reduced_input_gradient(i));
     if (parameters > 0 && last_backward_pass_ &&
         bucketing_.add(i, parameters * static_cast<double>(dtype_bytes(options_.dtype)))) {
@@ -442,6 +448,20 @@ class ProgramWriter {
     }
     add_all(messages_.redistribution(i, Direction::backward_data));
     add_all(messages_.sent_input_gradients(i));
+  }
+
+  // This micro-batch's parameter gradients of layer i added into the step's (step_part.hpp).
+  void sum_gradients(std::size_t i, double parameters) {
+    const auto cost = costs_.gradient_sum_time(parameters, options_.dtype);
+    add({.kind = StepOpKind::compute,
+         .category = OpCategory::compute,
+         .label = layer_of(i).name + " " + to_string(Direction::backward_filter) +
+                  part_suffix(StepPart::gradient_sum),
+         .layer = i,
+         .direction = Direction::backward_filter,
+         .part = StepPart::gradient_sum,
+         .seconds = cost.seconds,
+         .provenance = cost.provenance});
   }
 
   void flush_bucket() {
@@ -481,6 +501,8 @@ class ProgramWriter {
   GradientBucketing bucketing_{options_.gradient_bucket_bytes};
   std::int64_t micro_batch_ = 0;    // of the pass being written
   bool last_backward_pass_ = true;  // the pass whose gradients go to the all-reduce
+  // The micro-batch whose backward writes the step's parameter gradients; the others add theirs.
+  std::int64_t first_backward_micro_batch_ = 0;
   // Per layer, the last layer of its recomputed segment, as the memory plan drops and makes
   // again its feature maps.
   const std::vector<std::optional<std::size_t>>& segment_end_;

@@ -25,7 +25,7 @@ std::unique_ptr<InterleavedProfiler> interleaved_profiler_for(
   try {
     profiler = std::make_unique<InterleavedProfiler>(
         device, ranks, kernels_to_profile(this_point, {ranks.rank(), ranks.size()}),
-        updates_to_profile(this_point), earlier, options,
+        parameter_kernels_to_profile(this_point, {ranks.rank(), ranks.size()}), earlier, options,
         point.plan.stages > 1 ? RowPairing::drawn : RowPairing::same_row, allreduce_bytes);
   } catch (const std::exception&) {
     profiler.reset();

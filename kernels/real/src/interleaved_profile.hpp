@@ -14,9 +14,9 @@
 namespace tessera::kernels::real {
 
 // Collective over the point's `ranks`: this rank's profiler of the rows `earlier` holds for the
-// kernels and updates it runs at `point` (each rank its own stage's at a pipelined point, as
-// `tessera profile` under mpirun), on `device`; null on every rank when one of them could not
-// make its own (out of memory for the cache-flush buffer, say). `program`: the rank's step
+// kernels, updates and gradient sums it runs at `point` (each rank its own stage's at a pipelined
+// point, as `tessera profile` under mpirun), on `device`; null on every rank when one of them could
+// not make its own (out of memory for the cache-flush buffer, say). `program`: the rank's step
 // program, whose gradient buckets all-reduced among all of `ranks` are timed too.
 std::unique_ptr<InterleavedProfiler> interleaved_profiler_for(
     const LoadedScenario& loaded, const SweepPoint& point, const StepProgram& program,

@@ -166,7 +166,9 @@ void ProgramPlayer::run(std::size_t index, StepInputSource& source, StepReport& 
   switch (op.kind) {
     case StepOpKind::compute: {
       auto& executor = *executor_here;
-      if (op.direction == Direction::forward) {
+      if (op.part == StepPart::gradient_sum) {
+        parameters.accumulate(op.layer);
+      } else if (op.direction == Direction::forward) {
         executor.forward(op.part);
       } else if (op.direction == Direction::backward_data) {
         executor.backward_data(op.part);

@@ -3,7 +3,9 @@
 #include "sequence_executors.hpp"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
+#include <string>
 
 #include "tessera/core/model/input_gradients.hpp"
 #include "tessera/core/model/training_task.hpp"
@@ -36,6 +38,31 @@ std::int64_t first_backward_micro_batch(const StepProgram& program) {
     }
   }
   return 0;
+}
+
+// The micro-batches after the first compute their parameter gradients apart, and the program
+// adds them into the step's (StepPart::gradient_sum): once per such micro-batch and layer with
+// parameters here, or the gradients would be lost or counted twice.
+void check_gradient_sums(const StepProgram& program, const std::vector<std::int64_t>& floats,
+                         std::int64_t micro_batches, std::int64_t writes_gradients) {
+  std::map<std::pair<std::size_t, std::int64_t>, int> sums;
+  for (const auto& op : program.ops) {
+    if (op.kind == StepOpKind::compute && op.part == StepPart::gradient_sum) {
+      ++sums[{op.layer, op.micro_batch}];
+    }
+  }
+  for (std::int64_t k = 0; k < micro_batches; ++k) {
+    for (std::size_t i = 0; i < floats.size(); ++i) {
+      const int expected = floats[i] > 0 && k != writes_gradients ? 1 : 0;
+      const auto found = sums.find({i, k});
+      if ((found == sums.end() ? 0 : found->second) != expected) {
+        throw std::logic_error("the step program sums layer " + std::to_string(i) +
+                               "'s gradients of micro-batch " + std::to_string(k) + " " +
+                               std::to_string(found == sums.end() ? 0 : found->second) +
+                               " times; expected " + std::to_string(expected));
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -127,6 +154,7 @@ RankTensors::RankTensors(const ModelGraph& model, const ShardPlan& plan, const S
     layer(i).executor->initialize(mix_seed(seed, context.tables.origin.at(i)), values);
   });
   writes_gradients_ = first_backward_micro_batch(program);
+  check_gradient_sums(program, parameter_floats, micro_batches, writes_gradients_);
   for (std::int64_t k = 0; k < micro_batches; ++k) {
     for (std::size_t i = 0; i < graph.size(); ++i) {
       if (!runs_here(i)) continue;
@@ -342,7 +370,6 @@ void RankTensors::gather_over_tensor_group(const StepOp& op, Communicator& group
 }
 
 void RankTensors::finish_backward(std::size_t i, std::int64_t micro_batch) {
-  if (micro_batch != writes_gradients_) parameters_->accumulate(i);
   for (auto& link : layer(i, micro_batch).inputs) {
     if (link.tensor_gathered && link.wants_gradient) {
       // This rank's channels of the whole input's gradient, sample by sample, into (or, with

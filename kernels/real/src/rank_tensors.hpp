@@ -102,8 +102,8 @@ class RankTensors {
   void gather_over_tensor_group(const StepOp& op, Communicator& group);
 
   // After layer i's backward in micro-batch k: the input gradients computed into scratch buffers
-  // added into their producers' gradients, and the parameter gradients of a micro-batch other
-  // than the first into the mini-batch's.
+  // added into their producers' gradients. (Its parameter gradients are added into the step's by
+  // the program's gradient_sum op.)
   void finish_backward(std::size_t i, std::int64_t micro_batch);
 
  private:

@@ -459,7 +459,7 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
     result.note +=
         "; between the measured steps, for as long as each took, " +
         std::to_string(profiler->row_count()) +
-        " profile rows of rank 0's kernels and updates timed again in turn (each " +
+        " profile rows of rank 0's kernels, updates and gradient sums timed again in turn (each " +
         std::to_string(profiler->fewest_visits()) + " times or more" +
         (profiler->allreduce_count() > 0
              ? "), and the all-reduces of its " + std::to_string(profiler->allreduce_count()) +

@@ -17,8 +17,8 @@ namespace tessera::kernels {
 
 struct InterleavedProfiler::Row {
   ProfileEntry entry;
-  std::optional<std::size_t> kernel;  // index into kernels_, else
-  std::optional<std::size_t> update;  // index into updates_
+  std::optional<std::size_t> kernel;            // index into kernels_, else
+  std::optional<std::size_t> parameter_kernel;  // index into parameter_kernels_
   ConvolutionAlgorithm algorithm;
   std::vector<double> seconds;  // one per visit
   bool runs = true;             // false once it failed (out of memory beside the trainer, ...)
@@ -34,20 +34,21 @@ struct InterleavedProfiler::Allreduce {
 // What one visit runs: the row's operands on the device and the call that issues it once.
 struct InterleavedProfiler::Visit {
   std::unique_ptr<KernelLaunch> kernel;
-  std::unique_ptr<UpdateLaunch> update;
+  std::unique_ptr<ParameterKernelLaunch> parameter_kernel;
   std::function<void()> call;
+  std::function<void()> producer;  // ParameterKernelLaunch::producer
 };
 
 InterleavedProfiler::InterleavedProfiler(Device& device, Communicator& ranks,
                                          std::vector<KernelToProfile> kernels,
-                                         std::vector<UpdateToProfile> updates,
+                                         std::vector<ParameterKernelToProfile> parameter_kernels,
                                          const ProfileDatabase& earlier,
                                          const ProfilerOptions& options, RowPairing pairing,
                                          const std::vector<double>& allreduce_bytes)
     : device_(device),
       ranks_(ranks),
       kernels_(std::move(kernels)),
-      updates_(std::move(updates)),
+      parameter_kernels_(std::move(parameter_kernels)),
       pairing_(pairing) {
   const std::string name = device_.info().name;
   for (std::size_t k = 0; k < kernels_.size(); ++k) {
@@ -74,11 +75,11 @@ InterleavedProfiler::InterleavedProfiler(Device& device, Communicator& ranks,
       }
     }
   }
-  for (std::size_t u = 0; u < updates_.size(); ++u) {
-    const UpdateToProfile& update = updates_[u];
+  for (std::size_t u = 0; u < parameter_kernels_.size(); ++u) {
+    const ParameterKernelToProfile& kernel = parameter_kernels_[u];
     for (const ProfileEntry& entry :
-         earlier.entries_for(name, update.op, Direction::forward, update.shape, update.dtype)) {
-      if (entry.ok) rows_.push_back({.entry = entry, .update = u});
+         earlier.entries_for(name, kernel.op, Direction::forward, kernel.shape, kernel.dtype)) {
+      if (entry.ok) rows_.push_back({.entry = entry, .parameter_kernel = u});
     }
   }
   order_.resize(rows_.size());
@@ -120,8 +121,10 @@ std::unique_ptr<InterleavedProfiler::Visit> InterleavedProfiler::open_visit(cons
     if (!call) throw std::logic_error("no call");  // the constructor kept only rows that run
     visit->call = std::move(*call);
   } else {
-    visit->update = std::make_unique<UpdateLaunch>(device_, updates_[*row.update]);
-    visit->call = [&update = *visit->update] { update.call(); };
+    visit->parameter_kernel =
+        std::make_unique<ParameterKernelLaunch>(device_, parameter_kernels_[*row.parameter_kernel]);
+    visit->call = [&launch = *visit->parameter_kernel] { launch.call(); };
+    visit->producer = visit->parameter_kernel->producer();
   }
   return visit;
 }
@@ -132,7 +135,8 @@ std::optional<double> InterleavedProfiler::time_row(Row& row) {
   try {
     visit = open_visit(row);
     if (runs_shadow(caches_->caches())) second = open_visit(row);
-    const std::function<void()> shadow = second ? second->call : std::function<void()>{};
+    const std::function<void()> shadow =
+        then_producer(second ? second->call : std::function<void()>{}, visit->producer);
     // As the profiler times a run: the first call of a kernel creates it, so it is not counted.
     caches_->before_run(shadow);
     device_.time_seconds(visit->call);
@@ -144,11 +148,20 @@ std::optional<double> InterleavedProfiler::time_row(Row& row) {
     visit.reset();
   }
   if (pairing_ == RowPairing::drawn) {
-    start_with_the_others(visit ? &row : nullptr, second ? second.get() : visit.get());
+    start_with_the_others(visit ? &row : nullptr);
   }
   std::optional<double> seconds;
   if (visit) seconds = device_.time_seconds(visit->call);
-  // A rank done first keeps running its row while the others finish theirs.
+  if (pairing_ == RowPairing::drawn) {
+    // A stage done first waits for the other's message: the longer row's kernel runs on beside
+    // a rank that only polls, for the part of it the shorter row left, as the slower stage's
+    // kernels meet the faster one's only for the share of the step the faster one computes. (The
+    // same non-blocking barrier as every other path here: a blocking one matches none of them.)
+    ranks_.barrier_busy([] {});
+    return seconds;
+  }
+  // A rank done first keeps running its row while the others finish theirs (the same layer on
+  // every rank, as in the step).
   ranks_.barrier_busy([&] {
     if (!visit) return;
     visit->call();
@@ -157,20 +170,19 @@ std::optional<double> InterleavedProfiler::time_row(Row& row) {
   return seconds;
 }
 
-void InterleavedProfiler::start_with_the_others(const Row* row, Visit* filler) {
+void InterleavedProfiler::start_with_the_others(const Row* row) {
   // Every rank has prepared its caches (no row is timed beside another rank's cache preparation,
   // a streaming write no step does). A row shorter than the longest of the others' starts at a
-  // moment drawn within it, as a stage's kernel meets the other stages' at any moment of theirs,
-  // meanwhile running on its step-like run's operands (the timed ones stay as prepared).
+  // moment drawn within it, as a stage's kernel meets the other stages' at any moment of theirs;
+  // until then the rank waits, polling as a stage waiting for a message does, so that the
+  // longest row has a busy neighbour only while the shorter one runs.
   const double own = row != nullptr ? row->entry.time_seconds : 0.0;
   double longest = own;
   ranks_.allreduce_max(&longest, 1);
-  if (row == nullptr || filler == nullptr || longest <= own) return;
+  if (row == nullptr || longest <= own) return;
   const double lead = std::uniform_real_distribution<double>(0.0, longest - own)(draws_);
   const auto start = std::chrono::steady_clock::now();
   while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() < lead) {
-    filler->call();
-    device_.synchronize();
   }
 }
 
@@ -193,7 +205,7 @@ void InterleavedProfiler::measure_for(double seconds) {
       if (const auto timed = time_row(*row)) row->seconds.push_back(*timed);
     } else {
       // Nothing of its own to time: it meets the others as time_row does.
-      if (pairing_ == RowPairing::drawn) start_with_the_others(nullptr, nullptr);
+      if (pairing_ == RowPairing::drawn) start_with_the_others(nullptr);
       ranks_.barrier_busy([] {});
     }
     double over =

@@ -36,20 +36,42 @@ std::vector<ConvolutionAlgorithm> algorithms_for(Device& device, const KernelToP
   return device.convolutions().algorithms(geometry, batch, direction);
 }
 
-UpdateLaunch::UpdateLaunch(Device& device, const UpdateToProfile& update)
-    : device_(device), update_(update) {
+ParameterKernelLaunch::ParameterKernelLaunch(Device& device, const ParameterKernelToProfile& kernel)
+    : device_(device), kernel_(kernel) {
   const auto floats = static_cast<std::size_t>(
-      std::max<std::int64_t>(static_cast<std::int64_t>(update.parameters), 1));
-  for (int buffer = 0; buffer < 4; ++buffer) {
+      std::max<std::int64_t>(static_cast<std::int64_t>(kernel.parameters), 1));
+  const int buffers = kernel.kernel == ParameterKernel::update ? 4 : 2;
+  for (int buffer = 0; buffer < buffers; ++buffer) {
     memory_.push_back(device_.allocate(floats * sizeof(float)));
     device_.fill(memory_.back()->data(), floats, 1e-3F);
   }
 }
 
-void UpdateLaunch::call() {
-  optimizer_update(device_.layers(), update_.optimizer,
-                   static_cast<std::int64_t>(update_.parameters), 1e-3F, ++step_,
-                   memory_[1]->data(), memory_[0]->data(), memory_[2]->data(), memory_[3]->data());
+std::function<void()> ParameterKernelLaunch::producer() {
+  if (kernel_.kernel != ParameterKernel::gradient_sum) return {};
+  return [this] { device_.fill(memory_[0]->data(), memory_[0]->floats(), 1e-3F); };
+}
+
+void ParameterKernelLaunch::call() {
+  const auto parameters = static_cast<std::int64_t>(kernel_.parameters);
+  switch (kernel_.kernel) {
+    case ParameterKernel::update:
+      optimizer_update(device_.layers(), kernel_.optimizer, parameters, 1e-3F, ++step_,
+                       memory_[1]->data(), memory_[0]->data(), memory_[2]->data(),
+                       memory_[3]->data());
+      return;
+    case ParameterKernel::gradient_sum:
+      device_.layers().axpy(parameters, 1.0F, memory_[0]->data(), memory_[1]->data());
+      return;
+  }
+}
+
+std::function<void()> then_producer(std::function<void()> shadow, std::function<void()> producer) {
+  if (!producer) return shadow;
+  return [shadow = std::move(shadow), producer = std::move(producer)] {
+    if (shadow) shadow();
+    producer();
+  };
 }
 
 CachePreparation::CachePreparation(Device& device, const ProfilerOptions& options)

@@ -20,19 +20,29 @@ namespace tessera::kernels {
 std::vector<ConvolutionAlgorithm> algorithms_for(Device& device, const KernelToProfile& kernel,
                                                  std::int64_t batch, Direction direction);
 
-// The optimizer update of one GPU's parameters made runnable: weights, gradients and moments in
-// device memory, as the real backend holds them, and the call that applies it once.
-class UpdateLaunch {
+// A streaming kernel over one GPU's parameters made runnable: weights, gradients and moments in
+// device memory, as the real backend holds them, and the call that applies the update once, or
+// adds one set of gradients into another (ParameterBuckets::accumulate).
+class ParameterKernelLaunch {
  public:
-  UpdateLaunch(Device& device, const UpdateToProfile& update);
+  ParameterKernelLaunch(Device& device, const ParameterKernelToProfile& kernel);
   void call();
+  // What the step runs on this kernel's operands just before it, where something does: a gradient
+  // sum's summand has just been written by its layer's backward-filter, so it is in the caches as
+  // far as they hold it. Run after the cache preparation, it leaves them so. Empty for an update.
+  std::function<void()> producer();
 
  private:
   Device& device_;
-  UpdateToProfile update_;
-  std::vector<std::unique_ptr<DeviceMemory>> memory_;  // weights, gradients, two moments
+  ParameterKernelToProfile kernel_;
+  // weights and gradients, then an update's two moments
+  std::vector<std::unique_ptr<DeviceMemory>> memory_;
   std::int64_t step_ = 0;
 };
+
+// A step-like run's preparation (CachePreparation) for a kernel whose operand the step has just
+// written: `shadow`, then `producer` where there is one.
+std::function<void()> then_producer(std::function<void()> shadow, std::function<void()> producer);
 
 // What runs before each timed run so that it finds the caches as options.caches says: nothing
 // (warm), the flush buffer written (flushed), or that and then `shadow`, the same kernel on a

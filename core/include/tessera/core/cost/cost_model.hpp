@@ -4,6 +4,7 @@
 //  - a roofline from the device's specifications: max(FLOPs / achieved peak, bytes / achieved
 //    memory bandwidth) + launch latency.
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "tessera/core/common/provenance.hpp"
@@ -36,6 +37,9 @@ DeviceRoofline roofline_of(const GpuSpec& gpu);
 // ("parameters 9437184").
 std::string update_op(Optimizer optimizer);
 std::string parameters_shape(double parameters);
+// How it names one layer's parameter gradients of a micro-batch added into the step's (a
+// pipeline's gradients add up over its micro-batches), sized as an update.
+std::string gradient_sum_op();
 
 // Convolution kernels are costed by the micro-batching plan (network_micro_batch_plan.hpp) that
 // build_step_programs makes from this model's profiles and micro-batching settings; layer_time is
@@ -58,6 +62,9 @@ class ComputeCostModel {
   // kernel, linear in the weights: MeasuredCurve) when there are two; else the roofline
   // (memory-bound). A pipeline stage's or a shard's count need not be one the profile measured.
   CostEstimate optimizer_time(double parameters, DType dtype, Optimizer optimizer) const;
+  // One layer's `parameters` gradients added into the step's (y += x), looked up as the update
+  // is; else the roofline (memory-bound).
+  CostEstimate gradient_sum_time(double parameters, DType dtype) const;
   // Data movement within the device without arithmetic (a halo face packed into a message, or
   // one unpacked or summed into the tensor): memory-bound, so the roofline of the bytes moved.
   CostEstimate copy_time(double bytes_read, double bytes_written) const;
@@ -69,6 +76,11 @@ class ComputeCostModel {
   const MicroBatchingSection& micro_batching() const { return micro_batching_; }
 
  private:
+  // A streaming kernel over `parameters` weights (`op`, parameters_shape): its row, else read off
+  // its rows at other counts; none without two.
+  std::optional<CostEstimate> profiled_parameter_kernel(const std::string& op, double parameters,
+                                                        DType dtype) const;
+
   DeviceRoofline device_;
   const ProfileDatabase* profiles_;
   MicroBatchingSection micro_batching_;

@@ -30,13 +30,17 @@ struct KernelToProfile {
   bool window = false;
 };
 
-// The optimizer update of one GPU's parameters (one model-parallel stage's), keyed as the cost
-// model looks it up (cost_model.hpp).
-struct UpdateToProfile {
-  Optimizer optimizer = Optimizer::adam;
+// A streaming kernel over one GPU's parameters: the optimizer's update of a model-parallel
+// stage's, or, in a pipeline, one layer's gradients of a micro-batch added into the step's
+// (step_part.hpp's gradient_sum). Keyed as the cost model looks it up (cost_model.hpp).
+enum class ParameterKernel { update, gradient_sum };
+
+struct ParameterKernelToProfile {
+  ParameterKernel kernel = ParameterKernel::update;
+  Optimizer optimizer = Optimizer::adam;  // of an update
   double parameters = 0;
   DType dtype = DType::float32;
-  std::string op;     // update_op(optimizer)
+  std::string op;     // update_op(optimizer) or gradient_sum_op()
   std::string shape;  // parameters_shape(parameters)
 };
 
@@ -58,7 +62,10 @@ std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario,
 // What makes two kernels of the plan the same measurement: op, shape, direction and batch (the
 // layer's name is not part of it; the first layer of a shape names the kernel).
 std::string kernel_identity(const KernelToProfile& kernel);
-// Distinct updates over all sweep points and stages.
-std::vector<UpdateToProfile> updates_to_profile(const LoadedScenario& scenario);
+// Distinct updates over all sweep points and stages, then the distinct gradient sums of the
+// pipelined points' layers; at a point of exactly `profiling.ranks` GPUs, only the stage that
+// rank holds (as kernels_to_profile).
+std::vector<ParameterKernelToProfile> parameter_kernels_to_profile(
+    const LoadedScenario& scenario, const ProfilingRank& profiling = {});
 
 }  // namespace tessera

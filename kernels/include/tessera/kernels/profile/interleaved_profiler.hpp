@@ -5,16 +5,17 @@
 // other moments than the training did (docs/measurements/2026-12-01-cpu-interleaved-profile.md).
 // Every successful row the earlier profile holds for this rank's kernels (every algorithm and
 // micro-batch size, so that a plan made from the new rows chooses among the same candidates) and
-// optimizer updates is run again, one run per visit, in turn, in the time slots the trainer leaves
-// between its measured steps; each row's new time is the median over its visits. Where the ranks
-// go row by row together, the all-reduces of the step's gradient buckets among all of them are
-// timed too, one size per slot after the kernels' rows, warm as `tessera profile` times them
-// (rows "allreduce", "bytes B ranks R" at the buckets' own sizes).
+// optimizer updates and gradient sums is run again, one run per visit, in turn, in the time slots
+// the trainer leaves between its measured steps; each row's new time is the median over its visits.
+// Where the ranks go row by row together, the all-reduces of the step's gradient buckets among all
+// of them are timed too, one size per slot after the kernels' rows, warm as `tessera profile` times
+// them (rows "allreduce", "bytes B ranks R" at the buckets' own sizes).
 //
 // Collective: every rank of the point calls measure_for() after each measured step. The ranks go
 // one row at a time together, as `tessera profile` does under mpirun, each timing the same row
-// or, at a pipelined point, a row of its own drawn in turn (RowPairing); either way a rank done
-// first runs its row on until the others are done, so no row is timed beside an idle rank.
+// or, at a pipelined point, a row of its own drawn in turn (RowPairing). Running the same row, a
+// rank done first runs it on until the others are done, so no row is timed beside an idle rank;
+// at a pipelined point it waits, as a stage does for the other's message.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -39,19 +40,21 @@ class Device;
 // prepared its caches (so that no row runs beside a write of twice the last-level cache, which
 // no step does), a row shorter than the longest of the others' starts at a moment drawn within
 // it (by the earlier profile's times), as a stage's kernel meets the other stages' at any moment
-// of theirs.
+// of theirs; a rank done first then waits (a stage done first waits for a message), so the
+// longer row has a busy neighbour for about the share the other stage computes.
 enum class RowPairing { same_row, drawn };
 
 class InterleavedProfiler {
  public:
-  // `kernels` and `updates`: what this rank runs at the point; `earlier`: the profile the run
-  // planned from (its rows on `device` are the ones timed again). The options' caches and
+  // `kernels` and `parameter_kernels`: what this rank runs at the point; `earlier`: the profile the
+  // run planned from (its rows on `device` are the ones timed again). The options' caches and
   // skipped algorithms apply; their measurement budget does not (one run per visit).
   // `allreduce_bytes`: the sizes the step all-reduces among all of `ranks` (its gradient
   // buckets'), timed with same_row pairing; every rank must give the same ones.
   InterleavedProfiler(Device& device, Communicator& ranks, std::vector<KernelToProfile> kernels,
-                      std::vector<UpdateToProfile> updates, const ProfileDatabase& earlier,
-                      const ProfilerOptions& options, RowPairing pairing = RowPairing::same_row,
+                      std::vector<ParameterKernelToProfile> parameter_kernels,
+                      const ProfileDatabase& earlier, const ProfilerOptions& options,
+                      RowPairing pairing = RowPairing::same_row,
                       const std::vector<double>& allreduce_bytes = {});
   ~InterleavedProfiler();
   InterleavedProfiler(const InterleavedProfiler&) = delete;
@@ -79,12 +82,12 @@ class InterleavedProfiler {
   Row* next_row();
   std::unique_ptr<Visit> open_visit(const Row& row);
   std::optional<double> time_row(Row& row);
-  void start_with_the_others(const Row* row, Visit* filler);
+  void start_with_the_others(const Row* row);
 
   Device& device_;
   Communicator& ranks_;
   std::vector<KernelToProfile> kernels_;
-  std::vector<UpdateToProfile> updates_;
+  std::vector<ParameterKernelToProfile> parameter_kernels_;
   std::vector<Row> rows_;
   std::vector<std::size_t> order_;  // rows_' indices in the order of this round
   std::size_t next_ = 0;

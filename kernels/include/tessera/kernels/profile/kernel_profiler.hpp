@@ -78,10 +78,11 @@ std::vector<std::int64_t> missing_micro_batches(const ProfileDatabase& database,
                                                 const KernelToProfile& kernel,
                                                 const std::vector<std::int64_t>& sizes);
 
-// The optimizer update over each one's parameters (weights, gradients and moments in device
-// memory, as the real backend holds them), one row each (op update_adam etc., micro-batch 1).
-void profile_updates(Device& device, const std::vector<UpdateToProfile>& updates,
-                     const ProfilerOptions& options, ProfileDatabase& database);
+// Each streaming kernel over parameters (the optimizer update, weights, gradients and moments in
+// device memory as the real backend holds them; or a gradient sum), one row each (op update_adam,
+// gradient_sum etc., micro-batch 1).
+void profile_parameter_kernels(Device& device, const std::vector<ParameterKernelToProfile>& kernels,
+                               const ProfilerOptions& options, ProfileDatabase& database);
 
 // Copy bandwidth against size: host->device and device->host from pinned and pageable host
 // memory, and device->device. Rows have op "copy_h2d_pinned" etc. and shape "bytes N".

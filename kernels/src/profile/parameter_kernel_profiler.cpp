@@ -7,23 +7,24 @@
 
 namespace tessera::kernels {
 
-void profile_updates(Device& device, const std::vector<UpdateToProfile>& updates,
-                     const ProfilerOptions& options, ProfileDatabase& database) {
-  for (const auto& update : updates) {
-    UpdateLaunch launch(device, update);
-    std::optional<UpdateLaunch> second;  // the step_like run's operands
+void profile_parameter_kernels(Device& device, const std::vector<ParameterKernelToProfile>& kernels,
+                               const ProfilerOptions& options, ProfileDatabase& database) {
+  for (const auto& kernel : kernels) {
+    ParameterKernelLaunch launch(device, kernel);
+    std::optional<ParameterKernelLaunch> second;  // the step_like run's operands
     std::function<void()> shadow;
     if (runs_shadow(options.caches)) {
-      second.emplace(device, update);
+      second.emplace(device, kernel);
       shadow = [&] { second->call(); };
     }
+    shadow = then_producer(std::move(shadow), launch.producer());
     const double seconds = median_seconds(
         device, [&] { launch.call(); }, options, shadow);
     database.add({.device = device.info().name,
-                  .op = update.op,
+                  .op = kernel.op,
                   .direction = Direction::forward,
-                  .shape = update.shape,
-                  .dtype = update.dtype,
+                  .shape = kernel.shape,
+                  .dtype = kernel.dtype,
                   .micro_batch = 1,
                   .algorithm = "default",
                   .time_seconds = seconds});
