@@ -1,5 +1,6 @@
 #include "tessera/core/point/profile_plan.hpp"
 
+#include <optional>
 #include <set>
 #include <string>
 
@@ -31,6 +32,13 @@ std::vector<StepPart> parts_of(Direction direction) {
   return {StepPart::whole};
 }
 
+// The one stage `profiling`'s rank times at `point`: at a point of exactly one GPU per profiling
+// rank, the stage that rank holds; none (every stage) at other points.
+std::optional<int> profiled_stage(const SweepPoint& point, const ProfilingRank& profiling) {
+  if (point.config.gpus() != profiling.ranks) return std::nullopt;
+  return RankNumbering(point.config).stage_of(profiling.rank);
+}
+
 }  // namespace
 
 std::string kernel_identity(const KernelToProfile& kernel) {
@@ -44,10 +52,9 @@ std::vector<KernelToProfile> kernels_to_profile(const LoadedScenario& scenario,
   std::set<std::string> seen;  // kernel_identity
   const auto& layers = scenario.model.layers();
   for (const SweepPoint& point : scenario.points) {
-    const bool one_stage_each = point.config.gpus() == profiling.ranks;
-    const int own_stage = RankNumbering(point.config).stage_of(profiling.rank);
+    const auto own_stage = profiled_stage(point, profiling);
     for (std::size_t i = 0; i < layers.size(); ++i) {
-      if (one_stage_each && point.plan.micro_batch_layers[i].stage != own_stage) continue;
+      if (own_stage && point.plan.micro_batch_layers[i].stage != *own_stage) continue;
       // Recurrent models' layers have no device kernel to time yet; the cost model gives them
       // their roofline time.
       if (is_sequence_kind(layers[i].layer.kind)) continue;
@@ -110,23 +117,20 @@ std::vector<ParameterKernelToProfile> parameter_kernels_to_profile(const LoadedS
                        .op = update ? update_op(model.optimizer) : gradient_sum_op(),
                        .shape = parameters_shape(parameters)});
   };
-  // As kernels_to_profile: at a point of one GPU per profiling rank, that rank's stage only.
-  const auto runs_stage = [&](const SweepPoint& point, int stage) {
-    return point.config.gpus() != profiling.ranks ||
-           RankNumbering(point.config).stage_of(profiling.rank) == stage;
-  };
   for (const SweepPoint& point : scenario.points) {
+    const auto own_stage = profiled_stage(point, profiling);
     const auto parameters = stage_parameters(scenario.model, point.plan);
     for (std::size_t stage = 0; stage < parameters.size(); ++stage) {
-      if (runs_stage(point, static_cast<int>(stage))) {
+      if (!own_stage || static_cast<int>(stage) == *own_stage) {
         add(ParameterKernel::update, parameters[stage]);
       }
     }
   }
   for (const SweepPoint& point : scenario.points) {
     if (point.plan.config.micro_batches <= 1) continue;
+    const auto own_stage = profiled_stage(point, profiling);
     for (const auto& layer : point.plan.layers) {
-      if (runs_stage(point, layer.stage)) {
+      if (!own_stage || layer.stage == *own_stage) {
         add(ParameterKernel::gradient_sum, static_cast<double>(layer.parameters));
       }
     }

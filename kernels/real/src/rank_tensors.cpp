@@ -55,11 +55,12 @@ void check_gradient_sums(const StepProgram& program, const std::vector<std::int6
     for (std::size_t i = 0; i < floats.size(); ++i) {
       const int expected = floats[i] > 0 && k != writes_gradients ? 1 : 0;
       const auto found = sums.find({i, k});
-      if ((found == sums.end() ? 0 : found->second) != expected) {
+      const int summed = found == sums.end() ? 0 : found->second;
+      if (summed != expected) {
         throw std::logic_error("the step program sums layer " + std::to_string(i) +
                                "'s gradients of micro-batch " + std::to_string(k) + " " +
-                               std::to_string(found == sums.end() ? 0 : found->second) +
-                               " times; expected " + std::to_string(expected));
+                               std::to_string(summed) + " times; expected " +
+                               std::to_string(expected));
       }
     }
   }
