@@ -15,6 +15,7 @@
 #include "tessera/core/common/atomic_file.hpp"
 #include "tessera/core/common/quantity.hpp"
 #include "tessera/core/common/utc_time.hpp"
+#include "tessera/core/cost/rank_passes.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/core/point/profile_plan.hpp"
 #include "tessera/kernels/communicator.hpp"
@@ -25,6 +26,7 @@
 #include "tessera/kernels/profile/kernel_replay.hpp"
 #include "tessera/kernels/profile/machine_description.hpp"
 #include "tessera/kernels/profile/microbatch_study.hpp"
+#include "tessera/kernels/profile/rank_pass_profiler.hpp"
 
 namespace tessera::app {
 namespace {
@@ -39,6 +41,7 @@ struct ProfileSettings {
   std::vector<std::string> skipped_algorithms;
   std::optional<std::int64_t> mini_batch;
   double seconds_per_measurement = 0.2;
+  double jitter_seconds = 0;  // rank passes under mpirun (rank_pass_profiler.hpp); 0: none
   bool copies = true;
   bool fresh = false;
   bool warm_caches = false;
@@ -274,6 +277,23 @@ int profile(const ProfileSettings& settings) {
   if (world) {
     kernels::profile_collectives(*world, *device, sizes, options, database);
     world->allreduce_sum(&measured, 1);
+    // Rank 0 holds the rows: it says whether an earlier run timed the passes already.
+    double passes_wanted =
+        writer && settings.jitter_seconds > 0 &&
+                rank_jitter_from_passes(database, device_name, world->size()).empty()
+            ? 1.0
+            : 0.0;
+    world->allreduce_max(&passes_wanted, 1);
+    if (passes_wanted > 0) {
+      if (writer) {
+        std::cerr << "rank passes: every rank's kernels once each, all ranks together, for "
+                  << settings.jitter_seconds << " s (the machine's rank jitter)\n";
+      }
+      // At least a few passes even where one is longer than the time given (a step of seconds).
+      constexpr int kFewestPasses = 16;
+      kernels::profile_rank_passes(*world, *device, kernels, database, settings.jitter_seconds,
+                                   kFewestPasses, database);
+    }
   }
   // The machine as a cluster file, so `tessera run --cluster` simulates it with these profiles.
   const std::filesystem::path cluster_file =
@@ -345,6 +365,13 @@ void add_profile_command(CLI::App& cli, Action& action) {
                    "Algorithms not to measure, by name prefix (e.g. ref: for oneDNN's "
                    "reference implementations); they get no row")
       ->delimiter(',');
+  command
+      ->add_option("--jitter-seconds", settings->jitter_seconds,
+                   "Under mpirun: time every rank's kernels once each, all ranks together, again "
+                   "and again for this long (at least 16 passes), as the machine's rank jitter "
+                   "(rank_pass rows; validate-sim --jitter-seconds simulates with it); default 0: "
+                   "none")
+      ->check(CLI::NonNegativeNumber);
   command->add_flag("!--no-copies", settings->copies, "Skip the copy-bandwidth measurements");
   command->add_flag("--fresh", settings->fresh, "Measure everything again");
   command->add_flag("--warm-caches", settings->warm_caches,

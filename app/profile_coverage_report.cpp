@@ -28,15 +28,15 @@ std::string quoted_list(const std::vector<std::string>& names) {
 
 void report_profile_coverage(const ProfileCoverage& c, const std::string& scenario_file,
                              std::ostream& out, std::ostream& warnings) {
-  const auto kernel_rows = static_cast<std::int64_t>(c.rows - c.transfer_rows);
+  const auto kernel_rows = static_cast<std::int64_t>(c.rows - c.machine_rows);
   out << scenario_file << ": profiles: " << format_count(static_cast<std::int64_t>(c.matching_rows))
       << " of " << counted(kernel_rows, "kernel row") << " match its kernels on '" << c.device
       << "' (" << c.measured_kernels << " of "
       << counted(static_cast<std::int64_t>(c.kernels), "kernel")
       << " measured, the rest at the roofline)";
-  if (c.transfer_rows > 0) {
-    out << "; " << counted(static_cast<std::int64_t>(c.transfer_rows), "transfer row")
-        << " not read (copies and collectives describe the machine)";
+  if (c.machine_rows > 0) {
+    out << "; " << counted(static_cast<std::int64_t>(c.machine_rows), "machine row")
+        << " not read (copies, collectives and rank passes describe the machine)";
   }
   out << "\n";
   if (c.unmatched.empty()) return;

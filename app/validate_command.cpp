@@ -67,10 +67,11 @@ int validate_profile_file(const std::string& path, ProfileDatabase& all) {
   return run_guarded([&] {
     ProfileDatabase one;
     one.load_csv(path);
-    std::int64_t transfers = 0;
-    for (const auto& row : one.rows()) transfers += is_transfer_op(row.op) ? 1 : 0;
+    std::int64_t machine_rows = 0;
+    for (const auto& row : one.rows()) machine_rows += describes_machine(row.op) ? 1 : 0;
     std::cout << path << ": ok (" << counted(static_cast<std::int64_t>(one.size()), "row") << ", "
-              << format_count(transfers) << " of them transfers; micro-batches timed "
+              << format_count(machine_rows)
+              << " of them the machine's (transfers, rank passes); micro-batches timed "
               << to_string(one.sources().back().micro_batch_timing) << "; caches "
               << to_string(one.sources().back().caches) << ")\n";
     all.load_csv(path);

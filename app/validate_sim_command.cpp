@@ -53,6 +53,7 @@
 #include "tessera/core/common/atomic_file.hpp"
 #include "tessera/core/common/input_error.hpp"
 #include "tessera/core/cost/profile_database.hpp"
+#include "tessera/core/cost/rank_passes.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/core/result/layer_time_comparison.hpp"
 #include "tessera/core/result/measurement_length.hpp"
@@ -79,6 +80,7 @@ struct ValidateSimSettings {
   std::string mpirun = "mpirun";
   std::int64_t max_ranks = 0;                   // 0: twice the cores (CPU) or the GPU count
   double seconds_per_measurement = 0.2;         // as `tessera profile`
+  double jitter_seconds = 0;                    // as `tessera profile`: rank passes; 0: none
   int threads_per_rank = 0;                     // 0: the cores / ranks, at least 1
   bool fresh = false;                           // profile again instead of resuming
   bool warm_caches = false;                     // profile without flushing caches between runs
@@ -154,12 +156,14 @@ PointResult unmeasured(const LoadedScenario& loaded, const SweepPoint& point, Po
   return result;
 }
 
-// this_machine.yaml's device in one node joined by the rank link measured among `ranks` ranks.
+// this_machine.yaml's device in one node joined by the rank link measured among `ranks` ranks,
+// with the rank jitter of the rank_pass rows in `passes` (none without them).
 // The node holds `devices_per_node` (the sweep's largest point) so that the scenario still loads;
 // a point of `ranks` devices plays on its own devices and links only. Returns the file's path.
-fs::path write_rank_cluster(const fs::path& directory, const ProfileDatabase& profiles, int ranks,
-                            std::int64_t devices_per_node, const Machine& machine,
-                            int threads_per_rank) {
+fs::path write_rank_cluster(const fs::path& directory, const ProfileDatabase& profiles,
+                            const ProfileDatabase& passes, int ranks, std::int64_t devices_per_node,
+                            const Machine& machine, int threads_per_rank,
+                            const std::string& file_name = "cluster.yaml") {
   const auto single = load_cluster_file((directory / "this_machine.yaml").string());
   kernels::MachineFigures figures;
   figures.device_name = single.gpu.model;
@@ -183,7 +187,8 @@ fs::path write_rank_cluster(const fs::path& directory, const ProfileDatabase& pr
     figures.rank_link_bandwidth_bytes_per_second = link->bandwidth_bytes_per_second;
     figures.rank_link_latency_seconds = link->latency_seconds;
   }
-  const fs::path path = directory / "cluster.yaml";
+  figures.rank_jitter = rank_jitter_from_passes(passes, figures.device_name, ranks);
+  const fs::path path = directory / file_name;
   write_file_atomically(path.string(), kernels::cluster_yaml(figures, "this validate-sim run"));
   return path;
 }
@@ -227,6 +232,12 @@ int validate_sim(const ValidateSimSettings& settings) {
   const bool interleave = settings.interleave &&
                           loaded.scenario.io.format == DatasetFormat::synthetic &&
                           machine.cuda_devices == 0;
+  // Rank jitter only where asked for (--jitter-seconds): on this project's development VM it moved
+  // three of five 2-rank points away from the measurement, one towards it
+  // (docs/measurements/2026-12-04-cpu-rank-jitter.md).
+  const auto jitter_passes = [&](const ProfileDatabase& rows) {
+    return settings.jitter_seconds > 0 ? rows : ProfileDatabase{};
+  };
   std::vector<PointResult> simulated;
   std::vector<PointResult> simulated_before;  // from the profile measured before training alone
   MachineDrift drift(machine.cuda_devices > 0 ? "cuda:0" : "cpu");
@@ -259,7 +270,9 @@ int validate_sim(const ValidateSimSettings& settings) {
                                                "--output",
                                                profiles_csv.string(),
                                                "--seconds-per-measurement",
-                                               std::to_string(settings.seconds_per_measurement)};
+                                               std::to_string(settings.seconds_per_measurement),
+                                               "--jitter-seconds",
+                                               std::to_string(settings.jitter_seconds)};
     if (settings.warm_caches) profile_arguments.push_back("--warm-caches");
     if (!settings.skipped_algorithms.empty()) {
       profile_arguments.push_back("--skip-algorithms");
@@ -277,8 +290,9 @@ int validate_sim(const ValidateSimSettings& settings) {
     // are balanced by the cluster's device, and both sides must split the model alike.
     ProfileDatabase profiles;
     profiles.load_csv(profiles_csv.string());
-    fs::path cluster_yaml = write_rank_cluster(directory, profiles, static_cast<int>(ranks),
-                                               largest_point, machine, threads);
+    fs::path cluster_yaml =
+        write_rank_cluster(directory, profiles, jitter_passes(profiles), static_cast<int>(ranks),
+                           largest_point, machine, threads);
     // The profile balanced a pipeline's stages on the scenario's own platform, not yet on the
     // device it measured: again on cluster.yaml, so that each rank times the kernels of the stage
     // it trains and the stages' optimizer updates get rows at their sizes (rows kept, the rest
@@ -297,20 +311,21 @@ int validate_sim(const ValidateSimSettings& settings) {
       }
       profiles = ProfileDatabase{};
       profiles.load_csv(profiles_csv.string());
-      cluster_yaml = write_rank_cluster(directory, profiles, static_cast<int>(ranks), largest_point,
-                                        machine, threads);
+      cluster_yaml = write_rank_cluster(directory, profiles, jitter_passes(profiles),
+                                        static_cast<int>(ranks), largest_point, machine, threads);
     }
     // Simulated first: its step sets how many steps the real run measures.
     const auto on_this_machine =
         load_scenario(settings.file, {.cluster_file = cluster_yaml.string()});
-    const auto simulate_points = [&](const ProfileDatabase& kernel_times, bool keep_traces) {
+    const auto simulate_points = [&](const LoadedScenario& on_machine,
+                                     const ProfileDatabase& kernel_times, bool keep_traces) {
       sim::SimulationOptions options;
       options.profiles = &kernel_times;
       options.trace = keep_traces;
       std::vector<PointResult> results;
       for (const auto* point : points) {
-        auto outcome = sim::simulate_point_isolated(on_this_machine,
-                                                    on_this_machine.points[point->index], options);
+        auto outcome =
+            sim::simulate_point_isolated(on_machine, on_machine.points[point->index], options);
         if (keep_traces) {
           write_file_atomically(
               (directory / ("sim-trace-" + std::to_string(point->index) + ".json")).string(),
@@ -322,7 +337,7 @@ int validate_sim(const ValidateSimSettings& settings) {
     };
     std::cerr << ranks << " rank(s): simulating on " << cluster_yaml.string() << "\n";
     // Its timelines stand unless step 5 writes its own.
-    auto from_profile = simulate_points(profiles, true);
+    auto from_profile = simulate_points(on_this_machine, profiles, true);
     double shortest_step_seconds = 0;
     for (const auto& result : from_profile) {
       if (result.status != PointStatus::ok || result.step_seconds <= 0) continue;
@@ -376,9 +391,17 @@ int validate_sim(const ValidateSimSettings& settings) {
     }
     // Simulated again with the rows timed between the steps, which replace the earlier ones.
     if (interleave && fs::exists(interleaved_csv)) {
+      ProfileDatabase between_steps;
+      between_steps.load_csv(interleaved_csv.string());
       ProfileDatabase retimed = profiles;
       retimed.load_csv(interleaved_csv.string());
-      auto results = simulate_points(retimed, true);
+      // The rank jitter of the moments the steps ran in, not of the profile's passes.
+      const fs::path cluster_during_training = write_rank_cluster(
+          directory, profiles, jitter_passes(between_steps), static_cast<int>(ranks), largest_point,
+          machine, threads, "cluster-during-training.yaml");
+      const auto on_machine_during_training =
+          load_scenario(settings.file, {.cluster_file = cluster_during_training.string()});
+      auto results = simulate_points(on_machine_during_training, retimed, true);
       simulated.insert(simulated.end(), results.begin(), results.end());
     } else {
       simulated.insert(simulated.end(), from_profile.begin(), from_profile.end());
@@ -458,6 +481,14 @@ void add_validate_sim_command(CLI::App& cli, Action& action) {
       ->add_option("--seconds-per-measurement", settings->seconds_per_measurement,
                    "Profiling: repeat each kernel until this much time is spent")
       ->check(CLI::PositiveNumber);
+  command
+      ->add_option("--jitter-seconds", settings->jitter_seconds,
+                   "Profiling with several ranks: time passes over every rank's kernels, all "
+                   "ranks together, for this long (tessera profile --jitter-seconds); the "
+                   "simulation plays each measured moment's slowdowns (the profile's passes "
+                   "before training, the slots between the steps after) and reports the median "
+                   "step. Default 0: every rank at its usual speed")
+      ->check(CLI::NonNegativeNumber);
   command
       ->add_option("--threads-per-rank", settings->threads_per_rank,
                    "CPU ranks: compute threads of each rank, in the real runs and the profiling "

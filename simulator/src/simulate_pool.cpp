@@ -1,5 +1,6 @@
 #include "tessera/simulator/simulate_pool.hpp"
 
+#include "jitter_plays.hpp"
 #include "process/child_pool.hpp"
 #include "tessera/core/point/point_input.hpp"
 
@@ -46,44 +47,50 @@ SimulationOutcome outcome_of(const ChildOutcome& child, const PointToSimulate& p
 std::vector<std::optional<SimulationOutcome>> simulate_points(
     const std::vector<PointToSimulate>& points, const SimulationOptions& options, int jobs,
     const RunLimits& limits) {
-  // One task per point and epoch that differs: the steady state, then the first epoch where its
-  // samples come from elsewhere.
+  // One task per point, epoch that differs (the steady state, then the first epoch where its
+  // samples come from elsewhere) and play (one per moment of a cluster's rank jitter).
   struct Task {
     std::size_t point;
     bool first_epoch;
   };
   std::vector<Task> tasks;
   std::vector<std::function<nlohmann::json()>> work;
-  for (std::size_t i = 0; i < points.size(); ++i) {
+  const auto add_plays = [&](std::size_t i, bool first_epoch, const SimulationOptions& epoch) {
     const auto& p = points[i];
+    for (const auto& play : jitter_plays(p.scenario->cluster, epoch)) {
+      tasks.push_back({i, first_epoch});
+      work.emplace_back(
+          [p, play] { return outcome_message(simulate_point(*p.scenario, *p.point, play)); });
+    }
+  };
+  for (std::size_t i = 0; i < points.size(); ++i) {
     auto steady = options;
     steady.epoch = Epoch::later;
     steady.trace = false;
-    tasks.push_back({i, false});
-    work.emplace_back(
-        [p, steady] { return outcome_message(simulate_point(*p.scenario, *p.point, steady)); });
-    if (plan_input(*p.scenario, p.point->config.gpus()).epochs_differ()) {
+    add_plays(i, false, steady);
+    if (plan_input(*points[i].scenario, points[i].point->config.gpus()).epochs_differ()) {
       auto first = steady;
       first.epoch = Epoch::first;
-      tasks.push_back({i, true});
-      work.emplace_back(
-          [p, first] { return outcome_message(simulate_point(*p.scenario, *p.point, first)); });
+      add_plays(i, true, first);
     }
   }
   const auto children = run_in_children(work, jobs, limits);
-  std::vector<std::optional<SimulationOutcome>> outcomes(points.size());
+  std::vector<std::vector<SimulationOutcome>> steady_plays(points.size()),
+      first_plays(points.size());
   std::vector<bool> cut_off(points.size(), false);
   for (std::size_t t = 0; t < tasks.size(); ++t) {
     const auto& task = tasks[t];
     if (children[t].cut_off) cut_off[task.point] = true;
     if (cut_off[task.point]) continue;
-    auto outcome = outcome_of(children[t], points[task.point]);
-    if (!task.first_epoch) {
-      outcomes[task.point] = std::move(outcome);
-      continue;
-    }
-    auto& into = *outcomes[task.point];
-    // The steady state's task comes first, so `into` holds it already.
+    (task.first_epoch ? first_plays : steady_plays)[task.point].push_back(
+        outcome_of(children[t], points[task.point]));
+  }
+  std::vector<std::optional<SimulationOutcome>> outcomes(points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    if (cut_off[i] || steady_plays[i].empty()) continue;
+    auto& into = outcomes[i].emplace(median_play(std::move(steady_plays[i])));
+    if (first_plays[i].empty()) continue;
+    const auto outcome = median_play(std::move(first_plays[i]));
     if (outcome.result.status == PointStatus::failed) {
       into.result.status = PointStatus::failed;
       into.result.note += "; first epoch: " + outcome.result.note;
@@ -91,9 +98,6 @@ std::vector<std::optional<SimulationOutcome>> simulate_points(
       into.result.first_epoch_step_seconds = outcome.result.step_seconds;
       into.wall_seconds += outcome.wall_seconds;
     }
-  }
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    if (cut_off[i]) outcomes[i].reset();
   }
   return outcomes;
 }

@@ -40,7 +40,7 @@ validate "$scenario" --profiles "$profiles/small_cnn_v100.csv"
 [ "$code" -eq 0 ] || fail "scenario with profiles: exit $code: $err"
 [[ "$out" == *"profiles: 8 of 12 kernel rows match its kernels on 'V100-SXM2-16GB'"* ]] ||
   fail "no match count: $out"
-[[ "$out" == *"1 transfer row not read"* ]] || fail "no transfer count: $out"
+[[ "$out" == *"1 machine row not read"* ]] || fail "no transfer count: $out"
 [[ "$err" == "warning: $scenario: no kernel of this scenario on 'V100-SXM2-16GB' matches 4 profile rows"* ]] ||
   fail "no warning: $err"
 for line in 17 18 19 20; do

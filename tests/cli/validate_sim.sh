@@ -29,7 +29,7 @@ YAML
 # measurement, but longer than the scenario's one step.
 output=$("$tessera" validate-sim "$scratch/tiny.yaml" --output "$scratch/out" --max-ranks 2 \
   --mpirun "$mpiexec --bind-to none" --seconds-per-measurement 0.01 --warm-caches \
-  --measure-seconds 0.3 2>&1)
+  --measure-seconds 0.3 --jitter-seconds 0.2 2>&1)
 code=$?
 [ "$code" -eq 0 ] || fail "exit $code: $output"
 csv="$scratch/out/comparison.csv"
@@ -46,6 +46,18 @@ cluster="$scratch/out/ranks-2/cluster.yaml"
 grep -q "gpu_interconnect: nvswitch" "$cluster" && grep -q "gpu_link_bandwidth:" "$cluster" ||
   fail "2-rank cluster lacks the measured rank link: $(cat "$cluster")"
 grep -q "2 rank(s) sharing" "$cluster" || fail "2-rank cluster does not say how cores are shared"
+# The ranks' jitter: from the profile's passes (at least 16) for the simulation before training,
+# from the slots between the steps for the one compared; each a 2-rank moment per line; none at 1
+# rank, whose median step it would not move.
+for file in cluster.yaml cluster-during-training.yaml; do
+  moments=$(grep -Ec '^    - \[[0-9.e+-]+, [0-9.e+-]+\]$' "$scratch/out/ranks-2/$file")
+  grep -q '^rank_jitter:$' "$scratch/out/ranks-2/$file" && [ "$moments" -ge 1 ] ||
+    fail "2 ranks: $file has no rank jitter: $(tail -5 "$scratch/out/ranks-2/$file")"
+done
+[ "$(grep -Ec '^    - \[' "$cluster")" -ge 16 ] || fail "fewer than 16 rank passes in $cluster"
+grep -q "rank_jitter" "$scratch/out/ranks-1/cluster.yaml" && fail "1 rank: rank jitter written"
+grep -q "rank jitter: the median step of [0-9]* plays" "$scratch/out/sim.csv" ||
+  fail "the 2-rank simulation does not say it played the jitter's moments"
 for side in real sim; do
   [ -s "$scratch/out/$side.csv" ] || fail "no $side.csv beside the comparison"
 done
@@ -151,13 +163,16 @@ done
 # The real run executed the micro-batching plan of its micro-batches, made from the profiles.
 ! grep -q '"provenance": *"roofline"' "$scratch/pipe/ranks-2/real/real.json" ||
   fail "the pipelined real run planned its convolutions without the profiles"
+# Without --jitter-seconds every rank computes at its usual speed.
+grep -q "rank_jitter" "$scratch/pipe/ranks-2/cluster.yaml" "$scratch/pipe/ranks-2/cluster-during-training.yaml" &&
+  fail "rank jitter without --jitter-seconds"
 # Each rank profiled its own stage's kernels, and rank 0 wrote both ranks' rows: one per kernel
 # the plan lists.
 grep -q "each rank times its own stage's kernels" "$scratch/pipe/ranks-2/profile.log" ||
   fail "the 2-rank profile did not split the kernels by stage: $(head -3 "$scratch/pipe/ranks-2/profile.log")"
 planned=$("$tessera" profile "$scratch/pipeline.yaml" --list | tail -1 | cut -d' ' -f1)
 profiled=$(grep -v '^#' "$scratch/pipe/ranks-2/profiles.csv" | tail -n +2 |
-  awk -F, '$2 !~ /^(copy_|allreduce|sendrecv|update_|gradient_sum)/ { print $2 "," $3 "," $4 }' | sort -u | wc -l)
+  awk -F, '$2 !~ /^(copy_|allreduce|sendrecv|update_|gradient_sum|rank_pass)/ { print $2 "," $3 "," $4 }' | sort -u | wc -l)
 [ "$profiled" -eq "$planned" ] ||
   fail "the 2-rank profile holds $profiled kernels of the plan's $planned"
 # The stages are balanced on the measured device (cluster.yaml), not on the scenario's lassen:

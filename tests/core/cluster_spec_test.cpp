@@ -210,6 +210,25 @@ TEST(ClusterSpec, PresetNvlinkMeshesMatchTheirGpus) {
   }
 }
 
+// rank_jitter: each measured moment's slowdown of every measured rank; every moment as many
+// ranks, each slowdown a ratio near 1 (a percentage or seconds is refused).
+TEST(ClusterSpec, RankJitterListsEveryRanksSlowdownAtEachMoment) {
+  EXPECT_TRUE(parse_cluster(cluster_text()).jitter.empty());
+  const auto with = [](const std::string& moments) {
+    return cluster_text() + "rank_jitter:\n  slowdowns:\n" + moments;
+  };
+  const auto c = parse_cluster(with("    - [1.02, 0.97]\n    - [0.99, 1.13]\n"));
+  ASSERT_EQ(c.jitter.moments(), 2u);
+  EXPECT_EQ(c.jitter.slowdowns[1][1], 1.13);
+  auto error = input_error([&] { parse_cluster(with("    - [1.02, 0.97]\n    - [0.99]\n")); });
+  EXPECT_EQ(error.key(), "rank_jitter.slowdowns[1]");
+  EXPECT_TRUE(contains(error.what(), "as many ranks as the first moment (2)")) << error.what();
+  error = input_error([&] { parse_cluster(with("    - [1.02, 97]\n")); });
+  EXPECT_EQ(error.key(), "rank_jitter.slowdowns[0][1]");
+  error = input_error([&] { parse_cluster(cluster_text() + "rank_jitter: {moments: 3}\n"); });
+  EXPECT_TRUE(contains(error.what(), "slowdowns")) << error.what();
+}
+
 TEST(ClusterSpec, NvlinkMeshWithoutAListLinksEveryPairOnce) {
   const auto c = parse_cluster(
       cluster_text("  gpu_interconnect: nvswitch", "  gpu_interconnect: nvlink_mesh"));

@@ -52,7 +52,7 @@ TEST(ProfileCoverage, CountsWhatTheCostModelWouldLookUp) {
   EXPECT_EQ(coverage.device, gpu);
   EXPECT_EQ(coverage.rows, 6u);
   EXPECT_EQ(coverage.matching_rows, 3u);
-  EXPECT_EQ(coverage.transfer_rows, 1u);
+  EXPECT_EQ(coverage.machine_rows, 1u);
   ASSERT_EQ(coverage.unmatched.size(), 2u);
   EXPECT_EQ(coverage.unmatched[0].where.line, 7);  // by file and line
   EXPECT_EQ(coverage.unmatched[1].where.line, 8);

@@ -1,7 +1,8 @@
 // A profile timed again between a real run's steps (InterleavedProfiler), under mpirun with 2
 // and 4 ranks: every successful row of the rank's kernels comes back with a new median, the rows
 // that cannot run are left out, and ranks with unequal work (a pipeline's stages) still end each
-// slot together, whether they time the same row or each a row of its own.
+// slot together, whether they time the same row or each a row of its own; each slot is a moment
+// of the ranks' jitter (a rank_pass row).
 #include "tessera/kernels/profile/interleaved_profiler.hpp"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <string>
 
 #include "mpi_world.hpp"
+#include "tessera/core/cost/rank_passes.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/kernels/device.hpp"
 
@@ -75,8 +77,10 @@ TEST(InterleavedProfiler, TimesEverySuccessfulRowAgainAndLeavesTheOthersOut) {
   EXPECT_EQ(profiler.caches(), RunCaches::step_like);
   EXPECT_EQ(profiler.row_count(), expected.size());
   // Slots until every rank's every row was timed twice (the loop's end decided collectively).
+  int slots = 0;
   for (int slot = 0; slot < 1000; ++slot) {
     profiler.measure_for(0.002);
+    ++slots;
     double fewest_negated = -static_cast<double>(profiler.fewest_visits());
     world().allreduce_max(&fewest_negated, 1);
     if (-fewest_negated >= 2) break;
@@ -94,6 +98,18 @@ TEST(InterleavedProfiler, TimesEverySuccessfulRowAgainAndLeavesTheOthersOut) {
     timed.insert(key_of(row));
   }
   EXPECT_EQ(timed, expected);
+  // One pass a slot in which this rank timed a row (the rank jitter's moments), named by rank.
+  int passes = 0;
+  const std::string own_passes =
+      "ranks " + std::to_string(world().size()) + " rank " + std::to_string(world().rank()) + " ";
+  for (const auto& row : profiler.rank_passes().rows()) {
+    EXPECT_EQ(row.op, kRankPassOp);
+    EXPECT_TRUE(row.shape.starts_with(own_passes)) << row.shape;
+    EXPECT_GT(row.time_seconds, 0.0) << row.shape;
+    ++passes;
+  }
+  EXPECT_GT(passes, 0);
+  EXPECT_LE(passes, slots);
 }
 
 TEST(InterleavedProfiler, RanksWithoutRowsWaitForTheOthersInEachSlot) {

@@ -1,5 +1,7 @@
 #include "tessera/core/cost/profile_database.hpp"
 
+#include "tessera/core/cost/rank_passes.hpp"
+
 #include <cstdio>
 #include <sstream>
 
@@ -41,6 +43,10 @@ std::string kernel_shape_key(const Layer& layer, const std::vector<TensorShape>&
 
 bool is_transfer_op(const std::string& op) {
   return op.starts_with("copy_") || op == "allreduce" || op == "sendrecv";
+}
+
+bool describes_machine(const std::string& op) {
+  return is_transfer_op(op) || op == kRankPassOp;
 }
 
 void ProfileDatabase::add(ProfileEntry entry) {

@@ -37,8 +37,8 @@ ProfileCoverage profile_coverage(const ProfileDatabase& profiles, const LoadedSc
   for (auto& row : profiles.rows()) {
     ++coverage.rows;
     devices.insert(row.device);
-    if (is_transfer_op(row.op)) {
-      ++coverage.transfer_rows;
+    if (describes_machine(row.op)) {
+      ++coverage.machine_rows;
       continue;
     }
     const auto key = kernel_key(row.op, row.direction, row.shape, row.dtype);

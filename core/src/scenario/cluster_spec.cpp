@@ -345,9 +345,9 @@ Straggler parse_straggler(const YamlValue& value, const ClusterSpec& cluster) {
 }  // namespace
 
 ClusterSpec parse_cluster(const YamlValue& root) {
-  YamlMap map(
-      root, {"name", "description", "sources", "nodes", "gpus_per_node", "gpu", "node",
-             "node_groups", "stragglers", "failed_nodes", "failed_gpus", "network", "filesystem"});
+  YamlMap map(root, {"name", "description", "sources", "nodes", "gpus_per_node", "gpu", "node",
+                     "node_groups", "stragglers", "rank_jitter", "failed_nodes", "failed_gpus",
+                     "network", "filesystem"});
   ClusterSpec cluster;
   cluster.file = root.location().file;
   cluster.name = map.required("name", "the cluster's name").as_string();
@@ -398,6 +398,7 @@ ClusterSpec parse_cluster(const YamlValue& root) {
       cluster.stragglers.push_back(parse_straggler(item, cluster));
     }
   }
+  if (auto jitter = map.optional("rank_jitter")) cluster.jitter = parse_rank_jitter(*jitter);
   // A failed GPU takes its node out of jobs (ranks fill whole nodes), as schedulers drain it.
   const std::string failed_what = "distinct indices, leaving at least one node";
   for (const char* key : {"failed_nodes", "failed_gpus"}) {

@@ -38,7 +38,10 @@ std::unique_ptr<InterleavedProfiler> interleaved_profiler_for(
 
 void gather_interleaved_rows(Communicator& ranks, const InterleavedProfiler* profiler,
                              const DeviceInfo& device, InterleavedProfile& profile) {
-  const ProfileDatabase mine = profiler ? profiler->medians() : ProfileDatabase{};
+  ProfileDatabase mine = profiler ? profiler->medians() : ProfileDatabase{};
+  if (profiler) {
+    for (const ProfileEntry& row : profiler->rank_passes().rows()) mine.add(row);
+  }
   const ProfileMetadata metadata{.device = device.name, .libraries = device.library};
   const ProfileDatabase theirs = rows_of_other_ranks(ranks, mine, metadata, "interleaved profile");
   if (ranks.rank() != 0) return;

@@ -10,6 +10,7 @@
 
 #include "kernel_launch.hpp"
 #include "tessera/core/common/lower_median.hpp"
+#include "tessera/core/cost/rank_passes.hpp"
 #include "tessera/kernels/communicator.hpp"
 #include "tessera/kernels/device.hpp"
 
@@ -200,9 +201,13 @@ InterleavedProfiler::Row* InterleavedProfiler::next_row() {
 
 void InterleavedProfiler::measure_for(double seconds) {
   const auto start = std::chrono::steady_clock::now();
+  auto& slot = slots_.emplace_back();
   for (;;) {
     if (Row* row = next_row()) {
-      if (const auto timed = time_row(*row)) row->seconds.push_back(*timed);
+      if (const auto timed = time_row(*row)) {
+        row->seconds.push_back(*timed);
+        slot.emplace_back(static_cast<std::size_t>(row - rows_.data()), *timed);
+      }
     } else {
       // Nothing of its own to time: it meets the others as time_row does.
       if (pairing_ == RowPairing::drawn) start_with_the_others(nullptr);
@@ -231,6 +236,33 @@ ProfileDatabase InterleavedProfiler::medians() const {
     if (allreduce.seconds.empty()) continue;
     database.add(transfer_row(device_.info().name, "allreduce", allreduce.bytes, ranks_.size(),
                               lower_median(allreduce.seconds)));
+  }
+  return database;
+}
+
+ProfileDatabase InterleavedProfiler::rank_passes() const {
+  ProfileDatabase database;
+  if (ranks_.size() < 2) return database;
+  std::vector<double> median(rows_.size(), 0.0);
+  double pass = 0;  // each visited row once, at its median
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    if (rows_[r].seconds.empty()) continue;
+    median[r] = lower_median(rows_[r].seconds);
+    pass += median[r];
+  }
+  for (std::size_t s = 0; s < slots_.size(); ++s) {
+    double taken = 0, usual = 0;
+    for (const auto& [row, seconds] : slots_[s]) {
+      taken += seconds;
+      usual += median[row];
+    }
+    if (usual <= 0) continue;
+    database.add({.device = device_.info().name,
+                  .op = kRankPassOp,
+                  .shape = rank_pass_shape(ranks_.size(), ranks_.rank(), static_cast<int>(s)),
+                  .micro_batch = 1,
+                  .algorithm = "default",
+                  .time_seconds = pass * taken / usual});
   }
   return database;
 }

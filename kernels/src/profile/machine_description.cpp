@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <sstream>
@@ -160,6 +161,12 @@ std::string cluster_yaml(const MachineFigures& figures, const std::string& measu
             "progresses a gradient all-reduce only inside MPI calls, so the real backend sums "
             "each bucket at once\"\n";
   }
+  if (!figures.rank_jitter.empty()) {
+    yaml << "  - \"measured: rank_jitter, each rank's time of a pass over its kernels over its "
+            "median pass, all "
+         << figures.rank_jitter.slowdowns.front().size() << " ranks at once, at "
+         << figures.rank_jitter.moments() << " moments (tessera profile's rank passes)\"\n";
+  }
   yaml << "  - \"assumption: one node; 10 Gb/s NIC and network, unused by single-node runs\"\n"
        << "  - \"assumption: local disk as one file server of 1 GB/s\"\n"
        << "nodes: 1\n"
@@ -199,6 +206,18 @@ std::string cluster_yaml(const MachineFigures& figures, const std::string& measu
        << "  server_bandwidth: 1 GB/s\n"
        << "  attachment_bandwidth: 16 GB/s\n"
        << "  latency: 50 us\n";
+  if (!figures.rank_jitter.empty()) {
+    yaml << "rank_jitter:\n  slowdowns:\n";
+    for (const auto& moment : figures.rank_jitter.slowdowns) {
+      yaml << "    - [";
+      for (std::size_t r = 0; r < moment.size(); ++r) {
+        // Within the range a cluster file takes: a pass ten times its median is the machine
+        // stopped for a moment, not a speed.
+        yaml << (r > 0 ? ", " : "") << std::clamp(moment[r], 0.1, 10.0);
+      }
+      yaml << "]\n";
+    }
+  }
   return yaml.str();
 }
 

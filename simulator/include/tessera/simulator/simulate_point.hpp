@@ -2,6 +2,8 @@
 // The simulator backend's entry point: one sweep point of a scenario, simulated in a fresh child
 // process (SimGrid allows one engine per process), giving a result row and, on request, a
 // Chrome/Perfetto timeline of the traced GPUs.
+#include <cstddef>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +25,9 @@ struct SimulationOptions {
   std::int64_t min_played_nodes = 32;
   // Which epoch's step to play (input_source.hpp): they differ only in where samples come from.
   Epoch epoch = Epoch::later;
+  // With a cluster's rank jitter: the measured moment whose slowdowns stretch each rank's compute
+  // (simulate_point_isolated and simulate_points play every moment and keep the median step).
+  std::optional<std::size_t> jitter_moment;
 };
 
 struct SimulationOutcome {

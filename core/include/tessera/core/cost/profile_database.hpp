@@ -105,6 +105,9 @@ std::string kernel_shape_key(const Layer& layer, const std::vector<TensorShape>&
 // machine (this_machine.yaml); the cost model does not read them, and the simulator reads the
 // all-reduce rows for groups on one node (simulator/.../measured_allreduce.hpp).
 bool is_transfer_op(const std::string& op);  // copy_*, allreduce, sendrecv
+// Rows of the machine rather than of a model's kernels: transfers and rank passes
+// (rank_passes.hpp).
+bool describes_machine(const std::string& op);
 
 class ProfileDatabase {
  public:

@@ -17,7 +17,7 @@ struct ProfileCoverage {
   std::string device;                   // the cluster's gpu.model, which a usable row must name
   std::size_t rows = 0;                 // every row of the database
   std::size_t matching_rows = 0;        // rows the simulation may read
-  std::size_t transfer_rows = 0;        // copies and collectives: they describe the machine only
+  std::size_t machine_rows = 0;         // copies, collectives, rank passes: the machine, no kernel
   std::vector<ProfileEntry> unmatched;  // every other row, by file and line
   std::size_t kernels = 0;              // distinct kernels and updates the scenario runs
   std::size_t measured_kernels = 0;     // of those, the ones with a matching row

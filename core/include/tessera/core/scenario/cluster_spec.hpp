@@ -9,6 +9,7 @@
 
 #include "tessera/core/common/input_error.hpp"
 #include "tessera/core/common/yaml_reader_fwd.hpp"
+#include "tessera/core/scenario/rank_jitter.hpp"
 
 namespace tessera {
 
@@ -134,6 +135,7 @@ struct ClusterSpec {
   // made in code) `gpu` and `node` above are authoritative; with several, the groups are.
   std::vector<NodeGroupSpec> groups;
   std::vector<Straggler> stragglers;
+  RankJitter jitter;  // measured moment-to-moment slowdowns of the ranks (rank_jitter.hpp)
   // Nodes that are down (sorted, distinct; a file's failed_nodes and the nodes of its
   // failed_gpus): a job's ranks fill the other nodes in order, each in its place in the fabric.
   // Node indices everywhere else (stragglers, groups) count every node.

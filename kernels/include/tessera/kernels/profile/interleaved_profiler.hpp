@@ -9,7 +9,11 @@
 // the trainer leaves between its measured steps; each row's new time is the median over its visits.
 // Where the ranks go row by row together, the all-reduces of the step's gradient buckets among all
 // of them are timed too, one size per slot after the kernels' rows, warm as `tessera profile` times
-// them (rows "allreduce", "bytes B ranks R" at the buckets' own sizes).
+// them (rows "allreduce", "bytes B ranks R" at the buckets' own sizes). With several ranks each
+// slot is also a moment of the machine's rank jitter (core's rank_jitter.hpp): a rank's rows
+// visited in it, over their medians, say how much slower than usual it computed then, written as
+// a "rank_pass" row per slot (rank_passes.hpp) of its usual pass (each of its rows once) stretched
+// by that much.
 //
 // Collective: every rank of the point calls measure_for() after each measured step. The ranks go
 // one row at a time together, as `tessera profile` does under mpirun, each timing the same row
@@ -21,6 +25,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tessera/core/cost/profile_database.hpp"
@@ -66,6 +71,8 @@ class InterleavedProfiler {
   // This rank's rows visited at least once, each with its median time; the all-reduces'
   // among them.
   ProfileDatabase medians() const;
+  // With several ranks, a rank_pass row per slot in which this rank timed a row; else none.
+  ProfileDatabase rank_passes() const;
   std::size_t row_count() const;
   // The all-reduce sizes timed after the rows.
   std::size_t allreduce_count() const;
@@ -96,6 +103,8 @@ class InterleavedProfiler {
   std::unique_ptr<CachePreparation> caches_;
   std::vector<Allreduce> allreduces_;
   std::size_t next_allreduce_ = 0;
+  // Per measure_for call, the rows it timed (rows_' index) and their times.
+  std::vector<std::vector<std::pair<std::size_t, double>>> slots_;
 };
 
 }  // namespace tessera::kernels

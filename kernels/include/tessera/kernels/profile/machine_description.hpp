@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "tessera/core/cost/profile_database.hpp"
+#include "tessera/core/scenario/rank_jitter.hpp"
 
 namespace tessera::kernels {
 
@@ -35,6 +36,8 @@ struct MachineFigures {
   int threads_per_rank = 0;              // each rank's compute threads (OMP_NUM_THREADS)
   // False for CPU devices: their MPI all-reduces do not run beside compute (cluster_spec.hpp).
   bool overlaps_communication = true;
+  // The ranks' slowdowns at the moments their passes measured (rank_passes.hpp); empty: none.
+  RankJitter rank_jitter;
 };
 
 struct RankLink {
