@@ -9,15 +9,22 @@
 # 24 to 25 minutes in all on the 2-core development machine since each profiled run finds
 # step-like caches (docs/measurements/2026-12-04-cpu-step-like-caches.md). Profiles are kept in OUTPUT and
 # reused by a later run into it; a new OUTPUT measures them again.
-# Usage: tests/bench/cpu_validate_sim.sh [TESSERA] [OUTPUT] [SCENARIO...]
+# Usage: tests/bench/cpu_validate_sim.sh [TESSERA] [OUTPUT] [SCENARIO...] [-- OPTION...]
 #   default scenarios: the shipped CPU ones (scenarios/*_real_cpu.yaml): CosmoFlow-32, ResNet-18
-#   (data-parallel, pipelined, offloaded) and the 3D U-Net
+#   (data-parallel, pipelined, offloaded) and the 3D U-Net; options after `--` go to every
+#   validate-sim (e.g. -- --jitter-seconds 10)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 tessera=${1:-build/app/tessera}
 output=${2:-results/bench-cpu-validate-sim}
 shift $(($# > 2 ? 2 : $#))
-scenarios=("$@")
+scenarios=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+  scenarios+=("$1")
+  shift
+done
+[ $# -gt 0 ] && shift  # the --
+options=("$@")
 [ ${#scenarios[@]} -gt 0 ] ||
   scenarios=(scenarios/*_real_cpu.yaml)
 [ -x "$tessera" ] || { echo "cpu_validate_sim.sh: $tessera is not built" >&2; exit 2; }
@@ -36,7 +43,7 @@ for scenario in "${scenarios[@]}"; do
   # the fastest in CosmoFlow-32's profiles) and most of a profile's time: the 3D U-Net's 2-rank
   # profile had not finished after 42 minutes with them.
   if "$tessera" validate-sim "$scenario" --max-ranks 2 --output "$output/$name" \
-      --skip-algorithms ref: >"$output/$name.log" 2>&1; then
+      --skip-algorithms ref: "${options[@]}" >"$output/$name.log" 2>&1; then
     mape=$(sed -n 's/^MAPE,,,,,,\([^,]*\).*/\1/p' "$output/$name/comparison.csv")
     # How far the machine's own GEMM rate moved between profiling and training (machine_speed.csv).
     drift=$(awk -F, 'NR > 1 { if ($1 != ranks) { ranks = $1; first = $4 }
