@@ -54,6 +54,9 @@ TEST(RankJitterSim, RanksBeyondTheMeasuredOnesTakeTheirColumnsAtOtherMoments) {
   EXPECT_EQ(jitter.slowdown(0, 2), 3.0);
   EXPECT_EQ(jitter.slowdown(0, 3), 4.0);
   EXPECT_EQ(RankJitter{}.slowdown(5, 3), 1.0);
+  RankJitter no_ranks;  // made in code with a moment of no ranks: every rank at its speed
+  no_ranks.slowdowns = {{}};
+  EXPECT_EQ(no_ranks.slowdown(0, 1), 1.0);
 }
 
 }  // namespace

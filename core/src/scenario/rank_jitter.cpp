@@ -12,8 +12,8 @@ constexpr std::size_t kMomentStride = 7919;
 }  // namespace
 
 double RankJitter::slowdown(std::size_t moment, std::int64_t rank) const {
-  if (slowdowns.empty()) return 1.0;
-  const auto measured = static_cast<std::int64_t>(slowdowns.front().size());
+  const auto measured = slowdowns.empty() ? 0 : static_cast<std::int64_t>(slowdowns.front().size());
+  if (measured == 0) return 1.0;
   const auto beyond = static_cast<std::size_t>(rank / measured);
   const auto& at = slowdowns[(moment + beyond * kMomentStride) % slowdowns.size()];
   return at[static_cast<std::size_t>(rank % measured)];
