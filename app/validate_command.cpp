@@ -32,14 +32,21 @@ struct ValidateSettings {
 int validate_cluster(const std::string& path) {
   return run_guarded([&] {
     const auto cluster = load_cluster_file(path);
+    const std::string jitter =
+        cluster.jitter.empty()
+            ? ""
+            : "; rank jitter of " +
+                  counted(static_cast<std::int64_t>(cluster.jitter.slowdowns.front().size()),
+                          "rank") +
+                  " at " + counted(static_cast<std::int64_t>(cluster.jitter.moments()), "moment");
     if (!cluster.uniform() || !cluster.failed_nodes.empty()) {
       std::cout << path << ": ok (cluster " << cluster.name << ": " << describe_node_groups(cluster)
-                << ")\n";
+                << jitter << ")\n";
       return kExitOk;
     }
     std::cout << path << ": ok (cluster " << cluster.name << ": " << counted(cluster.nodes, "node")
-              << " x " << counted(cluster.gpus_per_node, "GPU") << " '" << cluster.gpu.model
-              << "')\n";
+              << " x " << counted(cluster.gpus_per_node, "GPU") << " '" << cluster.gpu.model << "'"
+              << jitter << ")\n";
     return kExitOk;
   });
 }

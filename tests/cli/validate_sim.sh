@@ -55,6 +55,8 @@ for file in cluster.yaml cluster-during-training.yaml; do
     fail "2 ranks: $file has no rank jitter: $(tail -5 "$scratch/out/ranks-2/$file")"
 done
 [ "$(grep -Ec '^    - \[' "$cluster")" -ge 16 ] || fail "fewer than 16 rank passes in $cluster"
+"$tessera" validate --cluster "$cluster" | grep -q "rank jitter of 2 ranks at [0-9]* moments" ||
+  fail "tessera validate does not say the rank jitter of $cluster"
 grep -q "rank_jitter" "$scratch/out/ranks-1/cluster.yaml" && fail "1 rank: rank jitter written"
 grep -q "rank jitter: the median step of [0-9]* plays" "$scratch/out/sim.csv" ||
   fail "the 2-rank simulation does not say it played the jitter's moments"
