@@ -235,8 +235,9 @@ int validate_sim(const ValidateSimSettings& settings) {
   // Rank jitter only where asked for (--jitter-seconds): on this project's development VM it moved
   // three of five 2-rank points away from the measurement, one towards it
   // (docs/measurements/2026-12-04-cpu-rank-jitter.md).
-  const auto jitter_passes = [&](const ProfileDatabase& rows) {
-    return settings.jitter_seconds > 0 ? rows : ProfileDatabase{};
+  const ProfileDatabase no_passes;
+  const auto jitter_passes = [&](const ProfileDatabase& rows) -> const ProfileDatabase& {
+    return settings.jitter_seconds > 0 ? rows : no_passes;
   };
   std::vector<PointResult> simulated;
   std::vector<PointResult> simulated_before;  // from the profile measured before training alone

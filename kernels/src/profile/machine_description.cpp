@@ -165,7 +165,9 @@ std::string cluster_yaml(const MachineFigures& figures, const std::string& measu
     yaml << "  - \"measured: rank_jitter, each rank's time of a pass over its kernels over its "
             "median pass, all "
          << figures.rank_jitter.slowdowns.front().size() << " ranks at once, at "
-         << figures.rank_jitter.moments() << " moments (tessera profile's rank passes)\"\n";
+         << figures.rank_jitter.moments()
+         << " moments (rank_pass rows: tessera profile's passes, or the slots between a real "
+            "run's steps)\"\n";
   }
   yaml << "  - \"assumption: one node; 10 Gb/s NIC and network, unused by single-node runs\"\n"
        << "  - \"assumption: local disk as one file server of 1 GB/s\"\n"
