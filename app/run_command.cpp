@@ -41,6 +41,7 @@ struct RunSettings {
   std::int64_t measured_steps = -1;  // --measured-steps: replaces real.measured_steps
   std::string interleaved_profile;   // real backend: rows timed again between the steps
   bool interleaved_warm_caches = false;
+  bool interleaved_rank_passes = false;
 };
 
 // One line per point; on a terminal, a bar redrawn in place.
@@ -155,10 +156,12 @@ int run(const RunSettings& settings) {
                              .warmup_steps = settings.warmup_steps,
                              .measured_steps = settings.measured_steps,
                              .interleaved_profile = settings.interleaved_profile,
-                             .interleaved_warm_caches = settings.interleaved_warm_caches});
+                             .interleaved_warm_caches = settings.interleaved_warm_caches,
+                             .interleaved_rank_passes = settings.interleaved_rank_passes});
   }
   if (settings.warmup_steps >= 0 || settings.measured_steps >= 0 ||
-      !settings.interleaved_profile.empty() || settings.interleaved_warm_caches) {
+      !settings.interleaved_profile.empty() || settings.interleaved_warm_caches ||
+      settings.interleaved_rank_passes) {
     std::cerr << "error: --warmup-steps, --measured-steps and --interleaved-profile apply to "
                  "--backend real only\n";
     return kExitBadInput;
@@ -310,6 +313,11 @@ void add_run_command(CLI::App& cli, Action& action) {
   command->add_flag("--interleaved-warm-caches", settings->interleaved_warm_caches,
                     "With --interleaved-profile: time runs back to back instead of preparing "
                     "the caches before each (tessera profile --warm-caches)");
+  command->add_flag("--interleaved-rank-passes", settings->interleaved_rank_passes,
+                    "With --interleaved-profile and several ranks: every other pause is a pass "
+                    "over the step's kernels (fastest algorithm, whole batch) on all ranks "
+                    "together, each rank's time of it written as a rank_pass row (the ranks' "
+                    "jitter during training; tessera validate-sim --jitter-seconds)");
   command->add_flag("--message-level", settings->message_level,
                     "Simulate collectives message by message (slow; the reference model)");
   command->callback([&action, settings] {

@@ -116,6 +116,13 @@ int run_real_backend(const RealRunSettings& settings) {
                      "expected --profiles too: the rows it times again between the steps are "
                      "theirs");
   }
+  if ((settings.interleaved_warm_caches || settings.interleaved_rank_passes) &&
+      settings.interleaved_profile.empty()) {
+    throw InputError({},
+                     settings.interleaved_rank_passes ? "--interleaved-rank-passes"
+                                                      : "--interleaved-warm-caches",
+                     "expected --interleaved-profile too: it changes how that profile is timed");
+  }
   // Every point's re-timed rows, written after each point (rank 0).
   ProfileDatabase interleaved_rows;
   RunCaches interleaved_caches = RunCaches::unrecorded;
@@ -134,7 +141,8 @@ int run_real_backend(const RealRunSettings& settings) {
   // Every rank passes a timeline for a traced point (the gather is collective), rank 0 writes.
   kernels::real::MeasuredTimeline timeline;
   auto run_point = [&](std::size_t index) {
-    kernels::real::InterleavedProfile interleaved{.warm_caches = settings.interleaved_warm_caches};
+    kernels::real::InterleavedProfile interleaved{.warm_caches = settings.interleaved_warm_caches,
+                                                  .rank_passes = settings.interleaved_rank_passes};
     auto result = kernels::real::run_real_point(
         loaded, loaded.points.at(index), *world, measured,
         traces.traces(index) ? &timeline : nullptr,

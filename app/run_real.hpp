@@ -23,6 +23,7 @@ struct RealRunSettings {
   // and write the medians here (a profile file); "" for none.
   std::string interleaved_profile;
   bool interleaved_warm_caches = false;  // those runs back to back, without flushing the caches
+  bool interleaved_rank_passes = false;  // every other pause a pass over the step's kernels
 };
 
 // Collective: every rank calls it. Rank 0 writes the results and prints the summary.

@@ -232,9 +232,9 @@ int validate_sim(const ValidateSimSettings& settings) {
   const bool interleave = settings.interleave &&
                           loaded.scenario.io.format == DatasetFormat::synthetic &&
                           machine.cuda_devices == 0;
-  // Rank jitter only where asked for (--jitter-seconds): on this project's development VM it moved
-  // three of five 2-rank points away from the measurement, one towards it
-  // (docs/measurements/2026-12-04-cpu-rank-jitter.md).
+  // Rank jitter only where asked for (--jitter-seconds): on this project's development VM it did
+  // not predict the 2-rank steps better, measured either way (docs/measurements/
+  // 2026-12-04-cpu-rank-jitter.md, 2026-12-05-cpu-rank-passes.md).
   const ProfileDatabase no_passes;
   const auto jitter_passes = [&](const ProfileDatabase& rows) -> const ProfileDatabase& {
     return settings.jitter_seconds > 0 ? rows : no_passes;
@@ -382,6 +382,7 @@ int validate_sim(const ValidateSimSettings& settings) {
       run_arguments.insert(run_arguments.end(),
                            {"--interleaved-profile", interleaved_csv.string()});
       if (settings.warm_caches) run_arguments.push_back("--interleaved-warm-caches");
+      if (settings.jitter_seconds > 0) run_arguments.push_back("--interleaved-rank-passes");
     }
     const int trained = run_child(tessera_command(launcher, ranks, run_arguments), real_log);
     drift.sample(ranks, "after training");
@@ -487,8 +488,8 @@ void add_validate_sim_command(CLI::App& cli, Action& action) {
                    "Profiling with several ranks: time passes over every rank's kernels, all "
                    "ranks together, for this long (tessera profile --jitter-seconds); the "
                    "simulation plays each measured moment's slowdowns (the profile's passes "
-                   "before training, the slots between the steps after) and reports the median "
-                   "step. Default 0: every rank at its usual speed")
+                   "before training, passes over the step's kernels between the real run's steps "
+                   "after) and reports the median step. Default 0: every rank at its usual speed")
       ->check(CLI::NonNegativeNumber);
   command
       ->add_option("--threads-per-rank", settings->threads_per_rank,

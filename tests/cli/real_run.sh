@@ -4,7 +4,8 @@
 # ranks: the depth split is exact) and records the others as skipped with the reason; HDF5 data
 # sets (CosmoFlow's and the 3D U-Net's layouts) are read rank by rank; a device too small gives
 # "does not fit", exit 0, no crash; BERT trains, and is skipped with the reason where its
-# weights are sharded; model.learning_rate changes the training.
+# weights are sharded; model.learning_rate changes the training; an interleaved-profile flag
+# without --interleaved-profile is refused.
 # Usage: real_run.sh TESSERA MPIEXEC SCENARIO_DIR
 set -u
 tessera=$1
@@ -226,6 +227,12 @@ row real-bert 0 "$scratch/bert_none/real.csv" | grep -q ",ok,.*loss [0-9.]* (ste
 row real-bert 0 "$scratch/bert_weights/real.csv" |
   grep -q ",skipped,.*layer mlm_decoder: memory.shard: weights" ||
   fail "sharded bert point not skipped with the reason: $(row real-bert 0 "$scratch/bert_weights/real.csv")"
+
+# A flag that changes how the interleaved profile is timed needs that profile: exit 2, named.
+run 1 run "$scenarios/cosmoflow_real_cpu.yaml" --backend real --points 0 --output "$scratch/flag" \
+  --interleaved-rank-passes
+[ "$code" -eq 2 ] && grep -q -- "--interleaved-rank-passes.*expected --interleaved-profile" <<<"$output" ||
+  fail "--interleaved-rank-passes alone: exit $code: $output"
 
 [ "$failures" -eq 0 ] && echo "all real-backend CLI checks passed"
 exit "$failures"

@@ -47,7 +47,7 @@ grep -q "gpu_interconnect: nvswitch" "$cluster" && grep -q "gpu_link_bandwidth:"
   fail "2-rank cluster lacks the measured rank link: $(cat "$cluster")"
 grep -q "2 rank(s) sharing" "$cluster" || fail "2-rank cluster does not say how cores are shared"
 # The ranks' jitter: from the profile's passes (at least 16) for the simulation before training,
-# from the slots between the steps for the one compared; each a 2-rank moment per line; none at 1
+# from the passes between the steps for the one compared; each a 2-rank moment per line; none at 1
 # rank, whose median step it would not move.
 for file in cluster.yaml cluster-during-training.yaml; do
   moments=$(grep -Ec '^    - \[[0-9.e+-]+, [0-9.e+-]+\]$' "$scratch/out/ranks-2/$file")

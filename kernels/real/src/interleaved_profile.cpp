@@ -7,13 +7,16 @@
 
 namespace tessera::kernels::real {
 
-std::unique_ptr<InterleavedProfiler> interleaved_profiler_for(
-    const LoadedScenario& loaded, const SweepPoint& point, const StepProgram& program,
-    Communicator& ranks, Device& device, const ProfileDatabase& earlier, bool warm_caches) {
+std::unique_ptr<InterleavedProfiler> interleaved_profiler_for(const LoadedScenario& loaded,
+                                                              const SweepPoint& point,
+                                                              const StepProgram& program,
+                                                              Communicator& ranks, Device& device,
+                                                              const ProfileDatabase& earlier,
+                                                              const InterleavedProfile& asked) {
   LoadedScenario this_point = loaded;
   this_point.points = {point};
   ProfilerOptions options;
-  if (!warm_caches) set_cold_caches(options, device);
+  if (!asked.warm_caches) set_cold_caches(options, device);
   // The buckets the step all-reduces among every rank of the point (not a group of them).
   std::vector<double> allreduce_bytes;
   if (program.allreduce_group_size == ranks.size()) {
@@ -33,6 +36,7 @@ std::unique_ptr<InterleavedProfiler> interleaved_profiler_for(
   double missing = profiler ? 0.0 : 1.0;
   ranks.allreduce_max(&missing, 1);
   if (missing > 0) profiler.reset();
+  if (profiler && asked.rank_passes) profiler->time_rank_passes();
   return profiler;
 }
 

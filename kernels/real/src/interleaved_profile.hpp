@@ -17,10 +17,14 @@ namespace tessera::kernels::real {
 // kernels, updates and gradient sums it runs at `point` (each rank its own stage's at a pipelined
 // point, as `tessera profile` under mpirun), on `device`; null on every rank when one of them could
 // not make its own (out of memory for the cache-flush buffer, say). `program`: the rank's step
-// program, whose gradient buckets all-reduced among all of `ranks` are timed too.
-std::unique_ptr<InterleavedProfiler> interleaved_profiler_for(
-    const LoadedScenario& loaded, const SweepPoint& point, const StepProgram& program,
-    Communicator& ranks, Device& device, const ProfileDatabase& earlier, bool warm_caches);
+// program, whose gradient buckets all-reduced among all of `ranks` are timed too. `asked`: its
+// caches and whether it times rank passes.
+std::unique_ptr<InterleavedProfiler> interleaved_profiler_for(const LoadedScenario& loaded,
+                                                              const SweepPoint& point,
+                                                              const StepProgram& program,
+                                                              Communicator& ranks, Device& device,
+                                                              const ProfileDatabase& earlier,
+                                                              const InterleavedProfile& asked);
 
 // Collective: rank 0's rows, then the other ranks' rows of kernels rank 0 did not time, into
 // `profile` on rank 0.

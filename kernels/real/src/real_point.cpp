@@ -316,7 +316,7 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
   if (interleaved != nullptr && profiles != nullptr) {
     profiling_device = open_device(device_name);
     profiler = interleaved_profiler_for(loaded, point, trainer->program(), ranks, *profiling_device,
-                                        *profiles, interleaved->warm_caches);
+                                        *profiles, *interleaved);
   }
   const auto measurement = train(*trainer, *source, ranks, warmup, measured, input_plan,
                                  profiler ? std::function<void(double)>([&](double step_seconds) {

@@ -199,14 +199,69 @@ InterleavedProfiler::Row* InterleavedProfiler::next_row() {
   return nullptr;
 }
 
+void InterleavedProfiler::time_rank_passes() {
+  rank_passes_ = ranks_.size() > 1;
+}
+
+std::vector<std::size_t> InterleavedProfiler::pass_rows() const {
+  // Per kernel, its fastest row at the whole batch; per update or gradient sum, its row.
+  std::vector<std::optional<std::size_t>> kernel_row(kernels_.size());
+  std::vector<std::optional<std::size_t>> parameter_row(parameter_kernels_.size());
+  const auto faster = [&](const std::optional<std::size_t>& best, std::size_t r) {
+    return !best || rows_[r].entry.time_seconds < rows_[*best].entry.time_seconds;
+  };
+  for (std::size_t r = 0; r < rows_.size(); ++r) {
+    const Row& row = rows_[r];
+    if (!row.runs) continue;
+    if (row.kernel) {
+      if (row.entry.micro_batch != kernels_[*row.kernel].batch) continue;
+      if (faster(kernel_row[*row.kernel], r)) kernel_row[*row.kernel] = r;
+    } else if (faster(parameter_row[*row.parameter_kernel], r)) {
+      parameter_row[*row.parameter_kernel] = r;
+    }
+  }
+  std::vector<std::size_t> pass;
+  for (const auto& rows : {kernel_row, parameter_row}) {
+    for (const auto& r : rows) {
+      if (r) pass.push_back(*r);
+    }
+  }
+  return pass;
+}
+
+void InterleavedProfiler::time_pass() {
+  auto& slot = slots_.emplace_back(Slot{.pass = true});
+  const auto pass = pass_rows();
+  // Every rank meets the others once per row of the rank with the most, as measure_for does.
+  double most = static_cast<double>(pass.size());
+  ranks_.allreduce_max(&most, 1);
+  for (std::size_t i = 0; i < static_cast<std::size_t>(most); ++i) {
+    if (i < pass.size()) {
+      Row& row = rows_[pass[i]];
+      if (const auto timed = time_row(row)) {
+        row.seconds.push_back(*timed);
+        slot.rows.emplace_back(pass[i], *timed);
+      }
+    } else {
+      if (pairing_ == RowPairing::drawn) start_with_the_others(nullptr);
+      ranks_.barrier_busy([] {});
+    }
+  }
+}
+
 void InterleavedProfiler::measure_for(double seconds) {
+  if (rank_passes_ && slots_.size() % 2 == 0) {  // the first pause too: a short run has one
+    time_pass();
+    if (!allreduces_.empty()) time_next_allreduce();
+    return;
+  }
   const auto start = std::chrono::steady_clock::now();
   auto& slot = slots_.emplace_back();
   for (;;) {
     if (Row* row = next_row()) {
       if (const auto timed = time_row(*row)) {
         row->seconds.push_back(*timed);
-        slot.emplace_back(static_cast<std::size_t>(row - rows_.data()), *timed);
+        slot.rows.emplace_back(static_cast<std::size_t>(row - rows_.data()), *timed);
       }
     } else {
       // Nothing of its own to time: it meets the others as time_row does.
@@ -242,17 +297,17 @@ ProfileDatabase InterleavedProfiler::medians() const {
 
 ProfileDatabase InterleavedProfiler::rank_passes() const {
   ProfileDatabase database;
-  if (ranks_.size() < 2) return database;
+  if (!rank_passes_) return database;
   std::vector<double> median(rows_.size(), 0.0);
-  double pass = 0;  // each visited row once, at its median
   for (std::size_t r = 0; r < rows_.size(); ++r) {
-    if (rows_[r].seconds.empty()) continue;
-    median[r] = lower_median(rows_[r].seconds);
-    pass += median[r];
+    if (!rows_[r].seconds.empty()) median[r] = lower_median(rows_[r].seconds);
   }
+  double pass = 0;  // the pass at its rows' medians
+  for (const std::size_t r : pass_rows()) pass += median[r];
   for (std::size_t s = 0; s < slots_.size(); ++s) {
+    if (!slots_[s].pass) continue;
     double taken = 0, usual = 0;
-    for (const auto& [row, seconds] : slots_[s]) {
+    for (const auto& [row, seconds] : slots_[s].rows) {
       taken += seconds;
       usual += median[row];
     }

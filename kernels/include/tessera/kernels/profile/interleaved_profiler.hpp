@@ -9,11 +9,14 @@
 // the trainer leaves between its measured steps; each row's new time is the median over its visits.
 // Where the ranks go row by row together, the all-reduces of the step's gradient buckets among all
 // of them are timed too, one size per slot after the kernels' rows, warm as `tessera profile` times
-// them (rows "allreduce", "bytes B ranks R" at the buckets' own sizes). With several ranks each
-// slot is also a moment of the machine's rank jitter (core's rank_jitter.hpp): a rank's rows
-// visited in it, over their medians, say how much slower than usual it computed then, written as
-// a "rank_pass" row per slot (rank_passes.hpp) of its usual pass (each of its rows once) stretched
-// by that much.
+// them (rows "allreduce", "bytes B ranks R" at the buckets' own sizes). With several ranks and
+// time_rank_passes(), every other slot (the first among them) is instead a pass over the step's
+// kernels (each at its whole batch with the fastest algorithm, and each update, once), a moment of
+// the machine's rank jitter (core's rank_jitter.hpp): the pass's rows over their medians say how
+// much slower than usual the rank computed then, written as a "rank_pass" row per pass
+// (rank_passes.hpp). A pass is about a step's compute, so that a rank's slowdown is read over as
+// long as a step's synchronisation samples it: single rows' run-to-run spread, which a step's many
+// kernels average out, would read as jitter (docs/measurements/2026-12-04-cpu-rank-jitter.md).
 //
 // Collective: every rank of the point calls measure_for() after each measured step. The ranks go
 // one row at a time together, as `tessera profile` does under mpirun, each timing the same row
@@ -65,13 +68,17 @@ class InterleavedProfiler {
   InterleavedProfiler(const InterleavedProfiler&) = delete;
   InterleavedProfiler& operator=(const InterleavedProfiler&) = delete;
 
-  // Times rows, each rank its next one, until `seconds` have passed on some rank.
+  // Times rows, each rank its next one, until `seconds` have passed on some rank; after
+  // time_rank_passes(), every other call, the first among them, times a pass instead, however
+  // long it takes.
   void measure_for(double seconds);
+  // From now on, with several ranks, every other slot is a pass (collective: all ranks or none).
+  void time_rank_passes();
 
   // This rank's rows visited at least once, each with its median time; the all-reduces'
   // among them.
   ProfileDatabase medians() const;
-  // With several ranks, a rank_pass row per slot in which this rank timed a row; else none.
+  // A rank_pass row per pass in which this rank timed a row; none without passes.
   ProfileDatabase rank_passes() const;
   std::size_t row_count() const;
   // The all-reduce sizes timed after the rows.
@@ -90,6 +97,8 @@ class InterleavedProfiler {
   std::unique_ptr<Visit> open_visit(const Row& row);
   std::optional<double> time_row(Row& row);
   void start_with_the_others(const Row* row);
+  void time_pass();
+  std::vector<std::size_t> pass_rows() const;
 
   Device& device_;
   Communicator& ranks_;
@@ -104,7 +113,12 @@ class InterleavedProfiler {
   std::vector<Allreduce> allreduces_;
   std::size_t next_allreduce_ = 0;
   // Per measure_for call, the rows it timed (rows_' index) and their times.
-  std::vector<std::vector<std::pair<std::size_t, double>>> slots_;
+  struct Slot {
+    bool pass = false;
+    std::vector<std::pair<std::size_t, double>> rows;
+  };
+  std::vector<Slot> slots_;
+  bool rank_passes_ = false;
 };
 
 }  // namespace tessera::kernels

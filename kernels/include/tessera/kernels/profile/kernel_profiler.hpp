@@ -91,7 +91,8 @@ void profile_copies(Device& device, const std::vector<double>& sizes_bytes,
 
 // All-reduce and neighbour send/receive against size over `ranks` (op "allreduce" /
 // "sendrecv", shape "bytes N ranks R"), with warm caches whatever options.caches says. Every rank
-// must call it; rows are added on rank 0.
+// must call it; rows are added on rank 0. A size rank 0's `database` holds both rows of already
+// (an earlier run's) is not timed again.
 void profile_collectives(Communicator& ranks, Device& device,
                          const std::vector<double>& sizes_bytes, const ProfilerOptions& options,
                          ProfileDatabase& database);

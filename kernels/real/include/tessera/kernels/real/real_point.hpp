@@ -34,6 +34,7 @@ struct MeasuredTimeline {
 struct InterleavedProfile {
   ProfileDatabase rows;      // on rank 0: every rank's rows (rank 0's where two ranks share one)
   bool warm_caches = false;  // in: time runs back to back (tessera profile --warm-caches)
+  bool rank_passes = false;  // in: every other slot a pass, a moment of the ranks' jitter
   RunCaches caches = RunCaches::unrecorded;  // out: what the timed runs found in the caches
 };
 
