@@ -4,7 +4,9 @@ namespace tessera {
 
 std::string format_input_error(const SourceLocation& where, const std::string& key,
                                const std::string& problem) {
-  std::string text = where.file.empty() ? std::string("<input>") : where.file;
+  // A key that is an option ("--points") came from the command line, not from a file.
+  const std::string source = key.starts_with("--") ? "command line" : "<input>";
+  std::string text = where.file.empty() ? source : where.file;
   if (where.line > 0) {
     text += ":" + std::to_string(where.line);
     if (where.column > 0) text += ":" + std::to_string(where.column);

@@ -26,7 +26,8 @@ class InputError : public std::runtime_error {
   std::string problem_;
 };
 
-// "file:line:column: key: problem", omitting the parts that are unknown.
+// "file:line:column: key: problem", omitting the parts that are unknown; without a file,
+// "command line" for an option's key ("--points") and "<input>" for others.
 std::string format_input_error(const SourceLocation& where, const std::string& key,
                                const std::string& problem);
 
