@@ -162,8 +162,8 @@ int run(const RunSettings& settings) {
   if (settings.warmup_steps >= 0 || settings.measured_steps >= 0 ||
       !settings.interleaved_profile.empty() || settings.interleaved_warm_caches ||
       settings.interleaved_rank_passes) {
-    std::cerr << "error: --warmup-steps, --measured-steps and --interleaved-profile apply to "
-                 "--backend real only\n";
+    std::cerr << "error: --warmup-steps, --measured-steps and the --interleaved-* options apply "
+                 "to --backend real only\n";
     return kExitBadInput;
   }
   const auto loaded = load_checked_scenario(settings.file, settings.cluster);

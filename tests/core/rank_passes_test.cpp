@@ -8,15 +8,6 @@
 namespace tessera {
 namespace {
 
-ProfileEntry pass_row(const std::string& device, int ranks, int rank, int pass, double seconds) {
-  return {.device = device,
-          .op = kRankPassOp,
-          .shape = rank_pass_shape(ranks, rank, pass),
-          .micro_batch = 1,
-          .algorithm = "default",
-          .time_seconds = seconds};
-}
-
 TEST(RankPasses, EachPassOverItsRanksMedianPass) {
   ProfileDatabase rows;
   // Rank 0's passes 0.10, 0.11, 0.12 s (median 0.11); rank 1's 0.20, 0.30, 0.20 (lower median
@@ -24,11 +15,11 @@ TEST(RankPasses, EachPassOverItsRanksMedianPass) {
   const double seconds[3][2] = {{0.10, 0.20}, {0.11, 0.30}, {0.12, 0.20}};
   for (int pass = 0; pass < 3; ++pass) {
     for (int rank = 0; rank < 2; ++rank)
-      rows.add(pass_row("cpu", 2, rank, pass, seconds[pass][rank]));
+      rows.add(rank_pass_row("cpu", 2, rank, pass, seconds[pass][rank]));
   }
-  rows.add(pass_row("cpu", 2, 0, 3, 0.5));  // pass 3: rank 1 has none, so it is left out
-  rows.add(pass_row("cpu", 4, 0, 0, 9.0));  // among 4 ranks: another measurement
-  rows.add(pass_row("gpu", 2, 0, 0, 9.0));  // another device
+  rows.add(rank_pass_row("cpu", 2, 0, 3, 0.5));  // pass 3: rank 1 has none, so it is left out
+  rows.add(rank_pass_row("cpu", 4, 0, 0, 9.0));  // among 4 ranks: another measurement
+  rows.add(rank_pass_row("gpu", 2, 0, 0, 9.0));  // another device
   const auto jitter = rank_jitter_from_passes(rows, "cpu", 2);
   ASSERT_EQ(jitter.moments(), 3u);
   EXPECT_DOUBLE_EQ(jitter.slowdowns[0][0], 0.10 / 0.11);

@@ -12,6 +12,16 @@ std::string rank_pass_shape(int ranks, int rank, int pass) {
          std::to_string(pass);
 }
 
+ProfileEntry rank_pass_row(const std::string& device, int ranks, int rank, int pass,
+                           double seconds) {
+  return {.device = device,
+          .op = kRankPassOp,
+          .shape = rank_pass_shape(ranks, rank, pass),
+          .micro_batch = 1,
+          .algorithm = "default",
+          .time_seconds = seconds};
+}
+
 RankJitter rank_jitter_from_passes(const ProfileDatabase& database, const std::string& device,
                                    int ranks) {
   std::map<int, std::vector<double>> passes;  // pass -> each rank's seconds

@@ -312,12 +312,8 @@ ProfileDatabase InterleavedProfiler::rank_passes() const {
       usual += median[row];
     }
     if (usual <= 0) continue;
-    database.add({.device = device_.info().name,
-                  .op = kRankPassOp,
-                  .shape = rank_pass_shape(ranks_.size(), ranks_.rank(), static_cast<int>(s)),
-                  .micro_batch = 1,
-                  .algorithm = "default",
-                  .time_seconds = pass * taken / usual});
+    database.add(rank_pass_row(device_.info().name, ranks_.size(), ranks_.rank(),
+                               static_cast<int>(s), pass * taken / usual));
   }
   return database;
 }

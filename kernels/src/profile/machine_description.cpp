@@ -166,7 +166,7 @@ std::string cluster_yaml(const MachineFigures& figures, const std::string& measu
             "median pass, all "
          << figures.rank_jitter.slowdowns.front().size() << " ranks at once, at "
          << figures.rank_jitter.moments()
-         << " moments (rank_pass rows: tessera profile's passes, or the slots between a real "
+         << " moments (rank_pass rows: tessera profile's passes, or the passes between a real "
             "run's steps)\"\n";
   }
   yaml << "  - \"assumption: one node; 10 Gb/s NIC and network, unused by single-node runs\"\n"

@@ -64,13 +64,8 @@ void profile_rank_passes(Communicator& ranks, Device& device,
     for (std::size_t r = 0; r < count; ++r) {
       const double time = all[p * count + r];
       if (time <= 0) continue;
-      database.add({.device = name,
-                    .op = kRankPassOp,
-                    .shape = rank_pass_shape(static_cast<int>(count), static_cast<int>(r),
-                                             static_cast<int>(p)),
-                    .micro_batch = 1,
-                    .algorithm = "default",
-                    .time_seconds = time});
+      database.add(rank_pass_row(name, static_cast<int>(count), static_cast<int>(r),
+                                 static_cast<int>(p), time));
     }
   }
 }

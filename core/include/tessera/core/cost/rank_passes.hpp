@@ -15,6 +15,10 @@ inline constexpr const char* kRankPassOp = "rank_pass";
 
 std::string rank_pass_shape(int ranks, int rank, int pass);
 
+// Rank `rank`'s time of pass `pass` among `ranks` ranks of `device`, as a profile row.
+ProfileEntry rank_pass_row(const std::string& device, int ranks, int rank, int pass,
+                           double seconds);
+
 // Pass i's time of rank r over rank r's median pass time, for every pass all `ranks` ranks of
 // `device` timed; empty when the profile has no passes among that many ranks.
 RankJitter rank_jitter_from_passes(const ProfileDatabase& database, const std::string& device,
