@@ -25,6 +25,11 @@ cluster's gpu.model as its device, so `tessera run --profiles OUT.csv` uses it t
 profiles of the same network on the same GPU (MORE.csv, e.g. torch_cosmoflow_kernels.py's
 --profile-output) add their rows as more algorithms; the simulator takes the fastest.
 
+The reference is the interface the submissions called: cuDNN 7.6's legacy algorithms (the graph
+API came with cuDNN 8). So NETWORK.csv's and DEEPBENCH.csv's rows of cuDNN graph-API engines
+(algorithms named ENGINE_..., kernels/src/cudnn_engine_names.hpp) are left out; a further
+profile keeps them (NETWORK.csv given again as MORE.csv adds Tessera's own engine rows).
+
 Exit codes: 0 ok, 2 bad input (a file missing or malformed, naming it).
 """
 
@@ -40,6 +45,7 @@ EXIT_BAD_INPUT = 2
 HEADER = "device,op,direction,shape,dtype,micro_batch,algorithm,time_s,workspace_bytes,ok"
 SHAPE = re.compile(r"^conv k(?P<k>[\dx]+) s[\dx]+ p[\dx]+ d[\dx]+ g(?P<g>\d+) "
                    r"in (?P<inp>[\dx]+) out (?P<out>[\dx]+)$")
+GRAPH_ENGINE_PREFIX = "ENGINE_"
 UNITS = {"": 1.0, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 
 
@@ -89,6 +95,11 @@ def read_profile(path):
         except (TypeError, ValueError):
             raise BadInput(f"{path}: row {number}: micro_batch or time_s is not a number")
     return comments, rows
+
+
+def legacy_rows(rows):
+    """The rows of cuDNN's legacy algorithms and of other libraries: graph-API engines left out."""
+    return [row for row in rows if not row["algorithm"].startswith(GRAPH_ENGINE_PREFIX)]
 
 
 def read_gpu(path):
@@ -167,11 +178,13 @@ class Reference:
     def __init__(self, network_paths, deepbench_path, cluster_path):
         self.paths = list(network_paths)
         self.gpu = read_gpu(cluster_path)
-        self.comments, self.network = read_profile(self.paths[0])
+        self.comments, network = read_profile(self.paths[0])
+        self.network = legacy_rows(network)
         for more in self.paths[1:]:
             self.network += read_profile(more)[1]
         _, deepbench = read_profile(deepbench_path)
-        self.efficiency, self.kernels = median_efficiency(deepbench, self.gpu["fp32_peak"])
+        self.efficiency, self.kernels = median_efficiency(legacy_rows(deepbench),
+                                                          self.gpu["fp32_peak"])
 
 
 def write_scaled(reference, target_cluster_path, output):

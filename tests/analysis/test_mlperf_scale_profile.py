@@ -101,6 +101,33 @@ class Rule(unittest.TestCase):
         with open(out) as f:
             self.assertIn("first.csv + ", f.read())
 
+    def test_graph_engine_rows_count_only_from_further_profiles(self):
+        # The rule's reference is cuDNN's legacy interface: an ENGINE_ row, however fast, neither
+        # times the network nor moves the DeepBench median; the same file given again adds it.
+        shape = "conv k1x1 s1x1 p0x0 d1x1 g1 in 100x10x10 out 100x10x10"
+        flops = self.m.convolution_flops(shape, 10)
+        deepbench = self.write("deepbench.csv", "# tessera-profile/1\n" + HEADER + "\n" +
+                               f"ref,conv,forward,{shape},float32,10,A,{flops / 1e12},0,true\n"
+                               f"ref,conv,forward,{shape},float32,10,ENGINE_9,{flops / 4e12},0,"
+                               "true\n")
+        network = self.write("network.csv", "# tessera-profile/1\n# device: ref\n" + HEADER + "\n"
+                             f"ref,conv,forward,{shape},float32,10,ALGO_1,0.004,0,true\n"
+                             f"ref,conv,forward,{shape},float32,10,ENGINE_3_K1=2,0.001,0,true\n")
+        reference = self.write("ref.yaml", cluster("ref", "10 TFLOP/s"))
+        target = self.write("target.yaml", cluster("T", "10 TFLOP/s", 0.1))
+        out = os.path.join(self.tmp.name, "out.csv")
+        arguments = ["--deepbench", deepbench, "--reference-cluster", reference,
+                     "--target-cluster", target, "--output", out]
+        self.assertEqual(self.m.main([network] + arguments), 0)
+        _, scaled = self.m.read_profile(out)
+        # DeepBench's median from A alone (1 TFLOP/s, the target's too): times unchanged.
+        self.assertEqual({(r["algorithm"], round(r["time_s"], 9)) for r in scaled},
+                         {("ALGO_1", 0.004)})
+        self.assertEqual(self.m.main([network, network] + arguments), 0)
+        _, scaled = self.m.read_profile(out)
+        self.assertEqual({(r["algorithm"], round(r["time_s"], 9)) for r in scaled},
+                         {("ALGO_1", 0.004), ("ENGINE_3_K1=2", 0.001)})
+
     def test_compare_scales_the_reference_to_every_cluster_once(self):
         reference_module = analysis_scripts.load_file(
             os.path.join(analysis_scripts.REPO, "analysis", "validation", "compare_reference.py"),

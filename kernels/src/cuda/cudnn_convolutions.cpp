@@ -1,12 +1,13 @@
-// Why cuDNN's legacy convolution API (cudnnConvolutionForward and friends, deprecated in cuDNN 9)
-// and not the graph/backend API: cudnnGetConvolution*Algorithm_v7 reports every algorithm of a
-// problem with its status and workspace bytes, one-to-one with the mu-cuDNN model the planner
-// uses, and each algorithm has a name that is the same on every GPU and cuDNN release
-// ("IMPLICIT_PRECOMP_GEMM"), so profiles taken on one machine key plans on another. The backend
-// API's engines and knobs are more numerous, and their ids and knob sets change with the GPU and
-// the cuDNN version. The price: some problems have a much faster engine that no legacy algorithm
-// reaches (3D backward-filter convolutions with few channels, 15 times on an H200:
-// docs/measurements/2026-12-04-mlperf-hpc-v0.7.md).
+// Two ways into cuDNN 9's convolutions, each an algorithm by name. The legacy API
+// (cudnnConvolutionForward and friends, deprecated in cuDNN 9): cudnnGetConvolution*Algorithm_v7
+// reports every algorithm of a problem with its status and workspace bytes, one-to-one with the
+// mu-cuDNN model the planner uses, and each algorithm has a name that is the same on every GPU and
+// cuDNN release ("IMPLICIT_PRECOMP_GEMM"), so profiles taken on one machine key plans on another.
+// But some problems have a much faster engine that no legacy algorithm reaches (3D
+// backward-filter convolutions with few channels, 15 times on an H200:
+// docs/measurements/2026-12-04-mlperf-hpc-v0.7.md). So the graph API's engine configurations that
+// cuDNN's heuristics rank first are offered beside them (cudnn_engines.hpp), named by engine and
+// knobs ("ENGINE_12_K3=1"): names that hold for one GPU architecture and cuDNN release.
 #include "cuda/cudnn_convolutions.hpp"
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <stdexcept>
 
 #include "cuda/cuda_check.hpp"
+#include "cudnn_engine_names.hpp"
 #include "tessera/kernels/device.hpp"
 
 namespace tessera::kernels::cuda {
@@ -163,7 +165,65 @@ std::vector<ConvolutionAlgorithm> CudnnConvolutions::every_algorithm(
     result.push_back({cudnn_algorithm_name(pass, algorithm.index), static_cast<double>(*bytes),
                       algorithm.deterministic});
   }
+  for (const OfferedEngine& engine : engines(cached, pass)) {
+    result.push_back(
+        {engine.name, static_cast<double>(engine.workspace_bytes), engine.deterministic});
+  }
   return result;
+}
+
+const std::vector<OfferedEngine>& CudnnConvolutions::engines(Problem& problem, CudnnPass pass) {
+  auto found = problem.engines.find(pass);
+  if (found != problem.engines.end()) return found->second;
+  // Every micro-batch's operands start at a multiple of the micro-batch in an allocation; the
+  // filter is whole.
+  const auto samples_alignment = [](const CudnnTensorLayout& layout) {
+    return cudnn_micro_batch_alignment(layout.strides.front());
+  };
+  const std::int64_t alignment = std::min(samples_alignment(problem.layout.conv_input),
+                                          samples_alignment(problem.layout.conv_output));
+  return problem.engines
+      .emplace(pass, offered_engines(context_.cudnn(), problem.layout, pass, alignment))
+      .first->second;
+}
+
+void CudnnConvolutions::run_engine(Problem& problem, CudnnPass pass, const std::string& name,
+                                   const Operands& operands, float beta, DeviceMemory* workspace) {
+  std::int64_t alignment = 16;
+  for (const void* operand : {static_cast<const void*>(operands.conv_input),
+                              static_cast<const void*>(operands.conv_output),
+                              static_cast<const void*>(operands.filter)}) {
+    alignment =
+        std::min(alignment, cudnn_operand_alignment(reinterpret_cast<std::uintptr_t>(operand)));
+  }
+  const auto key = std::make_pair(pass, PlanKey{name, beta, alignment});
+  auto found = problem.plans.find(key);
+  if (found == problem.plans.end()) {
+    found = problem.plans
+                .emplace(key, engine_plan(context_.cudnn(), problem.layout, pass,
+                                          parse_cudnn_engine_name(name), beta, alignment))
+                .first;
+  }
+  const std::optional<EnginePlan>& plan = found->second;
+  if (!plan) {
+    throw std::invalid_argument("cuDNN " + to_string(pass) + " engine configuration " + name +
+                                " cannot run this convolution on this GPU (operands aligned to " +
+                                std::to_string(alignment) + " bytes)");
+  }
+  const std::size_t needed = static_cast<std::size_t>(plan->workspace_bytes);
+  const std::size_t available = workspace != nullptr ? workspace->bytes() : 0;
+  if (available < needed) {
+    throw std::invalid_argument("cuDNN " + to_string(pass) + " engine configuration " + name +
+                                " needs " + std::to_string(needed) + " bytes of workspace, got " +
+                                std::to_string(available));
+  }
+  try {
+    execute(context_.cudnn(), *plan, operands.conv_input, operands.filter, operands.conv_output,
+            needed > 0 ? workspace->data() : nullptr);
+  } catch (const std::runtime_error& error) {
+    throw std::runtime_error("cuDNN " + to_string(pass) + " engine configuration " + name + ": " +
+                             error.what());
+  }
 }
 
 void CudnnConvolutions::run(const ConvolutionGeometry& geometry, std::int64_t batch,
@@ -171,8 +231,12 @@ void CudnnConvolutions::run(const ConvolutionGeometry& geometry, std::int64_t ba
                             const Operands& operands, float beta, DeviceMemory* workspace) {
   context_.make_current();
   const CudnnPass pass = cudnn_pass(geometry.transposed, direction);
-  const int index = cudnn_algorithm_index(pass, algorithm);
   Problem& cached = problem(geometry, batch);
+  if (is_cudnn_engine_name(algorithm)) {
+    run_engine(cached, pass, algorithm, operands, beta, workspace);
+    return;
+  }
+  const int index = cudnn_algorithm_index(pass, algorithm);
   const ConvolutionDescriptors& d = cached.descriptors;
   const cudnnHandle_t handle = context_.cudnn();
   const auto needed = workspace_bytes(cached, pass, index);

@@ -1,13 +1,17 @@
 #pragma once
-// ConvolutionKernels on cuDNN 9 through its legacy convolution API (see the .cpp for why).
+// ConvolutionKernels on cuDNN 9: the legacy convolution API's algorithms and the graph API's
+// engines (see the .cpp for why both).
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "cuda/cuda_context.hpp"
 #include "cuda/cudnn_descriptors.hpp"
+#include "cuda/cudnn_engines.hpp"
 #include "cudnn_algorithm_names.hpp"
 #include "tessera/kernels/convolution_kernels.hpp"
 
@@ -47,13 +51,21 @@ class CudnnConvolutions final : public ConvolutionKernels {
 
   // Descriptors and workspace sizes of the problems seen, so that repeated calls (profiling,
   // every training step) cost a lookup, not descriptor set-up while the GPU idles in a timing.
+  // The graph API's plans, by engine name, beta and operand alignment (each built into a plan).
+  using PlanKey = std::tuple<std::string, float, std::int64_t>;
   struct Problem {
-    explicit Problem(const CudnnConvolutionLayout& layout) : descriptors(layout) {}
+    explicit Problem(const CudnnConvolutionLayout& of) : layout(of), descriptors(of) {}
+    CudnnConvolutionLayout layout;
     ConvolutionDescriptors descriptors;
     std::map<std::pair<CudnnPass, int>, std::optional<std::size_t>> workspace_bytes;
+    std::map<CudnnPass, std::vector<OfferedEngine>> engines;
+    std::map<std::pair<CudnnPass, PlanKey>, std::optional<EnginePlan>> plans;
   };
   Problem& problem(const ConvolutionGeometry& geometry, std::int64_t batch);
   std::optional<std::size_t> workspace_bytes(Problem& problem, CudnnPass pass, int algorithm);
+  const std::vector<OfferedEngine>& engines(Problem& problem, CudnnPass pass);
+  void run_engine(Problem& problem, CudnnPass pass, const std::string& name,
+                  const Operands& operands, float beta, DeviceMemory* workspace);
 
   const CudaContext& context_;
   std::map<std::string, std::unique_ptr<Problem>> problems_;
