@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
+#include <utility>
 
 #include "cuda/cuda_check.hpp"
 #include "cudnn_engine_names.hpp"
@@ -182,9 +183,13 @@ const std::vector<OfferedEngine>& CudnnConvolutions::engines(Problem& problem, C
   };
   const std::int64_t alignment = std::min(samples_alignment(problem.layout.conv_input),
                                           samples_alignment(problem.layout.conv_output));
-  return problem.engines
-      .emplace(pass, offered_engines(context_.cudnn(), problem.layout, pass, alignment))
-      .first->second;
+  std::vector<OfferedEngine> offered;
+  try {
+    offered = offered_engines(context_.cudnn(), problem.layout, pass, alignment);
+  } catch (const std::runtime_error&) {
+    // A graph the backend API rejects costs the problem its engines, not its legacy algorithms.
+  }
+  return problem.engines.emplace(pass, std::move(offered)).first->second;
 }
 
 void CudnnConvolutions::run_engine(Problem& problem, CudnnPass pass, const std::string& name,
