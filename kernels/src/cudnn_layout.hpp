@@ -35,9 +35,11 @@ CudnnConvolutionLayout cudnn_convolution_layout(const ConvolutionGeometry& geome
                                                 std::int64_t batch);
 
 // cuDNN pads both sides alike and rounds the output down. A max pooling in ceil mode (GoogLeNet's,
-// Caffe's rounding) has one output more on some axes: it runs on a copy of the input padded on the
-// high side of those axes (`padded_input`, the extra cells -inf), whose floor output is the ceil
-// one. An average pooling in ceil mode is refused: the copy's extra cells would be counted.
+// Caffe's rounding) has one output more on some axes: cuDNN would pool a copy of the input padded
+// on the high side of those axes (`padded_input`, the extra cells -inf), whose floor output is the
+// ceil one; the layout checks a geometry's extents that way, and the CUDA backend runs max pooling
+// with kernels of its own that read ceil-mode windows directly (cuda_max_pooling_kernels.hpp). An
+// average pooling in ceil mode is refused: cuDNN would count the copy's extra cells.
 struct CudnnPoolingLayout {
   CudnnTensorLayout input;
   CudnnTensorLayout padded_input;  // equals input where no axis rounds up

@@ -7,6 +7,7 @@
 #include "argument_check.hpp"
 #include "cuda/cuda_check.hpp"
 #include "cuda/cuda_elementwise_kernels.hpp"
+#include "cuda/cuda_max_pooling_kernels.hpp"
 #include "cuda/cudnn_descriptors.hpp"
 #include "cudnn_layout.hpp"
 
@@ -45,40 +46,7 @@ struct BiasDescriptors {
 constexpr float kOne = 1.0f;
 constexpr float kZero = 0.0f;
 
-std::size_t element_count(const CudnnTensorLayout& layout) {
-  std::size_t count = 1;
-  for (int extent : layout.dims) count *= static_cast<std::size_t>(extent);
-  return count;
-}
-
-// Device memory for the span of some kernels on one stream, handed back to the pool in the
-// stream's order (the pool keeps it for the next such span).
-class StreamOrderedBlock {
- public:
-  StreamOrderedBlock(std::size_t bytes, cudaStream_t stream) : stream_(stream) {
-    TESSERA_CUDA_CHECK(cudaMallocAsync(&data_, bytes, stream));
-  }
-  ~StreamOrderedBlock() { cudaFreeAsync(data_, stream_); }
-  StreamOrderedBlock(const StreamOrderedBlock&) = delete;
-  StreamOrderedBlock& operator=(const StreamOrderedBlock&) = delete;
-  float* data() const { return static_cast<float*>(data_); }
-
- private:
-  void* data_ = nullptr;
-  cudaStream_t stream_;
-};
-
 }  // namespace
-
-void CudaLayerKernels::copy_into_padded(const CudnnPoolingLayout& layout, const float* x,
-                                        float* padded) {
-  launch_fill(static_cast<std::int64_t>(element_count(layout.padded_input)),
-              -std::numeric_limits<float>::infinity(), padded, stream());
-  const TensorDescriptor packed = tensor_descriptor(layout.input);
-  const TensorDescriptor interior = tensor_descriptor(layout.interior_of_padded());
-  TESSERA_CUDA_CHECK(cudnnTransformTensor(context_.cudnn(), &kOne, packed.get(), x, &kZero,
-                                          interior.get(), padded));
-}
 
 double* CudaLayerKernels::scratch_doubles(std::size_t count) {
   return static_cast<double*>(scratch_.reserve(count * sizeof(double)));
@@ -98,23 +66,21 @@ void CudaLayerKernels::download(const void* device, void* host, std::size_t byte
   context_.synchronize_compute();
 }
 
+// Max pooling runs our own kernels (cuda_max_pooling_kernels.hpp); average pooling cuDNN's,
+// whose layout refuses ceil mode for it (cudnn_layout.hpp), so it never needs a padded copy.
 void CudaLayerKernels::pooling_forward(const PoolingGeometry& geometry, std::int64_t batch,
                                        const float* x, float* y) {
   context_.make_current();
-  const CudnnPoolingLayout layout = cudnn_pooling_layout(geometry, batch);
-  const PoolingDescriptor pooling = pooling_descriptor(geometry.max, layout);
-  const TensorDescriptor output = tensor_descriptor(layout.output);
-  if (!layout.needs_padded_copy()) {
-    const TensorDescriptor input = tensor_descriptor(layout.input);
-    TESSERA_CUDA_CHECK(cudnnPoolingForward(context_.cudnn(), pooling.get(), &kOne, input.get(), x,
-                                           &kZero, output.get(), y));
+  const CudnnPoolingLayout layout = cudnn_pooling_layout(geometry, batch);  // checks the geometry
+  if (geometry.max) {
+    launch_max_pooling_forward(geometry, batch, x, y, stream());
     return;
   }
-  const StreamOrderedBlock padded(element_count(layout.padded_input) * sizeof(float), stream());
-  copy_into_padded(layout, x, padded.data());
-  const TensorDescriptor padded_input = tensor_descriptor(layout.padded_input);
-  TESSERA_CUDA_CHECK(cudnnPoolingForward(context_.cudnn(), pooling.get(), &kOne, padded_input.get(),
-                                         padded.data(), &kZero, output.get(), y));
+  const PoolingDescriptor pooling = pooling_descriptor(geometry.max, layout);
+  const TensorDescriptor input = tensor_descriptor(layout.input);
+  const TensorDescriptor output = tensor_descriptor(layout.output);
+  TESSERA_CUDA_CHECK(cudnnPoolingForward(context_.cudnn(), pooling.get(), &kOne, input.get(), x,
+                                         &kZero, output.get(), y));
 }
 
 void CudaLayerKernels::pooling_backward(const PoolingGeometry& geometry, std::int64_t batch,
@@ -122,29 +88,16 @@ void CudaLayerKernels::pooling_backward(const PoolingGeometry& geometry, std::in
                                         float* dx) {
   context_.make_current();
   const CudnnPoolingLayout layout = cudnn_pooling_layout(geometry, batch);
-  const PoolingDescriptor pooling = pooling_descriptor(geometry.max, layout);
-  const TensorDescriptor output = tensor_descriptor(layout.output);
-  if (!layout.needs_padded_copy()) {
-    const TensorDescriptor input = tensor_descriptor(layout.input);
-    TESSERA_CUDA_CHECK(cudnnPoolingBackward(context_.cudnn(), pooling.get(), &kOne, output.get(), y,
-                                            output.get(), dy, input.get(), x, &kZero, input.get(),
-                                            dx));
+  if (geometry.max) {
+    launch_max_pooling_backward(geometry, batch, x, y, dy, dx, stream());
     return;
   }
-  // x padded as the forward saw it, the gradient of the padded copy, then its interior.
-  const std::size_t padded_floats = element_count(layout.padded_input);
-  const StreamOrderedBlock padded(2 * padded_floats * sizeof(float), stream());
-  float* padded_x = padded.data();
-  float* padded_dx = padded.data() + padded_floats;
-  copy_into_padded(layout, x, padded_x);
-  const TensorDescriptor padded_input = tensor_descriptor(layout.padded_input);
+  const PoolingDescriptor pooling = pooling_descriptor(geometry.max, layout);
+  const TensorDescriptor input = tensor_descriptor(layout.input);
+  const TensorDescriptor output = tensor_descriptor(layout.output);
   TESSERA_CUDA_CHECK(cudnnPoolingBackward(context_.cudnn(), pooling.get(), &kOne, output.get(), y,
-                                          output.get(), dy, padded_input.get(), padded_x, &kZero,
-                                          padded_input.get(), padded_dx));
-  const TensorDescriptor interior = tensor_descriptor(layout.interior_of_padded());
-  const TensorDescriptor packed = tensor_descriptor(layout.input);
-  TESSERA_CUDA_CHECK(cudnnTransformTensor(context_.cudnn(), &kOne, interior.get(), padded_dx,
-                                          &kZero, packed.get(), dx));
+                                          output.get(), dy, input.get(), x, &kZero, input.get(),
+                                          dx));
 }
 
 void CudaLayerKernels::leaky_relu_forward(std::int64_t count, float slope, const float* x,

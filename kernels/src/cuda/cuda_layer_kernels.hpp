@@ -1,9 +1,10 @@
 #pragma once
-// LayerKernels on one GPU: cuDNN for pooling and per-channel bias, cuBLAS for fully connected
-// layers and axpy, copies for concat, and small kernels of our own (cuda_*_kernels.cu) for what
-// neither library has in the form the interface needs: the split batch-norm with double sums,
-// leaky ReLU, dropout matching the CPU's mask, fused losses and optimizers. Everything runs on
-// the context's compute stream; calls that return host values synchronise it.
+// LayerKernels on one GPU: cuDNN for average pooling and per-channel bias, cuBLAS for fully
+// connected layers and axpy, copies for concat, and small kernels of our own (cuda_*_kernels.cu)
+// for what neither library has in the form the interface needs: max pooling with ceil-mode
+// extents, the split batch-norm with double sums, leaky ReLU, dropout matching the CPU's mask,
+// fused losses and optimizers. Everything runs on the context's compute stream; calls that
+// return host values synchronise it.
 #include "cuda/cuda_context.hpp"
 #include "cuda/cuda_memory.hpp"
 #include "cudnn_layout.hpp"
@@ -96,9 +97,6 @@ class CudaLayerKernels final : public LayerKernels {
   void download(const void* device, void* host, std::size_t bytes);
   ChannelSums channel_sums_on_host(const double* device_sums, std::size_t channels);
   cudaStream_t stream() const { return context_.compute_stream(); }
-  // x into the interior of a max pooling's high-side padded copy, the rest -inf (ceil mode,
-  // cudnn_layout.hpp).
-  void copy_into_padded(const CudnnPoolingLayout& layout, const float* x, float* padded);
 
   const CudaContext& context_;
   DeviceScratch scratch_;
