@@ -94,10 +94,11 @@ bool measure_kernel(kernels::Device& device, KernelToProfile kernel,
                     const ProfileSettings& settings, const kernels::ProfilerOptions& options,
                     const ProfileDatabase& database, const std::string& progress,
                     ProfileDatabase& new_rows) {
-  // Sizes an earlier run measured are not measured again; the same shape at another batch
-  // (a strong-scaling sweep's unsplit layers) is a kernel of its own.
+  // What an earlier run measured is not measured again: sizes it has rows of, unless the library
+  // now offers an algorithm they lack; the same shape at another batch (a strong-scaling sweep's
+  // unsplit layers) is a kernel of its own.
   kernel.micro_batches =
-      kernels::missing_micro_batches(database, device.info().name, kernel, kernel.micro_batches);
+      kernels::sizes_to_measure(device, database, kernel, kernel.micro_batches, options);
   if (kernel.micro_batches.empty()) return false;
   // Micro-batches as a plan runs them; the whole batch, one call, alone as without the flag.
   std::vector<std::int64_t> below_batch;
@@ -121,7 +122,9 @@ bool measure_kernel(kernels::Device& device, KernelToProfile kernel,
   if (!below_batch.empty()) {
     kernels::profile_missing_sizes_in_context(device, kernel, below_batch, options, new_rows);
   }
-  if (!kernel.micro_batches.empty()) kernels::profile_kernels(device, {kernel}, options, new_rows);
+  if (!kernel.micro_batches.empty()) {
+    kernels::profile_kernels(device, {kernel}, options, new_rows, {}, &database);
+  }
   return true;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "cuda_test_support.hpp"
+#include "profile/kernel_launch.hpp"
 #include "tessera/core/cost/cost_model.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/kernels/convolution_kernels.hpp"
@@ -90,6 +91,46 @@ TEST(KernelProfiler, MissingMicroBatchesAreTheSizesWithoutARow) {
   EXPECT_EQ(missing_micro_batches(database, "cpu", kernel, {1, 2, 4, 8}),
             (std::vector<std::int64_t>{1, 8}));
   EXPECT_TRUE(missing_micro_batches(database, "cpu", kernel, {2, 4}).empty());
+}
+
+// A resumed profile also measures an algorithm the library offers that the earlier run has no
+// row of (a newer library's; here, one an earlier --skip-algorithms left out), and only that.
+TEST(KernelProfiler, AResumedProfileMeasuresTheAlgorithmsItLacksAndNoOther) {
+  auto device = open_cpu_device();
+  std::vector<KernelToProfile> conv1;
+  for (const auto& kernel : small_cnn_kernels()) {
+    if (kernel.layer.name == "conv1" && kernel.direction == Direction::forward) {
+      conv1.push_back(kernel);
+    }
+  }
+  ASSERT_EQ(conv1.size(), 1u);
+  const KernelToProfile& kernel = conv1.front();
+  const std::string name = device->info().name;
+  const auto offered = algorithms_for(*device, kernel, 4, kernel.direction);
+  ASSERT_GE(offered.size(), 2u);
+  ProfilerOptions skipping = quick();
+  skipping.skipped_algorithm_prefixes = {offered.front().name};
+  ProfileDatabase earlier;
+  profile_kernels(*device, conv1, skipping, earlier);
+  ASSERT_FALSE(has_profile_row(earlier, name, kernel, 4, offered.front().name));
+  const std::size_t earlier_rows = earlier.size();
+
+  // With the same skip nothing is left; without it, every size lacks the skipped algorithm.
+  EXPECT_TRUE(sizes_to_measure(*device, earlier, kernel, kernel.micro_batches, skipping).empty());
+  const auto sizes = sizes_to_measure(*device, earlier, kernel, kernel.micro_batches, quick());
+  EXPECT_EQ(sizes, kernel.micro_batches);
+
+  KernelToProfile resumed = kernel;
+  resumed.micro_batches = sizes;
+  ProfileDatabase new_rows;
+  profile_kernels(*device, {resumed}, quick(), new_rows, {}, &earlier);
+  for (const ProfileEntry& row : new_rows.rows()) {
+    EXPECT_TRUE(row.algorithm.starts_with(offered.front().name)) << row.algorithm;
+  }
+  EXPECT_TRUE(has_profile_row(new_rows, name, kernel, 4, offered.front().name));
+  for (const ProfileEntry& row : new_rows.rows()) earlier.add(row);
+  EXPECT_EQ(earlier.size(), earlier_rows + new_rows.size());
+  EXPECT_TRUE(sizes_to_measure(*device, earlier, kernel, kernel.micro_batches, quick()).empty());
 }
 
 TEST(KernelProfiler, OtherLayersHaveOneAlgorithmAndLossesComputeTheirGradientInForward) {

@@ -49,9 +49,6 @@
 #   --test-filter F      gtest filter of the tests step (default: the CUDA, cuDNN, NCCL suites)
 #   --memcheck-filter F  gtest filter of the memcheck step
 #   --profile-targets L  comma-separated scenario files (relative to the repository) or zoo names
-#   --fresh-profile-targets L  profile targets measured whole again, not resumed from the
-#                        committed profile, until it holds graph-API engine rows (default: the
-#                        MLPerf v0.7 network's)
 #   --seconds-per-measurement S   profile and microbatch steps (default 0.05)
 #   --study-targets L    comma-separated: deepbench[:PROBLEMS], a scenario file or a zoo model
 #   --study-limits L     workspace limits in MiB (default 8,64,512)

@@ -70,7 +70,7 @@ double cache_flush_bytes_for(const Device& device) {
 
 void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels,
                      const ProfilerOptions& options, ProfileDatabase& database,
-                     const ProfileProgress& progress) {
+                     const ProfileProgress& progress, const ProfileDatabase* measured) {
   const std::string device_name = device.info().name;
   const CachePreparation caches(device, options);
   for (std::size_t index = 0; index < kernels.size(); ++index) {
@@ -97,6 +97,10 @@ void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels
       }
       for (const ConvolutionAlgorithm& algorithm : algorithms) {
         if (skips_algorithm(options, algorithm.name)) continue;
+        if (measured != nullptr &&
+            has_profile_row(*measured, device_name, kernel, micro_batch, algorithm.name)) {
+          continue;
+        }
         row.algorithm = algorithm.name;
         row.workspace_bytes = algorithm.workspace_bytes;
         row.time_seconds = 0;
@@ -150,6 +154,48 @@ std::vector<std::int64_t> missing_micro_batches(const ProfileDatabase& database,
     if (!present.contains(size)) missing.push_back(size);
   }
   return missing;
+}
+
+bool has_profile_row(const ProfileDatabase& database, const std::string& device_name,
+                     const KernelToProfile& kernel, std::int64_t micro_batch,
+                     const std::string& algorithm) {
+  const auto rows =
+      database.entries_for(device_name, kernel.op, kernel.direction, kernel.shape, kernel.dtype);
+  return std::any_of(rows.begin(), rows.end(), [&](const ProfileEntry& row) {
+    return row.micro_batch == micro_batch && row.algorithm == algorithm;
+  });
+}
+
+std::vector<std::int64_t> sizes_to_measure(Device& device, const ProfileDatabase& database,
+                                           const KernelToProfile& kernel,
+                                           const std::vector<std::int64_t>& sizes,
+                                           const ProfilerOptions& options) {
+  const std::string device_name = device.info().name;
+  const auto unmeasured = missing_micro_batches(database, device_name, kernel, sizes);
+  if (!is_convolution(kernel.layer.kind)) return unmeasured;
+  std::vector<std::int64_t> result;
+  for (std::int64_t size : sizes) {
+    const bool has_none = std::find(unmeasured.begin(), unmeasured.end(), size) != unmeasured.end();
+    if (has_none) {
+      result.push_back(size);
+      continue;
+    }
+    // A shape the library refuses whatever the algorithm stays refused.
+    if (has_profile_row(database, device_name, kernel, size, kRefusedAlgorithm)) continue;
+    std::vector<ConvolutionAlgorithm> offered;
+    try {
+      offered = algorithms_for(device, kernel, size, kernel.direction);
+    } catch (const std::invalid_argument&) {
+      continue;
+    }
+    const bool lacks_one =
+        std::any_of(offered.begin(), offered.end(), [&](const ConvolutionAlgorithm& algorithm) {
+          return !skips_algorithm(options, algorithm.name) &&
+                 !has_profile_row(database, device_name, kernel, size, algorithm.name);
+        });
+    if (lacks_one) result.push_back(size);
+  }
+  return result;
 }
 
 }  // namespace tessera::kernels

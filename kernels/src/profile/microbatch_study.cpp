@@ -103,8 +103,9 @@ std::vector<std::int64_t> study_micro_batch_sizes(const StudyOptions& options, s
 std::size_t profile_missing_sizes(Device& device, KernelToProfile kernel,
                                   const std::vector<std::int64_t>& sizes,
                                   const ProfilerOptions& options, ProfileDatabase& database) {
-  kernel.micro_batches = missing_micro_batches(database, device.info().name, kernel, sizes);
-  if (!kernel.micro_batches.empty()) profile_kernels(device, {kernel}, options, database);
+  kernel.micro_batches = sizes_to_measure(device, database, kernel, sizes, options);
+  if (!kernel.micro_batches.empty())
+    profile_kernels(device, {kernel}, options, database, {}, &database);
   return kernel.micro_batches.size();
 }
 
@@ -115,12 +116,15 @@ std::size_t profile_missing_sizes_in_context(Device& device, const KernelToProfi
   StudyOperands operands(device, kernel);
   const auto geometry = convolution_geometry(kernel.layer, kernel.inputs.front(), kernel.output);
   std::size_t measured = 0;
-  for (std::int64_t size : missing_micro_batches(database, device.info().name, kernel, sizes)) {
+  for (std::int64_t size : sizes_to_measure(device, database, kernel, sizes, options)) {
     ++measured;
     const std::int64_t repeats = std::max<std::int64_t>(1, kernel.batch / size);
     for (const ConvolutionAlgorithm& algorithm :
          device.convolutions().algorithms(geometry, size, kernel.direction)) {
-      if (skips_algorithm(options, algorithm.name)) continue;
+      if (skips_algorithm(options, algorithm.name) ||
+          has_profile_row(database, device.info().name, kernel, size, algorithm.name)) {
+        continue;
+      }
       ProfileEntry row{.device = device.info().name,
                        .op = kernel.op,
                        .direction = kernel.direction,

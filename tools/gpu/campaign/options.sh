@@ -22,10 +22,6 @@ racecheck_filter='CudaLayerKernels.*'
 # validation scales to the v0.7 GPUs (docs/design/published-validation.md), first; then what
 # campaigns 1 and 2 left of CosmoFlow-512's (done on the H200; scenarios/profiles/).
 profile_targets=analysis/validation/mlperf_cosmoflow_profile.yaml,scenarios/cosmoflow512_profile_shards.yaml
-# Profile targets whose committed profile is not resumed but measured whole again: the v0.7
-# network's predates the graph-API engines (2026-12-05), and a resumed profile skips every
-# micro-batch it holds a row of.
-fresh_profile_targets=analysis/validation/mlperf_cosmoflow_profile.yaml
 seconds_per_measurement=0.05
 # What campaign 3 left of the micro-batching study: the 'all' policy (DeepBench and AlexNet in
 # context ran on 2026-11-27). --study-in-context times micro-batches as a plan runs them.
@@ -78,7 +74,6 @@ parse_options() {
       --test-filter) test_filter=$2; shift ;;
       --memcheck-filter) memcheck_filter=$2; shift ;;
       --profile-targets) profile_targets=$2; shift ;;
-      --fresh-profile-targets) fresh_profile_targets=$2; shift ;;
       --seconds-per-measurement) seconds_per_measurement=$2; shift ;;
       --study-targets) study_targets=$2; shift ;;
       --study-limits) study_limits=$2; shift ;;

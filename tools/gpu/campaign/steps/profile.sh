@@ -12,15 +12,6 @@ seed_profiles() {
     cp "$file" "$work/profiles/$slug/"
     echo "resuming from $file"
   done
-  # A fresh target starts from no row (its file is named by the scenario's name).
-  local target name
-  for target in $(items "$fresh_profile_targets"); do
-    name=$(sed -n 's/^name: *//p' "$(target_path "$target")" 2>/dev/null | head -n 1)
-    [ -n "$name" ] && [ -f "$work/profiles/$slug/$name.csv" ] || continue
-    grep -q ',ENGINE_' "$work/profiles/$slug/$name.csv" && continue  # measured with engines
-    rm "$work/profiles/$slug/$name.csv"
-    echo "profiling $target whole again (its committed profile has no graph-API engine row)"
-  done
 }
 
 step_profile() {

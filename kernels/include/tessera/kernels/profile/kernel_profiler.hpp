@@ -67,16 +67,30 @@ inline constexpr const char* kRefusedAlgorithm = "refused";
 // One row per (kernel, micro-batch size, algorithm); an algorithm that fails or does not fit is
 // a row with ok = false, so the planner knows it was tried, and a shape the library cannot
 // describe at all (a tensor outside cuDNN's int range) one such row named kRefusedAlgorithm.
+// `measured`: rows an earlier run took; an algorithm at a size it holds a row of is not measured
+// again.
 void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels,
                      const ProfilerOptions& options, ProfileDatabase& database,
-                     const ProfileProgress& progress = {});
+                     const ProfileProgress& progress = {},
+                     const ProfileDatabase* measured = nullptr);
 
 // The sizes of `sizes` (micro-batches of the kernel) that `database` has no row for on
-// `device_name`, any algorithm: what a resumed or extended run still has to measure.
+// `device_name`, any algorithm.
 std::vector<std::int64_t> missing_micro_batches(const ProfileDatabase& database,
                                                 const std::string& device_name,
                                                 const KernelToProfile& kernel,
                                                 const std::vector<std::int64_t>& sizes);
+// What a resumed or extended run still has to measure: the sizes without a row, and those of a
+// convolution where the device now offers an algorithm (not skipped by `options`) that
+// `database` has no row of (a newer library's, or one an earlier --skip-algorithms left out).
+std::vector<std::int64_t> sizes_to_measure(Device& device, const ProfileDatabase& database,
+                                           const KernelToProfile& kernel,
+                                           const std::vector<std::int64_t>& sizes,
+                                           const ProfilerOptions& options);
+// Whether `database` holds a row of the kernel at `micro_batch` for `algorithm` on `device_name`.
+bool has_profile_row(const ProfileDatabase& database, const std::string& device_name,
+                     const KernelToProfile& kernel, std::int64_t micro_batch,
+                     const std::string& algorithm);
 
 // Each streaming kernel over parameters (the optimizer update, weights, gradients and moments in
 // device memory as the real backend holds them; or a gradient sum), one row each (op update_adam,
