@@ -120,7 +120,8 @@ bool measure_kernel(kernels::Device& device, KernelToProfile kernel,
     std::cerr << ")\n";
   }
   if (!below_batch.empty()) {
-    kernels::profile_missing_sizes_in_context(device, kernel, below_batch, options, new_rows);
+    kernels::profile_missing_sizes_in_context(device, kernel, below_batch, options, new_rows,
+                                              &database);
   }
   if (!kernel.micro_batches.empty()) {
     kernels::profile_kernels(device, {kernel}, options, new_rows, {}, &database);

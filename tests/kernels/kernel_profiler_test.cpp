@@ -112,7 +112,7 @@ TEST(KernelProfiler, AResumedProfileMeasuresTheAlgorithmsItLacksAndNoOther) {
   skipping.skipped_algorithm_prefixes = {offered.front().name};
   ProfileDatabase earlier;
   profile_kernels(*device, conv1, skipping, earlier);
-  ASSERT_FALSE(has_profile_row(earlier, name, kernel, 4, offered.front().name));
+  ASSERT_FALSE(measured_rows(earlier, name, kernel).contains({4, offered.front().name}));
   const std::size_t earlier_rows = earlier.size();
 
   // With the same skip nothing is left; without it, every size lacks the skipped algorithm.
@@ -127,7 +127,7 @@ TEST(KernelProfiler, AResumedProfileMeasuresTheAlgorithmsItLacksAndNoOther) {
   for (const ProfileEntry& row : new_rows.rows()) {
     EXPECT_TRUE(row.algorithm.starts_with(offered.front().name)) << row.algorithm;
   }
-  EXPECT_TRUE(has_profile_row(new_rows, name, kernel, 4, offered.front().name));
+  EXPECT_TRUE(measured_rows(new_rows, name, kernel).contains({4, offered.front().name}));
   for (const ProfileEntry& row : new_rows.rows()) earlier.add(row);
   EXPECT_EQ(earlier.size(), earlier_rows + new_rows.size());
   EXPECT_TRUE(sizes_to_measure(*device, earlier, kernel, kernel.micro_batches, quick()).empty());

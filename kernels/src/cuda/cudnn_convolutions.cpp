@@ -132,6 +132,23 @@ std::string problem_key(const ConvolutionGeometry& geometry, std::int64_t batch)
 
 constexpr std::size_t kMaxCachedProblems = 4096;  // a whole zoo model's shards, micro-batches
 
+// How errors name a choice: "cuDNN forward algorithm GEMM", "cuDNN backward-filter engine
+// configuration ENGINE_3".
+std::string choice_name(CudnnPass pass, const std::string& algorithm) {
+  return "cuDNN " + to_string(pass) +
+         (is_cudnn_engine_name(algorithm) ? " engine configuration " : " algorithm ") + algorithm;
+}
+
+// The workspace pointer a call takes; refuses a workspace smaller than `needed`.
+void* fitting_workspace(const std::string& choice, std::size_t needed, DeviceMemory* workspace) {
+  const std::size_t available = workspace != nullptr ? workspace->bytes() : 0;
+  if (available < needed) {
+    throw std::invalid_argument(choice + " needs " + std::to_string(needed) +
+                                " bytes of workspace, got " + std::to_string(available));
+  }
+  return needed > 0 ? workspace->data() : nullptr;
+}
+
 }  // namespace
 
 CudnnConvolutions::Problem& CudnnConvolutions::problem(const ConvolutionGeometry& geometry,
@@ -189,6 +206,12 @@ const std::vector<OfferedEngine>& CudnnConvolutions::engines(Problem& problem, C
   } catch (const std::runtime_error&) {
     // A graph the backend API rejects costs the problem its engines, not its legacy algorithms.
   }
+  for (OfferedEngine& engine : offered) {
+    problem.plans.emplace(std::make_pair(pass, PlanKey{engine.name, 0.0f, alignment}),
+                          std::move(engine.writes));
+    problem.plans.emplace(std::make_pair(pass, PlanKey{engine.name, 1.0f, alignment}),
+                          std::move(engine.adds));
+  }
   return problem.engines.emplace(pass, std::move(offered)).first->second;
 }
 
@@ -210,24 +233,18 @@ void CudnnConvolutions::run_engine(Problem& problem, CudnnPass pass, const std::
                 .first;
   }
   const std::optional<EnginePlan>& plan = found->second;
+  const std::string choice = choice_name(pass, name);
   if (!plan) {
-    throw std::invalid_argument("cuDNN " + to_string(pass) + " engine configuration " + name +
-                                " cannot run this convolution on this GPU (operands aligned to " +
-                                std::to_string(alignment) + " bytes)");
+    throw std::invalid_argument(choice + " cannot run this convolution on this GPU (operands " +
+                                "aligned to " + std::to_string(alignment) + " bytes)");
   }
-  const std::size_t needed = static_cast<std::size_t>(plan->workspace_bytes);
-  const std::size_t available = workspace != nullptr ? workspace->bytes() : 0;
-  if (available < needed) {
-    throw std::invalid_argument("cuDNN " + to_string(pass) + " engine configuration " + name +
-                                " needs " + std::to_string(needed) + " bytes of workspace, got " +
-                                std::to_string(available));
-  }
+  void* space =
+      fitting_workspace(choice, static_cast<std::size_t>(plan->workspace_bytes), workspace);
   try {
     execute(context_.cudnn(), *plan, operands.conv_input, operands.filter, operands.conv_output,
-            needed > 0 ? workspace->data() : nullptr);
+            space);
   } catch (const std::runtime_error& error) {
-    throw std::runtime_error("cuDNN " + to_string(pass) + " engine configuration " + name + ": " +
-                             error.what());
+    throw std::runtime_error(choice + ": " + error.what());
   }
 }
 
@@ -244,18 +261,10 @@ void CudnnConvolutions::run(const ConvolutionGeometry& geometry, std::int64_t ba
   const int index = cudnn_algorithm_index(pass, algorithm);
   const ConvolutionDescriptors& d = cached.descriptors;
   const cudnnHandle_t handle = context_.cudnn();
+  const std::string choice = choice_name(pass, algorithm);
   const auto needed = workspace_bytes(cached, pass, index);
-  if (!needed) {
-    throw std::invalid_argument("cuDNN " + to_string(pass) + " algorithm " + algorithm +
-                                " cannot run this convolution");
-  }
-  const std::size_t available = workspace != nullptr ? workspace->bytes() : 0;
-  if (available < *needed) {
-    throw std::invalid_argument("cuDNN " + to_string(pass) + " algorithm " + algorithm + " needs " +
-                                std::to_string(*needed) + " bytes of workspace, got " +
-                                std::to_string(available));
-  }
-  void* space = *needed > 0 ? workspace->data() : nullptr;
+  if (!needed) throw std::invalid_argument(choice + " cannot run this convolution");
+  void* space = fitting_workspace(choice, *needed, workspace);
   const float alpha = 1.0f;
   try {
     switch (pass) {
@@ -282,8 +291,7 @@ void CudnnConvolutions::run(const ConvolutionGeometry& geometry, std::int64_t ba
     }
   } catch (const std::runtime_error& error) {
     // Which algorithm failed matters to the profiler, which records it as not ok.
-    throw std::runtime_error("cuDNN " + to_string(pass) + " algorithm " + algorithm + ": " +
-                             error.what());
+    throw std::runtime_error(choice + ": " + error.what());
   }
 }
 

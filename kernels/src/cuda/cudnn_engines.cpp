@@ -321,11 +321,12 @@ std::vector<OfferedEngine> offered_engines(cudnnHandle_t handle,
     if (seen) continue;
     // Offered only if it builds from its name, as every later run rebuilds it, both writing its
     // result and adding to it (a micro-batch after the first sums into the filter gradient).
-    const auto writes = engine_plan(handle, layout, pass, read.config, 0.0f, alignment);
-    const auto adds = engine_plan(handle, layout, pass, read.config, 1.0f, alignment);
+    auto writes = engine_plan(handle, layout, pass, read.config, 0.0f, alignment);
+    auto adds = engine_plan(handle, layout, pass, read.config, 1.0f, alignment);
     if (!writes || !adds) continue;
-    offered.push_back({name, std::max(writes->workspace_bytes, adds->workspace_bytes),
-                       !read.notes.nondeterministic});
+    const std::int64_t workspace_bytes = std::max(writes->workspace_bytes, adds->workspace_bytes);
+    offered.push_back(
+        {name, workspace_bytes, !read.notes.nondeterministic, std::move(writes), std::move(adds)});
   }
   return offered;
 }

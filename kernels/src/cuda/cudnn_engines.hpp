@@ -44,6 +44,10 @@ struct OfferedEngine {
   std::string name;
   std::int64_t workspace_bytes = 0;
   bool deterministic = true;
+  // The plans it was offered on, writing its result (beta 0) and adding to it (beta 1), for the
+  // caller to keep rather than build again.
+  std::optional<EnginePlan> writes;
+  std::optional<EnginePlan> adds;
 };
 
 // The engine configurations cuDNN's heuristics (mode A) rank for the pass that offers_engine

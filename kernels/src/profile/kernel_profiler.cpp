@@ -76,6 +76,8 @@ void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels
   for (std::size_t index = 0; index < kernels.size(); ++index) {
     const KernelToProfile& kernel = kernels[index];
     if (progress) progress(index, kernels.size(), kernel);
+    const MeasuredRows earlier =
+        measured != nullptr ? measured_rows(*measured, device_name, kernel) : MeasuredRows{};
     for (std::int64_t micro_batch : kernel.micro_batches) {
       ProfileEntry row{.device = device_name,
                        .op = kernel.op,
@@ -96,9 +98,8 @@ void profile_kernels(Device& device, const std::vector<KernelToProfile>& kernels
         continue;
       }
       for (const ConvolutionAlgorithm& algorithm : algorithms) {
-        if (skips_algorithm(options, algorithm.name)) continue;
-        if (measured != nullptr &&
-            has_profile_row(*measured, device_name, kernel, micro_batch, algorithm.name)) {
+        if (skips_algorithm(options, algorithm.name) ||
+            earlier.contains({micro_batch, algorithm.name})) {
           continue;
         }
         row.algorithm = algorithm.name;
@@ -156,32 +157,35 @@ std::vector<std::int64_t> missing_micro_batches(const ProfileDatabase& database,
   return missing;
 }
 
-bool has_profile_row(const ProfileDatabase& database, const std::string& device_name,
-                     const KernelToProfile& kernel, std::int64_t micro_batch,
-                     const std::string& algorithm) {
-  const auto rows =
-      database.entries_for(device_name, kernel.op, kernel.direction, kernel.shape, kernel.dtype);
-  return std::any_of(rows.begin(), rows.end(), [&](const ProfileEntry& row) {
-    return row.micro_batch == micro_batch && row.algorithm == algorithm;
-  });
+MeasuredRows measured_rows(const ProfileDatabase& database, const std::string& device_name,
+                           const KernelToProfile& kernel) {
+  MeasuredRows rows;
+  for (const ProfileEntry& row :
+       database.entries_for(device_name, kernel.op, kernel.direction, kernel.shape, kernel.dtype)) {
+    rows.emplace(row.micro_batch, row.algorithm);
+  }
+  return rows;
 }
 
 std::vector<std::int64_t> sizes_to_measure(Device& device, const ProfileDatabase& database,
                                            const KernelToProfile& kernel,
                                            const std::vector<std::int64_t>& sizes,
                                            const ProfilerOptions& options) {
-  const std::string device_name = device.info().name;
-  const auto unmeasured = missing_micro_batches(database, device_name, kernel, sizes);
-  if (!is_convolution(kernel.layer.kind)) return unmeasured;
+  const MeasuredRows measured = measured_rows(database, device.info().name, kernel);
+  const auto has = [&](std::int64_t size, const std::string& algorithm) {
+    return measured.contains({size, algorithm});
+  };
   std::vector<std::int64_t> result;
   for (std::int64_t size : sizes) {
-    const bool has_none = std::find(unmeasured.begin(), unmeasured.end(), size) != unmeasured.end();
+    const auto first = measured.lower_bound({size, std::string()});
+    const bool has_none = first == measured.end() || first->first != size;
     if (has_none) {
       result.push_back(size);
       continue;
     }
-    // A shape the library refuses whatever the algorithm stays refused.
-    if (has_profile_row(database, device_name, kernel, size, kRefusedAlgorithm)) continue;
+    // Only convolutions have several algorithms; a shape the library refuses whatever the
+    // algorithm stays refused.
+    if (!is_convolution(kernel.layer.kind) || has(size, kRefusedAlgorithm)) continue;
     std::vector<ConvolutionAlgorithm> offered;
     try {
       offered = algorithms_for(device, kernel, size, kernel.direction);
@@ -190,8 +194,7 @@ std::vector<std::int64_t> sizes_to_measure(Device& device, const ProfileDatabase
     }
     const bool lacks_one =
         std::any_of(offered.begin(), offered.end(), [&](const ConvolutionAlgorithm& algorithm) {
-          return !skips_algorithm(options, algorithm.name) &&
-                 !has_profile_row(database, device_name, kernel, size, algorithm.name);
+          return !skips_algorithm(options, algorithm.name) && !has(size, algorithm.name);
         });
     if (lacks_one) result.push_back(size);
   }

@@ -112,17 +112,20 @@ std::size_t profile_missing_sizes(Device& device, KernelToProfile kernel,
 std::size_t profile_missing_sizes_in_context(Device& device, const KernelToProfile& kernel,
                                              const std::vector<std::int64_t>& sizes,
                                              const ProfilerOptions& options,
-                                             ProfileDatabase& database) {
+                                             ProfileDatabase& database,
+                                             const ProfileDatabase* measured) {
+  const ProfileDatabase& earlier = measured != nullptr ? *measured : database;
+  const MeasuredRows earlier_rows = measured_rows(earlier, device.info().name, kernel);
   StudyOperands operands(device, kernel);
   const auto geometry = convolution_geometry(kernel.layer, kernel.inputs.front(), kernel.output);
-  std::size_t measured = 0;
-  for (std::int64_t size : sizes_to_measure(device, database, kernel, sizes, options)) {
-    ++measured;
+  std::size_t sizes_measured = 0;
+  for (std::int64_t size : sizes_to_measure(device, earlier, kernel, sizes, options)) {
+    ++sizes_measured;
     const std::int64_t repeats = std::max<std::int64_t>(1, kernel.batch / size);
     for (const ConvolutionAlgorithm& algorithm :
          device.convolutions().algorithms(geometry, size, kernel.direction)) {
       if (skips_algorithm(options, algorithm.name) ||
-          has_profile_row(database, device.info().name, kernel, size, algorithm.name)) {
+          earlier_rows.contains({size, algorithm.name})) {
         continue;
       }
       ProfileEntry row{.device = device.info().name,
@@ -148,7 +151,7 @@ std::size_t profile_missing_sizes_in_context(Device& device, const KernelToProfi
       database.add(row);
     }
   }
-  return measured;
+  return sizes_measured;
 }
 
 std::vector<StudyRow> study_kernel(Device& device, const std::string& kernel_name,

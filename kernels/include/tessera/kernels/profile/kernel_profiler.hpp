@@ -5,7 +5,9 @@
 // Rows go into the profile database the simulator's cost model reads.
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tessera/core/cost/profile_database.hpp"
@@ -87,10 +89,10 @@ std::vector<std::int64_t> sizes_to_measure(Device& device, const ProfileDatabase
                                            const KernelToProfile& kernel,
                                            const std::vector<std::int64_t>& sizes,
                                            const ProfilerOptions& options);
-// Whether `database` holds a row of the kernel at `micro_batch` for `algorithm` on `device_name`.
-bool has_profile_row(const ProfileDatabase& database, const std::string& device_name,
-                     const KernelToProfile& kernel, std::int64_t micro_batch,
-                     const std::string& algorithm);
+// The (micro-batch, algorithm) pairs `database` holds rows of for the kernel on `device_name`.
+using MeasuredRows = std::set<std::pair<std::int64_t, std::string>>;
+MeasuredRows measured_rows(const ProfileDatabase& database, const std::string& device_name,
+                           const KernelToProfile& kernel);
 
 // Each streaming kernel over parameters (the optimizer update, weights, gradients and moments in
 // device memory as the real backend holds them; or a gradient sum), one row each (op update_adam,

@@ -58,9 +58,9 @@ struct StudyRow {
 // The micro-batch sizes the options' policies need for a batch (policy `all` only up to the cap).
 std::vector<std::int64_t> study_micro_batch_sizes(const StudyOptions& options, std::int64_t batch);
 
-// Profiles, on the device, the sizes of `sizes` that `database` has no rows for (every
-// algorithm), so an interrupted or extended study measures only what is new. Returns how many
-// sizes were measured.
+// Profiles, on the device, what `database` lacks of the sizes of `sizes` (sizes_to_measure: a size
+// without rows, or an algorithm without its row), so an interrupted or extended study measures
+// only what is new. Returns how many sizes were measured.
 std::size_t profile_missing_sizes(Device& device, KernelToProfile kernel,
                                   const std::vector<std::int64_t>& sizes,
                                   const ProfilerOptions& options, ProfileDatabase& database);
@@ -69,11 +69,13 @@ std::size_t profile_missing_sizes(Device& device, KernelToProfile kernel,
 // after another over the whole batch's operands, as a plan runs them, and the time divided by
 // B / b. Isolated profiling repeats one micro-batch on the same small operands, which stay in the
 // CPU's caches; a plan streams through the batch, so on a CPU the isolated figure flatters small
-// micro-batches.
+// micro-batches. `measured`: the rows an earlier run took, where they are not `database`
+// (tessera profile gathers the new rows apart); none: `database`.
 std::size_t profile_missing_sizes_in_context(Device& device, const KernelToProfile& kernel,
                                              const std::vector<std::int64_t>& sizes,
                                              const ProfilerOptions& options,
-                                             ProfileDatabase& database);
+                                             ProfileDatabase& database,
+                                             const ProfileDatabase* measured = nullptr);
 
 // One row per (limit, policy) for one convolution kernel: plan_kernel on the database's rows
 // (less the algorithms options.measurement skips), then the plan and the undivided baseline run
