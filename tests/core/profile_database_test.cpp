@@ -251,6 +251,26 @@ TEST(ProfileDatabase, ALaterFileReplacesAnEarlierOnesRowForTheSameKey) {
   EXPECT_EQ(best->where.file, "b.csv");
 }
 
+TEST(ProfileDatabase, MergingADatabaseIsLoadingItsFilesAfterThisOnes) {
+  // validate-sim's rows timed between the steps replace the profile's before it.
+  ProfileDatabase loaded;
+  loaded.load_csv_text(file(row("4", "GEMM", "0.0002") + row("2")), "a.csv");
+  loaded.load_csv_text(file(row("4", "GEMM", "0.0005") + row("8")), "b.csv");
+  ProfileDatabase merged;
+  merged.load_csv_text(file(row("4", "GEMM", "0.0002") + row("2")), "a.csv");
+  ProfileDatabase later;
+  later.load_csv_text(file(row("4", "GEMM", "0.0005") + row("8")), "b.csv");
+  merged.merge(later);
+  EXPECT_EQ(merged.size(), 3u);
+  EXPECT_EQ(merged.replaced_rows(), loaded.replaced_rows());
+  EXPECT_EQ(merged.to_csv({}), loaded.to_csv({}));
+  ASSERT_EQ(merged.sources().size(), 2u);
+  const auto best = merged.best("gpu", "conv", Direction::forward, kShape, DType::float32, 4, 1e9);
+  ASSERT_TRUE(best);
+  EXPECT_DOUBLE_EQ(best->time_seconds, 0.0005);
+  EXPECT_EQ(best->where.file, "b.csv");
+}
+
 TEST(ProfileDatabase, AddingAMeasuredKeyAgainReplacesIt) {
   // A resumed `tessera profile` under mpirun measures the collectives again: one row each.
   ProfileDatabase profiles;

@@ -63,6 +63,13 @@ void ProfileDatabase::add(ProfileEntry entry) {
   ++count_;
 }
 
+void ProfileDatabase::merge(const ProfileDatabase& later) {
+  for (const auto& [key, rows] : later.by_kernel_) {
+    for (const auto& row : rows) add(row);
+  }
+  sources_.insert(sources_.end(), later.sources_.begin(), later.sources_.end());
+}
+
 std::vector<ProfileEntry> ProfileDatabase::rows() const {
   std::vector<ProfileEntry> all;
   all.reserve(count_);

@@ -114,6 +114,9 @@ class ProfileDatabase {
   // A row for a key already here (same kernel, micro_batch and algorithm) replaces that row: a
   // newer measurement, or a later file's.
   void add(ProfileEntry entry);
+  // Every row of `later` added as above, its files' metadata after this one's: the same database
+  // as loading the files of both, this one's first.
+  void merge(const ProfileDatabase& later);
   // Fastest successful algorithm for the whole batch at once within a workspace limit.
   std::optional<ProfileEntry> best(const std::string& device, const std::string& op,
                                    Direction direction, const std::string& shape, DType dtype,
