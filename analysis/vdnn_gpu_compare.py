@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """vDNN on a GPU, measured against simulated: the GPU campaign's vdnn step (tools/gpu/campaign.sh).
 
 The step trains each run of vdnn/scenarios/ for real on one GPU (some with the device capped) and

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """vDNN's figures in simulation: each scenario played with every memory policy.
 
 For every scenario given (default: scenarios/vdnn_*.yaml), the network-wide allocation the vDNN

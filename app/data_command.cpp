@@ -60,8 +60,10 @@ void add_generate_command(CLI::App& data, Action& action) {
   command->add_option("--seed", spec->seed, "Seed; the same seed writes the same files")
       ->default_val(0);
   command
-      ->add_option("--chunk-depth", spec->layout.chunk_depth,
-                   "Store `full` in chunks of this many whole depth planes (default: contiguous)")
+      ->add_option(
+          "--chunk-depth", spec->layout.chunk_depth,
+          "Store the volume (`full`, or `volume` for --task segmentation) in chunks of this "
+          "many whole depth planes (default: contiguous)")
       ->default_val(0)
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 14));
   command
@@ -218,7 +220,9 @@ void add_inspect_command(CLI::App& data, Action& action) {
 
 void add_data_command(CLI::App& cli, Action& action) {
   auto* data = cli.add_subcommand(
-      "data", "Generate or inspect a CosmoFlow-layout HDF5 data set for the real backend");
+      "data",
+      "Generate or inspect an HDF5 data set in CosmoFlow's or the 3D U-Net's layout for the real "
+      "backend");
   data->require_subcommand(1);
   add_generate_command(*data, action);
   add_inspect_command(*data, action);

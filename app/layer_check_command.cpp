@@ -133,8 +133,8 @@ int layer_check(const LayerCheckSettings& settings) {
   for (const auto& name : wanted) {
     if (!found.contains(name)) {
       throw InputError({}, "--layers",
-                       "a convolution, pooling, GELU, layer-norm or self-attention layer of the "
-                       "model, got '" +
+                       "a convolution, pooling, GELU, affine layer-norm or biased self-attention "
+                       "layer of the model, got '" +
                            name + "'");
     }
   }
@@ -160,7 +160,8 @@ int layer_check(const LayerCheckSettings& settings) {
 void add_layer_check_command(CLI::App& cli, Action& action) {
   auto* command = cli.add_subcommand(
       "layer-check",
-      "Run a model's convolution, pooling, GELU, layer-norm and self-attention layers on seeded "
+      "Run a model's convolution, pooling, GELU, affine layer-norm and biased self-attention "
+      "layers on seeded "
       "random operands and write operands, results and times (for analysis/torch_crosscheck.py)");
   auto settings = std::make_shared<LayerCheckSettings>();
   command

@@ -165,12 +165,9 @@ std::vector<StudyKernel> study_kernels(const StudySettings& settings) {
     throw InputError({}, "--problems",
                      "only with the target 'deepbench', got target '" + settings.target + "'");
   }
-  if (!std::filesystem::exists(settings.target) && find_zoo_model(settings.target) != nullptr) {
-    const std::string text = "name: " + settings.target + "\nmodel: {zoo: " + settings.target +
-                             "}\nplatform: {preset: v100_node, nodes: 1}\n";
-    return convolution_kernels(load_scenario_text(text, settings.target, "."), settings, "");
-  }
-  return convolution_kernels(load_scenario(settings.target), settings, "");
+  const auto mini_batch =
+      settings.mini_batch > 0 ? std::optional<std::int64_t>(settings.mini_batch) : std::nullopt;
+  return convolution_kernels(load_target(settings.target, mini_batch), settings, "");
 }
 
 std::string default_output(const StudySettings& settings) {
@@ -252,7 +249,8 @@ void add_microbatch_study_command(CLI::App& cli, Action& action) {
       ->delimiter(',');
   command
       ->add_option("--mini-batch", settings->mini_batch,
-                   "Samples per kernel call (default: the problem's N or the scenario's)")
+                   "Samples per kernel call (default: the problem's N, the scenario's, or a zoo "
+                   "model's own mini-batch, else 1)")
       ->check(CLI::PositiveNumber);
   command
       ->add_option("--limits", settings->limits,

@@ -3,7 +3,7 @@
 // before the step and their gradients, every ReLU's output (the sides its kinks took) as raw
 // float32 files, and case.json with the model's
 // description (as `describe --json` gives it), the loss and the files' shapes: what
-// analysis/torch_crosscheck.py needs to build the same model in PyTorch, load the same weights,
+// analysis/torch_model_step.py needs to build the same model in PyTorch, load the same weights,
 // take the same step and compare the loss and every gradient.
 #include <filesystem>
 #include <iostream>
@@ -115,7 +115,7 @@ void add_model_check_command(CLI::App& cli, Action& action) {
       "model-check",
       "Train one step of a whole model on one process's device from seeded weights and a batch of "
       "its synthetic task, and write the batch, the weights, the loss and every gradient (for "
-      "analysis/torch_crosscheck.py)");
+      "analysis/torch_model_step.py)");
   auto settings = std::make_shared<ModelCheckSettings>();
   command
       ->add_option("target", settings->target,

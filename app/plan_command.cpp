@@ -399,7 +399,7 @@ void add_plan_command(CLI::App& cli, Action& action) {
       ->required();
   command
       ->add_option("--gpus", settings->gpus,
-                   "GPU counts to plan for (default: the scenario's largest point)")
+                   "GPU counts to plan for (default: the largest of the scenario's points)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
   command
       ->add_option("--global-batch", settings->global_batch,
@@ -417,8 +417,10 @@ void add_plan_command(CLI::App& cli, Action& action) {
   command->add_option("--memory-limit", settings->memory_limit,
                       "GPU memory every candidate must fit, e.g. 12 GiB (default: the GPU's)");
   command
-      ->add_option("--budget-s", settings->budget_seconds,
-                   "Start no wave of simulations after this many seconds (0: no limit)")
+      ->add_option(
+          "--budget-s", settings->budget_seconds,
+          "Stop the search this many seconds after the command started, the simulations then "
+          "running included (0: no limit)")
       ->check(CLI::NonNegativeNumber);
   command->add_option("--top", settings->top, "How many of the best to print (and keep exact)")
       ->check(CLI::PositiveNumber);

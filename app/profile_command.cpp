@@ -42,7 +42,7 @@ struct ProfileSettings {
   std::optional<std::int64_t> mini_batch;
   double seconds_per_measurement = 0.2;
   double jitter_seconds = 0;  // rank passes under mpirun (rank_pass_profiler.hpp); 0: none
-  bool copies = true;
+  bool no_copies = false;
   bool fresh = false;
   bool warm_caches = false;
   bool in_context = false;
@@ -272,10 +272,10 @@ int profile(const ProfileSettings& settings) {
     if (writer) save();
   }
   const std::vector<double>& sizes = kernels::transfer_sizes_bytes();
-  if (settings.copies && database
-                             .entries_for(device_name, "copy_d2d", Direction::forward,
-                                          kernels::transfer_shape(sizes.back()), DType::float32)
-                             .empty()) {
+  if (!settings.no_copies && database
+                                 .entries_for(device_name, "copy_d2d", Direction::forward,
+                                              kernels::transfer_shape(sizes.back()), DType::float32)
+                                 .empty()) {
     kernels::profile_copies(*device, sizes, options, database);
   }
   if (world) {
@@ -314,7 +314,7 @@ int profile(const ProfileSettings& settings) {
   if (writer && database.size() == 0) {
     // A header without rows matches nothing, and the loader refuses it.
     std::cout << "nothing to measure (" << planned << " kernels in the plan"
-              << (settings.copies ? "" : ", --no-copies") << "); " << output << " not written\n";
+              << (settings.no_copies ? ", --no-copies" : "") << "); " << output << " not written\n";
     return kExitOk;
   }
   if (writer) {
@@ -376,7 +376,7 @@ void add_profile_command(CLI::App& cli, Action& action) {
                    "(rank_pass rows; validate-sim --jitter-seconds simulates with it); default 0: "
                    "none")
       ->check(CLI::NonNegativeNumber);
-  command->add_flag("!--no-copies", settings->copies, "Skip the copy-bandwidth measurements");
+  command->add_flag("--no-copies", settings->no_copies, "Skip the copy-bandwidth measurements");
   command->add_flag("--fresh", settings->fresh, "Measure everything again");
   command->add_flag("--warm-caches", settings->warm_caches,
                     "Time each run right after the previous one, its operands still cached "

@@ -1,8 +1,10 @@
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "command_guard.hpp"
 #include "commands.hpp"
@@ -198,6 +200,12 @@ int run(const RunSettings& settings) {
   };
   // Under mpirun the points to run are shared out over the ranks (rank r takes every r-th),
   // every rank's results go to rank 0, and rank 0 alone records them, as one process would.
+  std::set<std::size_t> traced;  // the points whose timeline this run wrote
+  const auto write_trace = [&](std::size_t index, const nlohmann::json& trace) {
+    if (!traces.traces(index) || trace.is_null()) return;
+    write_file_atomically(traces.path(index), trace.dump() + "\n");
+    traced.insert(index);
+  };
   RankSpread spread;
   std::map<std::size_t, std::pair<PointResult, nlohmann::json>> simulated_elsewhere;
   if (spread.size() > 1) {
@@ -238,12 +246,22 @@ int run(const RunSettings& settings) {
         } else {
           row = simulate(point, &trace);
         }
-        if (traces.traces(point.index) && !trace.is_null()) {
-          write_file_atomically(traces.path(point.index), trace.dump() + "\n");
-        }
+        write_trace(point.index, trace);
         return row;
       },
       show_progress);
+  // A traced point kept from an earlier run was not simulated: its step is played again for the
+  // timeline alone (the same inputs give the same step).
+  for (const auto& row : result.points) {
+    const auto index = static_cast<std::size_t>(row.point);
+    const bool selected =
+        settings.points.empty() ||
+        std::find(settings.points.begin(), settings.points.end(), index) != settings.points.end();
+    if (!selected || !traces.traces(index) || traced.contains(index)) continue;
+    nlohmann::json trace;
+    simulate(loaded.points.at(index), &trace);
+    write_trace(index, trace);
+  }
   std::cout << summary(loaded, result.points);
   std::cout << "\n"
             << sim::network_model_description(loaded.scenario) << "; results: " << result.csv_path
@@ -251,12 +269,7 @@ int run(const RunSettings& settings) {
   if (const auto resumed = resume_summary(result); !resumed.empty()) {
     std::cout << " (" << resumed << ")";
   }
-  if (!settings.trace_file.empty()) {
-    std::cout << (traces.every_point() ? "\ntraces of every point: "
-                                       : "\ntrace of point " + std::to_string(traces.point) + ": ")
-              << settings.trace_file << " (open in ui.perfetto.dev)";
-  }
-  std::cout << "\n";
+  std::cout << trace_report(traces, traced, "simulated") << "\n";
   return sweep_exit_code(result.points);
 }
 

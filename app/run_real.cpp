@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <set>
 
 #include "command_guard.hpp"
 #include "scenario_target.hpp"
@@ -140,6 +141,7 @@ int run_real_backend(const RealRunSettings& settings) {
                                                             loaded.points.size())};
   // Every rank passes a timeline for a traced point (the gather is collective), rank 0 writes.
   kernels::real::MeasuredTimeline timeline;
+  std::set<std::size_t> traced;  // the points whose timeline this run wrote
   auto run_point = [&](std::size_t index) {
     kernels::real::InterleavedProfile interleaved{.warm_caches = settings.interleaved_warm_caches,
                                                   .rank_passes = settings.interleaved_rank_passes};
@@ -183,6 +185,7 @@ int run_real_backend(const RealRunSettings& settings) {
           next_point(*world, static_cast<std::int64_t>(point.index));
           auto point_result = run_point(point.index);
           if (traces.traces(point.index) && !timeline.events.empty()) {
+            traced.insert(point.index);
             write_file_atomically(traces.path(point.index),
                                   chrome_trace(timeline.events, loaded.scenario.name, point.index,
                                                "real", timeline.memory)
@@ -204,13 +207,7 @@ int run_real_backend(const RealRunSettings& settings) {
   if (const auto resumed = resume_summary(result); !resumed.empty()) {
     std::cout << " (" << resumed << ")";
   }
-  if (!settings.trace_file.empty()) {
-    std::cout << "\nmeasured timeline"
-              << (traces.every_point() ? "s of every point run: "
-                                       : " of point " + std::to_string(traces.point) + ": ")
-              << settings.trace_file << " (open in ui.perfetto.dev)";
-  }
-  std::cout << "\n";
+  std::cout << trace_report(traces, traced, "measured") << "\n";
   return sweep_exit_code(result.points);
 }
 

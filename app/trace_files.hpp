@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,24 @@ inline std::size_t traced_point(std::int64_t trace_point, const std::vector<std:
   if (trace_point >= 0) return static_cast<std::size_t>(trace_point);
   if (!selected.empty()) return *std::max_element(selected.begin(), selected.end());
   return points == 0 ? 0 : points - 1;
+}
+
+// The line `run` ends with when --trace was given: the `kind` timelines it wrote (`written`: their
+// points), or that it wrote none.
+inline std::string trace_report(const TraceFiles& traces, const std::set<std::size_t>& written,
+                                const std::string& kind) {
+  if (traces.pattern.empty()) return "";
+  if (written.empty()) {
+    return "\nno " + kind +
+           " timeline written: no traced point ran here (a point kept from an earlier run is "
+           "not run again; --fresh runs it)";
+  }
+  if (traces.every_point()) {
+    return "\n" + kind + " timelines of " + std::to_string(written.size()) +
+           " point(s): " + traces.pattern + " (open in ui.perfetto.dev)";
+  }
+  return "\n" + kind + " timeline of point " + std::to_string(traces.point) + ": " +
+         traces.path(traces.point) + " (open in ui.perfetto.dev)";
 }
 
 }  // namespace tessera::app

@@ -101,7 +101,7 @@ int validate_sim(const ValidateSimSettings& settings) {
                         .launcher = command_line_words(settings.mpirun, "--mpirun"),
                         .loaded = loaded,
                         .machine = machine,
-                        .interleave = settings.interleave &&
+                        .interleave = !settings.no_interleave &&
                                       loaded.scenario.io.format == DatasetFormat::synthetic &&
                                       machine.cuda_devices == 0,
                         .drift = MachineDrift(machine.cuda_devices > 0 ? "cuda:0" : "cpu")};
@@ -198,7 +198,7 @@ void add_validate_sim_command(CLI::App& cli, Action& action) {
                    "a tenth of it), so that they sample a machine whose speed moves over seconds "
                    "as the minutes of profiling do; 0: the scenario's steps")
       ->check(CLI::Range(0.0, 3600.0));
-  command->add_flag("!--no-interleave", settings->interleave,
+  command->add_flag("--no-interleave", settings->no_interleave,
                     "Simulate with the profile measured before training alone, instead of with "
                     "its rows timed again between the real run's steps (which is done only on CPU "
                     "ranks and where the scenario's input is synthetic: between steps that read "

@@ -18,7 +18,7 @@ struct ValidateSimSettings {
   bool warm_caches = false;                     // profile without flushing caches between runs
   std::vector<std::string> skipped_algorithms;  // by name prefix, as `tessera profile`
   double measure_seconds = 20;                  // 0: the scenario's real.measured_steps
-  bool interleave = true;                       // time the profile's rows again between steps
+  bool no_interleave = false;                   // simulate with the profile before training
 };
 
 }  // namespace tessera::app

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `tessera data` as a user meets it: generate a small data set (both layouts), inspect and read it (exit 0, the
-# unitPar targets recovered from the volume, the HDF5 read mode stated), and bad input exits 2
+# `tessera data` as a user meets it: generate a small data set (both layouts; the same seed the same
+# bytes), inspect and read it (exit 0, the unitPar targets recovered from the volume, the HDF5 read
+# mode stated), and bad input exits 2
 # with an error naming the file or option.
 set -u
 tessera=$1
@@ -22,6 +23,10 @@ expect() {  # expect CODE PATTERN COMMAND...: exit code and a substring of stdou
 data="$scratch/set"
 expect 0 "wrote" data generate --output "$data" --samples 3 --width 8 --channels 2 --seed 5
 [ -f "$data/sample_000002.h5" ] || fail "sample_000002.h5 was not written"
+# The same seed writes the same bytes (no creation times in the files), a second later too.
+sleep 1.1
+expect 0 "wrote" data generate --output "$scratch/again" --samples 3 --width 8 --channels 2 --seed 5
+diff -r "$data" "$scratch/again" >/dev/null || fail "the same seed wrote other bytes"
 expect 0 "3 samples of 2x8x8x8 (C,D,H,W) float32" data inspect "$data"
 expect 0 "sub-volume hyperslab" data inspect "$data"
 expect 0 "estimated from the volume" data inspect "$data" --read

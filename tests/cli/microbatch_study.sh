@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `tessera microbatch-study` in CI size: a DeepBench problem at a batch of 2 and one layer of a
-# scenario's model run end to end (profile, plan, measured runs) and write their tables; a rerun
+# scenario's model and of a zoo model run end to end (profile, plan, measured runs) and write their tables; a rerun
 # reuses the profile; bad options exit 2 naming the option. Timings are not checked.
 set -u
 tessera=$1
@@ -39,6 +39,10 @@ expect 0 "3 kernels" microbatch-study scenarios/custom_model.yaml --layers branc
   --mini-batch 4 --policies undivided,all --all-max-batch 2 "${quick[@]}" --output "$layer"
 grep -q "^branch_a,forward,4,.*,all,.*not run: batch 4 > --all-max-batch 2" "$layer/rows.csv" ||
   fail "policy all above its cap is not reported as not run"
+
+# A zoo model with no mini-batch of its own takes --mini-batch (or 1).
+expect 0 "3 kernels" microbatch-study resnet50 --layers conv1 --mini-batch 2 --policies undivided \
+  "${quick[@]}" --output "$scratch/zoo"
 
 skipped="$scratch/skipped"
 expect 0 "excluded" microbatch-study --problems 52 --mini-batch 2 --limits 8 --skip-algorithms ref: \

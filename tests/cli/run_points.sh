@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `tessera run --points`: only the points named run, a later selection keeps their rows beside its
 # own (even with --fresh), and an index out of range exits 2 naming --points; a --trace-point out
-# of range or outside --points exits 2 naming it.
+# of range or outside --points exits 2 naming it; a traced point kept from an earlier run still gets
+# its simulated timeline.
 # Usage: run_points.sh TESSERA SCENARIO (a scenario of at least 4 points)
 set -u
 tessera=$1
@@ -23,6 +24,13 @@ grep -q "kept 2 points; 1 point not selected (--points)" "$scratch/out" ||
 status=$?
 [ "$status" -eq 2 ] || fail "--points 99 exited $status, not 2"
 grep -q -- "--points: a sweep point index below" "$scratch/bad" || fail "no --points error: $(cat "$scratch/bad")"
+# A kept point is not simulated again for its row, but --trace asks for its timeline.
+"$tessera" run "$scenario" --points 2 --output "$scratch" --trace "$scratch/kept.json" \
+  >"$scratch/out" 2>&1 || fail "--points 2 --trace: exit $?"
+grep -q "(kept 3 points" "$scratch/out" || fail "points 0, 2 and 3 were not kept: $(tail -2 "$scratch/out")"
+grep -q "simulated timeline of point 2: $scratch/kept.json" "$scratch/out" ||
+  fail "no timeline reported: $(tail -2 "$scratch/out")"
+grep -q '"traceEvents"' "$scratch/kept.json" 2>/dev/null || fail "no timeline of the kept point"
 # --trace-point out of range, or left out by --points (nothing would be traced): exit 2 naming it,
 # on either backend, before anything runs.
 for backend in sim real; do

@@ -18,7 +18,7 @@ parallelism: {data: 1, spatial: {grid: [2, 1, 1], until: pool4}}
 platform: {preset: lassen}
 sweep: {scaling: weak, gpus: [2, 4, 8, 16, 32]}
 YAML
-table() { grep -v 'results: \|^trace of point' "$1"; }
+table() { grep -v 'results: \|^simulated timeline of point' "$1"; }
 
 "$tessera" run "$scratch/sweep.yaml" --output "$scratch/one" --trace "$scratch/one/trace.json" \
   >"$scratch/one.out" 2>/dev/null || fail "one process: exit $?"

@@ -216,6 +216,11 @@ platform: {preset: v100_p100_mixed}
   EXPECT_EQ(screened.step_lower_bound_seconds, 0.0);
 }
 
+TEST(PlanSpace, PlansForTheLargestPointWhateverTheSweepsOrder) {
+  const auto loaded = plan_space_cosmoflow("sweep: {scaling: weak, gpus: [16, 8]}\n");
+  EXPECT_EQ(default_space_options(loaded).gpus, (std::vector<std::int64_t>{16}));
+}
+
 TEST(PlanSpace, WeakScalingKeepsTheBatchPerReplica) {
   const auto loaded = plan_space_cosmoflow("sweep: {scaling: weak, gpus: [8, 16]}\n");
   const auto options = default_space_options(loaded);

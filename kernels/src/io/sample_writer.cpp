@@ -18,9 +18,17 @@ constexpr std::int64_t kBlockFloats = 8 << 20;  // 32 MiB of planes per write
 constexpr hsize_t kAlignmentThresholdBytes = 1 << 20;
 constexpr hsize_t kAlignmentBytes = 4096;
 
+// A dataset's creation properties without the times HDF5 would record in it: the same seed
+// writes the same bytes.
+Hdf5Handle dataset_creation_properties(const std::string& what) {
+  auto properties = checked_handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
+  check_hdf5(H5Pset_obj_track_times(properties.get(), false), what);
+  return properties;
+}
+
 Hdf5Handle volume_creation_properties(const VolumeShape& shape, const VolumeLayout& layout,
                                       const std::string& what) {
-  auto properties = checked_handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
+  auto properties = dataset_creation_properties(what);
   if (layout.chunk_depth > 0) {
     const hsize_t chunk[4] = {
         1, static_cast<hsize_t>(std::min(layout.chunk_depth, shape.spatial[0])),
@@ -92,7 +100,7 @@ void write_volume(hid_t file, const char* name, const VolumeShape& shape,
 void write_targets(hid_t file, const Targets& targets, const std::string& what) {
   const hsize_t extent = kTargetCount;
   auto space = checked_handle(H5Screate_simple(1, &extent, nullptr), H5Sclose, what);
-  auto creation = checked_handle(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, what);
+  auto creation = dataset_creation_properties(what);
   check_hdf5(H5Pset_layout(creation.get(), H5D_COMPACT), what);
   auto dataset =
       checked_handle(H5Dcreate2(file, targets_dataset_name(SampleLayout::cosmoflow), H5T_IEEE_F32LE,
@@ -110,10 +118,11 @@ void write_labels(hid_t file, const VolumeShape& shape, std::span<const std::int
                               static_cast<hsize_t>(shape.spatial[1]),
                               static_cast<hsize_t>(shape.spatial[2])};
   auto space = checked_handle(H5Screate_simple(4, extents, nullptr), H5Sclose, what);
-  auto dataset =
-      checked_handle(H5Dcreate2(file, targets_dataset_name(SampleLayout::segmentation),
-                                H5T_STD_I32LE, space.get(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT),
-                     H5Dclose, what);
+  auto creation = dataset_creation_properties(what);
+  auto dataset = checked_handle(
+      H5Dcreate2(file, targets_dataset_name(SampleLayout::segmentation), H5T_STD_I32LE, space.get(),
+                 H5P_DEFAULT, creation.get(), H5P_DEFAULT),
+      H5Dclose, what);
   check_hdf5(
       H5Dwrite(dataset.get(), H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, labels.data()),
       what);
@@ -128,8 +137,11 @@ void write_atomically(const std::string& path, Write&& write) {
     Hdf5Guard guard;
     auto access = checked_handle(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, what);
     check_hdf5(H5Pset_alignment(access.get(), kAlignmentThresholdBytes, kAlignmentBytes), what);
-    auto file = checked_handle(
-        H5Fcreate(partial_path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()), H5Fclose, what);
+    auto creation = checked_handle(H5Pcreate(H5P_FILE_CREATE), H5Pclose, what);
+    check_hdf5(H5Pset_obj_track_times(creation.get(), false), what);  // of the root group
+    auto file =
+        checked_handle(H5Fcreate(partial_path.c_str(), H5F_ACC_TRUNC, creation.get(), access.get()),
+                       H5Fclose, what);
     write(file.get(), what);
     check_hdf5(H5Fflush(file.get(), H5F_SCOPE_LOCAL), what);
   } catch (...) {

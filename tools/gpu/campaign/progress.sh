@@ -29,7 +29,9 @@ choose_steps() {
       echo "campaign.sh: steps left by $progress_source: ${steps[*]:-none}"
     fi
   fi
-  [[ " ${steps[*]} " == *" versions "* ]] || steps=(versions "${steps[@]}")
+  local others=()
+  for step in "${steps[@]}"; do [ "$step" = versions ] || others+=("$step"); done
+  steps=(versions "${others[@]}")
 }
 
 # record_progress STEP OUTCOME, after run_step: done, partial (stopped by time: profiles and
