@@ -13,6 +13,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "finite_number.hpp"
 #include "tessera/core/common/quantity.hpp"
 #include "tessera/kernels/io/dataset_index.hpp"
 #include "tessera/kernels/io/sample_prefetcher.hpp"
@@ -186,7 +187,8 @@ void add_inspect_command(CLI::App& data, Action& action) {
                    "Wait this long per sample, standing in for a training step, to see how much "
                    "of the reading the prefetch hides")
       ->default_val(0)
-      ->check(CLI::Range(0.0, 1e6));
+      ->check(CLI::Range(0.0, 1e6))
+      ->check(kFiniteNumber);
   command->callback([&action, settings] {
     action = [settings] {
       return run_guarded([&] {

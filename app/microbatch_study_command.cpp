@@ -11,6 +11,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "finite_number.hpp"
 #include "scenario_target.hpp"
 #include "tessera/core/common/atomic_file.hpp"
 #include "tessera/core/common/input_error.hpp"
@@ -273,7 +274,8 @@ void add_microbatch_study_command(CLI::App& cli, Action& action) {
       ->add_option("--seconds-per-measurement", settings->seconds_per_measurement,
                    "Repeat each measurement until this much time is spent (median counts)")
       ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(kFiniteNumber);
   command->add_option("--device", settings->device, "cpu or cuda:N")->capture_default_str();
   command->add_option("--output", settings->output,
                       "Directory for profile.csv, rows.csv, summary.csv (default: "

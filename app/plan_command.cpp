@@ -13,6 +13,8 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "finite_number.hpp"
+#include "output_directory.hpp"
 #include "plan_progress.hpp"
 #include "plan_report.hpp"
 #include "rank_spread.hpp"
@@ -193,9 +195,11 @@ int plan(const PlanSettings& settings) {
   std::optional<double> memory_limit;
   if (!settings.memory_limit.empty()) {
     memory_limit = parse_quantity(settings.memory_limit, QuantityKind::bytes);
-    if (!memory_limit || *memory_limit <= 0) {
-      bad_option("--memory-limit", "expected " + quantity_syntax(QuantityKind::bytes) + ", got '" +
-                                       settings.memory_limit + "'");
+    // As a cluster file's gpu.memory: beyond 1 EiB a size is a typo (and the scenario plan
+    // writes would not hold it).
+    if (!memory_limit || *memory_limit <= 0 || *memory_limit > kLargestDeviceCapacityBytes) {
+      bad_option("--memory-limit", "expected " + quantity_syntax(QuantityKind::bytes) +
+                                       " up to 1 EiB, got '" + settings.memory_limit + "'");
     }
     apply_memory_limit(loaded, *memory_limit);
   }
@@ -246,6 +250,9 @@ int plan(const PlanSettings& settings) {
                                               .profile_files = settings.profiles});
   const std::string directory =
       settings.output.empty() ? loaded.scenario.outputs.directory + "/plan" : settings.output;
+  // Checked before the search (not under mpirun: a rank stopping alone would leave the others
+  // waiting for it).
+  if (spread.size() == 1) prepare_output_directory(directory, "--output");
   const auto files = plan_files(directory);
   // Rank 0 reads what an earlier run stored and tells the others: ranks on other machines may
   // not see the file, and all must skip the same simulations.
@@ -405,11 +412,11 @@ void add_plan_command(CLI::App& cli, Action& action) {
       ->add_option("--global-batch", settings->global_batch,
                    "Keep this global batch (default: the scenario's, or its batch per "
                    "replica for a weak-scaling sweep)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
   command
       ->add_option("--mini-batch", settings->mini_batch,
                    "Keep this batch per data-parallel replica instead of a global batch")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
   command
       ->add_option("--objective", settings->objective,
                    "step (step per sample), time-to-train or samples-per-joule")
@@ -421,7 +428,8 @@ void add_plan_command(CLI::App& cli, Action& action) {
           "--budget-s", settings->budget_seconds,
           "Stop the search this many seconds after the command started, the simulations then "
           "running included (0: no limit)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::NonNegativeNumber)
+      ->check(kFiniteNumber);
   command->add_option("--top", settings->top, "How many of the best to print (and keep exact)")
       ->check(CLI::PositiveNumber);
   command->add_option("--output", settings->output,

@@ -10,6 +10,8 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "finite_number.hpp"
+#include "output_directory.hpp"
 #include "rank_spread.hpp"
 #include "scenario_target.hpp"
 #include "tessera/core/common/atomic_file.hpp"
@@ -215,6 +217,9 @@ int profile(const ProfileSettings& settings) {
   std::unique_ptr<kernels::Communicator> world;
   if (launched_with_several_ranks()) world = kernels::mpi_world();
   const bool writer = !world || world->rank() == 0;
+  // Checked before measuring (not under mpirun: a rank stopping alone would leave the others
+  // waiting for it).
+  if (!world) prepare_output_file(output, "--output");
   const ProfilingRank profiling =
       world ? ProfilingRank{world->rank(), world->size()} : ProfilingRank{};
   const auto kernels = selected_kernels(subset, settings, profiling);
@@ -363,7 +368,8 @@ void add_profile_command(CLI::App& cli, Action& action) {
   command
       ->add_option("--seconds-per-measurement", settings->seconds_per_measurement,
                    "Repeat each measurement until this much time is spent (median counts)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->check(kFiniteNumber);
   command
       ->add_option("--skip-algorithms", settings->skipped_algorithms,
                    "Algorithms not to measure, by name prefix (e.g. ref: for oneDNN's "
@@ -375,7 +381,8 @@ void add_profile_command(CLI::App& cli, Action& action) {
                    "and again for this long (at least 16 passes), as the machine's rank jitter "
                    "(rank_pass rows; validate-sim --jitter-seconds simulates with it); default 0: "
                    "none")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::NonNegativeNumber)
+      ->check(kFiniteNumber);
   command->add_flag("--no-copies", settings->no_copies, "Skip the copy-bandwidth measurements");
   command->add_flag("--fresh", settings->fresh, "Measure everything again");
   command->add_flag("--warm-caches", settings->warm_caches,

@@ -8,6 +8,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "output_directory.hpp"
 #include "rank_spread.hpp"
 #include "run_real.hpp"
 #include "scenario_target.hpp"
@@ -207,6 +208,13 @@ int run(const RunSettings& settings) {
     traced.insert(index);
   };
   RankSpread spread;
+  // Checked before the sweep (not under mpirun: a rank stopping alone would leave the others
+  // waiting for it).
+  if (spread.size() == 1) {
+    if (!settings.trace_file.empty()) prepare_output_file(settings.trace_file, "--trace");
+    prepare_output_directory(
+        settings.output.empty() ? loaded.scenario.outputs.directory : settings.output, "--output");
+  }
   std::map<std::size_t, std::pair<PointResult, nlohmann::json>> simulated_elsewhere;
   if (spread.size() > 1) {
     nlohmann::json to_run = nlohmann::json::array();

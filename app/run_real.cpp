@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <set>
+#include <stdexcept>
 
 #include "command_guard.hpp"
 #include "scenario_target.hpp"
@@ -15,6 +16,7 @@
 #include "tessera/core/common/utc_time.hpp"
 #include "tessera/core/cost/profile_database.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/model/training_task.hpp"
 #include "tessera/core/result/sweep_runner.hpp"
 #include "tessera/core/result/timeline.hpp"
 #include "tessera/core/time_to_train/time_to_train.hpp"
@@ -106,6 +108,16 @@ int run_real_backend(const RealRunSettings& settings) {
     throw InputError(where, "io.dataset",
                      "the real backend reads format hdf5 from a directory of sample files: give "
                      "io.dataset (tessera data generate makes one), or use format: synthetic");
+  }
+  // Every rank checks it alike before anything collective: a model with nothing to train
+  // towards is the scenario's mistake, not a run's failure.
+  try {
+    target_layout(loaded.model);
+  } catch (const std::invalid_argument& error) {
+    const auto& where = loaded.scenario.where;
+    throw InputError(
+        where.count("model") ? where.at("model") : SourceLocation{loaded.scenario.file, 0, 0},
+        "model", std::string(error.what()) + "; the real backend trains towards one loss");
   }
   check_point_indices(loaded, settings.points);
   check_trace_point(loaded, settings.trace_point, settings.points);

@@ -42,6 +42,7 @@
 #include "command_guard.hpp"
 #include "command_line_words.hpp"
 #include "commands.hpp"
+#include "finite_number.hpp"
 #include "rank_count_validation.hpp"
 #include "tessera/core/common/atomic_file.hpp"
 #include "tessera/core/result/layer_time_comparison.hpp"
@@ -177,7 +178,8 @@ void add_validate_sim_command(CLI::App& cli, Action& action) {
   command
       ->add_option("--seconds-per-measurement", settings->seconds_per_measurement,
                    "Profiling: repeat each kernel until this much time is spent")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::PositiveNumber)
+      ->check(kFiniteNumber);
   command
       ->add_option("--jitter-seconds", settings->jitter_seconds,
                    "Profiling with several ranks: time passes over every rank's kernels, all "
@@ -185,7 +187,8 @@ void add_validate_sim_command(CLI::App& cli, Action& action) {
                    "simulation plays each measured moment's slowdowns (the profile's passes "
                    "before training, passes over the step's kernels between the real run's steps "
                    "after) and reports the median step. Default 0: every rank at its usual speed")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::NonNegativeNumber)
+      ->check(kFiniteNumber);
   command
       ->add_option("--threads-per-rank", settings->threads_per_rank,
                    "CPU ranks: compute threads of each rank, in the real runs and the profiling "
@@ -197,7 +200,8 @@ void add_validate_sim_command(CLI::App& cli, Action& action) {
                    "the simulated step, at least the scenario's real.measured_steps; warm-up for "
                    "a tenth of it), so that they sample a machine whose speed moves over seconds "
                    "as the minutes of profiling do; 0: the scenario's steps")
-      ->check(CLI::Range(0.0, 3600.0));
+      ->check(CLI::Range(0.0, 3600.0))
+      ->check(kFiniteNumber);
   command->add_flag("--no-interleave", settings->no_interleave,
                     "Simulate with the profile measured before training alone, instead of with "
                     "its rows timed again between the real run's steps (which is done only on CPU "

@@ -202,6 +202,7 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   StepPlayer player(platform, fabric, layout, program_sets, settings);
   player.spawn();
   engine.run();
+  player.check_finished();
   // The staging phase, played after the step on the same platform (steady-state run only).
   const bool stages = input.staged && input.staged_bytes_per_node > 0 &&
                       options.epoch == Epoch::later && can_stage(platform);

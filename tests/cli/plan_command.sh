@@ -112,8 +112,18 @@ expect_bad() {
 expect_bad "--pin: expected one of" --pin parallelism.bogus
 expect_bad "--memory-limit: expected a size" --memory-limit "12 parsecs"
 expect_bad "--objective: time-to-train needs" --objective time-to-train
+expect_bad "--memory-limit: expected a size such as 512 MiB, 16 GiB or 1e9 (bytes) up to 1 EiB" \
+  --memory-limit "8 EiB"
+expect_bad "--global-batch: Value 9223372036854775807 not in range" \
+  --global-batch 9223372036854775807
+expect_bad "--budget-s: expected a finite number" --budget-s nan
 expect_bad "--global-batch: give --global-batch or --mini-batch" --global-batch 8 --mini-batch 1
 expect_bad "--global-batch: no strategy splits" --gpus 8 --global-batch 3 --pin parallelism.data
+# An output folder that cannot be written is refused before the search.
+output=$("$tessera" plan "$scratch/small.yaml" --output "$scratch/small.yaml/plan" 2>&1)
+code=$?
+[ "$code" -eq 2 ] && grep -q -- "--output: expected a folder Tessera can write" <<<"$output" ||
+  fail "an unwritable --output: exit $code: $output"
 sed 's/data: 8/data: 4/' "$scratch/small.yaml" >"$scratch/four.yaml"
 output=$("$tessera" plan "$scratch/four.yaml" --objective samples-per-joule \
   --cluster "$(dirname "$0")/../data/clusters/two_pcie_nodes.yaml" 2>&1)

@@ -234,5 +234,19 @@ run 1 run "$scenarios/cosmoflow_real_cpu.yaml" --backend real --points 0 --outpu
 [ "$code" -eq 2 ] && grep -q -- "--interleaved-rank-passes.*expected --interleaved-profile" <<<"$output" ||
   fail "--interleaved-rank-passes alone: exit $code: $output"
 
+# A model with no loss has nothing to train towards: exit 2 on every rank, naming the scenario's
+# model (the simulator plays such a step).
+cat >"$scratch/noloss_model.yaml" <<'YAML'
+name: noloss_model
+layers:
+  - {name: data, op: input, shape: [3, 8, 8]}
+  - {name: conv1, op: conv, out_channels: 4, kernel: 3, padding: 1}
+YAML
+printf 'name: noloss\nmodel: {file: noloss_model.yaml, mini_batch: 2}\nplatform: {preset: v100_node}\n' \
+  >"$scratch/noloss.yaml"
+run 2 run "$scratch/noloss.yaml" --backend real --output "$scratch/noloss"
+[ "$code" -eq 2 ] && grep -q "noloss.yaml:2:8: model: model noloss_model has no loss layer" <<<"$output" ||
+  fail "a model without a loss: exit $code: $output"
+
 [ "$failures" -eq 0 ] && echo "all real-backend CLI checks passed"
 exit "$failures"

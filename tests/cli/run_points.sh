@@ -44,5 +44,14 @@ for backend in sim real; do
   done
 done
 [ -e "$scratch/trace" ] && fail "a bad --trace-point left an output directory"
+# Where nothing can be written, the run stops before simulating: exit 2 naming the option.
+for args in "--output $scratch/sim.csv/x" "--output $scratch/ok --trace $scratch/sim.csv/t.json"; do
+  # shellcheck disable=SC2086
+  "$tessera" run "$scenario" $args >"$scratch/bad" 2>&1
+  status=$?
+  [ "$status" -eq 2 ] || fail "$args exited $status, not 2"
+  grep -q -- "expected a folder Tessera can write" "$scratch/bad" || fail "$args: $(cat "$scratch/bad")"
+done
+[ -e "$scratch/ok" ] && fail "a bad --trace left an output directory"
 [ "$failures" -eq 0 ] && echo "run --points: all checks passed"
 exit $((failures > 0))

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <string>
+#include <tuple>
 
 #include "tessera/core/model/model_file.hpp"
 #include "tessera/core/strategy/step_program.hpp"
@@ -173,6 +174,47 @@ TEST(PipelineProgram, BranchesPlacedOnAnotherStageExchangeTheirInputsAndOutputs)
   for (const auto& op : programs[1].ops) {
     if (op.kind == StepOpKind::compute) {
       EXPECT_EQ(model.layers()[op.layer].layer.name, "b2");
+    }
+  }
+}
+
+// Every message a stage sends is received by its peer, in the same order: a send without its
+// receive (or the reverse) deadlocks both backends. Placements that pass tensors back and forth,
+// the model's first layer on another stage than its input among them (no gradient goes back to
+// the samples).
+TEST(PipelineProgram, EveryMessageHasItsPartnerInTheSameOrder) {
+  const auto model = load_model_file(TESSERA_TEST_DATA_DIR "/models/small_cnn.yaml");
+  const std::vector<StagePlacement> placements{
+      StagePlacement::of_layers({{"b2", 1}}), StagePlacement::of_layers({{"conv1", 1}, {"fc", 0}}),
+      StagePlacement::of_layers(
+          {{"conv1", 1}, {"conv2", 0}, {"add1", 1}, {"b1", 0}, {"b2", 1}, {"cat", 0}, {"fc", 1}}),
+      StagePlacement({"conv2"})};
+  using Message = std::tuple<std::size_t, Direction, std::int64_t>;  // tensor, pass, micro-batch
+  auto messages = [](const StepProgram& program, StepOpKind kind, int peer) {
+    std::vector<Message> found;
+    for (const auto& op : program.ops) {
+      if (op.kind == kind && op.peer_stage == peer) {
+        found.emplace_back(op.layer, op.direction, op.micro_batch);
+      }
+    }
+    return found;
+  };
+  for (std::size_t p = 0; p < placements.size(); ++p) {
+    for (const std::int64_t micro_batches : {1, 2}) {
+      ParallelConfig config;
+      config.spatial_grid = {1, 1};
+      config.model_degree = 2;
+      config.mini_batch = 4;
+      config.micro_batches = micro_batches;
+      const auto programs = programs_of(model, plan_shards(model, config, "", placements[p]));
+      ASSERT_EQ(programs.size(), 2u);
+      for (int from = 0; from < 2; ++from) {
+        const int to = 1 - from;
+        EXPECT_EQ(messages(programs[from], StepOpKind::stage_send, to),
+                  messages(programs[to], StepOpKind::stage_recv, from))
+            << "placement " << p << ", " << micro_batches << " micro-batches, stage " << from
+            << " to " << to;
+      }
     }
   }
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
 #include "tessera/core/common/input_error.hpp"
@@ -45,6 +46,25 @@ TEST(XmlPlatformCheck, AParseErrorNamesItsLineAndElement) {
   EXPECT_EQ(error.where().line, 7);
   EXPECT_EQ(error.key(), "host");
   EXPECT_EQ(error.problem(), "unknown unit: Tzz");
+}
+
+// SimGrid's message quotes the value; a regex over a message of tens of kilobytes overflowed
+// the stack (std::regex recurses per character).
+TEST(XmlPlatformCheck, AnAttributeOfTensOfKilobytesIsAnErrorNotACrash) {
+  const std::string file = testing::TempDir() + "/long_speed.xml";
+  {
+    std::ofstream out(file);
+    out << "<?xml version='1.0'?>\n"
+           "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+           "<platform version=\"4.1\">\n"
+           "  <zone id=\"world\" routing=\"Full\">\n"
+           "    <host id=\"gpu-0\" speed=\""
+        << std::string(40000, '1') << "Tzz\"/>\n  </zone>\n</platform>\n";
+  }
+  const auto error = check_error(file, std::nullopt);
+  EXPECT_EQ(error.where().line, 5);
+  EXPECT_EQ(error.key(), "host");
+  EXPECT_LT(error.problem().size(), 2100u);
 }
 
 TEST(XmlPlatformCheck, AnAbortInsideSimGridIsCaughtWithItsLine) {

@@ -395,7 +395,19 @@ ClusterSpec parse_cluster(const YamlValue& root) {
   }
   if (auto stragglers = map.optional("stragglers")) {
     for (const auto& item : stragglers->as_sequence(1)) {
-      cluster.stragglers.push_back(parse_straggler(item, cluster));
+      const auto straggler = parse_straggler(item, cluster);
+      // A second entry would multiply the first (two clocks of 0.01: 1e-4, and on to times no
+      // double holds): each GPU's clock and each node's NICs are given once.
+      for (const auto& earlier : cluster.stragglers) {
+        if (earlier.kind == straggler.kind && earlier.index == straggler.index) {
+          item.fail_problem(
+              std::string(straggler.kind == StragglerKind::gpu_clock ? "GPU " : "node ") +
+              std::to_string(straggler.index) + " is already a straggler in this list; give each " +
+              (straggler.kind == StragglerKind::gpu_clock ? "GPU's clock" : "node's NICs") +
+              " once");
+        }
+      }
+      cluster.stragglers.push_back(straggler);
     }
   }
   if (auto jitter = map.optional("rank_jitter")) cluster.jitter = parse_rank_jitter(*jitter);

@@ -156,7 +156,9 @@ void parse_memory(Scenario& s, const YamlValue& value) {
   YamlMap map(value, {"device_capacity", "offload", "allocation", "shard", "recompute"});
   if (auto capacity = map.optional("device_capacity")) {
     const double bytes = capacity->as_quantity(QuantityKind::bytes);
-    if (bytes <= 0) capacity->fail("a positive size such as 16 GiB");
+    if (bytes <= 0 || bytes > kLargestDeviceCapacityBytes) {
+      capacity->fail("a positive size up to 1 EiB such as 16 GiB");
+    }
     s.memory.device_capacity_bytes = bytes;
     remember(s, *capacity);
   }

@@ -145,6 +145,8 @@ std::vector<StepOp> LayerMessages::sent_output(std::size_t layer) const {
 
 std::vector<StepOp> LayerMessages::received_output_gradients(std::size_t layer) const {
   std::vector<StepOp> ops;
+  // As sent_input_gradients: no gradient comes back for the samples.
+  if (!gradient_flows_to(model, layer)) return ops;
   for (int from : reader_stages(layer)) {
     ops.push_back(stage_message(StepOpKind::stage_recv, layer, Direction::backward_data, from));
   }

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 #include <simgrid/Exception.hpp>
@@ -178,19 +179,28 @@ int line_opening(const std::vector<std::string>& lines, const std::string& eleme
   return 0;
 }
 
+// std::regex matches by recursion, a level per character matched: SimGrid's messages quote the
+// file's text, and an attribute of tens of kilobytes overflowed the stack. Each message is cut
+// before a regex sees it (the start says what is wrong).
+constexpr std::size_t kLongestMessage = 2000;
+std::string clipped(const std::string& text) {
+  return text.size() <= kLongestMessage ? text : text.substr(0, kLongestMessage) + "...";
+}
+
 // The element opened on a line ("host", "link", ...), else "platform".
 std::string element_on(const std::vector<std::string>& lines, int line) {
   if (line < 1 || line > static_cast<int>(lines.size())) return "platform";
   static const std::regex tag("<\\s*([A-Za-z_][A-Za-z0-9_]*)");
   std::smatch match;
-  const auto& text = lines[static_cast<std::size_t>(line - 1)];
+  const auto text = clipped(lines[static_cast<std::size_t>(line - 1)]);
   if (std::regex_search(text, match, tag)) return match[1];
   return "platform";
 }
 
 // SimGrid's parse errors read "Parse error at FILE:LINE: [Invalid XML (XML input line N, state
 // S): ]MESSAGE", some messages spread over lines between rows of asterisks.
-std::pair<int, std::string> split_parse_error(const std::string& what) {
+std::pair<int, std::string> split_parse_error(const std::string& full_text) {
+  const std::string what = clipped(full_text);
   static const std::regex located("^Parse error at .*:([0-9]+): ([\\s\\S]*)$");
   static const std::regex xml_state("^Invalid XML \\(XML input line [0-9]+, state [0-9]+\\): ");
   static const std::regex decoration("\\*+|BIG FAT WARNING|\\s+");
@@ -210,11 +220,14 @@ std::pair<int, std::string> split_parse_error(const std::string& what) {
   return {std::stoi(match[1].str()), message};
 }
 
+// The text after SimGrid's first "[...CRITICAL] " mark, to the end of its line.
 std::string first_critical_message(const std::string& stderr_text) {
-  static const std::regex critical("\\[[^\\]]*/CRITICAL\\] ([^\\n]*)");
-  std::smatch match;
-  if (std::regex_search(stderr_text, match, critical)) return match[1];
-  return "";
+  constexpr std::string_view mark = "/CRITICAL] ";
+  const auto at = stderr_text.find(mark);
+  if (at == std::string::npos) return "";
+  const auto start = at + mark.size();
+  const auto end = stderr_text.find('\n', start);
+  return clipped(stderr_text.substr(start, end == std::string::npos ? end : end - start));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <stdexcept>
 
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
@@ -401,6 +402,18 @@ void StepPlayer::play_gpu(int rank) {
   for (auto& send : stage_sends) send->wait();
   times.end_seconds = now();
   times.memory.finish(times.end_seconds);
+  times.finished = true;
+}
+
+// SimGrid ends a run whose actors all wait on activities that never complete.
+void StepPlayer::check_finished() const {
+  for (std::size_t rank = 0; rank < times_.size(); ++rank) {
+    if (!times_[rank].finished) {
+      throw std::runtime_error("the step programs deadlocked: GPU " + std::to_string(rank) +
+                               " waits for a message no other GPU sends (a bug in Tessera's "
+                               "step programs; please report it with this scenario)");
+    }
+  }
 }
 
 void StepPlayer::play_communication_stream(int rank, int buckets) {

@@ -23,6 +23,7 @@ namespace tessera::sim {
 struct GpuTimes {
   double seconds[6] = {0, 0, 0, 0, 0, 0};  // by OpCategory
   double end_seconds = 0;
+  bool finished = false;  // played its program to the end (not stuck waiting for a partner)
   MemoryTimeline memory;
 };
 
@@ -57,6 +58,9 @@ class StepPlayer {
   void spawn();
 
   const std::vector<GpuTimes>& times() const { return times_; }
+  // After the engine ran: throws when a GPU did not reach the end of its program (the programs
+  // deadlocked: it waits for a message no other GPU sends), as there is then no step to report.
+  void check_finished() const;
   const std::vector<TimelineEvent>& events() const { return events_; }
   // Whether the platform could play the programs' reads (see InputPipeline::can_play).
   bool reads_played() const { return inputs_->can_play(); }

@@ -1,0 +1,35 @@
+#include "output_directory.hpp"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tessera/core/common/input_error.hpp"
+
+namespace tessera::app {
+
+void prepare_output_directory(const std::string& directory, const std::string& option) {
+  namespace fs = std::filesystem;
+  const fs::path path = directory.empty() ? fs::path(".") : fs::path(directory);
+  const auto refuse = [&](const std::string& why) {
+    throw InputError({"command line", 0, 0}, option,
+                     "expected a folder Tessera can write, got '" + path.string() + "': " + why);
+  };
+  std::error_code error;
+  fs::create_directories(path, error);
+  if (error) refuse(error.message());
+  if (!fs::is_directory(path, error)) refuse("not a folder");
+  const fs::path probe = path / (".tessera-write-check-" + std::to_string(::getpid()));
+  {
+    std::ofstream out(probe);
+    if (!out || !(out << "x") || !out.flush()) refuse("a file cannot be written there");
+  }
+  fs::remove(probe, error);
+}
+
+void prepare_output_file(const std::string& file, const std::string& option) {
+  prepare_output_directory(std::filesystem::path(file).parent_path().string(), option);
+}
+
+}  // namespace tessera::app

@@ -1,0 +1,15 @@
+#pragma once
+// Where a command will write, checked before it works: a folder that cannot be made or written
+// would otherwise fail the command after minutes of simulating, measuring or searching.
+#include <string>
+
+namespace tessera::app {
+
+// Makes `directory` (and its parents) unless it exists, and writes and removes a file in it;
+// InputError naming `option` (exit 2) when either fails.
+void prepare_output_directory(const std::string& directory, const std::string& option);
+
+// The same for the folder `file` will be written into (the current one for a bare name).
+void prepare_output_file(const std::string& file, const std::string& option);
+
+}  // namespace tessera::app
