@@ -13,7 +13,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
-#include "finite_number.hpp"
+#include "option_checks.hpp"
 #include "tessera/core/common/quantity.hpp"
 #include "tessera/kernels/io/dataset_index.hpp"
 #include "tessera/kernels/io/sample_prefetcher.hpp"

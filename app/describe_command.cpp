@@ -2,6 +2,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "scenario_target.hpp"
 #include "tessera/core/cost/profile_database.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
@@ -25,7 +26,8 @@ void add_describe_command(CLI::App& cli, Action& action) {
       ->add_option("file", settings->file, "Scenario file (YAML); 'default' for the built-in one")
       ->required();
   command->add_option("--point", settings->point, "Sweep point whose per-GPU shards to show")
-      ->default_val(0);
+      ->default_val(0)
+      ->check(kPointIndex);
   command->add_flag("--no-layers", settings->no_layers,
                     "Omit the per-layer table and the micro-batching plan");
   command->add_option("--profiles", settings->profiles,

@@ -4,6 +4,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "scenario_target.hpp"
 #include "tessera/chakra/chakra_export.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
@@ -64,7 +65,8 @@ void add_export_command(CLI::App& cli, Action& action) {
       ->add_option("file", settings->file, "Scenario file (YAML); 'default' for the built-in one")
       ->required();
   command->add_flag("--chakra", settings->chakra, "Chakra execution traces (format 0.0.4)");
-  command->add_option("--point", settings->point, "Sweep point to export (default 0)");
+  command->add_option("--point", settings->point, "Sweep point to export (default 0)")
+      ->check(kPointIndex);
   command->add_option("--output", settings->output,
                       "Directory for the traces (default: outputs.directory/chakra-point<N>)");
   command->add_option("--profiles", settings->profiles,

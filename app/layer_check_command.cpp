@@ -11,6 +11,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "raw_floats.hpp"
 #include "scenario_target.hpp"
 #include "tessera/core/common/atomic_file.hpp"
@@ -178,7 +179,8 @@ void add_layer_check_command(CLI::App& cli, Action& action) {
                    "With a model name: samples per GPU (default: the model's own, else 1)")
       ->check(CLI::PositiveNumber);
   command->add_option("--point", settings->point, "Sweep point whose shards run (index)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(kPointIndex);
   command
       ->add_option("--timed-runs", settings->timed_runs,
                    "Runs per direction after the one whose result is kept (median reported)")

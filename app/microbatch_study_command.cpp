@@ -11,7 +11,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
-#include "finite_number.hpp"
+#include "option_checks.hpp"
 #include "scenario_target.hpp"
 #include "tessera/core/common/atomic_file.hpp"
 #include "tessera/core/common/input_error.hpp"

@@ -12,6 +12,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "raw_floats.hpp"
 #include "scenario_target.hpp"
 #include "tessera/core/common/atomic_file.hpp"
@@ -129,7 +130,8 @@ void add_model_check_command(CLI::App& cli, Action& action) {
                    "With a model name: samples (default: the model's own, else 1)")
       ->check(CLI::PositiveNumber);
   command->add_option("--point", settings->point, "Sweep point whose mini-batch is used (index)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(kPointIndex);
   command->add_option("--seed", settings->seed, "Seed of the weights and the batch")
       ->capture_default_str();
   command->callback([&action, settings] {

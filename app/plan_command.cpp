@@ -13,7 +13,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
-#include "finite_number.hpp"
+#include "option_checks.hpp"
 #include "output_directory.hpp"
 #include "plan_progress.hpp"
 #include "plan_report.hpp"

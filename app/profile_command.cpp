@@ -10,7 +10,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
-#include "finite_number.hpp"
+#include "option_checks.hpp"
 #include "output_directory.hpp"
 #include "rank_spread.hpp"
 #include "scenario_target.hpp"
@@ -363,7 +363,8 @@ void add_profile_command(CLI::App& cli, Action& action) {
                    "With a model name: samples per GPU (default: the model's own, else 1)")
       ->check(CLI::PositiveNumber);
   command->add_option("--points", settings->points, "Only these sweep points (indices)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(kPointIndex);
   command->add_option("--layers", settings->layers, "Only these layers (names)")->delimiter(',');
   command
       ->add_option("--seconds-per-measurement", settings->seconds_per_measurement,

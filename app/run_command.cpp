@@ -8,6 +8,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "output_directory.hpp"
 #include "rank_spread.hpp"
 #include "run_real.hpp"
@@ -299,8 +300,10 @@ void add_run_command(CLI::App& cli, Action& action) {
                       "Write a Chrome/Perfetto timeline of one step of the traced GPUs "
                       "(outputs.trace_gpus) to this file: simulated (sim) or measured (real: "
                       "the step the result reports); a name with {point} traces every point");
-  command->add_option("--trace-point", settings->trace_point,
-                      "Sweep point to trace (default: the last one run)");
+  command
+      ->add_option("--trace-point", settings->trace_point,
+                   "Sweep point to trace (default: the last one run)")
+      ->check(kPointIndex);
   command->add_option("--output", settings->output,
                       "Directory for the results (default: the scenario's outputs.directory)");
   command->add_option("--profiles", settings->profiles,
@@ -312,7 +315,8 @@ void add_run_command(CLI::App& cli, Action& action) {
       ->add_option("--points", settings->points,
                    "Only these sweep points (indices, e.g. 1,3); the results keep the other "
                    "points' rows from an earlier run")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(kPointIndex);
   command->add_flag("--fresh", settings->fresh, "Ignore earlier results instead of resuming");
   command
       ->add_option("--warmup-steps", settings->warmup_steps,

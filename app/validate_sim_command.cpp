@@ -42,7 +42,7 @@
 #include "command_guard.hpp"
 #include "command_line_words.hpp"
 #include "commands.hpp"
-#include "finite_number.hpp"
+#include "option_checks.hpp"
 #include "rank_count_validation.hpp"
 #include "tessera/core/common/atomic_file.hpp"
 #include "tessera/core/result/layer_time_comparison.hpp"

@@ -24,6 +24,14 @@ grep -q "kept 2 points; 1 point not selected (--points)" "$scratch/out" ||
 status=$?
 [ "$status" -eq 2 ] || fail "--points 99 exited $status, not 2"
 grep -q -- "--points: a sweep point index below" "$scratch/bad" || fail "no --points error: $(cat "$scratch/bad")"
+# An index as written: not negative (once read as 18446744073709551615), not octal ("010" was 8).
+for index in -1 010 0x1; do
+  "$tessera" run "$scenario" --points "$index" --output "$scratch" >"$scratch/bad" 2>&1
+  status=$?
+  [ "$status" -eq 2 ] || fail "--points $index exited $status, not 2"
+  grep -q -- "expected a sweep point index (0, 1, 2, ...), got '$index'" "$scratch/bad" ||
+    fail "--points $index: $(cat "$scratch/bad")"
+done
 # A kept point is not simulated again for its row, but --trace asks for its timeline.
 "$tessera" run "$scenario" --points 2 --output "$scratch" --trace "$scratch/kept.json" \
   >"$scratch/out" 2>&1 || fail "--points 2 --trace: exit $?"

@@ -1,0 +1,35 @@
+#pragma once
+// Checks for command-line values that CLI11's own let through.
+#include <cmath>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace tessera::app {
+
+// CLI11's number checks (PositiveNumber, Range, ...) let NaN through, every comparison with it
+// being false; a NaN of seconds then measured or waited for nothing. Added to every option that
+// takes a real number.
+inline const CLI::Validator kFiniteNumber(
+    [](std::string& text) {
+      double value = 0;
+      if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value)) {
+        return "expected a finite number, got '" + text + "'";
+      }
+      return std::string();
+    },
+    "FINITE");
+
+// A sweep point's index as a user writes it: decimal digits. CLI11 reads "-1" into an unsigned
+// index as 18446744073709551615 and "010" as octal 8.
+inline const CLI::Validator kPointIndex(
+    [](std::string& text) {
+      const bool digits = !text.empty() && text.size() <= 9 &&
+                          text.find_first_not_of("0123456789") == std::string::npos &&
+                          (text.size() == 1 || text.front() != '0');
+      return digits ? std::string()
+                    : "expected a sweep point index (0, 1, 2, ...), got '" + text + "'";
+    },
+    "INDEX");
+
+}  // namespace tessera::app
