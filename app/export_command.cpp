@@ -5,6 +5,7 @@
 #include "command_guard.hpp"
 #include "commands.hpp"
 #include "option_checks.hpp"
+#include "output_directory.hpp"
 #include "scenario_target.hpp"
 #include "tessera/chakra/chakra_export.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
@@ -37,11 +38,12 @@ int export_point(const ExportSettings& settings) {
   ProfileDatabase profiles;
   for (const auto& path : settings.profiles) profiles.load_csv(path);
   const auto& point = loaded.points[static_cast<std::size_t>(settings.point)];
-  const auto programs = point_programs(loaded, point, profiles.size() > 0 ? &profiles : nullptr);
   const std::string directory =
       settings.output.empty()
           ? loaded.scenario.outputs.directory + "/chakra-point" + std::to_string(settings.point)
           : settings.output;
+  prepare_output_directory(directory, "--output");
+  const auto programs = point_programs(loaded, point, profiles.size() > 0 ? &profiles : nullptr);
   const auto summary =
       chakra::export_chakra(programs.programs, point.config, directory, loaded.scenario.name);
   std::cout << "point " << settings.point << " (" << point.config.gpus() << " GPUs: data "

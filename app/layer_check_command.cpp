@@ -12,6 +12,7 @@
 #include "command_guard.hpp"
 #include "commands.hpp"
 #include "option_checks.hpp"
+#include "output_directory.hpp"
 #include "raw_floats.hpp"
 #include "scenario_target.hpp"
 #include "tessera/core/common/atomic_file.hpp"
@@ -142,6 +143,7 @@ int layer_check(const LayerCheckSettings& settings) {
   const fs::path output = settings.output.empty()
                               ? fs::path("results") / loaded.scenario.name / "layer-check"
                               : fs::path(settings.output);
+  prepare_output_directory(output.string(), "--output");
   for (std::size_t i = 0; i < selected.size(); ++i) {
     const auto& kernel = selected[i];
     std::cerr << "[" << i + 1 << "/" << selected.size() << "] " << kernel.layer.name << " (batch "

@@ -13,6 +13,7 @@
 #include "command_guard.hpp"
 #include "commands.hpp"
 #include "option_checks.hpp"
+#include "output_directory.hpp"
 #include "raw_floats.hpp"
 #include "scenario_target.hpp"
 #include "tessera/core/common/atomic_file.hpp"
@@ -50,6 +51,10 @@ int model_check(const ModelCheckSettings& settings) {
         {}, "mpirun",
         "one process (model-check takes one rank's step), got " + std::to_string(world->size()));
   }
+  const fs::path output = settings.output.empty()
+                              ? fs::path("results") / loaded.scenario.name / "model-check"
+                              : fs::path(settings.output);
+  prepare_output_directory(output.string(), "--output");
   kernels::real::ModelStepCheck check;
   try {
     check =
@@ -60,10 +65,6 @@ int model_check(const ModelCheckSettings& settings) {
                      "model", error.what());
   }
 
-  const fs::path output = settings.output.empty()
-                              ? fs::path("results") / loaded.scenario.name / "model-check"
-                              : fs::path(settings.output);
-  fs::create_directories(output);
   write_raw_floats(output / "input.f32", check.input);
   write_raw_floats(output / "targets.f32", check.targets);
   nlohmann::json parameters = nlohmann::json::array();

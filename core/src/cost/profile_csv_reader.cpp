@@ -72,9 +72,12 @@ class RowReader {
     throw InputError({file_, line_, cells_[index].column}, kColumns[index],
                      "expected " + expected + ", got " + shown(cells_[index].text));
   }
+  // A name as written: no field is quoted (a quote would become part of the name, which then
+  // matches no kernel).
   const std::string& text(std::size_t index, const std::string& expected) const {
-    if (cells_[index].text.empty()) fail(index, expected);
-    return cells_[index].text;
+    const auto& text = cells_[index].text;
+    if (text.empty() || text.find('"') != std::string::npos) fail(index, expected + ", unquoted");
+    return text;
   }
   double number(std::size_t index, double most, const std::string& expected) const {
     const auto& text = cells_[index].text;
@@ -151,7 +154,7 @@ std::string row_key(const ProfileEntry& e) {
 
 // "# name: value" comments carry the file's metadata; "# tessera-profile/N" its format.
 void read_comment(const std::string& file, int line_number, const std::string& line,
-                  ProfileMetadata& metadata) {
+                  ProfileMetadata& metadata, std::map<std::string, int>& line_of_name) {
   const std::string body = trim(line.substr(1));
   if (body.starts_with(kFormatPrefix) && body != std::string(kFormatPrefix) + "1") {
     throw InputError(
@@ -162,6 +165,16 @@ void read_comment(const std::string& file, int line_number, const std::string& l
   if (colon == std::string::npos) return;
   const auto name = trim(body.substr(0, colon));
   const auto value = trim(body.substr(colon + 1));
+  // Two lines saying how the file was measured would leave the later one silently right.
+  for (const char* said_once : {"device", "micro_batch_timing", "caches"}) {
+    if (name != said_once) continue;
+    const auto [earlier, first] = line_of_name.emplace(name, line_number);
+    if (!first) {
+      throw InputError({file, line_number, 1}, name,
+                       "repeats line " + std::to_string(earlier->second) +
+                           "; a profile says it once: keep one line");
+    }
+  }
   if (name == "device") metadata.device = value;
   if (name == "libraries") metadata.libraries = value;
   if (name == "created_utc") metadata.created_utc = value;
@@ -198,12 +211,13 @@ void ProfileDatabase::load_csv_text(const std::string& text, const std::string& 
   ProfileMetadata metadata;
   std::vector<ProfileEntry> read;
   std::map<std::string, int> line_of_key;
+  std::map<std::string, int> line_of_metadata;
   while (std::getline(lines, line)) {
     ++number;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty()) continue;
     if (line[0] == '#') {
-      read_comment(file_name, number, line, metadata);
+      read_comment(file_name, number, line, metadata, line_of_metadata);
       continue;
     }
     if (header_line == 0) {

@@ -22,7 +22,9 @@
 //  - Lines starting with '#' are comments (the metadata above among them); a `# tessera-profile/N`
 //    line must say 1. The first other line is the header, exactly; at least one row follows it
 //    (a file without measurements matches nothing and is a mistake, not an empty profile).
-//  - device, op, shape and algorithm are not empty; direction, dtype and ok come from their lists.
+//  - device, op, shape and algorithm are not empty and not quoted (fields are never quoted: a
+//    quote would become part of the name); direction, dtype and ok come from their lists.
+//  - The `device`, `micro_batch_timing` and `caches` lines each come once.
 //  - micro_batch is an integer in [1, 2^24] (a scenario's largest mini_batch).
 //  - time_s is a number of seconds in [0, 1e6]: a kernel call of more than 11 days is a corrupt
 //    measurement, and an infinite or huge one would stop the simulation inside SimGrid.
