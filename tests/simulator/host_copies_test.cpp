@@ -6,6 +6,7 @@
 
 #include <simgrid/s4u/Engine.hpp>
 
+#include "child_process_support.hpp"
 #include "play/step_player.hpp"
 #include "process/child_process.hpp"
 #include "tessera/core/scenario/cluster_spec.hpp"
@@ -42,12 +43,7 @@ nlohmann::json play_on(const std::string& cluster_file, std::int64_t gpus,
                        std::vector<StepOp> ops) {
   const auto child = run_in_child(
       [&] {
-        std::vector<std::string> storage{"test", "--log=root.thres:critical"};
-        std::vector<char*> argv{storage[0].data(), storage[1].data(), nullptr};
-        int argc = 2;
-        simgrid::s4u::Engine engine(&argc, argv.data());
-        engine.set_config("network/model:CM02");
-        engine.set_config("network/crosstraffic:0");
+        auto& engine = test::cm02_engine();
         const auto cluster =
             load_cluster_file(std::string(TESSERA_TEST_DATA_DIR "/clusters/") + cluster_file);
         const auto platform = build_cluster_platform(engine, cluster, gpus);

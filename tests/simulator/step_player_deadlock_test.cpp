@@ -5,6 +5,7 @@
 
 #include <simgrid/s4u/Engine.hpp>
 
+#include "child_process_support.hpp"
 #include "play/step_player.hpp"
 #include "process/child_process.hpp"
 #include "tessera/core/scenario/cluster_spec.hpp"
@@ -33,11 +34,7 @@ StepOp compute() {
 std::string play_two_stages(std::vector<StepOp> first, std::vector<StepOp> second) {
   const auto child = run_in_child(
       [&] {
-        std::vector<std::string> storage{"test", "--log=root.thres:critical"};
-        std::vector<char*> argv{storage[0].data(), storage[1].data(), nullptr};
-        int argc = 2;
-        simgrid::s4u::Engine engine(&argc, argv.data());
-        engine.set_config("network/model:CM02");
+        auto& engine = test::cm02_engine();
         const auto cluster = load_cluster_file(
             std::string(TESSERA_TEST_DATA_DIR "/clusters/host_copies_two_gpus.yaml"));
         const auto platform = build_cluster_platform(engine, cluster, 2);
