@@ -144,6 +144,10 @@ std::string summary(const LoadedScenario& loaded, const std::vector<PointResult>
 }
 
 int run(const RunSettings& settings) {
+  if (settings.trace_point >= 0 && settings.trace_file.empty()) {
+    std::cerr << "error: --trace-point: names the point --trace writes; give --trace FILE too\n";
+    return kExitBadInput;
+  }
   if (settings.backend == "real") {
     if (settings.message_level) {
       std::cerr << "error: --message-level applies to --backend sim only\n";

@@ -51,6 +51,10 @@ for backend in sim real; do
     grep -q -- "--trace-point: a" "$scratch/bad" || fail "$backend $args: $(cat "$scratch/bad")"
   done
 done
+"$tessera" run "$scenario" --trace-point 1 --output "$scratch/trace" >"$scratch/bad" 2>&1
+status=$?
+[ "$status" -eq 2 ] && grep -q -- "--trace-point: names the point --trace writes" "$scratch/bad" ||
+  fail "--trace-point without --trace: exit $status: $(cat "$scratch/bad")"
 [ -e "$scratch/trace" ] && fail "a bad --trace-point left an output directory"
 # Where nothing can be written, the run stops before simulating: exit 2 naming the option.
 for args in "--output $scratch/sim.csv/x" "--output $scratch/ok --trace $scratch/sim.csv/t.json"; do
