@@ -19,7 +19,6 @@
 #include "tessera/core/common/utc_time.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/core/point/profile_plan.hpp"
-#include "tessera/core/zoo/model_zoo.hpp"
 #include "tessera/kernels/device.hpp"
 #include "tessera/kernels/profile/microbatch_study.hpp"
 #include "tessera/kernels/profile/microbatch_study_report.hpp"

@@ -197,7 +197,7 @@ int plan(const PlanSettings& settings) {
     memory_limit = parse_quantity(settings.memory_limit, QuantityKind::bytes);
     // As a cluster file's gpu.memory: beyond 1 EiB a size is a typo (and the scenario plan
     // writes would not hold it).
-    if (!memory_limit || *memory_limit <= 0 || *memory_limit > kLargestDeviceCapacityBytes) {
+    if (!memory_limit || *memory_limit <= 0 || *memory_limit > kLargestMemoryBytes) {
       bad_option("--memory-limit", "expected " + quantity_syntax(QuantityKind::bytes) +
                                        " up to 1 EiB, got '" + settings.memory_limit + "'");
     }

@@ -326,9 +326,7 @@ int profile(const ProfileSettings& settings) {
     save();
     std::cout << "profiled " << measured << " new kernels (" << planned << " in the plan) on "
               << device_name << "; " << database.size() << " rows in " << output << "\n";
-    std::int64_t largest = 1;
-    for (const auto& point : loaded.points) largest = std::max(largest, point.config.gpus());
-    if (largest == 1 && std::filesystem::exists(settings.target)) {
+    if (largest_point_gpus(loaded) == 1 && std::filesystem::exists(settings.target)) {
       std::cout << "simulate with: tessera run " << settings.target << " --backend sim --profiles "
                 << output << " --cluster " << cluster_file.string() << "\n";
     } else {

@@ -104,22 +104,20 @@ std::optional<ProfiledMachine> profile_machine(Validation& validation, const Ran
   return profiled;
 }
 
-// The rank count's points simulated on `on_machine` with `kernel_times`, their timelines kept as
-// ranks-R/sim-trace-P.json where `keep_traces`.
+// The rank count's points simulated on `on_machine` with `kernel_times`, their timelines written
+// as ranks-R/sim-trace-P.json (a later simulation's replace an earlier one's).
 std::vector<PointResult> simulate_points(const RankCount& count, const LoadedScenario& on_machine,
-                                         const ProfileDatabase& kernel_times, bool keep_traces) {
+                                         const ProfileDatabase& kernel_times) {
   sim::SimulationOptions options;
   options.profiles = &kernel_times;
-  options.trace = keep_traces;
+  options.trace = true;
   std::vector<PointResult> results;
   for (const auto* point : count.points) {
     auto outcome =
         sim::simulate_point_isolated(on_machine, on_machine.points[point->index], options);
-    if (keep_traces) {
-      write_file_atomically(
-          (count.directory / ("sim-trace-" + std::to_string(point->index) + ".json")).string(),
-          outcome.trace.dump() + "\n");
-    }
+    write_file_atomically(
+        (count.directory / ("sim-trace-" + std::to_string(point->index) + ".json")).string(),
+        outcome.trace.dump() + "\n");
     results.push_back(std::move(outcome.result));
   }
   return results;
@@ -231,11 +229,11 @@ RankCountOutcome validate_rank_count(Validation& validation, const RankCount& co
       load_scenario(settings.file, {.cluster_file = profiled->cluster_yaml.string()});
   std::cerr << count.ranks << " rank(s): simulating on " << profiled->cluster_yaml.string() << "\n";
   // Its timelines stand unless step 5 writes its own.
-  outcome.simulated_before = simulate_points(count, on_this_machine, profiled->profiles, true);
+  outcome.simulated_before = simulate_points(count, on_this_machine, profiled->profiles);
 
   const fs::path interleaved_csv = count.directory / "interleaved-profile.csv";
-  fs::remove(count.directory / "real" /
-             "real.csv");  // what is read below is this run's, or nothing
+  // What is read below is this run's, or nothing.
+  fs::remove(count.directory / "real" / "real.csv");
   fs::remove(interleaved_csv);
   const int trained =
       train_for_real(validation, count, *profiled, shortest_step_seconds(outcome.simulated_before),
@@ -259,7 +257,7 @@ RankCountOutcome validate_rank_count(Validation& validation, const RankCount& co
         "cluster-during-training.yaml");
     const auto on_machine_during_training =
         load_scenario(settings.file, {.cluster_file = cluster_during_training.string()});
-    outcome.simulated = simulate_points(count, on_machine_during_training, retimed, true);
+    outcome.simulated = simulate_points(count, on_machine_during_training, retimed);
   } else {
     outcome.simulated = outcome.simulated_before;
   }

@@ -1,6 +1,5 @@
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -267,10 +266,9 @@ int run(const RunSettings& settings) {
   // timeline alone (the same inputs give the same step).
   for (const auto& row : result.points) {
     const auto index = static_cast<std::size_t>(row.point);
-    const bool selected =
-        settings.points.empty() ||
-        std::find(settings.points.begin(), settings.points.end(), index) != settings.points.end();
-    if (!selected || !traces.traces(index) || traced.contains(index)) continue;
+    if (!point_selected(run_options, index) || !traces.traces(index) || traced.contains(index)) {
+      continue;
+    }
     nlohmann::json trace;
     simulate(loaded.points.at(index), &trace);
     write_trace(index, trace);

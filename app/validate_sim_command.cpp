@@ -114,11 +114,11 @@ int validate_sim(const ValidateSimSettings& settings) {
                               ? fs::path("results") / loaded.scenario.name / "validate-sim"
                               : fs::path(settings.output);
 
+  validation.largest_point = largest_point_gpus(loaded);
   std::map<std::int64_t, PointResult> measured;  // by point index
   std::map<std::int64_t, RankCount> counts;      // by rank count
   for (const auto& point : loaded.points) {
     const auto ranks = point.config.gpus();
-    validation.largest_point = std::max(validation.largest_point, ranks);
     if (ranks > max_ranks) {
       measured[static_cast<std::int64_t>(point.index)] = unmeasured(
           loaded, point, PointStatus::skipped,

@@ -1,5 +1,6 @@
 #include "tessera/core/loading/scenario_loader.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "scenario/scenario_parser.hpp"
@@ -188,7 +189,6 @@ LoadedScenario check(Scenario scenario, const std::string& base_directory) {
 
   LoadedScenario loaded{std::move(scenario), std::move(model), std::move(cluster), {}, 0, {}};
   const Scenario& sc = loaded.scenario;
-  std::int64_t largest = 0;
   for (std::size_t i = 0; i < configs.size(); ++i) {
     const auto& config = configs[i];
     const bool swept = sc.sweep.has_value();
@@ -207,7 +207,6 @@ LoadedScenario check(Scenario scenario, const std::string& base_directory) {
                                     "failed node")) +
               ")");
     }
-    largest = std::max(largest, config.gpus());
     try {
       loaded.points.push_back({i, config,
                                plan_shards(loaded.model, config, sc.parallelism.spatial_until,
@@ -229,6 +228,7 @@ LoadedScenario check(Scenario scenario, const std::string& base_directory) {
                          " with model-parallel stages (parallelism.model) is not supported; "
                          "expected none or optimizer");
   }
+  const std::int64_t largest = largest_point_gpus(loaded);
   for (auto gpu : sc.outputs.trace_gpus) {
     if (gpu >= largest) {
       throw InputError(
@@ -287,6 +287,12 @@ LoadedScenario load_default_scenario(const PlatformOverride& platform) {
   auto text = embedded_file(kDefaultScenario);
   return load_scenario_text(std::string(*text), std::string("built-in:") + kDefaultScenario, "",
                             platform);
+}
+
+std::int64_t largest_point_gpus(const LoadedScenario& loaded) {
+  std::int64_t largest = 1;
+  for (const auto& point : loaded.points) largest = std::max(largest, point.config.gpus());
+  return largest;
 }
 
 }  // namespace tessera

@@ -129,12 +129,7 @@ PlanSpaceOptions default_space_options(const LoadedScenario& loaded) {
   } else {
     options.global_batch = base.global_batch();
   }
-  // A sweep lists its GPU counts in any order.
-  std::int64_t largest_point = 0;
-  for (const auto& point : loaded.points) {
-    largest_point = std::max(largest_point, point.config.gpus());
-  }
-  options.gpus.push_back(largest_point);
+  options.gpus.push_back(largest_point_gpus(loaded));
   return options;
 }
 

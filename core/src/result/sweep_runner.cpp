@@ -89,12 +89,6 @@ const PointResult* kept_result(const std::vector<PointResult>& previous, bool un
   return kept;
 }
 
-bool selected(const SweepRunOptions& options, std::size_t index) {
-  return options.only_points.empty() ||
-         std::find(options.only_points.begin(), options.only_points.end(), index) !=
-             options.only_points.end();
-}
-
 // The previous run's rows when some may be kept: to resume, or beside a selection of points.
 std::vector<PointResult> previous_rows(const std::string& json_path, const SweepRunOptions& options,
                                        bool& unreadable) {
@@ -183,7 +177,7 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
 
   std::vector<const SweepPoint*> chosen;
   for (const auto& point : scenario.points) {
-    if (selected(options, point.index)) {
+    if (point_selected(options, point.index)) {
       chosen.push_back(&point);
     } else if (const auto* kept = kept_result(previous, unreadable, s.name, options.backend, point,
                                               inputs, nullptr)) {
@@ -230,7 +224,7 @@ std::vector<std::size_t> points_to_run(const LoadedScenario& scenario,
                      : std::vector<PointResult>{};
   std::vector<std::size_t> indices;
   for (std::size_t i = 0; i < scenario.points.size(); ++i) {
-    if (!selected(options, scenario.points[i].index)) continue;
+    if (!point_selected(options, scenario.points[i].index)) continue;
     if (!kept_result(previous, unreadable, s.name, options.backend, scenario.points[i], inputs,
                      nullptr)) {
       indices.push_back(i);
@@ -254,6 +248,12 @@ std::vector<double> parallel_efficiency(const std::vector<PointResult>& points, 
                                                         static_cast<double>(p.gpus));
   }
   return efficiency;
+}
+
+bool point_selected(const SweepRunOptions& options, std::size_t index) {
+  return options.only_points.empty() ||
+         std::find(options.only_points.begin(), options.only_points.end(), index) !=
+             options.only_points.end();
 }
 
 }  // namespace tessera

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "tessera/core/common/embedded_files.hpp"
+#include "tessera/core/common/quantity.hpp"
 #include "tessera/core/common/yaml_reader.hpp"
 
 namespace tessera {
@@ -50,7 +51,7 @@ struct FigureRange {
 FigureRange figure_range(QuantityKind kind) {
   switch (kind) {
     case QuantityKind::bytes:
-      return {1024.0 * 1024, 1024.0 * 1024 * 1024 * 1024 * 1024 * 1024, "from 1 MiB to 1 EiB"};
+      return {1024.0 * 1024, kLargestMemoryBytes, "from 1 MiB to 1 EiB"};
     case QuantityKind::bandwidth_bytes_per_second:
       return {1e3, 1e18, "from 1 kB/s to 1 EB/s"};
     case QuantityKind::flops_per_second:

@@ -40,6 +40,13 @@ double median_seconds(Device& device, const std::function<void()>& work,
   return lower_median(std::move(times));
 }
 
+// Whether `measured` holds a row at micro-batch `size`, any algorithm (the set is ordered by size
+// first).
+bool has_any_row(const MeasuredRows& measured, std::int64_t size) {
+  const auto first = measured.lower_bound({size, std::string()});
+  return first != measured.end() && first->first == size;
+}
+
 }  // namespace
 
 double median_seconds(Device& device, const std::function<void()>& work,
@@ -145,14 +152,10 @@ std::vector<std::int64_t> missing_micro_batches(const ProfileDatabase& database,
                                                 const std::string& device_name,
                                                 const KernelToProfile& kernel,
                                                 const std::vector<std::int64_t>& sizes) {
-  std::set<std::int64_t> present;
-  for (const ProfileEntry& row :
-       database.entries_for(device_name, kernel.op, kernel.direction, kernel.shape, kernel.dtype)) {
-    present.insert(row.micro_batch);
-  }
+  const MeasuredRows measured = measured_rows(database, device_name, kernel);
   std::vector<std::int64_t> missing;
   for (std::int64_t size : sizes) {
-    if (!present.contains(size)) missing.push_back(size);
+    if (!has_any_row(measured, size)) missing.push_back(size);
   }
   return missing;
 }
@@ -177,9 +180,7 @@ std::vector<std::int64_t> sizes_to_measure(Device& device, const ProfileDatabase
   };
   std::vector<std::int64_t> result;
   for (std::int64_t size : sizes) {
-    const auto first = measured.lower_bound({size, std::string()});
-    const bool has_none = first == measured.end() || first->first != size;
-    if (has_none) {
+    if (!has_any_row(measured, size)) {
       result.push_back(size);
       continue;
     }

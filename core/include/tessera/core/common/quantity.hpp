@@ -11,6 +11,10 @@ namespace tessera {
 
 enum class QuantityKind { bytes, bandwidth_bytes_per_second, flops_per_second, seconds, watts };
 
+// The most bytes a memory size in a cluster or scenario file (or `plan --memory-limit`) may say:
+// beyond 1 EiB a size is a typo (a unit prefix or exponent off).
+inline constexpr double kLargestMemoryBytes = 1024.0 * 1024 * 1024 * 1024 * 1024 * 1024;
+
 // Human description of the accepted syntax, used in error messages.
 std::string quantity_syntax(QuantityKind kind);
 

@@ -44,4 +44,7 @@ LoadedScenario load_scenario_text(const std::string& text, const std::string& di
 // The built-in default scenario (scenarios/default.yaml, compiled in).
 LoadedScenario load_default_scenario(const PlatformOverride& platform = {});
 
+// The most GPUs a sweep point of `loaded` takes (a sweep lists its GPU counts in any order).
+std::int64_t largest_point_gpus(const LoadedScenario& loaded);
+
 }  // namespace tessera

@@ -57,6 +57,9 @@ SweepRunResult run_sweep(const LoadedScenario& scenario, const SweepRunOptions& 
 std::vector<std::size_t> points_to_run(const LoadedScenario& scenario,
                                        const SweepRunOptions& options);
 
+// Whether point `index` is among those to run (`only_points`, or every point when it is empty).
+bool point_selected(const SweepRunOptions& options, std::size_t index);
+
 // "kept 3 points; recomputed 7: cluster file changed" (empty when nothing was stored).
 std::string resume_summary(const SweepRunResult& run);
 

@@ -111,10 +111,6 @@ struct MicroBatchingSection {
   double workspace_limit_bytes = 64.0 * 1024 * 1024;  // per kernel, or whole network
 };
 
-// The most memory.device_capacity (and `tessera plan --memory-limit`) may say, as a cluster
-// file's gpu.memory: beyond it a size is a typo.
-inline constexpr double kLargestDeviceCapacityBytes = 1024.0 * 1024 * 1024 * 1024 * 1024 * 1024;
-
 struct MemorySection {
   std::optional<double> device_capacity_bytes;  // default: the platform GPU's memory
   OffloadPolicy offload = OffloadPolicy::none;
