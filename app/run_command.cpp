@@ -280,7 +280,9 @@ int run(const RunSettings& settings) {
   if (const auto resumed = resume_summary(result); !resumed.empty()) {
     std::cout << " (" << resumed << ")";
   }
-  std::cout << trace_report(traces, traced, "simulated") << "\n";
+  std::cout << trace_report(traces, traced, "simulated",
+                            "the traced point's simulation gave none (see its note)")
+            << "\n";
   return sweep_exit_code(result.points);
 }
 

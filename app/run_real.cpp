@@ -219,7 +219,10 @@ int run_real_backend(const RealRunSettings& settings) {
   if (const auto resumed = resume_summary(result); !resumed.empty()) {
     std::cout << " (" << resumed << ")";
   }
-  std::cout << trace_report(traces, traced, "measured") << "\n";
+  std::cout << trace_report(traces, traced, "measured",
+                            "no traced point ran here (a point kept from an earlier run is not "
+                            "trained again; --fresh trains it)")
+            << "\n";
   return sweep_exit_code(result.points);
 }
 

@@ -39,15 +39,11 @@ inline std::size_t traced_point(std::int64_t trace_point, const std::vector<std:
 }
 
 // The line `run` ends with when --trace was given: the `kind` timelines it wrote (`written`: their
-// points), or that it wrote none.
+// points), or that it wrote none and `why_none`.
 inline std::string trace_report(const TraceFiles& traces, const std::set<std::size_t>& written,
-                                const std::string& kind) {
+                                const std::string& kind, const std::string& why_none) {
   if (traces.pattern.empty()) return "";
-  if (written.empty()) {
-    return "\nno " + kind +
-           " timeline written: no traced point ran here (a point kept from an earlier run is "
-           "not run again; --fresh runs it)";
-  }
+  if (written.empty()) return "\nno " + kind + " timeline written: " + why_none;
   if (traces.every_point()) {
     return "\n" + kind + " timelines of " + std::to_string(written.size()) +
            " point(s): " + traces.pattern + " (open in ui.perfetto.dev)";
