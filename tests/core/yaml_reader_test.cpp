@@ -56,6 +56,26 @@ TEST(ParseYamlText, EmptyTextIsAnError) {
   }
 }
 
+// yaml-cpp 0.7 reads a ',' outside brackets as an empty document and then never reads on: its
+// LoadAll did not return (found by cluster_file_fuzz).
+TEST(ParseYamlText, ACommaOutsideBracketsIsAnErrorNotAHang) {
+  const auto first = input_error([] { parse(", x\n"); });
+  EXPECT_EQ(first.where().line, 1);
+  EXPECT_EQ(first.where().column, 1);
+  EXPECT_EQ(first.problem(), "not valid YAML: unexpected ','");
+  const auto later = input_error([] { parse("# a comment\n, file is empty\n"); });
+  EXPECT_EQ(later.where().line, 2);
+  EXPECT_EQ(later.problem(), "not valid YAML: unexpected ','");
+}
+
+TEST(ParseYamlText, ASecondDocumentIsAnErrorAtItsStart) {
+  const auto error = input_error([] { parse("a: 1\n---\n---\nb: 2\n"); });
+  EXPECT_EQ(error.where().line, 3);
+  EXPECT_TRUE(contains(error.problem(), "a second YAML document")) << error.problem();
+  // Empty documents after the first are nothing read by nobody.
+  EXPECT_EQ(YamlMap(parse("a: 1\n---\n...\n"), {"a"}).keys(), std::vector<std::string>{"a"});
+}
+
 TEST(ParseYamlText, ValuesCarryTheirLocation) {
   const auto root = parse("first: 1\nsecond:\n  inner: hello\n");
   const YamlMap map(root, {"first", "second"});

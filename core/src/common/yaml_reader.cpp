@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "tessera/core/common/utf8_text.hpp"
+#include "yaml_documents.hpp"
 
 namespace tessera {
 namespace {
@@ -252,20 +253,17 @@ YamlValue parse_yaml_text(const std::string& text, const std::string& display_na
   auto file = std::make_shared<const std::string>(display_name);
   require_utf8(text, display_name);
   try {
-    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
-    YAML::Node root = documents.empty() ? YAML::Node() : documents.front();
+    const std::vector<YamlDocumentStart> documents = yaml_document_starts(text, display_name);
+    YAML::Node root = documents.empty() ? YAML::Node() : YAML::Load(text);
     if (!root.IsDefined() || root.IsNull()) {
       throw InputError({display_name, 1, 1}, "", "the file is empty; expected a YAML mapping");
     }
     // What follows a second '---' would be read by nothing: a file is one document.
     for (std::size_t d = 1; d < documents.size(); ++d) {
-      if (documents[d].IsNull()) continue;
-      const auto mark = documents[d].Mark();
-      throw InputError(
-          {display_name, mark.is_null() ? 0 : mark.line + 1, mark.is_null() ? 0 : mark.column + 1},
-          "",
-          "a second YAML document follows the first ('---'); expected one document "
-          "per file");
+      if (!documents[d].holds_content) continue;
+      throw InputError({display_name, documents[d].line + 1, documents[d].column + 1}, "",
+                       "a second YAML document follows the first ('---'); expected one document "
+                       "per file");
     }
     return YamlValue(root, "", file);
   } catch (const YAML::Exception& error) {
