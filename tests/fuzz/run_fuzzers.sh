@@ -2,7 +2,8 @@
 # Runs every libFuzzer target built in BUILD_DIR (tests/*_fuzz) for SECONDS each, from a fresh
 # copy of its seeds (tests/fuzz/corpus/<target without _fuzz>/ and the test data of its format,
 # tests/fuzz/README.md), so CI never grows the checked-in corpora.
-# Fails on the first target that finds a crash, a leak or an unexpected exception.
+# As many run at once as the machine has cores. Fails when a target finds a crash, a leak or an
+# unexpected exception, printing the end of its log.
 # Usage: run_fuzzers.sh BUILD_DIR SECONDS
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -32,12 +33,29 @@ for fuzzer in "${fuzzers[@]}"; do
   # Seeds of one name in two folders are different files: number them apart.
   for seed in "${extra[@]}"; do cp "$seed" "$corpus/$(echo "$seed" | tr '/' '_')"; done
   echo "-- $name: $(find "$corpus" -type f | wc -l) seed(s), ${seconds} s"
-  "$fuzzer" "$corpus" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
-    -print_final_stats=1 >"$scratch/$name.log" 2>&1 || {
-    tail -n 40 "$scratch/$name.log"
-    echo "run_fuzzers.sh: $name failed (its log above)" >&2
-    exit 1
-  }
-  grep -E "^stat::(number_of_executed_units|new_units_added)" "$scratch/$name.log" | tr '\n' ' '
-  echo
+  # libFuzzer's own -timeout once hung in its report on an input yaml-cpp looped on (its process
+  # stopped, a thread spinning): a fuzzer still running two minutes past its time is killed.
+  {
+    status=0
+    timeout -s KILL $((seconds + 120)) "$fuzzer" "$corpus" -max_total_time="$seconds" \
+      -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+      >"$scratch/$name.log" 2>&1 || status=$?
+    echo "$status" >"$scratch/$name.status"
+  } &
+  while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do wait -n || true; done
 done
+wait
+failed=0
+for fuzzer in "${fuzzers[@]}"; do
+  name=$(basename "$fuzzer")
+  status=$(cat "$scratch/$name.status")
+  if [ "$status" -ne 0 ]; then
+    tail -n 40 "$scratch/$name.log"
+    [ "$status" -eq 137 ] && echo "run_fuzzers.sh: $name still ran $((seconds + 120)) s after starting" >&2
+    echo "run_fuzzers.sh: $name failed (its log above)" >&2
+    failed=1
+    continue
+  fi
+  echo "-- $name: $(grep -E "^stat::(number_of_executed_units|new_units_added)" "$scratch/$name.log" | tr '\n' ' ')"
+done
+exit "$failed"
