@@ -3,7 +3,8 @@
 backend's speed is judged against (the same layers, batch, optimizer and threads).
 
     tessera describe SCENARIO --json > model.json
-    torch_step_benchmark.py model.json [--threads T] [--warmup W] [--steps N] [--check]
+    torch_step_benchmark.py model.json [--threads T] [--warmup W] [--steps N]
+    torch_step_benchmark.py --check model.json [model.json ...]
 
 Prints the median step in seconds over N measured steps after W warm-up steps (random inputs of
 the model's shapes, targets of its loss's kind). The optimizer is the scenario's: Adam at 1e-3,
@@ -11,8 +12,8 @@ SGD at 1e-2 with momentum 0.9 or without. On a CPU PyTorch allocates its tensors
 through glibc's malloc, which hands large blocks back to the kernel and faults them in again;
 Tessera allocates once. analysis/bench_against_torch.sh times PyTorch both as it comes and with
 malloc keeping its memory (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_). --check instead compares
-the PyTorch network with the graph (parameter count, every layer's output shape) and exits 1 on a
-mismatch. Needs PyTorch (Debian's python3-torch).
+the PyTorch network of each model given with its graph (parameter count, every layer's output
+shape) and exits 1 on any mismatch: several models in one process, which imports torch once. Needs PyTorch (Debian's python3-torch).
 """
 
 import argparse
@@ -60,19 +61,25 @@ def check(graph, net):
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("model", help="tessera describe SCENARIO --json output")
+    parser.add_argument("models", nargs="+", metavar="model",
+                        help="tessera describe SCENARIO --json output (several with --check)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--check", action="store_true")
     arguments = parser.parse_args(argv)
-    with open(arguments.model, encoding="utf-8") as stream:
-        graph = json.load(stream)
+    if not arguments.check and len(arguments.models) != 1:
+        parser.error("times one model; --check takes several")
     torch.manual_seed(0)
     torch.set_num_threads(arguments.threads)
-    net = TesseraNet(graph)
+    graphs = []
+    for path in arguments.models:
+        with open(path, encoding="utf-8") as stream:
+            graphs.append(json.load(stream))
     if arguments.check:
-        return check(graph, net)
+        return max(check(graph, TesseraNet(graph)) for graph in graphs)
+    graph = graphs[0]
+    net = TesseraNet(graph)
     net.train()
     optimizer = optimizer_for(graph["optimizer"], net.parameters())
     inputs, targets = synthetic_batch(graph, graph["mini_batch"])

@@ -8,7 +8,9 @@ none of whose points fits 4 ranks has its sweep shrunk to the fewest GPUs its st
 (the data-parallel width cut to 1, the spatial grid and model stages kept; up to 8 ranks for a
 grid of 8), and every scenario must train at least one point, except one whose every point
 needs more ranks than that or a tensor split the real backend skips with its reason (simulator
-only).
+only). Of a sweep over GPU counts only the largest count that fits the ranks trains, beside the
+smallest that does not (skipped): the smaller points run the same code on fewer ranks, which
+cli_run_real_backend and the RealTrainer tests train, and each trained point costs seconds.
 
     shipped_scenarios_real.py TESSERA MPIEXEC SCENARIO_DIR
 
@@ -108,6 +110,25 @@ def write_variant(scenario, options, path, scratch, tessera):
     return variant
 
 
+def largest_fitting_point(variant, ranks, tessera):
+    """Cuts the variant's sweep to its largest GPU count within `ranks` and its smallest above,
+    where the cut sweep still validates (a sweep's first point can set its strategy's base)."""
+    with open(variant, encoding="utf-8") as stream:
+        scenario = yaml.safe_load(stream)
+    gpus = [int(g) for g in scenario.get("sweep", {}).get("gpus", [])]
+    fitting = [g for g in gpus if g <= ranks]
+    beyond = [g for g in gpus if g > ranks]
+    kept = fitting[-1:] + beyond[:1]
+    if not fitting or kept == gpus:
+        return
+    cut = dict(scenario, sweep={**scenario["sweep"], "gpus": kept})
+    candidate = variant[:-5] + "-cut.yaml"
+    with open(candidate, "w", encoding="utf-8") as stream:
+        yaml.safe_dump(cut, stream)
+    if subprocess.run([tessera, "validate", candidate], capture_output=True).returncode == 0:
+        os.replace(candidate, variant)
+
+
 def tensor_parallel(path):
     with open(path, encoding="utf-8") as stream:
         return int(yaml.safe_load(stream).get("parallelism", {}).get("tensor", 1)) > 1
@@ -148,6 +169,7 @@ def main():
                       "strategy fits the ranks here)")
                 continue
             ranks = ranks or RANKS
+            largest_fitting_point(variant, ranks, tessera)
             started = time.monotonic()
             output = os.path.join(scratch, "out-" + entry[:-5])
             result = subprocess.run(

@@ -7,8 +7,9 @@ check=$1 build=$2 setup=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0
+mkdir "$work/reuse"  # the build's packages found once, for the three lists
 
-"$check" "$build" "$setup" >"$work/shipped.log" 2>&1 ||
+"$check" --reuse "$work/reuse" "$build" "$setup" >"$work/shipped.log" 2>&1 ||
   { echo "FAIL: the check rejects setup.sh as shipped:"; cat "$work/shipped.log"; status=1; }
 
 # libyaml-cpp-dev: headers and a library of the build; ocl-icd-opencl-dev: only oneDNN's CMake
@@ -18,7 +19,7 @@ for package in libyaml-cpp-dev ocl-icd-opencl-dev; do
   if grep -qE "(^|[[:space:]])$package([[:space:]]|\$)" "$work/setup.sh"; then
     echo "FAIL: could not remove $package from a copy of $setup"; status=1; continue
   fi
-  "$check" "$build" "$work/setup.sh" >"$work/removed.log" 2>&1
+  "$check" --reuse "$work/reuse" "$build" "$work/setup.sh" >"$work/removed.log" 2>&1
   code=$?
   if [ "$code" -ne 1 ] || ! grep -qE "^  $package " "$work/removed.log"; then
     echo "FAIL: without $package in the list the check exited $code and said:"
