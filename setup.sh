@@ -9,6 +9,7 @@
 #   ./setup.sh --target NAME        build only this target (e.g. the fuzzer)
 #   ./setup.sh --no-benchmarks      without the Google Benchmark binaries
 #   ./setup.sh --unity              compile each target's sources in batches (CMake unity build)
+#   ./setup.sh --test-shards N      ctest runs each test binary as N processes, not one per case
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
@@ -17,6 +18,7 @@ cmake_args=(-DCMAKE_BUILD_TYPE=Release)
 install=1
 build_target=()
 unity=OFF
+test_shards=0
 sanitize_args=(-DTESSERA_SANITIZE=ON -DTESSERA_CUDA=OFF -DCMAKE_C_COMPILER=clang-14
                -DCMAKE_CXX_COMPILER=clang++-14 -DCMAKE_BUILD_TYPE=RelWithDebInfo
                "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG"
@@ -37,6 +39,14 @@ while [ $# -gt 0 ]; do
     # A clean sanitized build in 41% of the time (the heavy headers are parsed once per
     # batch; docs/measurements/2026-11-29-unity-build.md); a change then recompiles its batch.
     --unity) unity=ON ;;
+    # One process per test case costs a process start each (0.04 to 0.3 s, the sanitized ones
+    # most) over some 1,900 cases: test.sh's builds run each binary in a few shards instead
+    # (docs/measurements/2026-12-05-test-shards.md); without it `ctest -R Case` picks one case.
+    --test-shards)
+      test_shards=${2:-}
+      [[ "$test_shards" =~ ^[0-9]+$ ]] && [ "$test_shards" -le 64 ] ||
+        { echo "setup.sh: --test-shards takes a number of shards from 0 to 64, not '$test_shards'" >&2; exit 2; }
+      shift ;;
     *) echo "setup.sh: unknown option '$1' (see the comment at the top of setup.sh)" >&2; exit 2 ;;
   esac
   shift
@@ -75,5 +85,6 @@ command -v ccache >/dev/null &&
 generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 [ -f "$build_dir/CMakeCache.txt" ] && generator=()  # keep the generator of an existing build
-cmake -S . -B "$build_dir" "${generator[@]}" "${cmake_args[@]}" -DCMAKE_UNITY_BUILD=$unity >/dev/null
+cmake -S . -B "$build_dir" "${generator[@]}" "${cmake_args[@]}" -DCMAKE_UNITY_BUILD=$unity \
+  -DTESSERA_TEST_SHARDS="$test_shards" >/dev/null
 cmake --build "$build_dir" -j "$(nproc)" "${build_target[@]}"
