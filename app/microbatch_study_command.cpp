@@ -12,6 +12,7 @@
 #include "command_guard.hpp"
 #include "commands.hpp"
 #include "option_checks.hpp"
+#include "output_directory.hpp"
 #include "scenario_target.hpp"
 #include "tessera/core/common/atomic_file.hpp"
 #include "tessera/core/common/input_error.hpp"
@@ -190,7 +191,7 @@ int study(const StudySettings& settings) {
   auto device = open_device_option(settings.device);
   const std::filesystem::path output(settings.output.empty() ? default_output(settings)
                                                              : settings.output);
-  std::filesystem::create_directories(output);
+  prepare_output_directory(output.string(), "--output");
   const std::string profile_path =
       (output / (settings.in_context ? "profile_in_context.csv" : "profile.csv")).string();
   ProfileDatabase database;

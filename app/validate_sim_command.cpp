@@ -43,6 +43,7 @@
 #include "command_line_words.hpp"
 #include "commands.hpp"
 #include "option_checks.hpp"
+#include "output_directory.hpp"
 #include "rank_count_validation.hpp"
 #include "tessera/core/common/atomic_file.hpp"
 #include "tessera/core/result/layer_time_comparison.hpp"
@@ -96,6 +97,9 @@ void write_comparison(const Validation& validation, const fs::path& output,
 
 int validate_sim(const ValidateSimSettings& settings) {
   const auto loaded = load_scenario(settings.file);
+  const fs::path output = settings.output.empty()
+                              ? fs::path("results") / loaded.scenario.name / "validate-sim"
+                              : fs::path(settings.output);
   const Machine machine = measured_machine();
   Validation validation{.settings = settings,
                         // A bad --mpirun stops here, not after profiling.
@@ -106,13 +110,11 @@ int validate_sim(const ValidateSimSettings& settings) {
                                       loaded.scenario.io.format == DatasetFormat::synthetic &&
                                       machine.cuda_devices == 0,
                         .drift = MachineDrift(machine.cuda_devices > 0 ? "cuda:0" : "cpu")};
+  prepare_output_directory(output.string(), "--output");
   const std::int64_t max_ranks =
       settings.max_ranks > 0
           ? settings.max_ranks
           : (machine.cuda_devices > 0 ? machine.cuda_devices : 2 * machine.cpu_cores);
-  const fs::path output = settings.output.empty()
-                              ? fs::path("results") / loaded.scenario.name / "validate-sim"
-                              : fs::path(settings.output);
 
   validation.largest_point = largest_point_gpus(loaded);
   std::map<std::int64_t, PointResult> measured;  // by point index

@@ -314,6 +314,35 @@ class TraceBuilder {
   std::vector<std::uint64_t> stage_sends_;
 };
 
+// Files written under a temporary name and given their own names together by commit(): a failed
+// export (a full disk at rank 700) leaves the folder as it was, not a mix of two exports' ranks.
+class StagedFiles {
+ public:
+  StagedFiles() = default;
+  StagedFiles(const StagedFiles&) = delete;
+  StagedFiles& operator=(const StagedFiles&) = delete;
+  ~StagedFiles() {
+    for (const auto& [staged, final_path] : files_) {
+      std::error_code ignored;
+      std::filesystem::remove(staged, ignored);
+    }
+  }
+  // The temporary name to write `path`'s content under.
+  std::string stage(const std::string& path) {
+    files_.emplace_back(path + ".partial", path);
+    return files_.back().first;
+  }
+  void commit() {
+    while (!files_.empty()) {
+      std::filesystem::rename(files_.back().first, files_.back().second);
+      files_.pop_back();
+    }
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> files_;
+};
+
 }  // namespace
 
 std::vector<Node> trace_of_rank(const StepProgram& program, const ParallelConfig& config, int rank,
@@ -327,6 +356,7 @@ ExportSummary export_chakra(const std::vector<StepProgram>& programs, const Para
                             const std::string& directory, const std::string& prefix) {
   std::filesystem::create_directories(directory);
   ExportSummary summary;
+  StagedFiles staged;
   std::vector<CommGroup> groups;
   std::map<int, const StepProgram*> by_stage;
   for (const auto& program : programs) by_stage[program.stage] = &program;
@@ -336,7 +366,7 @@ ExportSummary export_chakra(const std::vector<StepProgram>& programs, const Para
     const auto nodes = trace_of_rank(*by_stage.at(stage), config, rank, groups);
     const auto path =
         (std::filesystem::path(directory) / (prefix + "." + std::to_string(rank) + ".et")).string();
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    std::ofstream out(staged.stage(path), std::ios::binary | std::ios::trunc);
     ChakraProtoMsg::GlobalMetadata metadata;
     metadata.set_version(kFormatVersion);
     auto* attribute = metadata.add_attr();
@@ -352,6 +382,7 @@ ExportSummary export_chakra(const std::vector<StepProgram>& programs, const Para
     ++summary.files;
     summary.nodes += nodes.size();
   }
+  staged.commit();
   nlohmann::json json = nlohmann::json::object();
   for (const auto& group : groups) json[group.name] = group.ranks;
   summary.comm_groups_path = (std::filesystem::path(directory) / "comm_groups.json").string();

@@ -279,6 +279,23 @@ TEST(ChakraExport, WaitsBecomeDataDependencies) {
             2u);  // the spatial group (batch-norm free: the all-to-all) and the stage
 }
 
+// Rank 3's trace cannot be written (a folder has its temporary name): the export fails and
+// leaves no trace of any rank, rather than ranks 0 to 2 of this export beside older ones.
+TEST(ChakraExport, AFailedExportLeavesNoRankFile) {
+  const auto loaded = cosmoflow("{data: 2, spatial: {grid: [2, 2, 1], until: pool3}}");
+  const auto& point = loaded.points.front();
+  const auto programs = point_programs(loaded, point, nullptr).programs;
+  const auto directory = fresh_directory("failed");
+  fs::create_directories(directory / "point.3.et.partial" / "occupied");
+  EXPECT_THROW(chakra::export_chakra(programs, point.config, directory.string(), "point"),
+               std::runtime_error);
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(directory)) {
+    left.push_back(entry.path().filename().string());
+  }
+  EXPECT_EQ(left, std::vector<std::string>{"point.3.et.partial"});
+}
+
 TEST(ChakraExport, AMalformedFileIsAnError) {
   const auto directory = fresh_directory("malformed");
   fs::create_directories(directory);

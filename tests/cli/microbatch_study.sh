@@ -56,6 +56,8 @@ expect 2 "--limits" microbatch-study --limits 8x --output "$scratch/x"
 expect 2 "--policies" microbatch-study --policies none --output "$scratch/x"
 expect 2 "--layers" microbatch-study scenarios/custom_model.yaml --layers nope --output "$scratch/x"
 expect 2 "--device" microbatch-study --problems 52 --device tpu:0 --output "$scratch/x"
+: >"$scratch/a-file"
+expect 2 "--output" microbatch-study --problems 52 --output "$scratch/a-file/out"
 
 [ "$failures" -eq 0 ] && echo "all microbatch-study checks passed"
 exit $((failures > 0))
