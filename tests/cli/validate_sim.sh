@@ -58,8 +58,13 @@ done
 "$tessera" validate --cluster "$cluster" | grep -q "rank jitter of 2 ranks at [0-9]* moments" ||
   fail "tessera validate does not say the rank jitter of $cluster"
 grep -q "rank_jitter" "$scratch/out/ranks-1/cluster.yaml" && fail "1 rank: rank jitter written"
-grep -q "rank jitter: the median step of [0-9]* plays" "$scratch/out/sim.csv" ||
-  fail "the 2-rank simulation does not say it played the jitter's moments"
+# The compared simulation plays the moments between the steps: with two or more it reports their
+# median play; a busy machine may leave one moment between the steps, played as it is.
+between_steps=$(grep -Ec '^    - \[[0-9.e+-]+, [0-9.e+-]+\]$' "$scratch/out/ranks-2/cluster-during-training.yaml")
+if [ "$between_steps" -ge 2 ]; then
+  grep -q "rank jitter: the median step of [0-9]* plays" "$scratch/out/sim.csv" ||
+    fail "the 2-rank simulation does not say it played the jitter's $between_steps moments"
+fi
 for side in real sim; do
   [ -s "$scratch/out/$side.csv" ] || fail "no $side.csv beside the comparison"
 done
@@ -230,6 +235,11 @@ code=$?
 [ "$code" -eq 2 ] && [[ "$stderr" == *"--mpirun: expected a command line"* ]] ||
   fail "an unclosed quote in --mpirun: exit $code, $stderr"
 [ ! -e "$scratch/bad" ] || fail "a bad --mpirun profiled before stopping"
+: >"$scratch/a-file"
+stderr=$("$tessera" validate-sim "$scratch/tiny.yaml" --output "$scratch/a-file/out" 2>&1)
+code=$?
+[ "$code" -eq 2 ] && [[ "$stderr" == *"--output"* ]] ||
+  fail "an --output under a file: exit $code, not 2 naming --output: $stderr"
 
 [ "$failures" -eq 0 ] && echo "validate-sim: all checks passed"
 exit "$failures"
