@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Sets up and runs the whole test suite: what CI runs (.ci/run calls this).
 #   1. Release build with warnings as errors (CUDA parts compiled when nvcc, cuDNN, NCCL exist):
-#      every unit and command-line test but the speed checks (label bench); then the check that setup.sh installs every Debian
-#      package the build uses (tests/setup/check_packages.sh), that every C++ source is
-#      formatted as .clang-format says (tests/style/check_format.sh), and that core's folders
-#      include no header of a folder above them (tests/style/check_core_layers.sh).
+#      every unit and command-line test but the speed checks (label bench); then the check that
+#      setup.sh installs every Debian package the build uses (tests/setup/check_packages.sh), that
+#      every C++ source is formatted as .clang-format says (tests/style/check_format.sh), and that
+#      core's folders include no header of a folder above them (tests/style/check_core_layers.sh).
 #   2. One CPU-only clang build with AddressSanitizer + UndefinedBehaviorSanitizer and libFuzzer's
 #      coverage:
 #      a. every test again but those labelled `heavy` (4-rank MPI runs, command-line training
@@ -17,7 +17,8 @@
 #         cluster files, model files, ...) for a bounded time each (--fuzz-seconds, default 30).
 # Both builds are unity builds (setup.sh --unity: the clean sanitized build in 41% of the time);
 # a plain ./setup.sh compiles each file alone, which checks that each includes what it uses. Both
-# run each test binary in 8 shards (setup.sh --test-shards) rather than a process per test case.
+# run each test binary in 8 shards (test_shards below; setup.sh --test-shards) rather than a
+# process per test case.
 # Each step prints how long it took. Budget: 40 minutes on a 2-core machine, from a fresh clone
 # (what it took: docs/measurements/, "./test.sh from a fresh clone").
 #   ./test.sh --quick             only step 1
@@ -37,6 +38,7 @@ done
 [[ "$fuzz_seconds" =~ ^[1-9][0-9]*$ ]] ||
   { echo "test.sh: --fuzz-seconds takes a whole number of seconds, not '$fuzz_seconds'" >&2; exit 2; }
 jobs=$(nproc)
+test_shards=8
 started=$SECONDS
 step_started=$SECONDS
 step() {
@@ -59,7 +61,7 @@ finish() {
 }
 
 step "[1/2] Release build (warnings as errors) and tests"
-./setup.sh --werror --unity --test-shards 8
+./setup.sh --werror --unity --test-shards "$test_shards"
 # The speed checks (label bench: a simulated step's cost against reference work) are benchmarks,
 # run by hand (ctest --test-dir build -L bench): on a shared 2-core machine their ratio moved from
 # 1.7 to 2.4-3.5 with the same code (docs/measurements/2026-12-05-test-shards.md).
@@ -74,7 +76,7 @@ fi
 
 step "[2/2] CPU-only clang build with ASan + UBSan: tests (labels heavy, setup, analysis excluded), fuzzers"
 ./setup.sh --no-install --werror --unity --sanitize --fuzz --no-benchmarks --build-dir build-sanitize \
-  --test-shards 8
+  --test-shards "$test_shards"
 # GoogleTest cases left out under the sanitizers (the shards read the filter from the environment)
 sanitizer_skipped_cases=(
   # every candidate simulated: 100 to 150 s each under the sanitizers
@@ -86,7 +88,8 @@ sanitizer_skipped_cases=(
   'PlanSearchSim.PlainDataParallelismWinsForResNet50AtFewGpus'
   'PlanSearchSim.CosmoFlow512NeedsASpatialSplitOn16GBGpus'
 )
-# The bad-input files of every format: the fuzzers below start from them, sanitized too.
+# Left out too: the bad-input command-line tests (cli_bad_*), whose files the fuzzers below start
+# from, sanitized.
 GTEST_FILTER="-$(IFS=':'; echo "${sanitizer_skipped_cases[*]}")" \
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   run_tests build-sanitize --label-exclude "heavy|setup|analysis" --exclude-regex 'cli_bad_[a-z]+_exit_2'

@@ -13,7 +13,8 @@ through glibc's malloc, which hands large blocks back to the kernel and faults t
 Tessera allocates once. analysis/bench_against_torch.sh times PyTorch both as it comes and with
 malloc keeping its memory (MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_). --check instead compares
 the PyTorch network of each model given with its graph (parameter count, every layer's output
-shape) and exits 1 on any mismatch: several models in one process, which imports torch once. Needs PyTorch (Debian's python3-torch).
+shape) and exits 1 on any mismatch: several models in one process, which imports torch once.
+Needs PyTorch (Debian's python3-torch).
 """
 
 import argparse

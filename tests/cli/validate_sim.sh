@@ -49,8 +49,9 @@ grep -q "2 rank(s) sharing" "$cluster" || fail "2-rank cluster does not say how 
 # The ranks' jitter: from the profile's passes (at least 16) for the simulation before training,
 # from the passes between the steps for the one compared; each a 2-rank moment per line; none at 1
 # rank, whose median step it would not move.
+moments_in() { grep -Ec '^    - \[[0-9.e+-]+, [0-9.e+-]+\]$' "$1"; }  # 2-rank moments of a cluster file
 for file in cluster.yaml cluster-during-training.yaml; do
-  moments=$(grep -Ec '^    - \[[0-9.e+-]+, [0-9.e+-]+\]$' "$scratch/out/ranks-2/$file")
+  moments=$(moments_in "$scratch/out/ranks-2/$file")
   grep -q '^rank_jitter:$' "$scratch/out/ranks-2/$file" && [ "$moments" -ge 1 ] ||
     fail "2 ranks: $file has no rank jitter: $(tail -5 "$scratch/out/ranks-2/$file")"
 done
@@ -60,7 +61,7 @@ done
 grep -q "rank_jitter" "$scratch/out/ranks-1/cluster.yaml" && fail "1 rank: rank jitter written"
 # The compared simulation plays the moments between the steps: with two or more it reports their
 # median play; a busy machine may leave one moment between the steps, played as it is.
-between_steps=$(grep -Ec '^    - \[[0-9.e+-]+, [0-9.e+-]+\]$' "$scratch/out/ranks-2/cluster-during-training.yaml")
+between_steps=$(moments_in "$scratch/out/ranks-2/cluster-during-training.yaml")
 if [ "$between_steps" -ge 2 ]; then
   grep -q "rank jitter: the median step of [0-9]* plays" "$scratch/out/sim.csv" ||
     fail "the 2-rank simulation does not say it played the jitter's $between_steps moments"
