@@ -45,6 +45,14 @@ TEST(Utf8Text, RejectsMalformedSequences) {
   EXPECT_EQ(where_rejected("\xFF").column, 1);
 }
 
+TEST(Utf8Text, RejectsControlCharactersButNotTabsOrLineEnds) {
+  EXPECT_NO_THROW(require_utf8("a:\t1\r\nb: 2\n", "f"));
+  const std::string with_nul("name: x\0y\n", 10);
+  EXPECT_EQ(where_rejected(with_nul).column, 8);
+  EXPECT_EQ(where_rejected("a: 1\n\x1B[0m").line, 2);  // an escape sequence pasted in
+  EXPECT_EQ(where_rejected("a\x7F").column, 2);        // DEL
+}
+
 TEST(Utf8Text, TheMessageShowsTheByte) {
   try {
     require_utf8("x\xE9", "f.csv");

@@ -68,6 +68,22 @@ TEST(ParseYamlText, ACommaOutsideBracketsIsAnErrorNotAHang) {
   EXPECT_EQ(later.problem(), "not valid YAML: unexpected ','");
 }
 
+// yaml-cpp stops deep nesting with the message "bad file", which names no cause.
+TEST(ParseYamlText, NestingTooDeepSaysSo) {
+  const std::string deep = "name: x\nmodel: " + std::string(5000, '[') + std::string(5000, ']');
+  const auto error = input_error([&] { parse(deep); });
+  EXPECT_EQ(error.where().line, 2);
+  EXPECT_TRUE(contains(error.problem(), "nested deeper")) << error.problem();
+  EXPECT_FALSE(contains(error.problem(), "bad file")) << error.problem();
+}
+
+TEST(ParseYamlText, ANulByteIsAnErrorAtItsPlace) {
+  const auto error = input_error([] { parse(std::string("name: x\0y\n", 10)); });
+  EXPECT_EQ(error.where().line, 1);
+  EXPECT_EQ(error.where().column, 8);
+  EXPECT_TRUE(contains(error.problem(), "0x00")) << error.problem();
+}
+
 TEST(ParseYamlText, ASecondDocumentIsAnErrorAtItsStart) {
   const auto error = input_error([] { parse("a: 1\n---\n---\nb: 2\n"); });
   EXPECT_EQ(error.where().line, 3);

@@ -39,6 +39,22 @@ std::size_t sequence_length(std::string_view text, std::size_t at) {
   return length;
 }
 
+// C0 control characters other than tab, line feed and carriage return are not text (YAML 1.2
+// section 5.1 excludes them from a stream): a NUL byte means a binary file or a damaged one.
+bool is_control_byte(char character) {
+  const auto byte = static_cast<std::uint8_t>(character);
+  return (byte < 0x20 && character != '\t' && character != '\n' && character != '\r') ||
+         byte == 0x7F;
+}
+
+[[noreturn]] void reject_byte(const std::string& file, int line, int column, char character,
+                              const std::string& why) {
+  char shown[8];
+  std::snprintf(shown, sizeof shown, "0x%02X", static_cast<std::uint8_t>(character));
+  throw InputError({file, line, column}, "",
+                   std::string("expected UTF-8 text, got the byte ") + shown + ", " + why);
+}
+
 }  // namespace
 
 void require_utf8(std::string_view text, const std::string& file) {
@@ -47,12 +63,12 @@ void require_utf8(std::string_view text, const std::string& file) {
   for (std::size_t at = 0; at < text.size();) {
     const std::size_t length = sequence_length(text, at);
     if (length == 0) {
-      char shown[8];
-      std::snprintf(shown, sizeof shown, "0x%02X", static_cast<std::uint8_t>(text[at]));
-      throw InputError({file, line, column}, "",
-                       std::string("expected UTF-8 text, got the byte ") + shown +
-                           ", which does not begin or continue a UTF-8 character (save the file "
-                           "as UTF-8)");
+      reject_byte(file, line, column, text[at],
+                  "which does not begin or continue a UTF-8 character (save the file as UTF-8)");
+    }
+    if (is_control_byte(text[at])) {
+      reject_byte(file, line, column, text[at],
+                  "a control character that text does not hold (is it a binary or damaged file?)");
     }
     if (text[at] == '\n') {
       ++line;

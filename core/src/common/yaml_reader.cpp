@@ -7,6 +7,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <yaml-cpp/depthguard.h>
+
 #include "tessera/core/common/utf8_text.hpp"
 #include "yaml_documents.hpp"
 
@@ -266,6 +268,13 @@ YamlValue parse_yaml_text(const std::string& text, const std::string& display_na
                        "per file");
     }
     return YamlValue(root, "", file);
+  } catch (const YAML::DeepRecursion& error) {
+    // yaml-cpp names this "bad file", which says nothing of the cause.
+    throw InputError({display_name, error.mark.line + 1, error.mark.column + 1}, "",
+                     "cannot be read: brackets or blocks nested deeper than the YAML reader "
+                     "follows (" +
+                         std::to_string(error.depth()) +
+                         " levels of its parser); expected a file nested a few levels deep");
   } catch (const YAML::Exception& error) {
     const auto& mark = error.mark;
     SourceLocation where{display_name, mark.is_null() ? 0 : mark.line + 1,

@@ -8,7 +8,8 @@ namespace tessera {
 
 // Throws InputError naming `file`, the line and column (in characters) of the first byte that
 // does not belong to a well-formed UTF-8 sequence (overlong forms, surrogates and code points
-// above U+10FFFF included), and that byte's value.
+// above U+10FFFF included) or that is a control character other than tab, line feed and carriage
+// return (a NUL byte, say), and that byte's value.
 void require_utf8(std::string_view text, const std::string& file);
 
 }  // namespace tessera
