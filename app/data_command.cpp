@@ -211,6 +211,15 @@ void add_inspect_command(CLI::App& data, Action& action) {
                     << " does not fit a depth of " << index.shape.spatial[0] << "\n";
           return kExitBadInput;
         }
+        // Training's halo exchange reaches only the neighbouring slab, so a halo is at most the
+        // thinnest slab (the scenario check halo_wider_than_slab says the same).
+        const std::int64_t thinnest_slab = index.shape.spatial[0] / settings->parts;
+        if (settings->halo > thinnest_slab) {
+          std::cerr << "error: --halo " << settings->halo << " is wider than the thinnest of "
+                    << settings->parts << " depth slabs (" << thinnest_slab
+                    << " planes); expected at most " << thinnest_slab << "\n";
+          return kExitBadInput;
+        }
         read_dataset(index, *settings);
         return kExitOk;
       });

@@ -3,6 +3,7 @@
 #include "command_guard.hpp"
 #include "commands.hpp"
 #include "option_checks.hpp"
+#include "profile_coverage_report.hpp"
 #include "scenario_target.hpp"
 #include "tessera/core/cost/profile_database.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
@@ -55,6 +56,7 @@ void add_describe_command(CLI::App& cli, Action& action) {
         }
         ProfileDatabase profiles;
         for (const auto& path : settings->profiles) profiles.load_csv(path);
+        warn_if_no_profile_row_matches(profiles, loaded, settings->file, std::cerr);
         std::cout << describe_scenario(loaded, {settings->point, !settings->no_layers,
                                                 profiles.size() > 0 ? &profiles : nullptr});
         return kExitOk;

@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "option_checks.hpp"
 #include "output_directory.hpp"
+#include "profile_coverage_report.hpp"
 #include "scenario_target.hpp"
 #include "tessera/chakra/chakra_export.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
@@ -37,6 +38,7 @@ int export_point(const ExportSettings& settings) {
   }
   ProfileDatabase profiles;
   for (const auto& path : settings.profiles) profiles.load_csv(path);
+  warn_if_no_profile_row_matches(profiles, loaded, settings.file, std::cerr);
   const auto& point = loaded.points[static_cast<std::size_t>(settings.point)];
   const std::string directory =
       settings.output.empty()

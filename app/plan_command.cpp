@@ -17,6 +17,7 @@
 #include "output_directory.hpp"
 #include "plan_progress.hpp"
 #include "plan_report.hpp"
+#include "profile_coverage_report.hpp"
 #include "rank_spread.hpp"
 #include "scenario_target.hpp"
 #include "tessera/core/common/atomic_file.hpp"
@@ -205,6 +206,7 @@ int plan(const PlanSettings& settings) {
   }
   ProfileDatabase profiles;
   for (const auto& path : settings.profiles) profiles.load_csv(path);
+  warn_if_no_profile_row_matches(profiles, loaded, settings.file, std::cerr);
   const ProfileDatabase* profile_db = profiles.size() > 0 ? &profiles : nullptr;
 
   PlanSearchOptions options;

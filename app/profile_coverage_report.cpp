@@ -24,6 +24,16 @@ std::string quoted_list(const std::vector<std::string>& names) {
   return text;
 }
 
+bool names_the_device(const ProfileCoverage& c) {
+  return std::find(c.devices.begin(), c.devices.end(), c.device) != c.devices.end();
+}
+
+std::string device_mismatch(const ProfileCoverage& c) {
+  return "the rows name device " + quoted_list(c.devices) + ", the cluster's gpu.model is '" +
+         c.device + "': simulate with the cluster file `tessera profile` wrote beside the " +
+         "profile (--cluster)";
+}
+
 }  // namespace
 
 void report_profile_coverage(const ProfileCoverage& c, const std::string& scenario_file,
@@ -50,11 +60,26 @@ void report_profile_coverage(const ProfileCoverage& c, const std::string& scenar
   if (c.unmatched.size() > listed) {
     warnings << "  ... and " << c.unmatched.size() - listed << " more\n";
   }
-  if (c.matching_rows == 0 &&
-      std::find(c.devices.begin(), c.devices.end(), c.device) == c.devices.end()) {
-    warnings << "  the rows name device " << quoted_list(c.devices) << ", the cluster's gpu.model "
-             << "is '" << c.device << "': simulate with the cluster file `tessera profile` wrote "
-             << "beside the profile (--cluster)\n";
+  if (c.matching_rows == 0 && !names_the_device(c)) {
+    warnings << "  " << device_mismatch(c) << "\n";
+  }
+}
+
+void warn_if_no_profile_row_matches(const ProfileDatabase& profiles, const LoadedScenario& scenario,
+                                    const std::string& scenario_file, std::ostream& warnings) {
+  if (profiles.size() == 0) return;
+  const auto c = profile_coverage(profiles, scenario);
+  if (c.measured_kernels > 0) return;
+  warnings << "warning: " << scenario_file << ": no row of the --profiles times a kernel of "
+           << "this scenario, so every kernel is timed at the roofline: ";
+  if (!names_the_device(c)) {
+    warnings << device_mismatch(c) << "\n";
+  } else if (c.matching_rows > 0) {
+    warnings << "its " << counted(static_cast<std::int64_t>(c.matching_rows), "matching row")
+             << " say ok=false (the algorithm did not run)\n";
+  } else {
+    warnings << "the rows of '" << c.device << "' hold other kernels, dtypes or micro-batches "
+             << "(tessera validate " << scenario_file << " --profiles ... lists them)\n";
   }
 }
 

@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "option_checks.hpp"
 #include "output_directory.hpp"
+#include "profile_coverage_report.hpp"
 #include "rank_spread.hpp"
 #include "run_real.hpp"
 #include "scenario_target.hpp"
@@ -212,6 +213,9 @@ int run(const RunSettings& settings) {
     traced.insert(index);
   };
   RankSpread spread;
+  if (spread.writer()) {
+    warn_if_no_profile_row_matches(profiles, loaded, settings.file, std::cerr);
+  }
   // Checked before the sweep (not under mpirun: a rank stopping alone would leave the others
   // waiting for it).
   if (spread.size() == 1) {

@@ -47,6 +47,8 @@ echo "not HDF5" > "$data/broken.h5"
 expect 2 "$data/broken.h5: not an HDF5 file" data inspect "$data"
 rm "$data/broken.h5"
 expect 2 "does not fit a depth of 8" data inspect "$data" --read --parts 9
+expect 2 "--halo 5 is wider than the thinnest of 2 depth slabs (4 planes)" \
+  data inspect "$data" --read --parts 2 --halo 5
 expect 2 "--compute-ms" data inspect "$data" --read --compute-ms -1
 expect 2 "--task" data generate --output "$scratch/x" --samples 1 --width 8 --task classification
 expect 2 "--classes" data generate --output "$scratch/x" --samples 1 --width 8 --task segmentation \

@@ -66,6 +66,30 @@ validate "$scenario" --profiles "$profiles/small_cnn_v100.csv" \
 [[ "$err" == *"the rows name device 'V100-SXM2-16GB', the cluster's gpu.model is 'test-gpu'"* ]] ||
   fail "no device hint: $err"
 
+# The commands that simulate with --profiles warn as plainly when no row times a kernel: another
+# device's rows, or rows whose algorithms all failed; a profile that times some kernels is quiet.
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+simulate() {  # simulate COMMAND ARGS...: sets code and err
+  "$tessera" "$@" >/dev/null 2>"$scratch/err"
+  code=$?
+  err=$(cat "$scratch/err")
+}
+simulate run "$scenario" --profiles "$profiles/small_cnn_v100.csv" --output "$scratch/run"
+[ "$code" -eq 0 ] && [[ "$err" != *warning* ]] || fail "run with a matching profile: $code $err"
+simulate run "$scenario" --profiles "$profiles/small_cnn_v100.csv" \
+  --cluster "$data/clusters/two_pcie_nodes.yaml" --output "$scratch/other"
+[ "$code" -eq 0 ] || fail "run with another device's profile: exit $code: $err"
+[[ "$err" == "warning: $scenario: no row of the --profiles times a kernel of this scenario"*"the rows name device 'V100-SXM2-16GB', the cluster's gpu.model is 'test-gpu'"* ]] ||
+  fail "run: no warning of another device's profile: $err"
+simulate describe "$scenario" --profiles "$profiles/other_model_v100.csv"
+[ "$code" -eq 0 ] || fail "describe with another model's profile: exit $code: $err"
+[[ "$err" == *"the rows of 'V100-SXM2-16GB' hold other kernels, dtypes or micro-batches"* ]] ||
+  fail "describe: no warning of another model's profile: $err"
+sed 's/,true$/,false/' "$profiles/small_cnn_v100.csv" >"$scratch/failed.csv"
+simulate run "$scenario" --profiles "$scratch/failed.csv" --output "$scratch/failed"
+[[ "$err" == *"matching rows say ok=false"* ]] || fail "run: no warning of failed rows: $err"
+
 # A bad file among good ones: exit 2, and no coverage from a partial set of profiles.
 validate "$scenario" --profiles "$profiles/small_cnn_v100.csv" "$data/profiles/bad/time_nan.csv"
 [ "$code" -eq 2 ] || fail "bad profile among good: exit $code"

@@ -46,7 +46,7 @@ ProfileCoverage profile_coverage(const ProfileDatabase& profiles, const LoadedSc
     if (row.device == coverage.device && it != wanted.end() &&
         it->second.contains(row.micro_batch)) {
       ++coverage.matching_rows;
-      measured.insert(key);
+      if (row.ok) measured.insert(key);  // a failed algorithm's row times nothing
     } else {
       coverage.unmatched.push_back(std::move(row));
     }

@@ -148,7 +148,12 @@ void parse_kernels(Scenario& s, const YamlValue& value) {
       mb.policy = parse_enum<MicroBatchPolicy>(*policy);
     if (auto mode = micro_map.optional("mode")) mb.mode = parse_enum<MicroBatchMode>(*mode);
     if (auto limit = micro_map.optional("workspace_limit")) {
+      // The step reserves the whole limit as its workspace pool, so a limit past any memory
+      // would only make every point not fit.
       mb.workspace_limit_bytes = limit->as_quantity(QuantityKind::bytes);
+      if (mb.workspace_limit_bytes > kLargestMemoryBytes) {
+        limit->fail("a size from 0 B up to 1 EiB such as 512 MiB");
+      }
     }
   }
 }

@@ -59,6 +59,11 @@ class LstmRules final : public LayerKindRules {
     require_sequence(layer, inputs[0], "input");
     require(p.hidden > 0, layer, "hidden must be positive");
     require(p.projection >= 0, layer, "projection must be positive, or 0 for none");
+    // A projection reduces the recurrent width (Sak et al. 2014); PyTorch's nn.LSTM refuses
+    // even proj_size == hidden_size, which here is a square projection.
+    require(p.projection <= p.hidden, layer,
+            "projection must be at most hidden (" + std::to_string(p.hidden) + "); got " +
+                std::to_string(p.projection));
     return TensorShape{inputs[0].n, (p.bidirectional ? 2 : 1) * recurrent_width(p),
                        inputs[0].spatial};
   }

@@ -20,7 +20,7 @@ struct ProfileCoverage {
   std::size_t machine_rows = 0;         // copies, collectives, rank passes: the machine, no kernel
   std::vector<ProfileEntry> unmatched;  // every other row, by file and line
   std::size_t kernels = 0;              // distinct kernels and updates the scenario runs
-  std::size_t measured_kernels = 0;     // of those, the ones with a matching row
+  std::size_t measured_kernels = 0;     // of those, the ones with a matching row that ran (ok)
   std::vector<std::string> devices;     // the device names the rows give, sorted
 };
 
