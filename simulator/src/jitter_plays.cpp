@@ -19,8 +19,15 @@ std::vector<SimulationOptions> jitter_plays(const ClusterSpec& cluster,
   return all;
 }
 
-SimulationOutcome median_play(std::vector<SimulationOutcome> plays) {
-  if (plays.size() == 1) return std::move(plays.front());
+SimulationOutcome median_play(std::vector<SimulationOutcome> plays, const ClusterSpec& cluster) {
+  if (plays.size() == 1) {
+    auto only = std::move(plays.front());
+    if (!cluster.jitter.empty() && only.result.status != PointStatus::failed) {
+      only.result.note +=
+          "; rank jitter: the one measured moment of the ranks' slowdowns, played as it is";
+    }
+    return only;
+  }
   std::vector<SimulationOutcome> ok;
   for (auto& play : plays) {
     if (play.result.status != PointStatus::failed) ok.push_back(std::move(play));

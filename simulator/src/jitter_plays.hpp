@@ -19,7 +19,8 @@ std::vector<SimulationOptions> jitter_plays(const ClusterSpec& cluster,
                                             const SimulationOptions& options);
 
 // The play whose step is the (lower) median of the successful ones, its note saying so; a single
-// play as it is. Failed plays count only when every play failed (the first failure is returned).
-SimulationOutcome median_play(std::vector<SimulationOutcome> plays);
+// play as it is, its note saying so where `cluster` has jitter (one measured moment). Failed
+// plays count only when every play failed (the first failure is returned).
+SimulationOutcome median_play(std::vector<SimulationOutcome> plays, const ClusterSpec& cluster);
 
 }  // namespace tessera::sim

@@ -356,7 +356,7 @@ SimulationOutcome simulate_point_isolated(const LoadedScenario& scenario, const 
     for (const auto& play : jitter_plays(scenario.cluster, epoch_options)) {
       plays.push_back(simulate_in_child(scenario, point, play));
     }
-    return median_play(std::move(plays));
+    return median_play(std::move(plays), scenario.cluster);
   };
   auto steady = options;
   steady.epoch = Epoch::later;

@@ -88,9 +88,10 @@ std::vector<std::optional<SimulationOutcome>> simulate_points(
   std::vector<std::optional<SimulationOutcome>> outcomes(points.size());
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (cut_off[i] || steady_plays[i].empty()) continue;
-    auto& into = outcomes[i].emplace(median_play(std::move(steady_plays[i])));
+    auto& into =
+        outcomes[i].emplace(median_play(std::move(steady_plays[i]), points[i].scenario->cluster));
     if (first_plays[i].empty()) continue;
-    const auto outcome = median_play(std::move(first_plays[i]));
+    const auto outcome = median_play(std::move(first_plays[i]), points[i].scenario->cluster);
     if (outcome.result.status == PointStatus::failed) {
       into.result.status = PointStatus::failed;
       into.result.note += "; first epoch: " + outcome.result.note;

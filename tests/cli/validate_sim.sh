@@ -65,6 +65,9 @@ between_steps=$(moments_in "$scratch/out/ranks-2/cluster-during-training.yaml")
 if [ "$between_steps" -ge 2 ]; then
   grep -q "rank jitter: the median step of [0-9]* plays" "$scratch/out/sim.csv" ||
     fail "the 2-rank simulation does not say it played the jitter's $between_steps moments"
+elif [ "$between_steps" -eq 1 ]; then
+  grep -q "rank jitter: the one measured moment" "$scratch/out/sim.csv" ||
+    fail "the 2-rank simulation does not say it played the jitter's one moment"
 fi
 for side in real sim; do
   [ -s "$scratch/out/$side.csv" ] || fail "no $side.csv beside the comparison"

@@ -36,6 +36,18 @@ TEST(RankJitterSim, RanksSlowAtDifferentMomentsLengthenTheMedianStep) {
   EXPECT_GT(jittered.step_seconds, steady.step_seconds + 0.1 * steady.breakdown.compute_seconds);
 }
 
+TEST(RankJitterSim, OneMeasuredMomentIsPlayedAsItIsAndSaysSo) {
+  auto loaded = resnet18_on_dgx(2);
+  const auto steady = test::simulate_first_point(loaded);
+  loaded.cluster.jitter.slowdowns = {{1.0, 1.2}};
+  const auto jittered = test::simulate_first_point(loaded);
+  EXPECT_NE(jittered.note.find("rank jitter: the one measured moment"), std::string::npos)
+      << jittered.note;
+  EXPECT_NEAR(jittered.breakdown.compute_seconds, 1.2 * steady.breakdown.compute_seconds,
+              1e-6 * steady.breakdown.compute_seconds);
+  EXPECT_EQ(steady.note.find("rank jitter"), std::string::npos) << steady.note;
+}
+
 TEST(RankJitterSim, RanksSlowTogetherAtAFewMomentsLeaveTheMedianStep) {
   auto loaded = resnet18_on_dgx(2);
   const auto steady = test::simulate_first_point(loaded);
