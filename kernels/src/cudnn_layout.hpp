@@ -48,8 +48,6 @@ struct CudnnPoolingLayout {
   std::vector<int> padding;
   std::vector<int> stride;
   bool needs_padded_copy() const { return padded_input.dims != input.dims; }
-  // The input's dims with the padded copy's strides: the copy's interior (it starts at offset 0).
-  CudnnTensorLayout interior_of_padded() const { return {input.dims, padded_input.strides}; }
 };
 
 CudnnPoolingLayout cudnn_pooling_layout(const PoolingGeometry& geometry, std::int64_t batch);
