@@ -1,7 +1,6 @@
 #include "tessera/core/strategy/step_program.hpp"
 
 #include <algorithm>
-#include <map>
 #include <optional>
 #include <stdexcept>
 
@@ -14,6 +13,7 @@
 #include "tessera/core/model/layer_cost.hpp"
 #include "tessera/core/model/layer_kind_rules.hpp"
 #include "tessera/core/strategy/table_copies.hpp"
+#include "window_op_plans.hpp"
 
 namespace tessera {
 namespace {
@@ -231,44 +231,11 @@ class ProgramWriter {
               .provenance = cost.provenance,
               .micro_batches = micro_batches};
     if (costs_.profiles() != nullptr && runs_window_kernels(layer.layer, shard.spatially_split)) {
-      plan_windows(op, micro_batches.micro_batches.empty() ? nullptr : &micro_batches);
+      plan_op_windows(op, layer, plan_,
+                      micro_batches.micro_batches.empty() ? nullptr : &micro_batches, costs_,
+                      options_.dtype);
     }
     add(std::move(op));
-  }
-
-  // Each distinct window of every shard, planned once; the timed shard's windows give the op's
-  // time where all of them are profiled, and the label counts the windows that fall back.
-  void plan_windows(StepOp& op, const MicroBatchPlan* layer_plan) const {
-    const auto& layer = model_.layers()[op.layer];
-    const std::int64_t batch = plan_.layers[op.layer].local_batch;
-    const auto& grid = plan_.config.spatial_grid;
-    const auto by_shard = window_kernels_by_shard(layer, grid, op.direction, op.part);
-    std::map<std::string, std::size_t> index_of;
-    for (const auto& windows : by_shard) {
-      for (const auto& window : windows) {
-        if (!index_of.emplace(window.shape, op.window_plans.size()).second) continue;
-        op.window_plans.push_back(
-            plan_window_kernel(window, op.direction, batch, layer_plan, costs_, options_.dtype));
-      }
-    }
-    double seconds = 0;
-    bool profiled = true;
-    for (const auto& window : by_shard.at(static_cast<std::size_t>(timed_shard(grid)))) {
-      const auto& planned = op.window_plans[index_of.at(window.shape)];
-      profiled = profiled && planned.source != WindowPlanSource::unprofiled;
-      seconds += planned.plan.seconds();
-    }
-    if (profiled) {
-      op.seconds = seconds;
-      op.provenance = Provenance::profile;
-    }
-    const auto falling_back = std::count_if(
-        op.window_plans.begin(), op.window_plans.end(),
-        [](const auto& planned) { return planned.source == WindowPlanSource::falls_back; });
-    if (falling_back > 0) {
-      op.label += " [" + std::to_string(falling_back) + " of " +
-                  std::to_string(op.window_plans.size()) + " windows fall back]";
-    }
   }
 
   // Forward of a split window layer as its partitioned kernel runs it: the first axis's halos
