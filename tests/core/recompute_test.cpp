@@ -7,6 +7,7 @@
 
 #include <algorithm>
 
+#include "tessera/core/strategy/memory_peak.hpp"
 #include "tessera/core/strategy/memory_plan.hpp"
 #include "tessera/core/strategy/recompute_segments.hpp"
 #include "tessera/core/strategy/step_program.hpp"

@@ -1,5 +1,7 @@
 #include "tessera/core/strategy/memory_estimate.hpp"
 
+#include "tessera/core/strategy/memory_peak.hpp"
+
 namespace tessera {
 
 MemoryInputs memory_inputs_of(const Scenario& scenario, double capacity_bytes) {

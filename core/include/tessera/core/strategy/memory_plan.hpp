@@ -125,15 +125,6 @@ struct StageMemoryPlan {
 StageMemoryPlan plan_stage_memory(const ModelGraph& model, const ShardPlan& plan, int stage,
                                   const MemoryInputs& inputs, const OffloadDecision& decision);
 
-// Device memory in use over a stage's events in program order (its pipeline passes, in the
-// order the plan's schedule gives them), without times: the peak and what it was made of then.
-struct MemoryPeak {
-  double total_bytes = 0;
-  std::array<double, kMemoryUses> by_use{};  // at the peak
-  double host_bytes = 0;                     // the most held in host memory at once
-};
-MemoryPeak peak_of(const ModelGraph& model, const ShardPlan& plan, const StageMemoryPlan& memory);
-
 // The decisions a policy stands for, in the order dyn tries them: none, conv, all, then all with
 // the memory-optimal algorithms; any other policy, itself alone.
 std::vector<OffloadDecision> offload_candidates(OffloadPolicy policy);
