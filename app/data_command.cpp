@@ -51,13 +51,13 @@ void add_generate_command(CLI::App& data, Action& action) {
       ->required();
   command->add_option("--samples", spec->samples, "Number of samples")
       ->required()
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{10'000'000}));
+      ->check(whole_number_in(1, 10'000'000));
   command->add_option("--width", spec->width, "Volume width: each sample is C x W x W x W")
       ->required()
-      ->check(CLI::Range(io::kMinimumSyntheticWidth, std::int64_t{1} << 14));
+      ->check(whole_number_in(io::kMinimumSyntheticWidth, std::int64_t{1} << 14));
   command->add_option("--channels", spec->channels, "Channels per voxel")
       ->default_val(4)
-      ->check(CLI::Range(1, 1024));
+      ->check(whole_number_in(1, 1024));
   command->add_option("--seed", spec->seed, "Seed; the same seed writes the same files")
       ->default_val(0);
   command
@@ -66,7 +66,7 @@ void add_generate_command(CLI::App& data, Action& action) {
           "Store the volume (`full`, or `volume` for --task segmentation) in chunks of this "
           "many whole depth planes (default: contiguous)")
       ->default_val(0)
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 14));
+      ->check(whole_number_in(0, std::int64_t{1} << 14));
   command
       ->add_option("--stored-dtype", spec->layout.dtype,
                    "Values of the volume in the files: float32, or int16 rounded to integers "
@@ -89,7 +89,7 @@ void add_generate_command(CLI::App& data, Action& action) {
       ->add_option("--classes", task->classes,
                    "Classes of the voxels (segmentation; the model's output channels)")
       ->default_val(3)
-      ->check(CLI::Range(2, 1 << 16));
+      ->check(whole_number_in(2, 1 << 16));
   command->callback([&action, spec, task] {
     action = [spec, task] {
       return run_guarded([&] {
@@ -175,20 +175,19 @@ void add_inspect_command(CLI::App& data, Action& action) {
                     "Read every sample's depth slab through the prefetcher and report bandwidth");
   command->add_option("--parts", settings->parts, "Depth slabs per sample (ranks of a split)")
       ->default_val(1)
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 14));
+      ->check(whole_number_in(1, std::int64_t{1} << 14));
   command->add_option("--part", settings->part, "Which slab to read, 0-based")
       ->default_val(0)
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 14));
+      ->check(whole_number_in(0, std::int64_t{1} << 14));
   command->add_option("--halo", settings->halo, "Halo planes on each side of the slab")
       ->default_val(0)
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 14));
+      ->check(whole_number_in(0, std::int64_t{1} << 14));
   command
       ->add_option("--compute-ms", settings->compute_ms,
                    "Wait this long per sample, standing in for a training step, to see how much "
                    "of the reading the prefetch hides")
       ->default_val(0)
-      ->check(CLI::Range(0.0, 1e6))
-      ->check(kFiniteNumber);
+      ->check(number_in(0.0, 1e6));
   command->callback([&action, settings] {
     action = [settings] {
       return run_guarded([&] {

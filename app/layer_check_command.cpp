@@ -179,14 +179,14 @@ void add_layer_check_command(CLI::App& cli, Action& action) {
   command
       ->add_option("--mini-batch", settings->mini_batch,
                    "With a model name: samples per GPU (default: the model's own, else 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_in(1, std::int64_t{1} << 24));
   command->add_option("--point", settings->point, "Sweep point whose shards run (index)")
       ->capture_default_str()
       ->check(kPointIndex);
   command
       ->add_option("--timed-runs", settings->timed_runs,
                    "Runs per direction after the one whose result is kept (median reported)")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_number_in(1, 1000000))
       ->capture_default_str();
   command->add_option("--seed", settings->seed, "Seed of the random operands")
       ->capture_default_str();

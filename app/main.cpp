@@ -1,9 +1,43 @@
 // tessera: plan, simulate and run deep-learning training scenarios.
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "command_guard.hpp"
 #include "commands.hpp"
 #include "version_text.hpp"
+
+namespace {
+
+// The error, and the help of the (sub)command it is in ('tessera data inspect --help'). Where a
+// command's subcommand is missing, the word given in its place (if any) is named, with the
+// subcommands it could have been: CLI11 says only "A subcommand is required".
+std::string parse_error_text(const CLI::App& cli, const CLI::ParseError& error, int argc,
+                             char** argv) {
+  const std::vector<std::string> words(argv + 1, argv + argc);
+  auto after_path = words.begin();  // the first word after the (sub)command names
+  const CLI::App* innermost = &cli;
+  std::string command = "tessera";
+  for (auto parsed = cli.get_subcommands(); !parsed.empty();
+       parsed = innermost->get_subcommands()) {
+    innermost = parsed.front();
+    command += " " + innermost->get_name();
+    after_path = std::find(after_path, words.end(), innermost->get_name()) + 1;
+  }
+  std::string message = error.what();
+  const auto subcommands =
+      const_cast<CLI::App*>(innermost)->get_subcommands([](CLI::App*) { return true; });
+  const auto given = std::find_if(after_path, words.end(),
+                                  [](const std::string& word) { return word.front() != '-'; });
+  if (!subcommands.empty() && given != words.end()) {
+    message = "unknown command '" + *given + "'; expected one of:";
+    for (const CLI::App* sub : subcommands) message += " " + sub->get_name();
+  }
+  return "error: " + message + "\nRun '" + command + " --help' for usage.\n";
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace tessera::app;
@@ -34,7 +68,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& version) {
     return cli.exit(version);
   } catch (const CLI::ParseError& error) {
-    std::cerr << "error: " << error.what() << "\nRun 'tessera --help' for usage.\n";
+    std::cerr << parse_error_text(cli, error, argc, argv);
     return kExitBadInput;
   }
   return action ? action() : kExitBadInput;

@@ -252,7 +252,7 @@ void add_microbatch_study_command(CLI::App& cli, Action& action) {
       ->add_option("--mini-batch", settings->mini_batch,
                    "Samples per kernel call (default: the problem's N, the scenario's, or a zoo "
                    "model's own mini-batch, else 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_in(1, std::int64_t{1} << 24));
   command
       ->add_option("--limits", settings->limits,
                    "Workspace limits, in MiB or with a unit, comma-separated")
@@ -263,7 +263,7 @@ void add_microbatch_study_command(CLI::App& cli, Action& action) {
   command
       ->add_option("--all-max-batch", settings->all_max_batch,
                    "Policy 'all' profiles every size 1..B; it is not run above this batch")
-      ->check(CLI::PositiveNumber)
+      ->check(whole_number_in(1, std::int64_t{1} << 24))
       ->capture_default_str();
   command
       ->add_option("--skip-algorithms", settings->skip_algorithms,
@@ -273,9 +273,8 @@ void add_microbatch_study_command(CLI::App& cli, Action& action) {
   command
       ->add_option("--seconds-per-measurement", settings->seconds_per_measurement,
                    "Repeat each measurement until this much time is spent (median counts)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str()
-      ->check(kFiniteNumber);
+      ->check(kPositiveNumber)
+      ->capture_default_str();
   command->add_option("--device", settings->device, "cpu or cuda:N")->capture_default_str();
   command->add_option("--output", settings->output,
                       "Directory for profile.csv, rows.csv, summary.csv (default: "

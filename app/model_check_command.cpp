@@ -129,7 +129,7 @@ void add_model_check_command(CLI::App& cli, Action& action) {
   command
       ->add_option("--mini-batch", settings->mini_batch,
                    "With a model name: samples (default: the model's own, else 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_in(1, std::int64_t{1} << 24));
   command->add_option("--point", settings->point, "Sweep point whose mini-batch is used (index)")
       ->capture_default_str()
       ->check(kPointIndex);

@@ -1,6 +1,7 @@
 #pragma once
 // Checks for command-line values that CLI11's own let through.
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -19,6 +20,16 @@ inline const CLI::Validator kFiniteNumber(
       return std::string();
     },
     "FINITE");
+
+// CLI11's own range checks say "Value abc not in range 1 to 10000000" of a word, let "2.5"
+// through to an integer option (then "Could not convert"), and print the largest double in full
+// for PositiveNumber. These say what is expected: a whole number written in decimal digits (no
+// 0x or octal reading), or a finite number, in a range.
+CLI::Validator whole_number_in(std::int64_t lowest, std::int64_t highest);
+CLI::Validator number_in(double lowest, double highest);
+// Finite and above 0; finite and at least 0.
+extern const CLI::Validator kPositiveNumber;
+extern const CLI::Validator kNonNegativeNumber;
 
 // A sweep point's index as a user writes it: decimal digits. CLI11 reads "-1" into an unsigned
 // index as 18446744073709551615 and "010" as octal 8.

@@ -409,16 +409,16 @@ void add_plan_command(CLI::App& cli, Action& action) {
   command
       ->add_option("--gpus", settings->gpus,
                    "GPU counts to plan for (default: the largest of the scenario's points)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+      ->check(whole_number_in(1, std::int64_t{1} << 24));
   command
       ->add_option("--global-batch", settings->global_batch,
                    "Keep this global batch (default: the scenario's, or its batch per "
                    "replica for a weak-scaling sweep)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+      ->check(whole_number_in(1, std::int64_t{1} << 24));
   command
       ->add_option("--mini-batch", settings->mini_batch,
                    "Keep this batch per data-parallel replica instead of a global batch")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 24));
+      ->check(whole_number_in(1, std::int64_t{1} << 24));
   command
       ->add_option("--objective", settings->objective,
                    "step (step per sample), time-to-train or samples-per-joule")
@@ -430,10 +430,9 @@ void add_plan_command(CLI::App& cli, Action& action) {
           "--budget-s", settings->budget_seconds,
           "Stop the search this many seconds after the command started, the simulations then "
           "running included (0: no limit)")
-      ->check(CLI::NonNegativeNumber)
-      ->check(kFiniteNumber);
+      ->check(kNonNegativeNumber);
   command->add_option("--top", settings->top, "How many of the best to print (and keep exact)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_in(1, 1000000));
   command->add_option("--output", settings->output,
                       "Directory for plan.csv, plan.json, summary.json and best.yaml (default: "
                       "the scenario's outputs.directory/plan)");
@@ -452,12 +451,12 @@ void add_plan_command(CLI::App& cli, Action& action) {
       ->add_option("--wave", settings->wave,
                    "Candidates simulated between pruning decisions (the output depends on it, "
                    "not on --jobs or MPI ranks)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_in(1, 1000000));
   command
       ->add_option("--jobs", settings->jobs,
                    "Simulations side by side on this machine (forked children per rank), and "
                    "threads screening the candidates")
-      ->check(CLI::Range(1, 256));
+      ->check(whole_number_in(1, 256));
   command->add_option("--pin", settings->pins,
                       "Keep the scenario's value of a key: parallelism.data, "
                       "parallelism.spatial.grid, parallelism.spatial.until, "
@@ -468,19 +467,19 @@ void add_plan_command(CLI::App& cli, Action& action) {
   command
       ->add_option("--max-model-degree", settings->max_model_degree,
                    "Largest model-parallel degree to try")
-      ->check(CLI::Range(1, 1024));
+      ->check(whole_number_in(1, 1024));
   command
       ->add_option("--max-tensor-degree", settings->max_tensor_degree,
                    "Largest tensor-parallel degree to try (default 8, a DGX node)")
-      ->check(CLI::Range(1, 1024));
+      ->check(whole_number_in(1, 1024));
   command
       ->add_option("--max-spatial-parts", settings->max_spatial_parts,
                    "Most GPUs one sample's spatial split may span (default 64)")
-      ->check(CLI::Range(1, 1 << 24));
+      ->check(whole_number_in(1, 1 << 24));
   command
       ->add_option("--max-micro-batches", settings->max_micro_batches,
                    "Most micro-batches to pipeline through model-parallel stages (default 8)")
-      ->check(CLI::Range(1, 1 << 20));
+      ->check(whole_number_in(1, 1 << 20));
   command->add_option("--profiles", settings->profiles,
                       "Profile databases (tessera profile) with measured kernel times; with them "
                       "workspace limits are searched too");

@@ -359,7 +359,7 @@ void add_profile_command(CLI::App& cli, Action& action) {
   command
       ->add_option("--mini-batch", settings->mini_batch,
                    "With a model name: samples per GPU (default: the model's own, else 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_in(1, std::int64_t{1} << 24));
   command->add_option("--points", settings->points, "Only these sweep points (indices)")
       ->delimiter(',')
       ->check(kPointIndex);
@@ -367,8 +367,7 @@ void add_profile_command(CLI::App& cli, Action& action) {
   command
       ->add_option("--seconds-per-measurement", settings->seconds_per_measurement,
                    "Repeat each measurement until this much time is spent (median counts)")
-      ->check(CLI::PositiveNumber)
-      ->check(kFiniteNumber);
+      ->check(kPositiveNumber);
   command
       ->add_option("--skip-algorithms", settings->skipped_algorithms,
                    "Algorithms not to measure, by name prefix (e.g. ref: for oneDNN's "
@@ -380,8 +379,7 @@ void add_profile_command(CLI::App& cli, Action& action) {
                    "and again for this long (at least 16 passes), as the machine's rank jitter "
                    "(rank_pass rows; validate-sim --jitter-seconds simulates with it); default 0: "
                    "none")
-      ->check(CLI::NonNegativeNumber)
-      ->check(kFiniteNumber);
+      ->check(kNonNegativeNumber);
   command->add_flag("--no-copies", settings->no_copies, "Skip the copy-bandwidth measurements");
   command->add_flag("--fresh", settings->fresh, "Measure everything again");
   command->add_flag("--warm-caches", settings->warm_caches,

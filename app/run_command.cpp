@@ -330,12 +330,12 @@ void add_run_command(CLI::App& cli, Action& action) {
       ->add_option("--warmup-steps", settings->warmup_steps,
                    "Real backend: steps trained before the measured ones (replaces the "
                    "scenario's real.warmup_steps)")
-      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1000000}));
+      ->check(whole_number_in(0, 1000000));
   command
       ->add_option("--measured-steps", settings->measured_steps,
                    "Real backend: steps measured, of which the median is reported (replaces the "
                    "scenario's real.measured_steps)")
-      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}));
+      ->check(whole_number_in(1, 1000000));
   command->add_option(
       "--interleaved-profile", settings->interleaved_profile,
       "Real backend, with --profiles: between the measured steps, time their rows of each "

@@ -176,12 +176,11 @@ void add_validate_sim_command(CLI::App& cli, Action& action) {
       ->add_option("--max-ranks", settings->max_ranks,
                    "Run points of at most this many ranks (default: the GPUs, or twice the CPU "
                    "cores)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_in(1, std::int64_t{1} << 20));
   command
       ->add_option("--seconds-per-measurement", settings->seconds_per_measurement,
                    "Profiling: repeat each kernel until this much time is spent")
-      ->check(CLI::PositiveNumber)
-      ->check(kFiniteNumber);
+      ->check(kPositiveNumber);
   command
       ->add_option("--jitter-seconds", settings->jitter_seconds,
                    "Profiling with several ranks: time passes over every rank's kernels, all "
@@ -189,21 +188,19 @@ void add_validate_sim_command(CLI::App& cli, Action& action) {
                    "simulation plays each measured moment's slowdowns (the profile's passes "
                    "before training, passes over the step's kernels between the real run's steps "
                    "after) and reports the median step. Default 0: every rank at its usual speed")
-      ->check(CLI::NonNegativeNumber)
-      ->check(kFiniteNumber);
+      ->check(kNonNegativeNumber);
   command
       ->add_option("--threads-per-rank", settings->threads_per_rank,
                    "CPU ranks: compute threads of each rank, in the real runs and the profiling "
                    "alike (default: the cores divided by the point's ranks, at least 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number_in(1, 4096));
   command
       ->add_option("--measure-seconds", settings->measure_seconds,
                    "Real runs: measure each rank count's points for about this long (steps from "
                    "the simulated step, at least the scenario's real.measured_steps; warm-up for "
                    "a tenth of it), so that they sample a machine whose speed moves over seconds "
                    "as the minutes of profiling do; 0: the scenario's steps")
-      ->check(CLI::Range(0.0, 3600.0))
-      ->check(kFiniteNumber);
+      ->check(number_in(0.0, 3600.0));
   command->add_flag("--no-interleave", settings->no_interleave,
                     "Simulate with the profile measured before training alone, instead of with "
                     "its rows timed again between the real run's steps (which is done only on CPU "

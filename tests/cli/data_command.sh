@@ -40,7 +40,12 @@ expect 0 "3-class voxel labels" data generate --output "$scratch/seg" --samples 
   --task segmentation --classes 3
 expect 0 "in the 3D U-Net (volume, segmentation) layout" data inspect "$scratch/seg" --read
 
-expect 2 "--samples" data generate --output "$scratch/x" --samples 0 --width 8
+expect 2 "--samples: expected a whole number from 1 to 10000000, got '0'" \
+  data generate --output "$scratch/x" --samples 0 --width 8
+expect 2 "--samples: expected a whole number from 1 to 10000000, got '2.5'" \
+  data generate --output "$scratch/x" --samples 2.5 --width 8
+expect 2 "Run 'tessera data generate --help' for usage." \
+  data generate --output "$scratch/x" --samples 010 --width 8
 expect 2 "--width" data generate --output "$scratch/x" --samples 1 --width 3
 expect 2 "$scratch/absent: no such data set directory" data inspect "$scratch/absent"
 echo "not HDF5" > "$data/broken.h5"
@@ -54,6 +59,8 @@ expect 2 "--task" data generate --output "$scratch/x" --samples 1 --width 8 --ta
 expect 2 "--classes" data generate --output "$scratch/x" --samples 1 --width 8 --task segmentation \
   --classes 1
 expect 2 "A subcommand is required" data
+expect 2 "unknown command 'inpsect'; expected one of: generate inspect" data inpsect "$data"
+expect 2 "unknown command 'dta'; expected one of: validate describe run" dta inspect "$data"
 
 echo "$failures failed"
 [ "$failures" -eq 0 ]

@@ -114,8 +114,10 @@ expect_bad "--memory-limit: expected a size" --memory-limit "12 parsecs"
 expect_bad "--objective: time-to-train needs" --objective time-to-train
 expect_bad "--memory-limit: expected a size such as 512 MiB, 16 GiB or 1e9 (bytes) up to 1 EiB" \
   --memory-limit "8 EiB"
-expect_bad "--global-batch: Value 9223372036854775807 not in range" \
+expect_bad "--global-batch: expected a whole number from 1 to 16777216, got '9223372036854775807'" \
   --global-batch 9223372036854775807
+expect_bad "--top: expected a whole number from 1 to 1000000, got '2.5'" --top 2.5
+expect_bad "--budget-s: expected a finite number of at least 0, got '-1'" --budget-s -1
 expect_bad "--budget-s: expected a finite number" --budget-s nan
 expect_bad "--global-batch: give --global-batch or --mini-batch" --global-batch 8 --mini-batch 1
 expect_bad "--global-batch: no strategy splits" --gpus 8 --global-batch 3 --pin parallelism.data
