@@ -343,6 +343,8 @@ void parse_real(Scenario& s, const YamlValue& value) {
 
 }  // namespace
 
+constexpr std::size_t kLongestScenarioName = 128;
+
 Scenario parse_scenario(const YamlValue& root) {
   YamlMap map(root, {"name", "description", "model", "parallelism", "kernels", "memory", "io",
                      "platform", "sweep", "outputs", "sim", "real", "training"});
@@ -356,6 +358,12 @@ Scenario parse_scenario(const YamlValue& root) {
   if (!valid_name) {
     map.required("name", "")
         .fail("a name of letters, digits, '-', '_' or '.', not starting with '.' (it names files)");
+  }
+  // The results folder and its files are named after it, and a file name has at most 255 bytes.
+  if (s.name.size() > kLongestScenarioName) {
+    map.required("name", "")
+        .fail("a name of at most " + std::to_string(kLongestScenarioName) +
+              " characters (it names files), not " + std::to_string(s.name.size()));
   }
   if (auto description = map.optional("description")) s.description = description->as_string();
   parse_model(s, map.required("model", "a mapping with 'zoo' or 'file', and 'mini_batch'"));
