@@ -22,6 +22,7 @@
 #include "scenario_target.hpp"
 #include "tessera/core/common/atomic_file.hpp"
 #include "tessera/core/common/embedded_files.hpp"
+#include "tessera/core/common/plausible_figures.hpp"
 #include "tessera/core/common/quantity.hpp"
 #include "tessera/core/common/utc_time.hpp"
 #include "tessera/core/plan_search/best_scenario.hpp"
@@ -198,9 +199,10 @@ int plan(const PlanSettings& settings) {
     memory_limit = parse_quantity(settings.memory_limit, QuantityKind::bytes);
     // As a cluster file's gpu.memory: beyond 1 EiB a size is a typo (and the scenario plan
     // writes would not hold it).
-    if (!memory_limit || *memory_limit <= 0 || *memory_limit > kLargestMemoryBytes) {
-      bad_option("--memory-limit", "expected " + quantity_syntax(QuantityKind::bytes) +
-                                       " up to 1 EiB, got '" + settings.memory_limit + "'");
+    const auto sizes = memory_cap_range();
+    if (!memory_limit || !sizes.holds(*memory_limit)) {
+      bad_option("--memory-limit", "expected " + quantity_syntax(QuantityKind::bytes) + " " +
+                                       sizes.text + ", got '" + settings.memory_limit + "'");
     }
     apply_memory_limit(loaded, *memory_limit);
   }

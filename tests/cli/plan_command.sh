@@ -112,7 +112,7 @@ expect_bad() {
 expect_bad "--pin: expected one of" --pin parallelism.bogus
 expect_bad "--memory-limit: expected a size" --memory-limit "12 parsecs"
 expect_bad "--objective: time-to-train needs" --objective time-to-train
-expect_bad "--memory-limit: expected a size such as 512 MiB, 16 GiB or 1e9 (bytes) up to 1 EiB" \
+expect_bad "--memory-limit: expected a size such as 512 MiB, 16 GiB or 1e9 (bytes) from 1 KiB to 1 EiB" \
   --memory-limit "8 EiB"
 expect_bad "--global-batch: expected a whole number from 1 to 16777216, got '9223372036854775807'" \
   --global-batch 9223372036854775807

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "tessera/core/common/embedded_files.hpp"
+#include "tessera/core/common/plausible_figures.hpp"
 #include "tessera/core/common/quantity.hpp"
 #include "tessera/core/common/yaml_reader.hpp"
 
@@ -38,32 +39,6 @@ bool has_unit(const std::string& text) {
   return !(std::isdigit(static_cast<unsigned char>(c)) || c == '.');
 }
 
-// What a real machine's figures may be, with orders of magnitude to spare: beyond these a figure
-// is a typo (a unit prefix or exponent off), and near-zero rates or huge sizes would push the
-// simulator's times past what a double holds (SimGrid then stops: "duration is not finite").
-// Latencies may be 0 and up to 1 s; the test clusters' "free" links are 1 EB/s.
-struct FigureRange {
-  double least;
-  double most;
-  const char* text;
-};
-
-FigureRange figure_range(QuantityKind kind) {
-  switch (kind) {
-    case QuantityKind::bytes:
-      return {1024.0 * 1024, kLargestMemoryBytes, "from 1 MiB to 1 EiB"};
-    case QuantityKind::bandwidth_bytes_per_second:
-      return {1e3, 1e18, "from 1 kB/s to 1 EB/s"};
-    case QuantityKind::flops_per_second:
-      return {1e6, 1e18, "from 1 MFLOP/s to 1 EFLOP/s"};
-    case QuantityKind::seconds:
-      return {0, 1, "from 0 s to 1 s"};
-    case QuantityKind::watts:
-      return {1, 1e5, "from 1 W to 100 kW"};
-  }
-  return {0, 0, ""};
-}
-
 double figure(const YamlValue& item, QuantityKind kind, bool allow_zero) {
   const std::string syntax = figure_syntax(kind) + (allow_zero ? "" : ", positive");
   if (!item.is_scalar() || !has_unit(item.node().Scalar())) item.fail(syntax);
@@ -71,8 +46,8 @@ double figure(const YamlValue& item, QuantityKind kind, bool allow_zero) {
   const double value = item.as_quantity(kind);
   if (!allow_zero && value <= 0) item.fail(syntax);
   if (value == 0) return value;
-  const auto range = figure_range(kind);
-  if (value < range.least || value > range.most) {
+  const auto range = plausible_range(kind);
+  if (!range.holds(value)) {
     item.fail(figure_syntax(kind) + ", " + range.text +
               (allow_zero && range.least > 0 ? " (or 0)" : ""));
   }

@@ -8,6 +8,7 @@
 #include "remember_location.hpp"
 #include "scenario_enums.hpp"
 #include "tessera/core/common/dtype.hpp"
+#include "tessera/core/common/plausible_figures.hpp"
 #include "tessera/core/common/quantity.hpp"
 #include "training_parser.hpp"
 
@@ -162,8 +163,8 @@ void parse_memory(Scenario& s, const YamlValue& value) {
   YamlMap map(value, {"device_capacity", "offload", "allocation", "shard", "recompute"});
   if (auto capacity = map.optional("device_capacity")) {
     const double bytes = capacity->as_quantity(QuantityKind::bytes);
-    if (bytes <= 0 || bytes > kLargestMemoryBytes) {
-      capacity->fail("a positive size up to 1 EiB such as 16 GiB");
+    if (const auto sizes = memory_cap_range(); !sizes.holds(bytes)) {
+      capacity->fail(std::string("a size ") + sizes.text + " such as 16 GiB");
     }
     s.memory.device_capacity_bytes = bytes;
     remember(s, *capacity);

@@ -20,6 +20,7 @@
 
 #include "process/child_process.hpp"
 #include "tessera/core/common/input_error.hpp"
+#include "tessera/core/common/plausible_figures.hpp"
 #include "tessera/core/common/utf8_text.hpp"
 
 // SimGrid's platform parser (flex) exports the line it is reading but declares it in no public
@@ -109,15 +110,20 @@ nlohmann::json inspect(const std::string& xml_path, const std::optional<XmlGpuMa
   }
   for (auto* link : engine.get_all_links()) {
     const double bandwidth = link->get_bandwidth(), latency = link->get_latency();
-    if (!(bandwidth > 0) || !std::isfinite(bandwidth)) {
+    // A cluster file's ranges (plausible_figures.hpp): a link of 1e300 s or 1e-300 B/s played
+    // steps of 1e300 s.
+    const auto rates = plausible_range(QuantityKind::bandwidth_bytes_per_second);
+    if (!(bandwidth > 0) || !std::isfinite(bandwidth) || !rates.holds(bandwidth)) {
+      return problem_with("link", link->get_name(),
+                          std::string("bandwidth must be a positive, finite byte rate ") +
+                              rates.text + ", got " + format_number(bandwidth) + " B/s");
+    }
+    const auto delays = plausible_range(QuantityKind::seconds);
+    if (!(latency >= 0) || !std::isfinite(latency) || !delays.holds(latency)) {
       return problem_with(
           "link", link->get_name(),
-          "bandwidth must be a positive, finite byte rate, got " + format_number(bandwidth));
-    }
-    if (!(latency >= 0) || !std::isfinite(latency)) {
-      return problem_with("link", link->get_name(),
-                          "latency must be a finite number of seconds, not negative, got " +
-                              format_number(latency));
+          std::string("latency must be a finite number of seconds, not negative, ") + delays.text +
+              ", got " + format_number(latency) + " s");
     }
   }
   std::vector<simgrid::s4u::Host*> hosts;
