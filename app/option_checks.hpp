@@ -31,6 +31,11 @@ CLI::Validator number_in(double lowest, double highest);
 extern const CLI::Validator kPositiveNumber;
 extern const CLI::Validator kNonNegativeNumber;
 
+// A file or folder name: '' would otherwise mean "not given" and be ignored without a word.
+inline const CLI::Validator kNonEmptyText(
+    [](std::string& text) { return text.empty() ? std::string("expected a name, got ''") : ""; },
+    "");
+
 // A sweep point's index as a user writes it: decimal digits. CLI11 reads "-1" into an unsigned
 // index as 18446744073709551615 and "010" as octal 8.
 inline const CLI::Validator kPointIndex(

@@ -29,6 +29,12 @@ void prepare_output_directory(const std::string& directory, const std::string& o
 }
 
 void prepare_output_file(const std::string& file, const std::string& option) {
+  std::error_code error;
+  if (file.empty() || std::filesystem::is_directory(file, error)) {
+    throw InputError({"command line", 0, 0}, option,
+                     "expected the name of a file to write, got '" + file + "'" +
+                         (file.empty() ? "" : ": a folder"));
+  }
   prepare_output_directory(std::filesystem::path(file).parent_path().string(), option);
 }
 

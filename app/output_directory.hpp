@@ -9,7 +9,8 @@ namespace tessera::app {
 // InputError naming `option` (exit 2) when either fails.
 void prepare_output_directory(const std::string& directory, const std::string& option);
 
-// The same for the folder `file` will be written into (the current one for a bare name).
+// The same for the folder `file` will be written into (the current one for a bare name), and
+// `file` itself is not empty and not a folder.
 void prepare_output_file(const std::string& file, const std::string& option);
 
 }  // namespace tessera::app

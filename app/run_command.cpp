@@ -219,7 +219,11 @@ int run(const RunSettings& settings) {
   // Checked before the sweep (not under mpirun: a rank stopping alone would leave the others
   // waiting for it).
   if (spread.size() == 1) {
-    if (!settings.trace_file.empty()) prepare_output_file(settings.trace_file, "--trace");
+    for (const auto& point : loaded.points) {
+      if (traces.traces(point.index) && point_selected(run_options, point.index)) {
+        prepare_output_file(traces.path(point.index), "--trace");
+      }
+    }
     prepare_output_directory(
         settings.output.empty() ? loaded.scenario.outputs.directory : settings.output, "--output");
   }
@@ -304,16 +308,20 @@ void add_run_command(CLI::App& cli, Action& action) {
                    "device: mpirun -np N tessera run ... --backend real)")
       ->check(CLI::IsMember({"sim", "real"}))
       ->default_val("sim");
-  command->add_option("--trace", settings->trace_file,
-                      "Write a Chrome/Perfetto timeline of one step of the traced GPUs "
-                      "(outputs.trace_gpus) to this file: simulated (sim) or measured (real: "
-                      "the step the result reports); a name with {point} traces every point");
+  command
+      ->add_option("--trace", settings->trace_file,
+                   "Write a Chrome/Perfetto timeline of one step of the traced GPUs "
+                   "(outputs.trace_gpus) to this file: simulated (sim) or measured (real: "
+                   "the step the result reports); a name with {point} traces every point")
+      ->check(kNonEmptyText);
   command
       ->add_option("--trace-point", settings->trace_point,
                    "Sweep point to trace (default: the last one run)")
       ->check(kPointIndex);
-  command->add_option("--output", settings->output,
-                      "Directory for the results (default: the scenario's outputs.directory)");
+  command
+      ->add_option("--output", settings->output,
+                   "Directory for the results (default: the scenario's outputs.directory)")
+      ->check(kNonEmptyText);
   command->add_option("--profiles", settings->profiles,
                       "Profile databases (tessera profile) with measured kernel times");
   command->add_option("--cluster", settings->cluster,

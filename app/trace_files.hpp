@@ -1,8 +1,8 @@
 #pragma once
 // Which points `--trace FILE` traces, and where: FILE for one point (--trace-point, default the
 // last point run: the last of --points when given), or, when FILE contains "{point}", every point,
-// each in FILE with "{point}" replaced by its index. Both backends' `run` and validate-sim name
-// their timelines this way.
+// each in FILE with every "{point}" replaced by its index. Both backends' `run` and validate-sim
+// name their timelines this way.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -22,8 +22,10 @@ struct TraceFiles {
   }
   std::string path(std::size_t index) const {
     std::string file = pattern;
-    if (const auto at = file.find("{point}"); at != std::string::npos) {
-      file.replace(at, 7, std::to_string(index));
+    const std::string number = std::to_string(index);
+    for (auto at = file.find("{point}"); at != std::string::npos;
+         at = file.find("{point}", at + number.size())) {
+      file.replace(at, 7, number);
     }
     return file;
   }

@@ -65,5 +65,14 @@ for args in "--output $scratch/sim.csv/x" "--output $scratch/ok --trace $scratch
   grep -q -- "expected a folder Tessera can write" "$scratch/bad" || fail "$args: $(cat "$scratch/bad")"
 done
 [ -e "$scratch/ok" ] && fail "a bad --trace left an output directory"
+# A --trace naming a folder (or, with {point}, a point's file that is a folder) or nothing.
+mkdir -p "$scratch/folder/t1.json"
+for trace in "$scratch/folder" "$scratch/folder/t{point}.json" ""; do
+  "$tessera" run "$scenario" --output "$scratch/ok" --trace "$trace" >"$scratch/bad" 2>&1
+  status=$?
+  [ "$status" -eq 2 ] || fail "--trace '$trace' exited $status, not 2"
+  grep -q -- "--trace: expected" "$scratch/bad" || fail "--trace '$trace': $(cat "$scratch/bad")"
+done
+[ -e "$scratch/ok" ] && fail "a --trace naming a folder left an output directory"
 [ "$failures" -eq 0 ] && echo "run --points: all checks passed"
 exit $((failures > 0))
