@@ -81,6 +81,13 @@ PlanObjective objective_from(const std::string& name) {
 PlanSpaceOptions space_options(const LoadedScenario& loaded, const PlanSettings& settings) {
   auto options = default_space_options(loaded);
   if (!settings.gpus.empty()) options.gpus = settings.gpus;
+  for (const auto gpus : settings.gpus) {
+    if (gpus > loaded.cluster.total_gpus()) {
+      bad_option("--gpus", "expected at most the " + std::to_string(loaded.cluster.total_gpus()) +
+                               " GPUs of cluster " + loaded.cluster.name + ", got " +
+                               std::to_string(gpus));
+    }
+  }
   if (settings.global_batch > 0 && settings.mini_batch > 0) {
     bad_option("--global-batch", "give --global-batch or --mini-batch, not both");
   }

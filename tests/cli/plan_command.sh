@@ -119,6 +119,7 @@ expect_bad "--global-batch: expected a whole number from 1 to 16777216, got '922
 expect_bad "--top: expected a whole number from 1 to 1000000, got '2.5'" --top 2.5
 expect_bad "--budget-s: expected a finite number of at least 0, got '-1'" --budget-s -1
 expect_bad "--budget-s: expected a finite number" --budget-s nan
+expect_bad "--gpus: expected at most the" --gpus 4 99999
 expect_bad "--global-batch: give --global-batch or --mini-batch" --global-batch 8 --mini-batch 1
 expect_bad "--global-batch: no strategy splits" --gpus 8 --global-batch 3 --pin parallelism.data
 # An output folder that cannot be written is refused before the search.
