@@ -40,11 +40,8 @@ int export_point(const ExportSettings& settings) {
   for (const auto& path : settings.profiles) profiles.load_csv(path);
   warn_if_no_profile_row_matches(profiles, loaded, settings.file, std::cerr);
   const auto& point = loaded.points[static_cast<std::size_t>(settings.point)];
-  const std::string directory =
-      settings.output.empty()
-          ? loaded.scenario.outputs.directory + "/chakra-point" + std::to_string(settings.point)
-          : settings.output;
-  prepare_output_directory(directory, "--output");
+  const std::string directory = prepare_results_directory(
+      settings.output, loaded.scenario, "chakra-point" + std::to_string(settings.point));
   const auto programs = point_programs(loaded, point, profiles.size() > 0 ? &profiles : nullptr);
   const auto summary =
       chakra::export_chakra(programs.programs, point.config, directory, loaded.scenario.name);

@@ -9,11 +9,15 @@
 
 namespace tessera::app {
 
-void prepare_output_directory(const std::string& directory, const std::string& option) {
+namespace {
+
+// Makes and probes `directory`; a failure is an InputError at `where`, naming `key`.
+void prepare_directory(const std::string& directory, const SourceLocation& where,
+                       const std::string& key) {
   namespace fs = std::filesystem;
   const fs::path path = directory.empty() ? fs::path(".") : fs::path(directory);
   const auto refuse = [&](const std::string& why) {
-    throw InputError({"command line", 0, 0}, option,
+    throw InputError(where, key,
                      "expected a folder Tessera can write, got '" + path.string() + "': " + why);
   };
   std::error_code error;
@@ -26,6 +30,28 @@ void prepare_output_directory(const std::string& directory, const std::string& o
     if (!out || !(out << "x") || !out.flush()) refuse("a file cannot be written there");
   }
   fs::remove(probe, error);
+}
+
+}  // namespace
+
+void prepare_output_directory(const std::string& directory, const std::string& option) {
+  prepare_directory(directory, {"command line", 0, 0}, option);
+}
+
+std::string prepare_results_directory(const std::string& output_option, const Scenario& scenario,
+                                      const std::string& subfolder) {
+  if (!output_option.empty()) {
+    prepare_output_directory(output_option, "--output");
+    return output_option;
+  }
+  const std::string directory =
+      scenario.outputs.directory + (subfolder.empty() ? "" : "/" + subfolder);
+  const auto given = scenario.where.find("outputs.directory");
+  prepare_directory(
+      directory,
+      given != scenario.where.end() ? given->second : SourceLocation{scenario.file, 0, 0},
+      "outputs.directory");
+  return directory;
 }
 
 void prepare_output_file(const std::string& file, const std::string& option) {

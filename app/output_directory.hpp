@@ -3,11 +3,19 @@
 // would otherwise fail the command after minutes of simulating, measuring or searching.
 #include <string>
 
+#include "tessera/core/scenario/scenario.hpp"
+
 namespace tessera::app {
 
 // Makes `directory` (and its parents) unless it exists, and writes and removes a file in it;
 // InputError naming `option` (exit 2) when either fails.
 void prepare_output_directory(const std::string& directory, const std::string& option);
+
+// A command's results folder: `output_option` (--output) when given, else `subfolder` of the
+// scenario's outputs.directory (results/<name> unless the file says). Checked as above, a failure
+// naming --output, or the scenario file and its outputs.directory. Returns the folder.
+std::string prepare_results_directory(const std::string& output_option, const Scenario& scenario,
+                                      const std::string& subfolder = "");
 
 // The same for the folder `file` will be written into (the current one for a bare name), and
 // `file` itself is not empty and not a folder.

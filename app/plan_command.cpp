@@ -263,7 +263,7 @@ int plan(const PlanSettings& settings) {
       settings.output.empty() ? loaded.scenario.outputs.directory + "/plan" : settings.output;
   // Checked before the search (not under mpirun: a rank stopping alone would leave the others
   // waiting for it).
-  if (spread.size() == 1) prepare_output_directory(directory, "--output");
+  if (spread.size() == 1) prepare_results_directory(settings.output, loaded.scenario, "plan");
   const auto files = plan_files(directory);
   // Rank 0 reads what an earlier run stored and tells the others: ranks on other machines may
   // not see the file, and all must skip the same simulations.

@@ -224,8 +224,7 @@ int run(const RunSettings& settings) {
         prepare_output_file(traces.path(point.index), "--trace");
       }
     }
-    prepare_output_directory(
-        settings.output.empty() ? loaded.scenario.outputs.directory : settings.output, "--output");
+    prepare_results_directory(settings.output, loaded.scenario);
   }
   std::map<std::size_t, std::pair<PointResult, nlohmann::json>> simulated_elsewhere;
   if (spread.size() > 1) {

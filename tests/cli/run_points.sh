@@ -74,5 +74,14 @@ for trace in "$scratch/folder" "$scratch/folder/t{point}.json" ""; do
   grep -q -- "--trace: expected" "$scratch/bad" || fail "--trace '$trace': $(cat "$scratch/bad")"
 done
 [ -e "$scratch/ok" ] && fail "a --trace naming a folder left an output directory"
+# The scenario's own outputs.directory, unwritable: the error names the scenario's key.
+{ cat "$scenario"; printf '\noutputs: {directory: %s}\n' "$scratch/sim.csv/results"; } \
+  >"$scratch/unwritable.yaml"
+for command in run plan; do
+  "$tessera" "$command" "$scratch/unwritable.yaml" >"$scratch/bad" 2>&1
+  status=$?
+  [ "$status" -eq 2 ] && grep -q "^error: $scratch/unwritable.yaml:[0-9]*:[0-9]*: outputs.directory: expected a folder" "$scratch/bad" ||
+    fail "$command, unwritable outputs.directory: exit $status: $(cat "$scratch/bad")"
+done
 [ "$failures" -eq 0 ] && echo "run --points: all checks passed"
 exit $((failures > 0))

@@ -307,7 +307,10 @@ void parse_sweep(Scenario& s, const YamlValue& value) {
 
 void parse_outputs(Scenario& s, const YamlValue& value) {
   YamlMap map(value, {"directory", "trace_gpus"});
-  if (auto directory = map.optional("directory")) s.outputs.directory = directory->as_string();
+  if (auto directory = map.optional("directory")) {
+    s.outputs.directory = directory->as_string();
+    remember(s, *directory);
+  }
   if (auto trace = map.optional("trace_gpus")) {
     s.outputs.trace_gpus = trace->as_integer_list(0, 1024, 0, (1 << 24) - 1);
     remember(s, *trace);
