@@ -81,6 +81,19 @@ LoadedScenario selected_points(const LoadedScenario& loaded, const ProfileSettin
   return subset;
 }
 
+// A --layers name that is no layer of the model would profile nothing, after minutes of measuring
+// the machine.
+void check_layer_names(const LoadedScenario& loaded, const std::vector<std::string>& names) {
+  for (const auto& name : names) {
+    const auto& layers = loaded.model.layers();
+    if (std::none_of(layers.begin(), layers.end(),
+                     [&](const ResolvedLayer& layer) { return layer.layer.name == name; })) {
+      throw InputError({"command line", 0, 0}, "--layers",
+                       "a layer of model " + loaded.model.name() + ", got '" + name + "'");
+    }
+  }
+}
+
 std::vector<KernelToProfile> selected_kernels(const LoadedScenario& subset,
                                               const ProfileSettings& settings,
                                               const ProfilingRank& profiling = {}) {
@@ -144,6 +157,7 @@ int profile(const ProfileSettings& settings) {
   const LoadedScenario loaded =
       load_target(settings.target, settings.mini_batch, {settings.cluster});
   const LoadedScenario subset = selected_points(loaded, settings);
+  check_layer_names(loaded, settings.layers);
   // The optimizer update and a pipeline's gradient sums are sized by parameter counts, not by
   // layers: measured unless --layers picks some.
   const auto parameter_kernels = settings.layers.empty() ? parameter_kernels_to_profile(subset)

@@ -38,6 +38,13 @@ output=$("$tessera" profile "$scenario" --device cpu --output "$db" --no-copies 
 [ $? -eq 2 ] && echo "$output" | grep -q "holds runs timed with warm caches" ||
   fail "extending a warm file with step-like runs not refused with exit 2: $output"
 
+# A --layers name that is no layer of the model: exit 2 before measuring anything.
+output=$("$tessera" profile "$scenario" --device cpu --output "$scratch/n/profile.csv" \
+  --layers conv1,nosuch 2>&1)
+[ $? -eq 2 ] && echo "$output" | grep -q -- "--layers: a layer of model .*, got 'nosuch'" ||
+  fail "an unknown --layers name: $output"
+[ -e "$scratch/n" ] && fail "an unknown --layers name left an output folder"
+
 # --in-context: conv micro-batches below the batch timed as a plan runs them, the rest as before.
 in_context="$scratch/c/profile.csv"
 output=$("$tessera" profile "$scenario" --device cpu --output "$in_context" --in-context \
