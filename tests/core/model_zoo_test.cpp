@@ -268,10 +268,13 @@ TEST(ModelZooShapes, MinimumImageSizes) {
             test::sample_shape(2048, {1, 1}));
   EXPECT_THROW(build_unchecked("inception_v3", {{"image_size", "74"}, {"aux_logits", "false"}}),
                ModelError);
-  EXPECT_THROW(build_zoo_model("inception_v3", {{"image_size", "298"}}), ModelError);
+  // The auxiliary classifiers' smallest images, said before any layer fails.
+  EXPECT_THROW(build_zoo_model("inception_v3", {{"image_size", "298"}}), std::invalid_argument);
+  EXPECT_NO_THROW(build_zoo_model("inception_v3", {{"image_size", "299"}}));
   EXPECT_NO_THROW(build_zoo_model("googlenet", {{"image_size", "32"}}));
-  EXPECT_THROW(build_zoo_model("googlenet", {{"image_size", "32"}, {"aux_logits", "true"}}),
-               ModelError);
+  EXPECT_THROW(build_zoo_model("googlenet", {{"image_size", "62"}, {"aux_logits", "true"}}),
+               std::invalid_argument);
+  EXPECT_NO_THROW(build_zoo_model("googlenet", {{"image_size", "63"}, {"aux_logits", "true"}}));
   EXPECT_NO_THROW(build_zoo_model("resnet50", {{"image_size", "32"}}));
 }
 

@@ -87,6 +87,9 @@ ModelGraph build_model(const Scenario& s, const std::string& base_directory) {
     return build_zoo_model(m.zoo_name, m.options);
   } catch (const ModelError& error) {
     throw InputError(where_of(s, "model.options", "model"), "model.options", error.what());
+  } catch (const std::invalid_argument& error) {
+    // A builder's check of options together (inception_v3's image_size with aux_logits).
+    throw InputError(where_of(s, "model.options", "model"), "model.options", error.what());
   }
 }
 

@@ -14,6 +14,9 @@
 // The stem and the reductions shrink the image to 8x8 at 299x299; below 75x75 Mixed_7a has no
 // output (torchvision's documented minimum), and the auxiliary 5x5 convolution needs Mixed_6e's
 // 17x17, reached from 299x299 up.
+#include <stdexcept>
+#include <string>
+
 #include "tessera/core/model/graph_builder.hpp"
 #include "zoo_models.hpp"
 
@@ -140,6 +143,8 @@ ModelGraph build_inception_v3(std::int64_t image_size, std::int64_t classes, boo
 
 }  // namespace
 
+constexpr std::int64_t kSmallestInceptionImageWithAux = 299;
+
 ZooModel inception_v3() {
   auto image_size = image_size_option(299);
   image_size.minimum = 75;  // Mixed_7a's 3x3/2 reductions need at least 3x3 features
@@ -152,10 +157,18 @@ ZooModel inception_v3() {
                        .type = OptionType::boolean,
                        .default_value = "true",
                        .help = "add the auxiliary classifier after Mixed_6e and its loss "
-                               "(needs image_size >= 299)"}},
+                               "(needs image_size >= " +
+                               std::to_string(kSmallestInceptionImageWithAux) + ")"}},
           .build = [](const ModelOptions& o) {
-            return build_inception_v3(o.integer("image_size"), o.integer("classes"),
-                                      o.boolean("aux_logits"));
+            const auto size = o.integer("image_size");
+            if (o.boolean("aux_logits") && size < kSmallestInceptionImageWithAux) {
+              throw std::invalid_argument(
+                  "image_size: at least " + std::to_string(kSmallestInceptionImageWithAux) +
+                  " with aux_logits (the auxiliary classifier's 5x5 convolution needs Mixed_6e's "
+                  "features at 17x17), got " +
+                  std::to_string(size) + "; or aux_logits: false");
+            }
+            return build_inception_v3(size, o.integer("classes"), o.boolean("aux_logits"));
           }};
 }
 
