@@ -6,6 +6,7 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <span>
 #include <sstream>
@@ -59,7 +60,8 @@ void add_generate_command(CLI::App& data, Action& action) {
       ->default_val(4)
       ->check(whole_number_in(1, 1024));
   command->add_option("--seed", spec->seed, "Seed; the same seed writes the same files")
-      ->default_val(0);
+      ->default_val(0)
+      ->check(whole_number_in(0, std::numeric_limits<std::int64_t>::max()));
   command
       ->add_option(
           "--chunk-depth", spec->layout.chunk_depth,

@@ -5,6 +5,7 @@
 // same operands and compare outputs and times.
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -189,7 +190,8 @@ void add_layer_check_command(CLI::App& cli, Action& action) {
       ->check(whole_number_in(1, 1000000))
       ->capture_default_str();
   command->add_option("--seed", settings->seed, "Seed of the random operands")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(whole_number_in(0, std::numeric_limits<std::int64_t>::max()));
   command->callback([&action, settings] {
     action = [settings] { return run_guarded([&] { return layer_check(*settings); }); };
   });

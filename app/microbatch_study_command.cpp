@@ -166,8 +166,10 @@ std::vector<StudyKernel> study_kernels(const StudySettings& settings) {
     throw InputError({}, "--problems",
                      "only with the target 'deepbench', got target '" + settings.target + "'");
   }
-  const auto mini_batch =
-      settings.mini_batch > 0 ? std::optional<std::int64_t>(settings.mini_batch) : std::nullopt;
+  // A scenario's kernels take --mini-batch in convolution_kernels; a zoo model is built with it.
+  const auto mini_batch = settings.mini_batch > 0 && names_zoo_model(settings.target)
+                              ? std::optional<std::int64_t>(settings.mini_batch)
+                              : std::nullopt;
   return convolution_kernels(load_target(settings.target, mini_batch), settings, "");
 }
 

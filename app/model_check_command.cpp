@@ -7,6 +7,7 @@
 // take the same step and compare the loss and every gradient.
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -134,7 +135,8 @@ void add_model_check_command(CLI::App& cli, Action& action) {
       ->capture_default_str()
       ->check(kPointIndex);
   command->add_option("--seed", settings->seed, "Seed of the weights and the batch")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(whole_number_in(0, std::numeric_limits<std::int64_t>::max()));
   command->callback([&action, settings] {
     action = [settings] { return run_guarded([&] { return model_check(*settings); }); };
   });

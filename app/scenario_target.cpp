@@ -18,10 +18,22 @@ LoadedScenario load_checked_scenario(const std::string& file, const std::string&
   return loaded;
 }
 
+bool names_zoo_model(const std::string& target) {
+  return !std::filesystem::exists(target) && find_zoo_model(target) != nullptr;
+}
+
 LoadedScenario load_target(const std::string& target, std::optional<std::int64_t> mini_batch,
                            const PlatformOverride& platform) {
+  const bool zoo_model = names_zoo_model(target);
+  if (mini_batch && !zoo_model) {
+    // A scenario's batch is its points' (model.mini_batch and the sweep): a second one here
+    // would be ignored or contradict it.
+    throw InputError({"command line", 0, 0}, "--mini-batch",
+                     "applies to a zoo model name, not to scenario '" + target +
+                         "' (its points give the batch; --point picks one)");
+  }
   if (target == "default") return load_default_scenario(platform);
-  if (!std::filesystem::exists(target) && find_zoo_model(target) != nullptr) {
+  if (zoo_model) {
     if (!mini_batch) {
       mini_batch = build_zoo_model(target, {}).default_mini_batch().value_or(1);
     }

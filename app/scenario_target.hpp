@@ -18,7 +18,11 @@ namespace tessera::app {
 // reads a scenario to show or run it reads it this way.
 LoadedScenario load_checked_scenario(const std::string& file, const std::string& cluster_file = "");
 
-// A zoo model runs `mini_batch` samples (default: the model's own mini-batch, else 1);
+// Whether `target` names a zoo model (no file of that name exists).
+bool names_zoo_model(const std::string& target);
+
+// A zoo model runs `mini_batch` samples (default: the model's own mini-batch, else 1); with a
+// scenario file `mini_batch` is an InputError naming --mini-batch (its points give the batch).
 // `platform` replaces the target's platform (a pipeline's stages are balanced on its device).
 LoadedScenario load_target(const std::string& target, std::optional<std::int64_t> mini_batch,
                            const PlatformOverride& platform = {});

@@ -84,6 +84,9 @@ grep -q "off: strided forward" <<<"$report" || fail "the corrupted result is not
 [ $? -eq 2 ] || fail "an unknown --layers name does not exit 2"
 "$tessera" layer-check "$scratch/shapes_scenario.yaml" --point 3 --output "$scratch/x" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "a --point past the sweep does not exit 2"
+output=$("$tessera" layer-check "$scratch/shapes_scenario.yaml" --mini-batch 2 --output "$scratch/x" 2>&1)
+[ $? -eq 2 ] && grep -q -- "--mini-batch: applies to a zoo model name" <<<"$output" ||
+  fail "--mini-batch with a scenario file is not refused: $output"
 "$python" "$crosscheck" "$scratch/empty" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "a folder without cases does not exit 2"
 
