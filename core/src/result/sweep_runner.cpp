@@ -234,17 +234,27 @@ std::vector<std::size_t> points_to_run(const LoadedScenario& scenario,
 }
 
 std::vector<double> parallel_efficiency(const std::vector<PointResult>& points, Scaling scaling) {
-  std::vector<double> efficiency;
-  if (points.empty()) return efficiency;
-  const auto& first = points.front();
+  // The baseline, as analysis/scaling_efficiency.py takes it: the fewest GPUs among the points
+  // with a step time, an ok one first (a sweep may list its counts in any order).
+  const PointResult* base = nullptr;
+  const auto better_base = [&](const PointResult& p) {
+    if (p.step_seconds <= 0) return false;
+    if (base == nullptr) return true;
+    const bool ok = p.status == PointStatus::ok, base_ok = base->status == PointStatus::ok;
+    return ok != base_ok ? ok : p.gpus < base->gpus;
+  };
   for (const auto& p : points) {
-    if (p.step_seconds <= 0 || first.step_seconds <= 0) {
+    if (better_base(p)) base = &p;
+  }
+  std::vector<double> efficiency;
+  for (const auto& p : points) {
+    if (p.step_seconds <= 0 || base == nullptr) {
       efficiency.push_back(0);
       continue;
     }
-    const double ratio = first.step_seconds / p.step_seconds;
+    const double ratio = base->step_seconds / p.step_seconds;
     efficiency.push_back(scaling == Scaling::weak ? ratio
-                                                  : ratio * static_cast<double>(first.gpus) /
+                                                  : ratio * static_cast<double>(base->gpus) /
                                                         static_cast<double>(p.gpus));
   }
   return efficiency;

@@ -72,7 +72,8 @@ std::string failed_points_summary(const std::vector<PointResult>& points);
 bool result_matches_point(const PointResult& row, const std::string& scenario,
                           const std::string& backend, const SweepPoint& point);
 
-// Parallel efficiency of each point against the first: weak scaling t0/t, strong t0*g0/(t*g).
+// Parallel efficiency of each point against the baseline (the fewest GPUs among the points with a
+// step time, an ok one first): weak scaling t0/t, strong t0*g0/(t*g); 0 without a step time.
 std::vector<double> parallel_efficiency(const std::vector<PointResult>& points, Scaling scaling);
 
 }  // namespace tessera
