@@ -155,7 +155,7 @@ TEST(YamlMap, DuplicateKey) {
 TEST(YamlMap, NotAMapping) {
   const auto root = parse("- 1\n- 2\n");
   const auto error = input_error([&] { YamlMap(root, {"a", "b"}); });
-  EXPECT_TRUE(contains(error.problem(), "expected a mapping with keys a, b, got a list"))
+  EXPECT_TRUE(contains(error.problem(), "expected a mapping with keys a, b, got the list [1, 2]"))
       << error.problem();
   const auto scalar = parse("a: 5\n");
   const YamlMap map(scalar, {"a"});
@@ -235,7 +235,14 @@ TEST(YamlValue, IntegerRejectsNonIntegers) {
     EXPECT_TRUE(contains(error.problem(), "got '" + text + "'")) << text << ": " << error.problem();
   }
   const auto list = input_error([] { value_of("[1, 2]").as_integer(1); });
-  EXPECT_EQ(list.problem(), "expected a positive integer, got a list");
+  EXPECT_EQ(list.problem(), "expected a positive integer, got the list [1, 2]");
+  // A long list or one of mappings is named as a list.
+  const auto long_list = input_error([] {
+    value_of("[" + std::string(40, '1') + ", " + std::string(40, '2') + "]").as_integer(1);
+  });
+  EXPECT_EQ(long_list.problem(), "expected a positive integer, got a list of 2 items");
+  const auto of_maps = input_error([] { value_of("[{a: 1}]").as_integer(1); });
+  EXPECT_EQ(of_maps.problem(), "expected a positive integer, got a list");
   const auto nothing = input_error([] { value_of("").as_integer(1); });
   EXPECT_EQ(nothing.problem(), "expected a positive integer, got nothing");
 }

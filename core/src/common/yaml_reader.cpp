@@ -84,8 +84,16 @@ std::string YamlValue::describe() const {
     case YAML::NodeType::Null:
     case YAML::NodeType::Undefined:
       return "nothing";
-    case YAML::NodeType::Sequence:
-      return "a list";
+    case YAML::NodeType::Sequence: {
+      // A short list of scalars as written ([0, 0]): its values are often what is wrong.
+      std::string text = "the list [";
+      for (std::size_t i = 0; i < node_.size(); ++i) {
+        if (!node_[i].IsScalar()) return "a list";
+        text += (i == 0 ? "" : ", ") + node_[i].Scalar();
+        if (text.size() > 60) return "a list of " + std::to_string(node_.size()) + " items";
+      }
+      return text + "]";
+    }
     case YAML::NodeType::Map:
       return "a mapping";
     case YAML::NodeType::Scalar: {
