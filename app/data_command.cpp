@@ -3,6 +3,7 @@
 // from the volume; `inspect` checks a directory and,
 // with --read, reads a rank's sub-volume of every sample through the prefetcher and reports the
 // I/O bandwidth and stall time (--compute-ms stands in for the step the reads hide behind).
+#include <algorithm>
 #include <chrono>
 #include <iomanip>
 #include <iostream>
@@ -97,6 +98,8 @@ void add_generate_command(CLI::App& data, Action& action) {
       return run_guarded([&] {
         const io::VolumeShape shape{.channels = spec->channels,
                                     .spatial = {spec->width, spec->width, spec->width}};
+        // A chunk holds at most the whole depth (the writer's HDF5 chunk is cut to it).
+        spec->layout.chunk_depth = std::min(spec->layout.chunk_depth, spec->width);
         const double bytes = static_cast<double>(shape.floats()) *
                              static_cast<double>(stored_dtype_bytes(spec->layout.dtype));
         std::cout << "writing " << counted(spec->samples, "sample") << " of " << io::describe(shape)

@@ -47,6 +47,9 @@ expect 2 "--samples: expected a whole number from 1 to 10000000, got '2.5'" \
 expect 2 "Run 'tessera data generate --help' for usage." \
   data generate --output "$scratch/x" --samples 010 --width 8
 expect 2 "--width" data generate --output "$scratch/x" --samples 1 --width 3
+# A chunk deeper than the volume is the whole depth, and is said to be.
+expect 0 "in chunks of 8 depth planes" data generate --output "$scratch/deep-chunk" --samples 1 \
+  --width 8 --chunk-depth 100
 expect 2 "$scratch/absent: no such data set directory" data inspect "$scratch/absent"
 echo "not HDF5" > "$data/broken.h5"
 expect 2 "$data/broken.h5: not an HDF5 file" data inspect "$data"
