@@ -227,6 +227,17 @@ TEST(YamlValue, IntegerRangeMessages) {
   EXPECT_EQ(error.problem(), "expected an integer in [1, 8], got '0'");
 }
 
+// A YAML escape can put a terminal's control bytes in a string: refused, and shown escaped.
+TEST(YamlValue, StringsHoldNoControlCharactersAndErrorsShowThemEscaped) {
+  EXPECT_EQ(value_of("\"two\\nlines\\tand a tab\"").as_string(), "two\nlines\tand a tab");
+  const auto escape = input_error([] { value_of("\"red \\x1b[31m\"").as_string(); });
+  EXPECT_TRUE(contains(escape.problem(), "without control characters")) << escape.problem();
+  EXPECT_TRUE(contains(escape.problem(), "got 'red \\x1B[31m'")) << escape.problem();
+  EXPECT_FALSE(contains(escape.what(), "\x1b")) << escape.what();
+  const auto nul = input_error([] { value_of("\"a\\0b\"").as_integer(); });
+  EXPECT_TRUE(contains(nul.problem(), "got 'a\\x00b'")) << nul.problem();
+}
+
 TEST(YamlValue, IntegerRejectsNonIntegers) {
   for (const std::string text : {"1.5", "abc", "4 GPUs", "1e3", "99999999999999999999", "0x10"}) {
     const auto error = input_error([&] { value_of(text).as_integer(); });

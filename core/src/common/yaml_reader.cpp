@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -14,6 +15,27 @@
 
 namespace tessera {
 namespace {
+
+bool is_control_character(char character) {
+  const auto byte = static_cast<unsigned char>(character);
+  return (byte < 0x20 && character != '\t' && character != '\n') || byte == 0x7F;
+}
+
+// `text` with its control characters written as \xNN, so that an error message shows them
+// rather than sends them to the terminal.
+std::string shown_text(const std::string& text) {
+  std::string shown;
+  for (const char character : text) {
+    if (!is_control_character(character)) {
+      shown += character;
+      continue;
+    }
+    char escaped[8];
+    std::snprintf(escaped, sizeof escaped, "\\x%02X", static_cast<unsigned char>(character));
+    shown += escaped;
+  }
+  return shown;
+}
 
 std::string join(const std::vector<std::string>& items) {
   std::string text;
@@ -99,7 +121,7 @@ std::string YamlValue::describe() const {
     case YAML::NodeType::Scalar: {
       std::string text = node_.Scalar();
       if (text.size() > 60) text = text.substr(0, 57) + "...";
-      return "'" + text + "'";
+      return "'" + shown_text(text) + "'";
     }
   }
   return "something else";
@@ -155,6 +177,12 @@ bool YamlValue::as_bool() const {
 
 std::string YamlValue::as_string() const {
   if (!is_scalar() || node_.Scalar().empty()) fail("a non-empty string");
+  // A YAML escape ("\x1b", "\0") can put bytes that no text holds in a string; printed by
+  // describe or in a table they would drive the terminal.
+  const std::string& text = node_.Scalar();
+  if (std::any_of(text.begin(), text.end(), is_control_character)) {
+    fail("text without control characters (line breaks and tabs are fine)");
+  }
   return node_.Scalar();
 }
 
