@@ -331,7 +331,7 @@ SimulationOutcome simulate_in_child(const LoadedScenario& scenario, const SweepP
       false);
   const std::string what = "simulation of sweep point " + std::to_string(point.index);
   if (child.signal != 0) {
-    throw std::runtime_error(what + " crashed (signal " + std::to_string(child.signal) + ")");
+    throw std::runtime_error(what + " " + crash_text(child.signal));
   }
   if (!child.message) throw std::runtime_error(what + " returned no result");
   const auto& message = *child.message;

@@ -19,7 +19,7 @@ SimulationOutcome outcome_of(const ChildOutcome& child, const PointToSimulate& p
   SimulationOutcome outcome;
   std::string problem;
   if (child.signal != 0) {
-    problem = "crashed (signal " + std::to_string(child.signal) + ")";
+    problem = crash_text(child.signal);
   } else if (!child.message) {
     problem = "returned no result";
   } else if (child.message->contains("error")) {

@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <stdexcept>
 
@@ -86,6 +87,20 @@ void finish_child(int message_fd, const std::function<nlohmann::json()>& work) {
   write_all(message_fd, message.dump());
   ::close(message_fd);
   ::_exit(code);
+}
+
+std::string crash_text(int signal) {
+  std::string text = "crashed (signal " + std::to_string(signal);
+  if (signal == SIGABRT) {
+    text +=
+        ": aborted, by SimGrid where it printed its reason above (out of host memory for a "
+        "sim.mode: full simulation of many GPUs, say)";
+  } else if (signal == SIGKILL) {
+    text += ": killed, by the system's out-of-memory killer or by hand";
+  } else if (signal == SIGSEGV) {
+    text += ": a segmentation fault";
+  }
+  return text + ")";
 }
 
 }  // namespace tessera::sim

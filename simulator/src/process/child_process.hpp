@@ -17,6 +17,10 @@ struct ChildOutcome {
   bool cut_off = false;         // stopped, or never started, because a deadline passed
 };
 
+// "crashed (signal 6: aborted; ...)": what a child's ending signal says of its cause, for the
+// error of a simulation that ended so.
+std::string crash_text(int signal);
+
 // Forks, runs `work` in the child and returns its JSON. An exception in `work` becomes
 // {"error": what()}. With `capture_stderr`, the child's standard error (SimGrid's own messages)
 // is collected instead of reaching the terminal.
