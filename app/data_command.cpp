@@ -175,7 +175,9 @@ void add_inspect_command(CLI::App& data, Action& action) {
   auto* command = data.add_subcommand(
       "inspect", "Check a data set directory (layout, shapes) and optionally time reading it");
   auto settings = std::make_shared<InspectSettings>();
-  command->add_option("directory", settings->directory, "Data set directory")->required();
+  command->add_option("directory", settings->directory, "Data set directory")
+      ->check(kNonEmptyText)
+      ->required();
   command->add_flag("--read", settings->read,
                     "Read every sample's depth slab through the prefetcher and report bandwidth");
   command->add_option("--parts", settings->parts, "Depth slabs per sample (ranks of a split)")

@@ -25,6 +25,7 @@ void add_describe_command(CLI::App& cli, Action& action) {
   auto settings = std::make_shared<Settings>();
   command
       ->add_option("file", settings->file, "Scenario file (YAML); 'default' for the built-in one")
+      ->check(kNonEmptyText)
       ->required();
   command->add_option("--point", settings->point, "Sweep point whose per-GPU shards to show")
       ->default_val(0)

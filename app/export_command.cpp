@@ -64,6 +64,7 @@ void add_export_command(CLI::App& cli, Action& action) {
   auto settings = std::make_shared<ExportSettings>();
   command
       ->add_option("file", settings->file, "Scenario file (YAML); 'default' for the built-in one")
+      ->check(kNonEmptyText)
       ->required();
   command->add_flag("--chakra", settings->chakra, "Chakra execution traces (format 0.0.4)");
   command->add_option("--point", settings->point, "Sweep point to export (default 0)")

@@ -171,6 +171,7 @@ void add_layer_check_command(CLI::App& cli, Action& action) {
   command
       ->add_option("target", settings->target,
                    "Scenario file, 'default', or a zoo model name (one GPU, default mini-batch)")
+      ->check(kNonEmptyText)
       ->required();
   command->add_option("--device", settings->device, "cpu or cuda:N")->capture_default_str();
   command->add_option("--output", settings->output,

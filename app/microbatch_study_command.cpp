@@ -245,7 +245,8 @@ void add_microbatch_study_command(CLI::App& cli, Action& action) {
       ->add_option("target", settings->target,
                    "'deepbench' (the 94 DeepBench training convolutions), a scenario file or "
                    "a zoo model name (its convolution layers)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(kNonEmptyText);
   command->add_option("--problems", settings->problems,
                       "DeepBench problems, e.g. 0,5,10-20 (default: all 94)");
   command->add_option("--layers", settings->layers, "Only these convolution layers (names)")

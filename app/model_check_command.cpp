@@ -123,6 +123,7 @@ void add_model_check_command(CLI::App& cli, Action& action) {
   command
       ->add_option("target", settings->target,
                    "Scenario file, 'default', or a zoo model name (its default options)")
+      ->check(kNonEmptyText)
       ->required();
   command->add_option("--device", settings->device, "cpu or cuda:N")->capture_default_str();
   command->add_option("--output", settings->output,

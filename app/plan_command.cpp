@@ -414,6 +414,7 @@ void add_plan_command(CLI::App& cli, Action& action) {
       ->add_option("file", settings->file,
                    "Scenario file (YAML) giving the model, cluster, I/O and batch; 'default' for "
                    "the built-in one")
+      ->check(kNonEmptyText)
       ->required();
   command
       ->add_option("--gpus", settings->gpus,

@@ -360,6 +360,7 @@ void add_profile_command(CLI::App& cli, Action& action) {
   command
       ->add_option("target", settings->target,
                    "Scenario file, 'default', or a zoo model name (one GPU, default mini-batch)")
+      ->check(kNonEmptyText)
       ->required();
   command->add_option("--device", settings->device, "cpu or cuda:N (default: cuda:0 if present)");
   command->add_option("--output", settings->output,

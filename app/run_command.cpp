@@ -300,6 +300,7 @@ void add_run_command(CLI::App& cli, Action& action) {
   auto settings = std::make_shared<RunSettings>();
   command
       ->add_option("file", settings->file, "Scenario file (YAML); 'default' for the built-in one")
+      ->check(kNonEmptyText)
       ->required();
   command
       ->add_option("--backend", settings->backend,

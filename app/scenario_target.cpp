@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
+#include <vector>
 
 #include "tessera/core/common/input_error.hpp"
+#include "tessera/core/common/yaml_reader.hpp"
 
 #include "tessera/core/zoo/model_zoo.hpp"
 #include "tessera/simulator/platform/xml_platform_check.hpp"
@@ -33,6 +35,16 @@ LoadedScenario load_target(const std::string& target, std::optional<std::int64_t
                          "' (its points give the batch; --point picks one)");
   }
   if (target == "default") return load_default_scenario(platform);
+  if (!zoo_model && !std::filesystem::exists(target)) {
+    // Either could have been meant: a model name is the commoner typo.
+    std::vector<std::string> names;
+    for (const auto& model : model_zoo()) names.push_back(model.name);
+    const auto nearest = closest_match(target, names);
+    throw InputError({target, 0, 0}, "",
+                     "no such scenario file, and no zoo model of that name (tessera models "
+                     "lists them)" +
+                         (nearest.empty() ? std::string() : "; did you mean '" + nearest + "'?"));
+  }
   if (zoo_model) {
     if (!mini_batch) {
       mini_batch = build_zoo_model(target, {}).default_mini_batch().value_or(1);

@@ -7,6 +7,7 @@
 
 #include "command_guard.hpp"
 #include "commands.hpp"
+#include "option_checks.hpp"
 #include "profile_coverage_report.hpp"
 #include "scenario_target.hpp"
 #include "tessera/core/common/quantity.hpp"
@@ -150,7 +151,7 @@ void add_validate_command(CLI::App& cli, Action& action) {
       "Check scenario files (structure, model, platform, every sweep point), profile databases "
       "and cluster files");
   auto settings = std::make_shared<ValidateSettings>();
-  command->add_option("files", settings->files, "Scenario files (YAML)");
+  command->add_option("files", settings->files, "Scenario files (YAML)")->check(kNonEmptyText);
   command->add_option("--profiles", settings->profiles,
                       "Profile databases (tessera profile) to check, and with scenario files, "
                       "how many of their rows each scenario's kernels match");

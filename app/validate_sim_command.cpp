@@ -165,7 +165,9 @@ void add_validate_sim_command(CLI::App& cli, Action& action) {
       "Train a scenario's locally runnable points for real, simulate them on this machine's "
       "measured description, and compare (error per point, MAPE)");
   auto settings = std::make_shared<ValidateSimSettings>();
-  command->add_option("file", settings->file, "Scenario file (YAML)")->required();
+  command->add_option("file", settings->file, "Scenario file (YAML)")
+      ->check(kNonEmptyText)
+      ->required();
   command->add_option("--output", settings->output,
                       "Directory for profiles, runs and comparison.csv (default: "
                       "results/<scenario>/validate-sim)");

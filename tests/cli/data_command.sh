@@ -64,6 +64,12 @@ expect 2 "--classes" data generate --output "$scratch/x" --samples 1 --width 8 -
 expect 2 "A subcommand is required" data
 expect 2 "unknown command 'inpsect'; expected one of: generate inspect" data inpsect "$data"
 expect 2 "unknown command 'dta'; expected one of: validate describe run" dta inspect "$data"
+# An empty name is refused (it read as "<input>: cannot open the file"), and a target that is
+# neither a file nor a zoo model suggests the nearest model.
+expect 2 "file: expected a name, got ''" run ''
+expect 2 "target: expected a name, got ''" profile ''
+expect 2 "resnt18: no such scenario file, and no zoo model of that name (tessera models lists them); did you mean 'resnet18'?" \
+  profile resnt18 --list
 
 echo "$failures failed"
 [ "$failures" -eq 0 ]
