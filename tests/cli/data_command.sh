@@ -61,9 +61,9 @@ expect 2 "--compute-ms" data inspect "$data" --read --compute-ms -1
 expect 2 "--task" data generate --output "$scratch/x" --samples 1 --width 8 --task classification
 expect 2 "--classes" data generate --output "$scratch/x" --samples 1 --width 8 --task segmentation \
   --classes 1
-expect 2 "A subcommand is required" data
-expect 2 "unknown command 'inpsect'; expected one of: generate inspect" data inpsect "$data"
-expect 2 "unknown command 'dta'; expected one of: validate describe run" dta inspect "$data"
+expect 2 "expected one of the commands: generate inspect" data
+expect 2 "unknown command 'inpsect'; expected one of the commands: generate inspect" data inpsect "$data"
+expect 2 "unknown command 'dta'; expected one of the commands: validate describe run" dta inspect "$data"
 # An empty name is refused (it read as "<input>: cannot open the file"), and a target that is
 # neither a file nor a zoo model suggests the nearest model.
 expect 2 "file: expected a name, got ''" run ''
