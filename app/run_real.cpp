@@ -1,12 +1,15 @@
 #include "run_real.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <set>
 #include <stdexcept>
 
 #include "command_guard.hpp"
+#include "output_directory.hpp"
 #include "scenario_target.hpp"
 #include "sweep_outcome.hpp"
 #include "tessera/core/common/atomic_file.hpp"
@@ -151,6 +154,28 @@ int run_real_backend(const RealRunSettings& settings) {
   };
   const TraceFiles traces{settings.trace_file, traced_point(settings.trace_point, settings.points,
                                                             loaded.points.size())};
+  // Where the results and timelines go, checked before any training on rank 0, which alone
+  // writes them; its verdict is shared so that every rank stops with it.
+  std::optional<InputError> unwritable;
+  if (world->rank() == 0) {
+    try {
+      prepare_results_directory(settings.output, loaded.scenario);
+      for (const auto& point : loaded.points) {
+        const bool selected =
+            settings.points.empty() || std::find(settings.points.begin(), settings.points.end(),
+                                                 point.index) != settings.points.end();
+        if (selected && traces.traces(point.index)) {
+          prepare_output_file(traces.path(point.index), "--trace");
+        }
+      }
+    } catch (const InputError& error) {
+      unwritable = error;
+    }
+  }
+  double stop = unwritable ? 1.0 : 0.0;
+  world->allreduce_max(&stop, 1);
+  if (unwritable) throw *unwritable;
+  if (stop > 0) return kExitBadInput;
   // Every rank passes a timeline for a traced point (the gather is collective), rank 0 writes.
   kernels::real::MeasuredTimeline timeline;
   std::set<std::size_t> traced;  // the points whose timeline this run wrote

@@ -5,7 +5,8 @@
 # sets (CosmoFlow's and the 3D U-Net's layouts) are read rank by rank; a device too small gives
 # "does not fit", exit 0, no crash; BERT trains, and is skipped with the reason where its
 # weights are sharded; model.learning_rate changes the training; an interleaved-profile flag
-# without --interleaved-profile is refused.
+# without --interleaved-profile is refused; an unwritable --output or --trace stops every rank
+# before training.
 # Usage: real_run.sh TESSERA MPIEXEC SCENARIO_DIR
 set -u
 tessera=$1
@@ -22,6 +23,17 @@ run() {  # run RANKS ARGS...: tessera under mpirun; output in $output, exit code
   code=$?
 }
 row() { grep "^$1,$2," "$3"; }  # row SCENARIO POINT CSV
+
+# Where the results or a timeline cannot be written, every rank stops before training: exit 2
+# naming the option (rank 0 alone writes; the others wait for its verdict).
+touch "$scratch/a-file"
+mkdir -p "$scratch/a-folder"
+for args in "--output $scratch/a-file/out" "--output $scratch/unused --trace $scratch/a-folder"; do
+  # shellcheck disable=SC2086
+  run 2 run "$scenarios/cosmoflow_real_cpu.yaml" --backend real $args
+  [ "$code" -eq 2 ] && [[ "$output" == *"error: command line: --"*"expected"* ]] &&
+    [[ "$output" != *"training..."* ]] || fail "real backend, $args: exit $code: $output"
+done
 
 run 2 run "$scenarios/cosmoflow_real_cpu.yaml" --backend real --output "$scratch/cpu"
 [ "$code" -eq 0 ] || fail "cosmoflow_real_cpu: exit $code: $output"
