@@ -12,7 +12,6 @@
 // with its own loss: AdaptiveAvgPool2d(4, 4), BasicConv2d 128 1x1, fc 1024, ReLU, dropout 0.7, fc
 // to the classes, softmax cross-entropy (13,004,888 parameters in all). At 224x224 the adaptive
 // pool (14x14 features to 4x4) is the paper's 5x5 stride-3 average pool.
-#include <stdexcept>
 #include <string>
 
 #include "tessera/core/model/graph_builder.hpp"
@@ -105,14 +104,9 @@ ZooModel googlenet() {
                            "(needs image_size >= " +
                            std::to_string(kSmallestGoogLeNetImageWithAux) + ")"}},
       .build = [](const ModelOptions& o) {
-        const auto size = o.integer("image_size");
-        if (o.boolean("aux_logits") && size < kSmallestGoogLeNetImageWithAux) {
-          throw std::invalid_argument(
-              "image_size: at least " + std::to_string(kSmallestGoogLeNetImageWithAux) +
-              " with aux_logits (the auxiliary classifiers pool 4a's and 4d's features to 4x4), "
-              "got " +
-              std::to_string(size) + "; or aux_logits: false");
-        }
+        const auto size =
+            image_size_for_aux(o, kSmallestGoogLeNetImageWithAux,
+                               "the auxiliary classifiers pool 4a's and 4d's features to 4x4");
         return build_googlenet(size, o.integer("classes"), o.boolean("aux_logits"));
       }};
 }

@@ -14,7 +14,6 @@
 // The stem and the reductions shrink the image to 8x8 at 299x299; below 75x75 Mixed_7a has no
 // output (torchvision's documented minimum), and the auxiliary 5x5 convolution needs Mixed_6e's
 // 17x17, reached from 299x299 up.
-#include <stdexcept>
 #include <string>
 
 #include "tessera/core/model/graph_builder.hpp"
@@ -160,14 +159,9 @@ ZooModel inception_v3() {
                                "(needs image_size >= " +
                                std::to_string(kSmallestInceptionImageWithAux) + ")"}},
           .build = [](const ModelOptions& o) {
-            const auto size = o.integer("image_size");
-            if (o.boolean("aux_logits") && size < kSmallestInceptionImageWithAux) {
-              throw std::invalid_argument(
-                  "image_size: at least " + std::to_string(kSmallestInceptionImageWithAux) +
-                  " with aux_logits (the auxiliary classifier's 5x5 convolution needs Mixed_6e's "
-                  "features at 17x17), got " +
-                  std::to_string(size) + "; or aux_logits: false");
-            }
+            const auto size = image_size_for_aux(
+                o, kSmallestInceptionImageWithAux,
+                "the auxiliary classifier's 5x5 convolution needs Mixed_6e's features at 17x17");
             return build_inception_v3(size, o.integer("classes"), o.boolean("aux_logits"));
           }};
 }

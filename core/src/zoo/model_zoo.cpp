@@ -34,6 +34,17 @@ ModelOptionSpec image_size_option(std::int64_t default_size) {
           .help = "input height and width in pixels"};
 }
 
+std::int64_t image_size_for_aux(const ModelOptions& options, std::int64_t smallest_with_aux,
+                                const std::string& why) {
+  const auto size = options.integer("image_size");
+  if (options.boolean("aux_logits") && size < smallest_with_aux) {
+    throw std::invalid_argument("image_size: at least " + std::to_string(smallest_with_aux) +
+                                " with aux_logits (" + why + "), got " + std::to_string(size) +
+                                "; or aux_logits: false");
+  }
+  return size;
+}
+
 ModelOptionSpec classes_option(std::int64_t default_classes) {
   return {.name = "classes",
           .type = OptionType::integer,

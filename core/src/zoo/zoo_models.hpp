@@ -23,6 +23,12 @@ ZooModel bert();
 ModelOptionSpec image_size_option(std::int64_t default_size);
 ModelOptionSpec classes_option(std::int64_t default_classes = 1000);
 ModelOptionSpec sequence_length_option(std::int64_t default_steps);
+// image_size of a classifier with aux_logits, whose auxiliary classifiers need images of at least
+// `smallest_with_aux` (`why`: what they need): std::invalid_argument naming both options where
+// aux_logits is on and the image is smaller, rather than a layer of the aux branch reaching
+// extent 0.
+std::int64_t image_size_for_aux(const ModelOptions& options, std::int64_t smallest_with_aux,
+                                const std::string& why);
 
 // What a transformer's options give (transformer_options.cpp): GPT-2's and BERT's shapes.
 struct TransformerShape {
