@@ -28,16 +28,18 @@ std::string parse_error_text(const CLI::App& cli, const CLI::ParseError& error, 
   std::string message = error.what();
   const auto subcommands =
       const_cast<CLI::App*>(innermost)->get_subcommands([](CLI::App*) { return true; });
-  const auto given = std::find_if(after_path, words.end(),
-                                  [](const std::string& word) { return word.front() != '-'; });
-  if (!subcommands.empty() && innermost->get_subcommands().empty() && after_path == words.end()) {
-    message = "expected one of the commands:";
-    for (const CLI::App* sub : subcommands) message += " " + sub->get_name();
-  } else if (!subcommands.empty() && after_path != words.end()) {
-    // A word where the command should be: a mistyped command, or an option before any.
-    const std::string& word = given != words.end() ? *given : *after_path;
-    message = (given != words.end() ? "unknown command '" : "unknown option '") + word +
-              "'; expected one of the commands:";
+  if (!subcommands.empty()) {
+    // Nothing where the command should be, a mistyped command, or an option before any.
+    const auto given = std::find_if(after_path, words.end(), [](const std::string& word) {
+      return word.empty() || word.front() != '-';
+    });
+    if (after_path == words.end()) {
+      message = "expected one of the commands:";
+    } else {
+      message =
+          (given != words.end() ? "unknown command '" + *given : "unknown option '" + *after_path) +
+          "'; expected one of the commands:";
+    }
     for (const CLI::App* sub : subcommands) message += " " + sub->get_name();
   }
   return "error: " + message + "\nRun '" + command + " --help' for usage.\n";
