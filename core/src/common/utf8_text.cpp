@@ -39,14 +39,6 @@ std::size_t sequence_length(std::string_view text, std::size_t at) {
   return length;
 }
 
-// C0 control characters other than tab, line feed and carriage return are not text (YAML 1.2
-// section 5.1 excludes them from a stream): a NUL byte means a binary file or a damaged one.
-bool is_control_byte(char character) {
-  const auto byte = static_cast<std::uint8_t>(character);
-  return (byte < 0x20 && character != '\t' && character != '\n' && character != '\r') ||
-         byte == 0x7F;
-}
-
 [[noreturn]] void reject_byte(const std::string& file, int line, int column, char character,
                               const std::string& why) {
   char shown[8];
@@ -66,7 +58,9 @@ void require_utf8(std::string_view text, const std::string& file) {
       reject_byte(file, line, column, text[at],
                   "which does not begin or continue a UTF-8 character (save the file as UTF-8)");
     }
-    if (is_control_byte(text[at])) {
+    // Not text (YAML 1.2 section 5.1 excludes them from a stream): a NUL byte means a binary
+    // file or a damaged one. Carriage returns end lines.
+    if (is_control_character(text[at]) && text[at] != '\r') {
       reject_byte(file, line, column, text[at],
                   "a control character that text does not hold (is it a binary or damaged file?)");
     }
@@ -78,6 +72,11 @@ void require_utf8(std::string_view text, const std::string& file) {
     }
     at += length;
   }
+}
+
+bool is_control_character(char character) {
+  const auto byte = static_cast<std::uint8_t>(character);
+  return (byte < 0x20 && character != '\t' && character != '\n') || byte == 0x7F;
 }
 
 }  // namespace tessera

@@ -16,11 +16,6 @@
 namespace tessera {
 namespace {
 
-bool is_control_character(char character) {
-  const auto byte = static_cast<unsigned char>(character);
-  return (byte < 0x20 && character != '\t' && character != '\n') || byte == 0x7F;
-}
-
 // `text` with its control characters written as \xNN, so that an error message shows them
 // rather than sends them to the terminal.
 std::string shown_text(const std::string& text) {

@@ -12,4 +12,8 @@ namespace tessera {
 // return (a NUL byte, say), and that byte's value.
 void require_utf8(std::string_view text, const std::string& file);
 
+// A C0 control character other than tab and line feed, or DEL: what no text holds. A file may
+// still hold carriage returns (its line ends); a string read from it may not.
+bool is_control_character(char character);
+
 }  // namespace tessera
