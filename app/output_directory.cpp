@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -62,6 +63,18 @@ void prepare_output_file(const std::string& file, const std::string& option) {
                          (file.empty() ? "" : ": a folder"));
   }
   prepare_output_directory(std::filesystem::path(file).parent_path().string(), option);
+}
+
+void prepare_run_outputs(const std::string& output_option, const TraceFiles& traces,
+                         const LoadedScenario& loaded, const std::vector<std::size_t>& selected) {
+  for (const auto& point : loaded.points) {
+    const bool chosen = selected.empty() ||
+                        std::find(selected.begin(), selected.end(), point.index) != selected.end();
+    if (chosen && traces.traces(point.index)) {
+      prepare_output_file(traces.path(point.index), "--trace");
+    }
+  }
+  prepare_results_directory(output_option, loaded.scenario);
 }
 
 }  // namespace tessera::app

@@ -3,7 +3,12 @@
 // would otherwise fail the command after minutes of simulating, measuring or searching.
 #include <string>
 
+#include <cstddef>
+#include <vector>
+
+#include "tessera/core/loading/scenario_loader.hpp"
 #include "tessera/core/scenario/scenario.hpp"
+#include "trace_files.hpp"
 
 namespace tessera::app {
 
@@ -16,6 +21,12 @@ void prepare_output_directory(const std::string& directory, const std::string& o
 // naming --output, or the scenario file and its outputs.directory. Returns the folder.
 std::string prepare_results_directory(const std::string& output_option, const Scenario& scenario,
                                       const std::string& subfolder = "");
+
+// Where a run writes, before it runs: the --trace file of every point it traces among `selected`
+// (--points; every point when empty), then its results folder (prepare_results_directory), so
+// that a bad --trace leaves no results folder behind.
+void prepare_run_outputs(const std::string& output_option, const TraceFiles& traces,
+                         const LoadedScenario& loaded, const std::vector<std::size_t>& selected);
 
 // The same for the folder `file` will be written into (the current one for a bare name), and
 // `file` itself is not empty and not a folder.

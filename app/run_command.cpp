@@ -219,12 +219,7 @@ int run(const RunSettings& settings) {
   // Checked before the sweep (not under mpirun: a rank stopping alone would leave the others
   // waiting for it).
   if (spread.size() == 1) {
-    for (const auto& point : loaded.points) {
-      if (traces.traces(point.index) && point_selected(run_options, point.index)) {
-        prepare_output_file(traces.path(point.index), "--trace");
-      }
-    }
-    prepare_results_directory(settings.output, loaded.scenario);
+    prepare_run_outputs(settings.output, traces, loaded, settings.points);
   }
   std::map<std::size_t, std::pair<PointResult, nlohmann::json>> simulated_elsewhere;
   if (spread.size() > 1) {

@@ -1,6 +1,5 @@
 #include "run_real.hpp"
 
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -159,15 +158,7 @@ int run_real_backend(const RealRunSettings& settings) {
   std::optional<InputError> unwritable;
   if (world->rank() == 0) {
     try {
-      prepare_results_directory(settings.output, loaded.scenario);
-      for (const auto& point : loaded.points) {
-        const bool selected =
-            settings.points.empty() || std::find(settings.points.begin(), settings.points.end(),
-                                                 point.index) != settings.points.end();
-        if (selected && traces.traces(point.index)) {
-          prepare_output_file(traces.path(point.index), "--trace");
-        }
-      }
+      prepare_run_outputs(settings.output, traces, loaded, settings.points);
     } catch (const InputError& error) {
       unwritable = error;
     }
