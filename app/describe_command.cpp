@@ -55,9 +55,8 @@ void add_describe_command(CLI::App& cli, Action& action) {
           std::cout << json.dump(2) << "\n";
           return kExitOk;
         }
-        ProfileDatabase profiles;
-        for (const auto& path : settings->profiles) profiles.load_csv(path);
-        warn_if_no_profile_row_matches(profiles, loaded, settings->file, std::cerr);
+        const auto profiles =
+            load_scenario_profiles(settings->profiles, loaded, settings->file, true);
         std::cout << describe_scenario(loaded, {settings->point, !settings->no_layers,
                                                 profiles.size() > 0 ? &profiles : nullptr});
         return kExitOk;

@@ -36,9 +36,7 @@ int export_point(const ExportSettings& settings) {
                          std::to_string(loaded.points.size() - 1) + ", got " +
                          std::to_string(settings.point));
   }
-  ProfileDatabase profiles;
-  for (const auto& path : settings.profiles) profiles.load_csv(path);
-  warn_if_no_profile_row_matches(profiles, loaded, settings.file, std::cerr);
+  const auto profiles = load_scenario_profiles(settings.profiles, loaded, settings.file, true);
   const auto& point = loaded.points[static_cast<std::size_t>(settings.point)];
   const std::string directory = prepare_results_directory(
       settings.output, loaded.scenario, "chakra-point" + std::to_string(settings.point));

@@ -213,9 +213,8 @@ int plan(const PlanSettings& settings) {
     }
     apply_memory_limit(loaded, *memory_limit);
   }
-  ProfileDatabase profiles;
-  for (const auto& path : settings.profiles) profiles.load_csv(path);
-  warn_if_no_profile_row_matches(profiles, loaded, settings.file, std::cerr);
+  const auto profiles =
+      load_scenario_profiles(settings.profiles, loaded, settings.file, spread.writer());
   const ProfileDatabase* profile_db = profiles.size() > 0 ? &profiles : nullptr;
 
   PlanSearchOptions options;

@@ -1,6 +1,7 @@
 #include "profile_coverage_report.hpp"
 
 #include <algorithm>
+#include <iostream>
 #include <ostream>
 
 #include "tessera/core/common/quantity.hpp"
@@ -34,6 +35,24 @@ std::string device_mismatch(const ProfileCoverage& c) {
          "profile (--cluster)";
 }
 
+void warn_if_no_profile_row_matches(const ProfileDatabase& profiles, const LoadedScenario& scenario,
+                                    const std::string& scenario_file, std::ostream& warnings) {
+  if (profiles.size() == 0) return;
+  const auto c = profile_coverage(profiles, scenario);
+  if (c.measured_kernels > 0) return;
+  warnings << "warning: " << scenario_file << ": no row of the --profiles times a kernel of "
+           << "this scenario, so every kernel is timed at the roofline: ";
+  if (!names_the_device(c)) {
+    warnings << device_mismatch(c) << "\n";
+  } else if (c.matching_rows > 0) {
+    warnings << "its " << counted(static_cast<std::int64_t>(c.matching_rows), "matching row")
+             << " say ok=false (the algorithm did not run)\n";
+  } else {
+    warnings << "the rows of '" << c.device << "' hold other kernels, dtypes or micro-batches "
+             << "(tessera validate " << scenario_file << " --profiles ... lists them)\n";
+  }
+}
+
 }  // namespace
 
 void report_profile_coverage(const ProfileCoverage& c, const std::string& scenario_file,
@@ -65,22 +84,13 @@ void report_profile_coverage(const ProfileCoverage& c, const std::string& scenar
   }
 }
 
-void warn_if_no_profile_row_matches(const ProfileDatabase& profiles, const LoadedScenario& scenario,
-                                    const std::string& scenario_file, std::ostream& warnings) {
-  if (profiles.size() == 0) return;
-  const auto c = profile_coverage(profiles, scenario);
-  if (c.measured_kernels > 0) return;
-  warnings << "warning: " << scenario_file << ": no row of the --profiles times a kernel of "
-           << "this scenario, so every kernel is timed at the roofline: ";
-  if (!names_the_device(c)) {
-    warnings << device_mismatch(c) << "\n";
-  } else if (c.matching_rows > 0) {
-    warnings << "its " << counted(static_cast<std::int64_t>(c.matching_rows), "matching row")
-             << " say ok=false (the algorithm did not run)\n";
-  } else {
-    warnings << "the rows of '" << c.device << "' hold other kernels, dtypes or micro-batches "
-             << "(tessera validate " << scenario_file << " --profiles ... lists them)\n";
-  }
+ProfileDatabase load_scenario_profiles(const std::vector<std::string>& files,
+                                       const LoadedScenario& scenario,
+                                       const std::string& scenario_file, bool warn) {
+  ProfileDatabase profiles;
+  for (const auto& path : files) profiles.load_csv(path);
+  if (warn) warn_if_no_profile_row_matches(profiles, scenario, scenario_file, std::cerr);
+  return profiles;
 }
 
 }  // namespace tessera::app

@@ -5,6 +5,7 @@
 // a run falls back to the roofline without a word.
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "tessera/core/point/profile_coverage.hpp"
 
@@ -16,10 +17,11 @@ constexpr std::size_t kUnmatchedRowsListed = 10;
 void report_profile_coverage(const ProfileCoverage& coverage, const std::string& scenario_file,
                              std::ostream& out, std::ostream& warnings);
 
-// For the commands that simulate with --profiles (run, plan, describe, export): one warning when
-// no row matches a kernel of the scenario, so that a profile of another device is noticed
-// there too; nothing when some row matches or there are no profiles.
-void warn_if_no_profile_row_matches(const ProfileDatabase& profiles, const LoadedScenario& scenario,
-                                    const std::string& scenario_file, std::ostream& warnings);
+// The --profiles of the commands that simulate with them (run, plan, describe, export), loaded
+// in order; with `warn` (the rank that reports, under mpirun), one warning on stderr when no row
+// times a kernel of the scenario, so that a profile of another device is noticed there too.
+ProfileDatabase load_scenario_profiles(const std::vector<std::string>& files,
+                                       const LoadedScenario& scenario,
+                                       const std::string& scenario_file, bool warn);
 
 }  // namespace tessera::app

@@ -177,8 +177,9 @@ int run(const RunSettings& settings) {
   const auto loaded = load_checked_scenario(settings.file, settings.cluster);
   check_point_indices(loaded, settings.points);
   check_trace_point(loaded, settings.trace_point, settings.points);
-  ProfileDatabase profiles;
-  for (const auto& path : settings.profiles) profiles.load_csv(path);
+  RankSpread spread;
+  const auto profiles =
+      load_scenario_profiles(settings.profiles, loaded, settings.file, spread.writer());
   sim::SimulationOptions options;
   options.profiles = profiles.size() > 0 ? &profiles : nullptr;
   options.granularity =
@@ -212,10 +213,6 @@ int run(const RunSettings& settings) {
     write_file_atomically(traces.path(index), trace.dump() + "\n");
     traced.insert(index);
   };
-  RankSpread spread;
-  if (spread.writer()) {
-    warn_if_no_profile_row_matches(profiles, loaded, settings.file, std::cerr);
-  }
   // Checked before the sweep (not under mpirun: a rank stopping alone would leave the others
   // waiting for it).
   if (spread.size() == 1) {
