@@ -1,6 +1,7 @@
 #include "option_checks.hpp"
 
 #include <charconv>
+#include <cmath>
 #include <limits>
 
 namespace tessera::app {

@@ -1,6 +1,5 @@
 #pragma once
 // Checks for command-line values that CLI11's own let through.
-#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -8,22 +7,10 @@
 
 namespace tessera::app {
 
-// CLI11's number checks (PositiveNumber, Range, ...) let NaN through, every comparison with it
-// being false; a NaN of seconds then measured or waited for nothing. Added to every option that
-// takes a real number.
-inline const CLI::Validator kFiniteNumber(
-    [](std::string& text) {
-      double value = 0;
-      if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value)) {
-        return "expected a finite number, got '" + text + "'";
-      }
-      return std::string();
-    },
-    "FINITE");
-
-// CLI11's own range checks say "Value abc not in range 1 to 10000000" of a word, let "2.5"
-// through to an integer option (then "Could not convert"), and print the largest double in full
-// for PositiveNumber. These say what is expected: a whole number written in decimal digits (no
+// CLI11's own range checks say "Value abc not in range 1 to 10000000" of a word, let NaN through
+// (every comparison with it being false: a NaN of seconds measured or waited for nothing), let
+// "2.5" through to an integer option (then "Could not convert"), and print the largest double in
+// full for PositiveNumber. These say what is expected: a whole number written in decimal digits (no
 // 0x or octal reading), or a finite number, in a range.
 CLI::Validator whole_number_in(std::int64_t lowest, std::int64_t highest);
 CLI::Validator number_in(double lowest, double highest);
