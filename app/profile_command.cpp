@@ -85,9 +85,7 @@ LoadedScenario selected_points(const LoadedScenario& loaded, const ProfileSettin
 // the machine.
 void check_layer_names(const LoadedScenario& loaded, const std::vector<std::string>& names) {
   for (const auto& name : names) {
-    const auto& layers = loaded.model.layers();
-    if (std::none_of(layers.begin(), layers.end(),
-                     [&](const ResolvedLayer& layer) { return layer.layer.name == name; })) {
+    if (!loaded.model.index_of(name)) {
       throw InputError({"command line", 0, 0}, "--layers",
                        "a layer of model " + loaded.model.name() + ", got '" + name + "'");
     }
