@@ -37,9 +37,7 @@ LoadedScenario load_target(const std::string& target, std::optional<std::int64_t
   if (target == "default") return load_default_scenario(platform);
   if (!zoo_model && !std::filesystem::exists(target)) {
     // Either could have been meant: a model name is the commoner typo.
-    std::vector<std::string> names;
-    for (const auto& model : model_zoo()) names.push_back(model.name);
-    const auto nearest = closest_match(target, names);
+    const auto nearest = closest_match(target, zoo_model_names());
     throw InputError({target, 0, 0}, "",
                      "no such scenario file, and no zoo model of that name (tessera models "
                      "lists them)" +

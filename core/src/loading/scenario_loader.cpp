@@ -50,12 +50,9 @@ ModelGraph build_model(const Scenario& s, const std::string& base_directory) {
     return load_model_file(resolve_existing(s, base_directory, m.file, "model.file"));
   const ZooModel* zoo = find_zoo_model(m.zoo_name);
   if (!zoo) {
-    std::vector<std::string> names;
+    const auto names = zoo_model_names();
     std::string list;
-    for (const auto& model : model_zoo()) {
-      names.push_back(model.name);
-      list += (list.empty() ? "" : ", ") + model.name;
-    }
+    for (const auto& name : names) list += (list.empty() ? "" : ", ") + name;
     std::string problem = "expected a zoo model (" + list + "), got '" + m.zoo_name + "'";
     auto suggestion = closest_match(m.zoo_name, names);
     if (!suggestion.empty()) problem += " (did you mean '" + suggestion + "'?)";

@@ -101,6 +101,12 @@ const std::vector<ZooModel>& model_zoo() {
   return models;
 }
 
+std::vector<std::string> zoo_model_names() {
+  std::vector<std::string> names;
+  for (const auto& model : model_zoo()) names.push_back(model.name);
+  return names;
+}
+
 const ZooModel* find_zoo_model(const std::string& name) {
   for (const auto& model : model_zoo()) {
     if (model.name == name) return &model;

@@ -47,6 +47,8 @@ struct ZooModel {
 
 const std::vector<ZooModel>& model_zoo();
 const ZooModel* find_zoo_model(const std::string& name);
+// The zoo's model names, in model_zoo()'s order (for errors that list or suggest them).
+std::vector<std::string> zoo_model_names();
 
 // nullopt if `value` is acceptable for `spec`, else what was expected.
 std::optional<std::string> check_option_value(const ModelOptionSpec& spec,
