@@ -249,8 +249,8 @@ std::string time_to_train_table(const LoadedScenario& loaded) {
          std::to_string(point.config.global_batch()), steps, epochs,
          target.extrapolated ? "extrapolated beyond the table" : to_string(efficiency.target)});
   }
-  return "\nSteps to the target (time to train = steps x each point's step time, from tessera "
-         "run)\n" +
+  return "\nSteps to the target (tessera run turns them into time to train: the staging, the "
+         "first epoch's steps at its step time, the rest at the steady state's)\n" +
          table.render();
 }
 
