@@ -200,7 +200,8 @@ int study(const StudySettings& settings) {
   if (!settings.fresh && std::filesystem::exists(profile_path)) database.load_csv(profile_path);
   const ProfileMetadata metadata{
       device->info().name, device->info().library, utc_now(),
-      settings.in_context ? MicroBatchTiming::in_context : MicroBatchTiming::alone};
+      settings.in_context ? MicroBatchTiming::in_context : MicroBatchTiming::alone,
+      options.measurement.caches};
 
   std::vector<kernels::StudyRow> rows;
   for (std::size_t i = 0; i < to_study.size(); ++i) {

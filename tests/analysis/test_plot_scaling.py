@@ -18,7 +18,9 @@ from analysis_scripts import script_path
 SCRIPT = script_path("plot_scaling")
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 
-# The header of analysis/RESULT_SCHEMA.md, in order.
+# A result CSV's header without the optional columns (tensor_degree, first_epoch_step_s,
+# staging_s, input_source, the memory averages, time to train: RESULT_SCHEMA.md), which
+# plot_scaling.py reads as it reads a full one; the cases below add some of them back.
 HEADER = ("scenario,point,backend,gpus,data,spatial_grid,model_degree,mini_batch,global_batch,"
           "status,step_s,samples_per_s,compute_s,halo_s,allreduce_s,other_comm_s,io_s,offload_s,"
           "idle_s,peak_memory_bytes,device_capacity_bytes,fits,time_provenance,"

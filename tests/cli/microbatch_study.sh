@@ -31,6 +31,8 @@ expect 0 "workspace limit 64.00 MiB" microbatch-study --problems 52 --mini-batch
 [ "$(rows "$deepbench/summary.csv")" -eq 6 ] || fail "summary.csv: $(rows "$deepbench/summary.csv")"
 grep -q "^52,backward_filter,2,.*,power_of_two," "$deepbench/rows.csv" ||
   fail "rows.csv lacks problem 52's backward-filter power_of_two row"
+# Its runs go back to back, and its profile says so (a profile read later is timed by it).
+grep -q '^# caches: warm$' "$deepbench/profile.csv" || fail "profile.csv does not say its caches"
 expect 0 "0 sizes profiled" microbatch-study --problems 52 --mini-batch 2 --limits 8 \
   "${quick[@]}" --output "$deepbench"
 
