@@ -95,6 +95,8 @@ SymmetricReduction plan_reduction(const LoadedScenario& loaded, const ParallelCo
     return full_simulation(loaded.cluster, config,
                            "a tree all-reduce over an oversubscribed fat tree is not symmetric");
   }
+  const bool half_way_reads =
+      plan_input(loaded, config.gpus()).of(options.epoch) == InputSource::peer_memory;
   // Failed nodes among the job's leave its nodes unevenly placed in the fabric; beyond them they
   // change nothing, and the reduced cluster leaves them out.
   if (!loaded.cluster.failed_nodes.empty()) {
@@ -106,9 +108,11 @@ SymmetricReduction plan_reduction(const LoadedScenario& loaded, const ParallelCo
     }
     ClusterSpec healthy = loaded.cluster;
     healthy.failed_nodes.clear();
-    return plan_symmetric_reduction(healthy, config, options.min_played_nodes, batches);
+    return plan_symmetric_reduction(healthy, config, options.min_played_nodes, batches,
+                                    half_way_reads);
   }
-  return plan_symmetric_reduction(loaded.cluster, config, options.min_played_nodes, batches);
+  return plan_symmetric_reduction(loaded.cluster, config, options.min_played_nodes, batches,
+                                  half_way_reads);
 }
 
 }  // namespace
