@@ -41,7 +41,8 @@ const TargetLayout kTargets{.task = TrainingTask::regression, .values_per_sample
 std::vector<StepInput> read_steps(const IoSection& io, std::int64_t steps,
                                   std::vector<InputSource>* sources = nullptr,
                                   InputSource later_epochs = InputSource::file_system) {
-  auto source = hdf5_input_source(io, kSample, kTargets, placement(), steps, later_epochs);
+  auto source = hdf5_input_source(checked_hdf5_dataset(io, kSample, kTargets), io, kTargets,
+                                  placement(), steps, later_epochs);
   std::vector<StepInput> inputs;
   for (std::int64_t step = 0; step < steps; ++step) {
     double io_seconds = 0;
@@ -89,8 +90,8 @@ TEST(Hdf5InputSource, AStoreReadsEachFileOnceAndServesLaterEpochsFromMemory) {
   }
   // The files were removed after the first epoch: a store needs them no more.
   io.store = DataStore::node_local;
-  auto source = hdf5_input_source(io, kSample, kTargets, placement(), 2 * kSamples,
-                                  InputSource::node_local_storage);
+  auto source = hdf5_input_source(checked_hdf5_dataset(io, kSample, kTargets), io, kTargets,
+                                  placement(), 2 * kSamples, InputSource::node_local_storage);
   double io_seconds = 0;
   for (std::int64_t step = 0; step < kSamples; ++step) (void)source->next(io_seconds);
   std::filesystem::remove_all(scratch.path());
@@ -111,13 +112,14 @@ TEST(Hdf5InputSource, StagingReadsTheRanksShareBeforeTheFirstStep) {
   auto io = io_of(scratch);
   const auto plain = read_steps(io, 2 * kSamples);
   // Unstaged, stage() reads nothing.
-  EXPECT_EQ(
-      hdf5_input_source(io, kSample, kTargets, placement(), 1, InputSource::file_system)->stage(),
-      0);
+  EXPECT_EQ(hdf5_input_source(checked_hdf5_dataset(io, kSample, kTargets), io, kTargets,
+                              placement(), 1, InputSource::file_system)
+                ->stage(),
+            0);
   io.store = DataStore::node_local;
   // Two epochs of steps: four samples staged.
-  auto source = hdf5_input_source(io, kSample, kTargets, placement(), 2 * kSamples,
-                                  InputSource::node_local_storage, true);
+  auto source = hdf5_input_source(checked_hdf5_dataset(io, kSample, kTargets), io, kTargets,
+                                  placement(), 2 * kSamples, InputSource::node_local_storage, true);
   EXPECT_GT(source->stage(), 0);
   EXPECT_NE(source->description().find("4 samples) staged"), std::string::npos)
       << source->description();
@@ -139,8 +141,8 @@ TEST(Hdf5InputSource, ThePageCacheRereadsTheFilesEveryEpoch) {
       {.directory = scratch.path(), .samples = kSamples, .width = 8, .seed = 5});
   auto io = io_of(scratch);
   io.store = DataStore::page_cache;
-  auto source =
-      hdf5_input_source(io, kSample, kTargets, placement(), 2 * kSamples, InputSource::page_cache);
+  auto source = hdf5_input_source(checked_hdf5_dataset(io, kSample, kTargets), io, kTargets,
+                                  placement(), 2 * kSamples, InputSource::page_cache);
   double io_seconds = 0;
   for (std::int64_t step = 0; step < kSamples; ++step) {
     (void)source->next(io_seconds);
@@ -196,11 +198,11 @@ TEST(Hdf5InputSource, SegmentationFilesGiveTheInMemoryDataSet) {
   auto in_memory = synthetic_input_source(
       {.seed = 9, .dataset_samples = kSamples, .sample = sample, .targets = labels}, placement());
   auto io = io_of(scratch);
-  auto sub_volume =
-      hdf5_input_source(io, sample, labels, placement(), kSamples, InputSource::file_system);
+  auto sub_volume = hdf5_input_source(checked_hdf5_dataset(io, sample, labels), io, labels,
+                                      placement(), kSamples, InputSource::file_system);
   io.read_sub_volume = false;
-  auto whole =
-      hdf5_input_source(io, sample, labels, placement(), kSamples, InputSource::file_system);
+  auto whole = hdf5_input_source(checked_hdf5_dataset(io, sample, labels), io, labels, placement(),
+                                 kSamples, InputSource::file_system);
   for (std::int64_t step = 0; step < kSamples; ++step) {
     double io_seconds = 0;
     const auto expected = in_memory->next(io_seconds);
@@ -220,8 +222,7 @@ TEST(Hdf5InputSource, ADataSetOfTheWrongLayoutForTheTaskIsABadInput) {
   const TargetLayout labels{
       .task = TrainingTask::segmentation, .values_per_sample = 8 * 8 * 8, .classes = 3};
   try {
-    (void)hdf5_input_source(io_of(scratch), kSample, labels, placement(), 1,
-                            InputSource::file_system);
+    (void)checked_hdf5_dataset(io_of(scratch), kSample, labels);
     FAIL() << "expected an InputError";
   } catch (const InputError& error) {
     EXPECT_NE(std::string(error.what()).find("io.dataset"), std::string::npos) << error.what();

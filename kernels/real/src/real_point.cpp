@@ -11,6 +11,7 @@
 
 #include "interleaved_profile.hpp"
 #include "measured_training.hpp"
+#include "rank_values.hpp"
 #include "sequence_executors.hpp"
 #include "tensor_split_support.hpp"
 #include "tessera/core/common/quantity.hpp"
@@ -58,51 +59,6 @@ std::string device_name_for_rank() {
   const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
   const auto local_rank = local != nullptr ? std::strtoul(local, nullptr, 10) : 0UL;
   return gpus[local_rank % gpus.size()];
-}
-
-// The value of every rank of `group`, gathered by a sum (each rank fills its own slot).
-std::vector<double> gather_values(Communicator& group, double value) {
-  std::vector<double> values(static_cast<std::size_t>(group.size()), 0.0);
-  values[static_cast<std::size_t>(group.rank())] = value;
-  group.allreduce_sum(values.data(), values.size());
-  return values;
-}
-
-// `values` as rank `owner` of `group` holds them, on every rank (one sum, the others adding zeros).
-std::vector<double> values_of_rank(Communicator& group, int owner, std::vector<double> values) {
-  if (group.rank() != owner) std::fill(values.begin(), values.end(), 0.0);
-  group.allreduce_sum(values.data(), values.size());
-  return values;
-}
-
-// Each layer's time on the rank that computes it, where several do (data, spatial or tensor
-// parallelism) the one of them with the longest step (`steps`), as the simulator reports each
-// layer on its GPU; pipeline stages compute different layers, so no one rank has them all. The
-// optimizer update (pass "update"), which every rank runs on its own weights, is the longest.
-std::vector<LayerComputeTime> layer_times_of_computing_ranks(Communicator& group,
-                                                             const std::vector<double>& steps,
-                                                             std::vector<LayerComputeTime> times) {
-  const auto ranks = static_cast<std::size_t>(group.size());
-  const std::size_t entries = times.size();
-  std::vector<double> table(ranks * entries, 0.0);  // rank-major; each rank fills its row
-  for (std::size_t i = 0; i < entries; ++i) {
-    table[static_cast<std::size_t>(group.rank()) * entries + i] = times[i].seconds;
-  }
-  group.allreduce_sum(table.data(), table.size());
-  for (std::size_t i = 0; i < entries; ++i) {
-    const bool update = times[i].pass == "update";
-    double chosen_by = -1;  // the chosen rank's step, or its update time
-    times[i].seconds = 0;
-    for (std::size_t r = 0; r < ranks; ++r) {
-      const double seconds = table[r * entries + i];
-      const double by = update ? seconds : steps[r];
-      if (seconds > 0 && by > chosen_by) {
-        chosen_by = by;
-        times[i].seconds = seconds;
-      }
-    }
-  }
-  return times;
 }
 
 // Ordered by precedence: the worst outcome of any rank decides the point's.
@@ -229,6 +185,12 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
     // The offload policy: dyn tries no offloading, conv, all, then all with the memory-optimal
     // algorithms, and keeps the first whose tensors this device holds (as vDNN decides, at run
     // time: what the device holds is measured, not estimated).
+    const auto& sample = loaded.model.layers().front().output_shape;
+    // A data set that does not fit the model stops the run before the trainer is built.
+    std::optional<io::DatasetIndex> dataset;
+    if (scenario.io.format == DatasetFormat::hdf5) {
+      dataset = checked_hdf5_dataset(scenario.io, sample, target_layout(loaded.model));
+    }
     const auto candidates = offload_candidates(scenario.memory.offload);
     for (std::size_t c = 0; c < candidates.size() && !trainer; ++c) {
       offload = candidates[c];
@@ -257,10 +219,9 @@ PointResult train_point(const LoadedScenario& loaded, const SweepPoint& point, C
                                    .global_batch = layout.global_batch,
                                    .first = trainer->input_first(),
                                    .count = trainer->input_count()};
-    const auto& sample = loaded.model.layers().front().output_shape;
-    if (scenario.io.format == DatasetFormat::hdf5) {
+    if (dataset) {
       // A prefetching step reads the next step's samples: one step more than are trained.
-      source = hdf5_input_source(scenario.io, sample, target_layout(loaded.model), placement,
+      source = hdf5_input_source(*dataset, scenario.io, target_layout(loaded.model), placement,
                                  warmup + measured + 1, input_plan.later_epochs, input_plan.staged);
     } else {
       source = synthetic_input_source(

@@ -71,9 +71,47 @@ std::vector<float> crop(std::span<const float> whole, const io::VolumeShape& sha
   return shard;
 }
 
+}  // namespace
+
+io::DatasetIndex checked_hdf5_dataset(const IoSection& io, const TensorShape& sample,
+                                      const TargetLayout& targets) {
+  auto index = io::index_dataset(io.dataset);
+  if (sample.spatial.size() != 3 || index.shape.channels != sample.c ||
+      index.shape.spatial[0] != sample.spatial[0] || index.shape.spatial[1] != sample.spatial[1] ||
+      index.shape.spatial[2] != sample.spatial[2]) {
+    throw InputError(
+        {io.dataset, 0, 0}, "io.dataset",
+        "expected samples of " + to_string(sample) + " (the model's input), got samples of " +
+            std::to_string(index.shape.channels) + "x" + std::to_string(index.shape.spatial[0]) +
+            "x" + std::to_string(index.shape.spatial[1]) + "x" +
+            std::to_string(index.shape.spatial[2]));
+  }
+  if (index.volume_dtype != io.stored_dtype) {
+    throw InputError({io.dataset, 0, 0}, "io.stored_dtype",
+                     "the data set's volumes hold " + to_string(index.volume_dtype) + " values (" +
+                         index.samples.front().path + "), the scenario says " +
+                         to_string(io.stored_dtype) +
+                         "; the simulator's reads move what io.stored_dtype says");
+  }
+  const bool fits = targets.task == TrainingTask::segmentation
+                        ? index.layout == io::SampleLayout::segmentation
+                        : index.layout == io::SampleLayout::cosmoflow &&
+                              targets.task == TrainingTask::regression &&
+                              targets.values_per_sample == io::kTargetCount;
+  if (!fits) {
+    throw InputError({io.dataset, 0, 0}, "io.dataset",
+                     "the model learns " + to_string(targets.task) +
+                         ", which the data set's samples in the " + to_string(index.layout) +
+                         " layout do not give (tessera data generate --task makes one)");
+  }
+  return index;
+}
+
+namespace {
+
 class Hdf5Source : public StepInputSource {
  public:
-  Hdf5Source(const IoSection& io, const TensorShape& sample, const TargetLayout& targets,
+  Hdf5Source(const io::DatasetIndex& index, const IoSection& io, const TargetLayout& targets,
              const InputPlacement& placement, std::int64_t steps, InputSource later_epochs,
              bool staged)
       : directory_(io.dataset),
@@ -82,36 +120,8 @@ class Hdf5Source : public StepInputSource {
         classes_(targets.classes),
         later_epochs_(later_epochs),
         staged_(staged && keeps_samples()) {
-    const auto index = io::index_dataset(directory_);
     shape_ = index.shape;
     layout_ = index.layout;
-    if (sample.spatial.size() != 3 || shape_.channels != sample.c ||
-        shape_.spatial[0] != sample.spatial[0] || shape_.spatial[1] != sample.spatial[1] ||
-        shape_.spatial[2] != sample.spatial[2]) {
-      throw InputError(
-          {directory_, 0, 0}, "io.dataset",
-          "expected samples of " + to_string(sample) + " (the model's input), got samples of " +
-              std::to_string(shape_.channels) + "x" + std::to_string(shape_.spatial[0]) + "x" +
-              std::to_string(shape_.spatial[1]) + "x" + std::to_string(shape_.spatial[2]));
-    }
-    if (index.volume_dtype != io.stored_dtype) {
-      throw InputError({directory_, 0, 0}, "io.stored_dtype",
-                       "the data set's volumes hold " + to_string(index.volume_dtype) +
-                           " values (" + index.samples.front().path + "), the scenario says " +
-                           to_string(io.stored_dtype) +
-                           "; the simulator's reads move what io.stored_dtype says");
-    }
-    const bool fits = targets.task == TrainingTask::segmentation
-                          ? layout_ == io::SampleLayout::segmentation
-                          : layout_ == io::SampleLayout::cosmoflow &&
-                                targets.task == TrainingTask::regression &&
-                                targets.values_per_sample == io::kTargetCount;
-    if (!fits) {
-      throw InputError({directory_, 0, 0}, "io.dataset",
-                       "the model learns " + to_string(targets.task) +
-                           ", which the data set's samples in the " + to_string(layout_) +
-                           " layout do not give (tessera data generate --task makes one)");
-    }
     const auto paths = index.paths();
     std::vector<std::string> reads;
     for (std::int64_t step = 0; step < steps; ++step) {
@@ -281,12 +291,12 @@ std::unique_ptr<StepInputSource> synthetic_input_source(const SyntheticInput& so
   return std::make_unique<SyntheticSource>(source, placement);
 }
 
-std::unique_ptr<StepInputSource> hdf5_input_source(const IoSection& io, const TensorShape& sample,
-                                                   const TargetLayout& targets,
+std::unique_ptr<StepInputSource> hdf5_input_source(const io::DatasetIndex& dataset,
+                                                   const IoSection& io, const TargetLayout& targets,
                                                    const InputPlacement& placement,
                                                    std::int64_t steps, InputSource later_epochs,
                                                    bool staged) {
-  return std::make_unique<Hdf5Source>(io, sample, targets, placement, steps, later_epochs, staged);
+  return std::make_unique<Hdf5Source>(dataset, io, targets, placement, steps, later_epochs, staged);
 }
 
 }  // namespace tessera::kernels::real

@@ -14,6 +14,7 @@
 #include "tessera/core/model/training_task.hpp"
 #include "tessera/core/scenario/scenario.hpp"
 #include "tessera/core/strategy/input_source.hpp"
+#include "tessera/kernels/io/dataset_index.hpp"
 #include "tessera/kernels/real/step_input.hpp"
 #include "tessera/kernels/real/synthetic_input.hpp"
 
@@ -49,14 +50,18 @@ class StepInputSource {
 
 std::unique_ptr<StepInputSource> synthetic_input_source(const SyntheticInput& source,
                                                         const InputPlacement& placement);
-// Reads the samples of `steps` steps from io.dataset (tessera data generate's layouts: CosmoFlow's
-// for a regression of four values, 3D U-Net's to label voxels). Throws tessera::InputError
-// naming the directory or file when the data set does not fit the model. After the first epoch
-// samples come from `later_epochs` (the input plan's, input_source.hpp): kept in host memory when
-// that is a store, read again when it is the file system. `staged`: the plan stages the data set
+// io.dataset indexed (tessera data generate's layouts: CosmoFlow's for a regression of four
+// values, 3D U-Net's to label voxels) and checked against the model's input `sample` and its
+// task: throws tessera::InputError naming the directory or file where it does not fit. A run
+// checks it before it builds its trainer, so that a bad data set stops it at once.
+io::DatasetIndex checked_hdf5_dataset(const IoSection& io, const TensorShape& sample,
+                                      const TargetLayout& targets);
+// Reads the samples of `steps` steps from the checked `dataset`. After the first epoch samples
+// come from `later_epochs` (the input plan's, input_source.hpp): kept in host memory when that
+// is a store, read again when it is the file system. `staged`: the plan stages the data set
 // (stage() reads the rank's share before the first step, which then reads the store).
-std::unique_ptr<StepInputSource> hdf5_input_source(const IoSection& io, const TensorShape& sample,
-                                                   const TargetLayout& targets,
+std::unique_ptr<StepInputSource> hdf5_input_source(const io::DatasetIndex& dataset,
+                                                   const IoSection& io, const TargetLayout& targets,
                                                    const InputPlacement& placement,
                                                    std::int64_t steps, InputSource later_epochs,
                                                    bool staged = false);
