@@ -1,5 +1,7 @@
 #include "tessera/simulator/simulate_point.hpp"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -143,6 +145,11 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   engine.set_config("network/model:" + s.sim.network_model);
   if (s.sim.network_model == "CM02") engine.set_config("network/crosstraffic:0");
   engine.set_config("contexts/guard-size:0");  // lifts the ~32 K actor limit
+  // Each actor's stack (8 MiB) is calloc'd. Once one is freed, glibc raises its mmap threshold
+  // above that size and later stacks come from the heap, which calloc must zero page by page:
+  // the message-level collectives' short-lived workers then kept every stack they ever had
+  // resident. A fixed threshold keeps stacks mapped lazily, each page resident once touched.
+  ::mallopt(M_MMAP_THRESHOLD, 1 << 20);
 
   const auto reduction = plan_reduction(loaded, config, options, batches);
   const auto played_gpus = reduction.played.gpus();

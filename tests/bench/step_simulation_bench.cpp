@@ -2,6 +2,7 @@
 // 4-way depth parallelism on a Lassen-like cluster (nodes added beyond Lassen's 795 for the
 // largest sizes), from 64 to 16,384 GPUs, in both simulation modes: simulate_step/<GPUs>/1 is the
 // symmetric mode (the default: a few nodes play for all), simulate_step/<GPUs>/0 plays every GPU.
+// simulate_message_level_step/<GPUs> plays 3D U-Net's collectives message by message.
 // simulate_pipeline_step/<micro-batches> plays a GPT with tensor x pipeline parallelism on DGX
 // A100 nodes for a growing number of micro-batches: its cpu_s_per_micro_batch should stay flat
 // (a SimGrid list that grew with the step's un-waited transfers once made it grow linearly).
@@ -36,6 +37,23 @@ double seconds(const timeval& time) {
   return static_cast<double>(time.tv_sec) + 1e-6 * static_cast<double>(time.tv_usec);
 }
 
+// The CPU time (user + system) of the children that ended since `before`, per iteration of
+// `state`: the wall time on an idle core; a loaded machine stretches the wall time but not this.
+double child_cpu_seconds(const rusage& before, const benchmark::State& state) {
+  rusage usage{};
+  getrusage(RUSAGE_CHILDREN, &usage);
+  return (seconds(usage.ru_utime) + seconds(usage.ru_stime) - seconds(before.ru_utime) -
+          seconds(before.ru_stime)) /
+         static_cast<double>(state.iterations());
+}
+
+// The peak resident memory of the children so far.
+double children_max_rss_bytes() {
+  rusage usage{};
+  getrusage(RUSAGE_CHILDREN, &usage);
+  return static_cast<double>(usage.ru_maxrss) * 1024.0;
+}
+
 void simulate_step(benchmark::State& state) {
   const auto gpus = state.range(0);
   auto loaded = tessera::load_scenario_text(kScenario, "bench.yaml", "");
@@ -52,15 +70,35 @@ void simulate_step(benchmark::State& state) {
     state.SetIterationTime(outcome.wall_seconds);
     simulated_step = outcome.result.step_seconds;
   }
-  rusage usage{};
-  getrusage(RUSAGE_CHILDREN, &usage);
   state.counters["simulated_step_s"] = simulated_step;
-  // The children's CPU time (user + system), per step: the wall time on an idle core; a loaded
-  // machine stretches the wall time but not this.
-  state.counters["child_cpu_s"] = (seconds(usage.ru_utime) + seconds(usage.ru_stime) -
-                                   seconds(before.ru_utime) - seconds(before.ru_stime)) /
-                                  static_cast<double>(state.iterations());
-  state.counters["max_rss_bytes"] = static_cast<double>(usage.ru_maxrss) * 1024.0;
+  state.counters["child_cpu_s"] = child_cpu_seconds(before, state);
+  state.counters["max_rss_bytes"] = children_max_rss_bytes();
+}
+
+// Message-level collectives play every message with short-lived actors: 3D U-Net-256 split
+// 2x2x2, 8 to 64 GPUs (each actor's stack once stayed resident: 12 GB at 32 GPUs).
+void simulate_message_level_step(benchmark::State& state) {
+  const auto gpus = state.range(0);
+  auto loaded = tessera::load_scenario_text(R"(
+name: bench-unet3d-message-level
+model: {zoo: unet3d, options: {width: 256}, mini_batch: 1}
+parallelism: {spatial: {grid: [2, 2, 2]}}
+platform: {preset: lassen}
+)",
+                                            "bench.yaml", "");
+  auto point = loaded.points.front();
+  point.config.data = gpus / 8;
+  point.plan.config.data = gpus / 8;
+  tessera::sim::SimulationOptions options;
+  options.granularity = tessera::sim::Granularity::message;
+  rusage before{};
+  getrusage(RUSAGE_CHILDREN, &before);
+  for (auto _ : state) {
+    const auto outcome = tessera::sim::simulate_point_isolated(loaded, point, options);
+    state.SetIterationTime(outcome.wall_seconds);
+  }
+  state.counters["child_cpu_s"] = child_cpu_seconds(before, state);
+  state.counters["max_rss_bytes"] = children_max_rss_bytes();
 }
 
 std::string pipeline_scenario(std::int64_t micro_batches) {
@@ -90,12 +128,8 @@ void simulate_pipeline_step(benchmark::State& state) {
     const auto outcome = tessera::sim::simulate_point_isolated(loaded, point, {});
     state.SetIterationTime(outcome.wall_seconds);
   }
-  rusage usage{};
-  getrusage(RUSAGE_CHILDREN, &usage);
-  const double cpu_seconds = (seconds(usage.ru_utime) + seconds(usage.ru_stime) -
-                              seconds(before.ru_utime) - seconds(before.ru_stime)) /
-                             static_cast<double>(state.iterations());
-  state.counters["cpu_s_per_micro_batch"] = cpu_seconds / static_cast<double>(micro_batches);
+  state.counters["cpu_s_per_micro_batch"] =
+      child_cpu_seconds(before, state) / static_cast<double>(micro_batches);
 }
 
 void every_size(benchmark::internal::Benchmark* benchmark) {
@@ -144,6 +178,14 @@ BENCHMARK(reference_work)->UseManualTime()->Iterations(1)->Unit(benchmark::kMill
 
 BENCHMARK(simulate_step)
     ->Apply(every_size)
+    ->UseManualTime()
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
+BENCHMARK(simulate_message_level_step)
+    ->Arg(8)
+    ->Arg(32)
+    ->Arg(64)
     ->UseManualTime()
     ->Iterations(1)
     ->Unit(benchmark::kMillisecond);
