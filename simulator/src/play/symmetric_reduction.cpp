@@ -111,13 +111,13 @@ SymmetricReduction plan_symmetric_reduction(const ClusterSpec& cluster,
   const std::int64_t per_switch = cluster.network.nodes_per_switch;
   // SimGrid routes the fat tree D-mod-k (up by the destination's index): the shift by half the
   // nodes crosses the core one flow per cable only where the nodes fill whole leaf switches;
-  // otherwise the pairs that wrap around share uplinks, in the full cluster and in the played
-  // one, but not alike. Reduced only from a leaf-filling count to a leaf-filling count.
+  // otherwise the pairs that wrap around can share uplinks, in the full cluster and in the
+  // played one, but not alike. Reduced only from a leaf-filling count to a leaf-filling count.
   const bool reads_cross_core = half_way_reads && nodes > per_switch;
   if (reads_cross_core && nodes % per_switch != 0) {
     return full_simulation(cluster, config,
-                           "the data store's reads from half the machine away share fat-tree "
-                           "cables where the nodes do not fill whole leaf switches");
+                           "the data store's reads from half the machine away can share "
+                           "fat-tree cables where the nodes do not fill whole leaf switches");
   }
   std::int64_t least = std::max<std::int64_t>(min_played_nodes, 1);
   // Several leaf switches stay several: routes keep their hops and the core its traffic.
