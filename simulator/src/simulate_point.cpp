@@ -73,9 +73,10 @@ std::vector<char*> engine_arguments(std::vector<std::string>& storage) {
 
 // What to play: every GPU, or a symmetric reduction where the platform is known to be
 // homogeneous (built from a cluster file) and flows are aggregated.
+// `source`: where this epoch's steps read their samples (the point's input plan).
 SymmetricReduction plan_reduction(const LoadedScenario& loaded, const ParallelConfig& config,
                                   const SimulationOptions& options,
-                                  const std::vector<std::int64_t>& batches) {
+                                  const std::vector<std::int64_t>& batches, InputSource source) {
   if (loaded.scenario.sim.mode == "full") {
     return full_simulation(loaded.cluster, config, "sim.mode: full");
   }
@@ -97,8 +98,7 @@ SymmetricReduction plan_reduction(const LoadedScenario& loaded, const ParallelCo
     return full_simulation(loaded.cluster, config,
                            "a tree all-reduce over an oversubscribed fat tree is not symmetric");
   }
-  const bool half_way_reads =
-      plan_input(loaded, config.gpus()).of(options.epoch) == InputSource::peer_memory;
+  const bool half_way_reads = source == InputSource::peer_memory;
   // Failed nodes among the job's leave its nodes unevenly placed in the fabric; beyond them they
   // change nothing, and the reduced cluster leaves them out.
   if (!loaded.cluster.failed_nodes.empty()) {
@@ -151,7 +151,7 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   // resident. A fixed threshold keeps stacks mapped lazily, each page resident once touched.
   ::mallopt(M_MMAP_THRESHOLD, 1 << 20);
 
-  const auto reduction = plan_reduction(loaded, config, options, batches);
+  const auto reduction = plan_reduction(loaded, config, options, batches, input.of(options.epoch));
   const auto played_gpus = reduction.played.gpus();
   const auto platform =
       loaded.simgrid_xml_path.empty()

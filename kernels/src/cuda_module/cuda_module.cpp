@@ -53,17 +53,21 @@ const CudaEntry& required() {
 // Why no CUDA device can exist here: the NVIDIA driver is absent. Asked before loading the
 // module, whose cuDNN, cuBLAS and NCCL take a CPU-only machine 0.3 to 0.5 s to load only for the
 // runtime to report the missing driver, in every real run's and profile's device discovery.
-std::optional<std::string> missing_driver() {
-  // Stays loaded: the module's CUDA runtime loads it again.
-  if (::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) != nullptr) return std::nullopt;
-  const char* why = ::dlerror();
-  return why != nullptr ? why : "libcuda.so.1 not found";
+// Asked once per process, as the module is loaded once.
+const std::optional<std::string>& missing_driver() {
+  static const std::optional<std::string> why = []() -> std::optional<std::string> {
+    // Stays loaded: the module's CUDA runtime loads it again.
+    if (::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) != nullptr) return std::nullopt;
+    const char* error = ::dlerror();
+    return error != nullptr ? error : "libcuda.so.1 not found";
+  }();
+  return why;
 }
 
 }  // namespace
 
 void add_cuda_devices(DeviceInventory& inventory) {
-  if (const auto why = missing_driver()) {
+  if (const auto& why = missing_driver()) {
     inventory.notes.push_back("no CUDA device: no NVIDIA driver (" + *why + ")");
     return;
   }
