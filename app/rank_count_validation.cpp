@@ -115,9 +115,11 @@ std::vector<PointResult> simulate_points(const RankCount& count, const LoadedSce
   for (const auto* point : count.points) {
     auto outcome =
         sim::simulate_point_isolated(on_machine, on_machine.points[point->index], options);
-    write_file_atomically(
-        (count.directory / ("sim-trace-" + std::to_string(point->index) + ".json")).string(),
-        outcome.trace.dump() + "\n");
+    if (!outcome.trace.is_null()) {  // a failed simulation has none; its row says why
+      write_file_atomically(
+          (count.directory / ("sim-trace-" + std::to_string(point->index) + ".json")).string(),
+          outcome.trace.dump() + "\n");
+    }
     results.push_back(std::move(outcome.result));
   }
   return results;

@@ -63,8 +63,13 @@ void show_progress(std::size_t done, std::size_t total, const SweepPoint& point,
     if (terminal) std::cerr << "\r" << line << "  simulating...\x1b[K" << std::flush;
     return;
   }
-  line +=
-      resumed ? "  (kept from the previous run)" : "  step " + format_seconds(result->step_seconds);
+  if (resumed) {
+    line += "  (kept from the previous run)";
+  } else if (result->status == PointStatus::failed) {
+    line += "  failed (see the end)";
+  } else {
+    line += "  step " + format_seconds(result->step_seconds);
+  }
   if (terminal) {
     std::cerr << "\r" << line << "\x1b[K" << (done == total ? "\n" : "") << std::flush;
   } else {
@@ -106,7 +111,16 @@ std::string summary(const LoadedScenario& loaded, const std::vector<PointResult>
     std::snprintf(rate, sizeof rate, "%.2f", p.samples_per_second);
     std::snprintf(eff, sizeof eff, "%.1f%%", 100 * efficiency[i]);
     std::vector<std::string> row{std::to_string(p.point), std::to_string(p.gpus), p.spatial_grid,
-                                 std::to_string(p.global_batch), format_seconds(p.step_seconds)};
+                                 std::to_string(p.global_batch)};
+    // A failed point has no figures: its status stands in the step's cell (the reason follows
+    // the table), dashes in the others.
+    if (p.status == PointStatus::failed) {
+      row.push_back(to_string(p.status));
+      row.resize(columns.size(), "-");
+      table.add_row(std::move(row));
+      continue;
+    }
+    row.push_back(format_seconds(p.step_seconds));
     if (epochs_differ) row.push_back(format_seconds(p.first_epoch_step_seconds));
     if (stages) row.push_back(format_seconds(p.staging_seconds));
     if (with_target) {

@@ -11,6 +11,7 @@
 
 #include <simgrid/s4u/Engine.hpp>
 
+#include "child_simulation.hpp"
 #include "jitter_plays.hpp"
 #include "play/rank_programs.hpp"
 #include "play/staging.hpp"
@@ -328,34 +329,12 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
 
 namespace {
 
+// A crashed or failing child is a failed row naming why, so that a sweep goes on past it.
 SimulationOutcome simulate_in_child(const LoadedScenario& scenario, const SweepPoint& point,
                                     const SimulationOptions& options) {
   const auto child = run_in_child(
-      [&] {
-        const auto outcome = simulate_point(scenario, point, options);
-        return nlohmann::json{{"csv", results_to_csv({outcome.result})},
-                              {"layer_compute", to_json(outcome.result.layer_compute)},
-                              {"trace", outcome.trace},
-                              {"wall_seconds", outcome.wall_seconds},
-                              {"actors", outcome.simulated_actors}};
-      },
-      false);
-  const std::string what = "simulation of sweep point " + std::to_string(point.index);
-  if (child.signal != 0) {
-    throw std::runtime_error(what + " " + crash_text(child.signal));
-  }
-  if (!child.message) throw std::runtime_error(what + " returned no result");
-  const auto& message = *child.message;
-  if (message.contains("error")) {
-    throw std::runtime_error(what + " failed: " + message["error"].get<std::string>());
-  }
-  SimulationOutcome outcome;
-  outcome.result = results_from_csv(message["csv"].get<std::string>(), "simulation").at(0);
-  outcome.result.layer_compute = layer_compute_from_json(message["layer_compute"]);
-  outcome.trace = message["trace"];
-  outcome.wall_seconds = message["wall_seconds"].get<double>();
-  outcome.simulated_actors = message["actors"].get<double>();
-  return outcome;
+      [&] { return simulation_message(simulate_point(scenario, point, options)); }, false);
+  return simulation_outcome(child, scenario.scenario.name, point);
 }
 
 }  // namespace
@@ -372,13 +351,12 @@ SimulationOutcome simulate_point_isolated(const LoadedScenario& scenario, const 
   auto steady = options;
   steady.epoch = Epoch::later;
   auto outcome = every_play(steady);
-  if (plan_input(scenario, point.config.gpus()).epochs_differ()) {
+  if (outcome.result.status != PointStatus::failed &&
+      plan_input(scenario, point.config.gpus()).epochs_differ()) {
     auto first = options;
     first.epoch = Epoch::first;
     first.trace = false;
-    const auto first_epoch = every_play(first);
-    outcome.result.first_epoch_step_seconds = first_epoch.result.step_seconds;
-    outcome.wall_seconds += first_epoch.wall_seconds;
+    add_first_epoch(outcome, every_play(first));
   }
   return outcome;
 }

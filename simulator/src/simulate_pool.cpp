@@ -1,48 +1,11 @@
 #include "tessera/simulator/simulate_pool.hpp"
 
+#include "child_simulation.hpp"
 #include "jitter_plays.hpp"
 #include "process/child_pool.hpp"
 #include "tessera/core/point/point_input.hpp"
 
 namespace tessera::sim {
-namespace {
-
-// What a child sends back: the result row (CSV keeps every double exactly) and its cost.
-nlohmann::json outcome_message(const SimulationOutcome& outcome) {
-  return {{"csv", results_to_csv({outcome.result})},
-          {"layer_compute", to_json(outcome.result.layer_compute)},
-          {"wall_seconds", outcome.wall_seconds},
-          {"actors", outcome.simulated_actors}};
-}
-
-SimulationOutcome outcome_of(const ChildOutcome& child, const PointToSimulate& point) {
-  SimulationOutcome outcome;
-  std::string problem;
-  if (child.signal != 0) {
-    problem = crash_text(child.signal);
-  } else if (!child.message) {
-    problem = "returned no result";
-  } else if (child.message->contains("error")) {
-    problem = "failed: " + (*child.message)["error"].get<std::string>();
-  }
-  if (!problem.empty()) {
-    auto& r = outcome.result;
-    r.scenario = point.scenario->scenario.name;
-    r.point = static_cast<std::int64_t>(point.point->index);
-    r.backend = "sim";
-    r.status = PointStatus::failed;
-    r.note = "simulation " + problem;
-    return outcome;
-  }
-  const auto& message = *child.message;
-  outcome.result = results_from_csv(message["csv"].get<std::string>(), "simulation").at(0);
-  outcome.result.layer_compute = layer_compute_from_json(message["layer_compute"]);
-  outcome.wall_seconds = message["wall_seconds"].get<double>();
-  outcome.simulated_actors = message["actors"].get<double>();
-  return outcome;
-}
-
-}  // namespace
 
 std::vector<std::optional<SimulationOutcome>> simulate_points(
     const std::vector<PointToSimulate>& points, const SimulationOptions& options, int jobs,
@@ -60,7 +23,7 @@ std::vector<std::optional<SimulationOutcome>> simulate_points(
     for (const auto& play : jitter_plays(p.scenario->cluster, epoch)) {
       tasks.push_back({i, first_epoch});
       work.emplace_back(
-          [p, play] { return outcome_message(simulate_point(*p.scenario, *p.point, play)); });
+          [p, play] { return simulation_message(simulate_point(*p.scenario, *p.point, play)); });
     }
   };
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -82,8 +45,8 @@ std::vector<std::optional<SimulationOutcome>> simulate_points(
     const auto& task = tasks[t];
     if (children[t].cut_off) cut_off[task.point] = true;
     if (cut_off[task.point]) continue;
-    (task.first_epoch ? first_plays : steady_plays)[task.point].push_back(
-        outcome_of(children[t], points[task.point]));
+    (task.first_epoch ? first_plays : steady_plays)[task.point].push_back(simulation_outcome(
+        children[t], points[task.point].scenario->scenario.name, *points[task.point].point));
   }
   std::vector<std::optional<SimulationOutcome>> outcomes(points.size());
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -91,14 +54,7 @@ std::vector<std::optional<SimulationOutcome>> simulate_points(
     auto& into =
         outcomes[i].emplace(median_play(std::move(steady_plays[i]), points[i].scenario->cluster));
     if (first_plays[i].empty()) continue;
-    const auto outcome = median_play(std::move(first_plays[i]), points[i].scenario->cluster);
-    if (outcome.result.status == PointStatus::failed) {
-      into.result.status = PointStatus::failed;
-      into.result.note += "; first epoch: " + outcome.result.note;
-    } else {
-      into.result.first_epoch_step_seconds = outcome.result.step_seconds;
-      into.wall_seconds += outcome.wall_seconds;
-    }
+    add_first_epoch(into, median_play(std::move(first_plays[i]), points[i].scenario->cluster));
   }
   return outcomes;
 }

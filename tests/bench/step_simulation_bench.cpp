@@ -67,6 +67,10 @@ void simulate_step(benchmark::State& state) {
   getrusage(RUSAGE_CHILDREN, &before);
   for (auto _ : state) {
     const auto outcome = tessera::sim::simulate_point_isolated(loaded, point, {});
+    if (outcome.result.status == tessera::PointStatus::failed) {
+      state.SkipWithError(outcome.result.note.c_str());
+      break;
+    }
     state.SetIterationTime(outcome.wall_seconds);
     simulated_step = outcome.result.step_seconds;
   }
@@ -95,6 +99,10 @@ platform: {preset: lassen}
   getrusage(RUSAGE_CHILDREN, &before);
   for (auto _ : state) {
     const auto outcome = tessera::sim::simulate_point_isolated(loaded, point, options);
+    if (outcome.result.status == tessera::PointStatus::failed) {
+      state.SkipWithError(outcome.result.note.c_str());
+      break;
+    }
     state.SetIterationTime(outcome.wall_seconds);
   }
   state.counters["child_cpu_s"] = child_cpu_seconds(before, state);
@@ -126,6 +134,10 @@ void simulate_pipeline_step(benchmark::State& state) {
   getrusage(RUSAGE_CHILDREN, &before);
   for (auto _ : state) {
     const auto outcome = tessera::sim::simulate_point_isolated(loaded, point, {});
+    if (outcome.result.status == tessera::PointStatus::failed) {
+      state.SkipWithError(outcome.result.note.c_str());
+      break;
+    }
     state.SetIterationTime(outcome.wall_seconds);
   }
   state.counters["cpu_s_per_micro_batch"] =

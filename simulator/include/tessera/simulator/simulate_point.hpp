@@ -44,7 +44,8 @@ SimulationOutcome simulate_point(const LoadedScenario& scenario, const SweepPoin
 // The same in a forked child, so a sweep can simulate many points from one process. Where the
 // first epoch reads its samples elsewhere than later ones, both steps are played (one child
 // each): the result is the steady state's, with the first epoch's step in
-// first_epoch_step_seconds.
+// first_epoch_step_seconds. A child that crashes (out of memory, say) or throws gives a failed
+// result whose note says why, so that a sweep goes on to its other points.
 SimulationOutcome simulate_point_isolated(const LoadedScenario& scenario, const SweepPoint& point,
                                           const SimulationOptions& options);
 
