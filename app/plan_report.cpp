@@ -30,7 +30,7 @@ std::string model_of(const PlanStrategy& s) {
          std::to_string(s.micro_batches);
 }
 
-// "4, shard optimizer": the tensor degree and what ZeRO shards.
+// "4, shard optimizer": the tensor degree and what ZeRO shards (the "tensor, ZeRO" column).
 std::string tensor_of(const PlanStrategy& s) {
   return std::to_string(s.tensor) +
          (s.shard == ShardLevel::none ? "" : ", shard " + to_string(s.shard));
@@ -51,7 +51,7 @@ std::string ranking_table(const PlanSearchResult& search, const PlanSearchOption
   const bool with_target = options.efficiency.target != TrainingTarget::none;
   const bool with_energy = options.objective == PlanObjective::samples_per_joule;
   std::vector<std::string> columns{
-      "rank",        "candidate",   "GPUs",    "data",      "grid", "model",    "tensor",
+      "rank",        "candidate",   "GPUs",    "data",      "grid", "model",    "tensor, ZeRO",
       "batch/repl.", "split until", "offload", "workspace", "step", "samples/s"};
   if (with_target) columns.push_back("time to train");
   if (with_energy) columns.push_back("samples/J");
