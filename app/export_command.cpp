@@ -10,7 +10,7 @@
 #include "scenario_target.hpp"
 #include "tessera/chakra/chakra_export.hpp"
 #include "tessera/core/loading/scenario_loader.hpp"
-#include "tessera/core/point/point_programs.hpp"
+#include "tessera/core/point/rank_programs.hpp"
 
 namespace tessera::app {
 namespace {
@@ -40,9 +40,10 @@ int export_point(const ExportSettings& settings) {
   const auto& point = loaded.points[static_cast<std::size_t>(settings.point)];
   const std::string directory = prepare_results_directory(
       settings.output, loaded.scenario, "chakra-point" + std::to_string(settings.point));
-  const auto programs = point_programs(loaded, point, profiles.size() > 0 ? &profiles : nullptr);
+  const auto programs =
+      point_rank_programs(loaded, point, profiles.size() > 0 ? &profiles : nullptr);
   const auto summary =
-      chakra::export_chakra(programs.programs, point.config, directory, loaded.scenario.name);
+      chakra::export_chakra(programs, point.config, directory, loaded.scenario.name);
   std::cout << "point " << settings.point << " (" << point.config.gpus() << " GPUs: data "
             << point.config.data << " x grid " << grid_to_string(point.config.spatial_grid)
             << " x model " << point.config.model_degree << " x tensor " << point.config.tensor

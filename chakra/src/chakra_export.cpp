@@ -3,6 +3,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/util/delimited_message_util.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -94,8 +95,9 @@ void add_flag(Node& node, const std::string& name, bool value) {
 // Builds one GPU's nodes in program order, tracking what each new node must wait for.
 class TraceBuilder {
  public:
-  TraceBuilder(const ParallelConfig& config, int rank, std::vector<CommGroup>& groups)
-      : layout_(config, rank), rank_(rank), groups_(groups) {}
+  TraceBuilder(const ParallelConfig& config, int rank, double compute_stretch,
+               std::vector<CommGroup>& groups)
+      : layout_(config, rank), rank_(rank), compute_stretch_(compute_stretch), groups_(groups) {}
 
   void add(const StepOp& op, const StepProgram& program) {
     switch (op.kind) {
@@ -136,11 +138,18 @@ class TraceBuilder {
       case StepOpKind::group_allreduce:
         collective(op, ChakraProtoMsg::ALL_REDUCE, op.bytes, group_of(op, program), true);
         return;
-      case StepOpKind::group_allgather:
-        collective(op, ChakraProtoMsg::ALL_GATHER, op.bytes, group_of(op, program), true);
+      case StepOpKind::group_allgather: {
+        // Chakra's all-gather size is one member's share; the program's, the gathered whole.
+        const auto group = group_of(op, program);
+        collective(op, ChakraProtoMsg::ALL_GATHER,
+                   op.bytes / static_cast<double>(std::max<std::size_t>(group.ranks.size(), 1)),
+                   group, true);
         return;
+      }
       case StepOpKind::group_alltoall: {
-        auto& node = collective(op, ChakraProtoMsg::ALL_TO_ALL, op.bytes * (layout_.parts() - 1),
+        // Chakra's all-to-all size is a member's whole buffer, a part of it for every member
+        // (itself included); the program's, the part for one peer.
+        auto& node = collective(op, ChakraProtoMsg::ALL_TO_ALL, op.bytes * layout_.parts(),
                                 layout_.spatial_group(), true);
         add_attribute(node, "tessera_bytes_per_peer", op.bytes);
         return;
@@ -226,10 +235,15 @@ class TraceBuilder {
   }
 
  private:
-  // A new node, after the compute stream's last node and whatever was waited for since; a
-  // blocking node becomes the compute stream's last.
-  static void timed(Node& node, double seconds, Provenance provenance) {
-    node.set_duration_micros(static_cast<std::uint64_t>(std::llround(seconds * 1e6)));
+  // A compute node's time on this GPU (a straggler's stretched). Chakra counts whole
+  // microseconds: each node gets what brings the stream's rounded total to the exact one, so
+  // that many short kernels do not lose their fractions (ASTRA-sim replays duration_micros).
+  void timed(Node& node, double seconds, Provenance provenance) {
+    seconds *= compute_stretch_;
+    exact_seconds_ += seconds;
+    const auto total = static_cast<std::uint64_t>(std::llround(exact_seconds_ * 1e6));
+    node.set_duration_micros(total - exported_micros_);
+    exported_micros_ = total;
     add_attribute(node, "tessera_seconds", seconds);
     add_attribute(node, "tessera_provenance", to_string(provenance));
   }
@@ -276,10 +290,16 @@ class TraceBuilder {
     auto& node = issue(op, ChakraProtoMsg::COMM_COLL_NODE, blocking);
     add_attribute(node, "comm_type", static_cast<std::int64_t>(kind));
     add_attribute(node, "comm_size", static_cast<std::int64_t>(bytes));
-    add_attribute(node, "pg_name", group.name);
-    bool known = false;
-    for (const auto& g : groups_) known |= g.name == group.name;
-    if (!known) groups_.push_back(group);
+    // ASTRA-sim reads pg_name as a number (comm_groups.json's key); the name rides beside it.
+    auto known = std::find_if(groups_.begin(), groups_.end(),
+                              [&](const CommGroup& g) { return g.name == group.name; });
+    if (known == groups_.end()) {
+      groups_.push_back(group);
+      groups_.back().id = static_cast<int>(groups_.size());
+      known = groups_.end() - 1;
+    }
+    add_attribute(node, "pg_name", std::to_string(known->id));
+    add_attribute(node, "tessera_group", group.name);
     return node;
   }
 
@@ -289,6 +309,9 @@ class TraceBuilder {
 
   Layout layout_;
   int rank_;
+  double compute_stretch_;
+  double exact_seconds_ = 0;           // the compute stream's time so far
+  std::uint64_t exported_micros_ = 0;  // the same, as its nodes' whole microseconds add up
   CommGroup group_of(const StepOp& op, const StepProgram& program) const {
     switch (op.group) {
       case CollectiveGroup::stage:
@@ -346,24 +369,32 @@ class StagedFiles {
 }  // namespace
 
 std::vector<Node> trace_of_rank(const StepProgram& program, const ParallelConfig& config, int rank,
-                                std::vector<CommGroup>& groups) {
-  TraceBuilder builder(config, rank, groups);
+                                std::vector<CommGroup>& groups, double compute_stretch) {
+  TraceBuilder builder(config, rank, compute_stretch, groups);
   for (const auto& op : program.ops) builder.add(op, program);
   return builder.finish();
 }
 
-ExportSummary export_chakra(const std::vector<StepProgram>& programs, const ParallelConfig& config,
+ExportSummary export_chakra(const RankPrograms& programs, const ParallelConfig& config,
                             const std::string& directory, const std::string& prefix) {
   std::filesystem::create_directories(directory);
   ExportSummary summary;
   StagedFiles staged;
   std::vector<CommGroup> groups;
-  std::map<int, const StepProgram*> by_stage;
-  for (const auto& program : programs) by_stage[program.stage] = &program;
-  const int parts = static_cast<int>(config.spatial_parts());
+  const RankNumbering numbering(config);
   for (int rank = 0; rank < static_cast<int>(config.gpus()); ++rank) {
-    const int stage = (rank / parts) % static_cast<int>(config.model_degree);
-    const auto nodes = trace_of_rank(*by_stage.at(stage), config, rank, groups);
+    const auto r = static_cast<std::size_t>(rank);
+    const auto& set =
+        programs.sets.at(programs.set_of_rank.empty() ? 0 : programs.set_of_rank.at(r));
+    const int stage = numbering.stage_of(rank);
+    const auto program = std::find_if(set.begin(), set.end(),
+                                      [&](const StepProgram& p) { return p.stage == stage; });
+    if (program == set.end()) {
+      throw std::logic_error("no program of stage " + std::to_string(stage) + " for rank " +
+                             std::to_string(rank));
+    }
+    const double stretch = programs.stretch_of_rank.empty() ? 1.0 : programs.stretch_of_rank.at(r);
+    const auto nodes = trace_of_rank(*program, config, rank, groups, stretch);
     const auto path =
         (std::filesystem::path(directory) / (prefix + "." + std::to_string(rank) + ".et")).string();
     std::ofstream out(staged.stage(path), std::ios::binary | std::ios::trunc);
@@ -384,7 +415,7 @@ ExportSummary export_chakra(const std::vector<StepProgram>& programs, const Para
   }
   staged.commit();
   nlohmann::json json = nlohmann::json::object();
-  for (const auto& group : groups) json[group.name] = group.ranks;
+  for (const auto& group : groups) json[std::to_string(group.id)] = group.ranks;
   summary.comm_groups_path = (std::filesystem::path(directory) / "comm_groups.json").string();
   write_file_atomically(summary.comm_groups_path, json.dump(1) + "\n");
   return summary;

@@ -13,7 +13,6 @@
 
 #include "child_simulation.hpp"
 #include "jitter_plays.hpp"
-#include "play/rank_programs.hpp"
 #include "play/staging.hpp"
 #include "play/step_player.hpp"
 #include "play/symmetric_reduction.hpp"
@@ -21,6 +20,7 @@
 #include "tessera/core/common/quantity.hpp"
 #include "tessera/core/point/point_input.hpp"
 #include "tessera/core/point/point_programs.hpp"
+#include "tessera/core/point/rank_programs.hpp"
 #include "tessera/core/result/point_identity.hpp"
 #include "tessera/core/result/timeline.hpp"
 #include "tessera/core/strategy/memory_estimate.hpp"

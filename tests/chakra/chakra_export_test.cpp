@@ -5,14 +5,18 @@
 // receive on the peer, with the same tag and size (pipelined stages' too).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <tuple>
 
+#include <nlohmann/json.hpp>
+
 #include "tessera/chakra/chakra_export.hpp"
 #include "tessera/core/point/point_programs.hpp"
+#include "tessera/core/point/rank_programs.hpp"
 #include "tessera/core/strategy/halo_copies.hpp"
 #include "tessera/core/strategy/rank_numbering.hpp"
 
@@ -100,7 +104,8 @@ Counts check_point(const LoadedScenario& loaded, const std::string& name) {
   const auto& point = loaded.points.front();
   const auto programs = point_programs(loaded, point, nullptr).programs;
   const auto directory = fresh_directory(name);
-  const auto summary = chakra::export_chakra(programs, point.config, directory.string(), "point");
+  const auto summary = chakra::export_chakra(point_rank_programs(loaded, point, nullptr),
+                                             point.config, directory.string(), "point");
   const int gpus = static_cast<int>(point.config.gpus());
   EXPECT_EQ(summary.files, gpus);
   EXPECT_TRUE(fs::exists(directory / "comm_groups.json"));
@@ -185,15 +190,97 @@ TEST(ChakraExport, ASpatialSplitWithReadsReadsBack) {
   EXPECT_GT(counts.halo_copies, 0u);  // faces packed and unpacked
 }
 
+// Groups are numbered (ASTRA-sim reads pg_name as comm_groups.json's key) and keep their names
+// in tessera_group; every member of a collective's group has the collective in its trace.
 TEST(ChakraExport, TensorGroupsAndShardedWeightsReadBack) {
   auto loaded = cosmoflow("{data: 2, tensor: 2}");
   loaded.scenario.memory.shard = ShardLevel::weights;
   const auto counts = check_point(loaded, "tensor");
   EXPECT_GT(counts.collectives, 2u);  // partial sums, gathered weights, reduce-scattered buckets
-  std::ifstream groups(fs::temp_directory_path() / "tessera-chakra-tensor" / "comm_groups.json");
-  const std::string text((std::istreambuf_iterator<char>(groups)), {});
-  EXPECT_NE(text.find("tensor.0"), std::string::npos) << text;
-  EXPECT_NE(text.find("stage.0.shard1"), std::string::npos) << text;
+  const auto directory = fs::temp_directory_path() / "tessera-chakra-tensor";
+  std::ifstream file(directory / "comm_groups.json");
+  const auto groups = nlohmann::json::parse(file);
+  std::map<std::string, std::string> name_of_id;
+  for (int rank = 0; rank < 4; ++rank) {
+    const auto trace =
+        chakra::read_chakra_trace((directory / ("point." + std::to_string(rank) + ".et")).string());
+    for (const auto& node : trace.nodes) {
+      if (node.type() != ChakraProtoMsg::COMM_COLL_NODE) continue;
+      const auto id = chakra::find_attribute(node, "pg_name")->string_val();
+      const auto name = chakra::find_attribute(node, "tessera_group")->string_val();
+      ASSERT_TRUE(groups.contains(id)) << id << " not in " << groups.dump();
+      EXPECT_GT(std::stoi(id), 0);
+      const auto ranks = groups[id].get<std::vector<int>>();
+      EXPECT_NE(std::find(ranks.begin(), ranks.end(), rank), ranks.end()) << name;
+      const auto [it, inserted] = name_of_id.emplace(id, name);
+      EXPECT_EQ(it->second, name) << "one id, one group";
+    }
+  }
+  std::set<std::string> names;
+  for (const auto& [id, name] : name_of_id) names.insert(name);
+  EXPECT_EQ(names.size(), name_of_id.size()) << "one group, one id";
+  EXPECT_TRUE(names.count("tensor.0"));
+  EXPECT_TRUE(names.count("stage.0.shard1"));
+}
+
+// Sizes as ASTRA-sim reads them: an all-gather's is one member's share of the gathered tensor,
+// an all-to-all's a member's whole buffer (a part for every member, itself included).
+TEST(ChakraExport, CollectiveSizesAreChakrasPerMemberSizes) {
+  auto gathered = cosmoflow("{data: 4}");
+  gathered.scenario.memory.shard = ShardLevel::weights;
+  auto redistributed = cosmoflow("{data: 1, spatial: {grid: [2, 2, 1], until: pool3}}");
+  for (const auto* loaded : {&gathered, &redistributed}) {
+    const auto& point = loaded->points.front();
+    const auto program = point_programs(*loaded, point, nullptr).programs.front();
+    std::vector<chakra::CommGroup> groups;
+    const auto nodes = chakra::trace_of_rank(program, point.config, 0, groups);
+    std::vector<double> expected, exported;
+    for (const auto& op : program.ops) {
+      if (op.kind == StepOpKind::group_allgather) expected.push_back(op.bytes / 4);
+      if (op.kind == StepOpKind::group_alltoall) expected.push_back(op.bytes * 4);
+    }
+    for (const auto& node : nodes) {
+      const auto* type = chakra::find_attribute(node, "comm_type");
+      if (!type || (type->int64_val() != ChakraProtoMsg::ALL_GATHER &&
+                    type->int64_val() != ChakraProtoMsg::ALL_TO_ALL)) {
+        continue;
+      }
+      exported.push_back(static_cast<double>(integer(node, "comm_size")));
+    }
+    ASSERT_FALSE(expected.empty());
+    ASSERT_EQ(exported.size(), expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+      EXPECT_NEAR(exported[i], expected[i], 1.0) << i;
+    }
+  }
+}
+
+// A straggler's compute is stretched by its clock, as the simulator plays it; whole microseconds
+// add up to the compute stream's exact time, however many short kernels it has.
+TEST(ChakraExport, AStragglersComputeIsStretchedAndMicrosecondsAddUp) {
+  auto loaded = cosmoflow("{data: 4}");
+  loaded.cluster.stragglers.push_back(
+      {.kind = StragglerKind::gpu_clock, .index = 2, .fraction = 0.5});
+  const auto& point = loaded.points.front();
+  const auto directory = fresh_directory("straggler");
+  chakra::export_chakra(point_rank_programs(loaded, point, nullptr), point.config,
+                        directory.string(), "point");
+  std::vector<double> exact(4, 0), micros(4, 0);
+  for (int rank = 0; rank < 4; ++rank) {
+    const auto trace =
+        chakra::read_chakra_trace((directory / ("point." + std::to_string(rank) + ".et")).string());
+    for (const auto& node : trace.nodes) {
+      if (node.type() != ChakraProtoMsg::COMP_NODE) continue;
+      micros[rank] += static_cast<double>(node.duration_micros());
+      if (const auto* seconds = chakra::find_attribute(node, "tessera_seconds")) {
+        exact[rank] += seconds->double_val();
+      }
+    }
+    EXPECT_NEAR(micros[rank], exact[rank] * 1e6, 0.5) << rank;
+  }
+  EXPECT_GT(exact[0], 0);
+  EXPECT_NEAR(exact[2], 2 * exact[0], 1e-9 * exact[0]);
+  EXPECT_DOUBLE_EQ(exact[1], exact[0]);
 }
 
 TEST(ChakraExport, ModelParallelStagesAndOffloadingReadBack) {
@@ -279,15 +366,38 @@ TEST(ChakraExport, WaitsBecomeDataDependencies) {
             2u);  // the spatial group (batch-norm free: the all-to-all) and the stage
 }
 
+// On a mixed cluster each GPU's trace holds its own programs: the P100 nodes' GPUs, with
+// proportional shares, their own batch timed on their own GPU, as the simulator plays them.
+TEST(ChakraExport, AMixedClustersGpusEachExportTheirOwnPrograms) {
+  const auto loaded =
+      load_scenario(std::string(TESSERA_SOURCE_DIR) + "/scenarios/resnet18_v100_p100.yaml");
+  const auto& point = loaded.points.back();  // 32 GPUs: V100 and P100 nodes
+  const auto programs = point_rank_programs(loaded, point, nullptr);
+  ASSERT_GT(programs.sets.size(), 1u);
+  std::set<double> compute_seconds;
+  for (int rank = 0; rank < static_cast<int>(point.config.gpus()); ++rank) {
+    const auto& set = programs.sets.at(programs.set_of_rank.at(static_cast<std::size_t>(rank)));
+    std::vector<chakra::CommGroup> groups;
+    double seconds = 0;
+    for (const auto& node : chakra::trace_of_rank(set.front(), point.config, rank, groups)) {
+      if (node.type() == ChakraProtoMsg::COMP_NODE) {
+        seconds += chakra::find_attribute(node, "tessera_seconds")->double_val();
+      }
+    }
+    compute_seconds.insert(std::round(seconds * 1e6));
+  }
+  EXPECT_GT(compute_seconds.size(), 1u) << "every GPU exported the same compute";
+}
+
 // Rank 3's trace cannot be written (a folder has its temporary name): the export fails and
 // leaves no trace of any rank, rather than ranks 0 to 2 of this export beside older ones.
 TEST(ChakraExport, AFailedExportLeavesNoRankFile) {
   const auto loaded = cosmoflow("{data: 2, spatial: {grid: [2, 2, 1], until: pool3}}");
   const auto& point = loaded.points.front();
-  const auto programs = point_programs(loaded, point, nullptr).programs;
   const auto directory = fresh_directory("failed");
   fs::create_directories(directory / "point.3.et.partial" / "occupied");
-  EXPECT_THROW(chakra::export_chakra(programs, point.config, directory.string(), "point"),
+  EXPECT_THROW(chakra::export_chakra(point_rank_programs(loaded, point, nullptr), point.config,
+                                     directory.string(), "point"),
                std::runtime_error);
   std::vector<std::string> left;
   for (const auto& entry : fs::directory_iterator(directory)) {

@@ -7,11 +7,14 @@
 #include <functional>
 #include <vector>
 
+#include "tessera/core/cost/profile_database.hpp"
+#include "tessera/core/loading/scenario_loader.hpp"
+#include "tessera/core/point/program_recipe.hpp"
 #include "tessera/core/scenario/cluster_spec.hpp"
 #include "tessera/core/strategy/data_split.hpp"
 #include "tessera/core/strategy/step_program.hpp"
 
-namespace tessera::sim {
+namespace tessera {
 
 struct RankPrograms {
   std::vector<std::vector<StepProgram>> sets;  // sets[0]: the first group at the mini-batch
@@ -27,4 +30,9 @@ RankPrograms plan_rank_programs(const ClusterSpec& played, std::int64_t played_g
                                 const std::vector<std::int64_t>& batch_of_played_rank,
                                 const ProgramBuilder& build);
 
-}  // namespace tessera::sim
+// Every GPU's programs of `point` on the scenario's whole cluster, timed by `profiles` (may be
+// null) as the simulator times them for `epoch`: what `tessera export --chakra` writes.
+RankPrograms point_rank_programs(const LoadedScenario& scenario, const SweepPoint& point,
+                                 const ProfileDatabase* profiles, Epoch epoch = Epoch::later);
+
+}  // namespace tessera

@@ -1,10 +1,12 @@
-#include "play/rank_programs.hpp"
+#include "tessera/core/point/rank_programs.hpp"
 
 #include <algorithm>
 #include <map>
 #include <utility>
 
-namespace tessera::sim {
+#include "tessera/core/point/point_programs.hpp"
+
+namespace tessera {
 
 RankPrograms plan_rank_programs(const ClusterSpec& played, std::int64_t played_gpus,
                                 std::int64_t mini_batch,
@@ -32,4 +34,16 @@ RankPrograms plan_rank_programs(const ClusterSpec& played, std::int64_t played_g
   return programs;
 }
 
-}  // namespace tessera::sim
+RankPrograms point_rank_programs(const LoadedScenario& scenario, const SweepPoint& point,
+                                 const ProfileDatabase* profiles, Epoch epoch) {
+  const auto recipe = point_recipe(scenario, point, epoch);
+  const auto build = program_builder(scenario, point.plan, profiles, recipe);
+  std::vector<std::int64_t> batches;
+  if (scenario.scenario.parallelism.data_split != DataSplit::equal) {
+    batches = point_batches_of_ranks(scenario, point, profiles);
+  }
+  return plan_rank_programs(scenario.cluster, point.config.gpus(), point.config.mini_batch, batches,
+                            build);
+}
+
+}  // namespace tessera
