@@ -259,6 +259,8 @@ class TraceBuilder {
     timed(node, seconds, op.provenance);
   }
 
+  // A new node, after the compute stream's last node and whatever was waited for since; a
+  // blocking node becomes the compute stream's last.
   Node& issue(const StepOp& op, ChakraProtoMsg::NodeType type, bool blocking) {
     Node& node = nodes_.emplace_back();
     node.set_id(nodes_.size() - 1);
