@@ -44,12 +44,26 @@ int export_point(const ExportSettings& settings) {
       point_rank_programs(loaded, point, profiles.size() > 0 ? &profiles : nullptr);
   const auto summary =
       chakra::export_chakra(programs, point.config, directory, loaded.scenario.name);
-  std::cout << "point " << settings.point << " (" << point.config.gpus() << " GPUs: data "
-            << point.config.data << " x grid " << grid_to_string(point.config.spatial_grid)
-            << " x model " << point.config.model_degree << " x tensor " << point.config.tensor
-            << "): " << summary.files << " Chakra traces, " << summary.nodes << " nodes, in "
-            << directory << "/" << loaded.scenario.name << ".<rank>.et; collective groups in "
-            << summary.comm_groups_path << "\n";
+  std::cout << "point " << settings.point << " (" << point.config.gpus()
+            << (point.config.gpus() == 1 ? " GPU" : " GPUs") << ": data " << point.config.data
+            << " x grid " << grid_to_string(point.config.spatial_grid) << " x model "
+            << point.config.model_degree << " x tensor " << point.config.tensor
+            << "): " << summary.files
+            << (summary.files == 1 ? " Chakra trace, " : " Chakra traces, ") << summary.nodes
+            << " nodes, in " << directory << "/" << loaded.scenario.name
+            << ".<rank>.et; collective groups in " << summary.comm_groups_path << "\n";
+  // What ASTRA-sim needs to replay them (docs/guide/plan.md, "Replaying the traces in ASTRA-sim").
+  std::cout << "ASTRA-sim: --workload-configuration=" << directory << "/" << loaded.scenario.name
+            << " --comm-group-configuration=" << summary.comm_groups_path
+            << ", a system configuration with \"roofline-enabled\": 0 (the nodes carry times)";
+  if (summary.memory_nodes > 0) {
+    std::cout << ", and a remote memory configuration of PER_NPU_MEMORY_EXPANSION ("
+              << summary.memory_nodes << " sample-read or copy nodes)";
+  }
+  std::cout << "\n";
+  if (summary.files < 2) {
+    std::cout << "note: ASTRA-sim replays two GPUs or more; this point has one\n";
+  }
   return kExitOk;
 }
 

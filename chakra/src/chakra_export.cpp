@@ -414,6 +414,11 @@ ExportSummary export_chakra(const RankPrograms& programs, const ParallelConfig& 
     if (!ok || !out) throw std::runtime_error("cannot write the Chakra trace " + path);
     ++summary.files;
     summary.nodes += nodes.size();
+    summary.memory_nodes +=
+        static_cast<std::size_t>(std::count_if(nodes.begin(), nodes.end(), [](const Node& node) {
+          return node.type() == ChakraProtoMsg::MEM_LOAD_NODE ||
+                 node.type() == ChakraProtoMsg::MEM_STORE_NODE;
+        }));
   }
   staged.commit();
   nlohmann::json json = nlohmann::json::object();

@@ -112,6 +112,7 @@ Counts check_point(const LoadedScenario& loaded, const std::string& name) {
 
   // (source, destination, tag) -> size, for sends and receives over all files.
   std::map<std::tuple<std::int64_t, std::int64_t, std::int64_t>, std::int64_t> sends, receives;
+  std::size_t memory_nodes = 0;
   const RankNumbering numbering(point.config);
   for (int rank = 0; rank < gpus; ++rank) {
     SCOPED_TRACE("rank " + std::to_string(rank));
@@ -176,7 +177,9 @@ Counts check_point(const LoadedScenario& loaded, const std::string& name) {
       }
     }
     EXPECT_EQ(counts, expected_counts(*program, numbering, rank));
+    memory_nodes += counts.memory;
   }
+  EXPECT_EQ(summary.memory_nodes, memory_nodes);
   EXPECT_EQ(sends, receives);  // every message sent is received, with its size
   return expected_counts(programs.front(), numbering, 0);
 }

@@ -51,6 +51,7 @@ std::vector<ChakraProtoMsg::Node> trace_of_rank(const StepProgram& program,
 struct ExportSummary {
   int files = 0;
   std::size_t nodes = 0;
+  std::size_t memory_nodes = 0;  // MEM_LOAD_NODE and MEM_STORE_NODE (reads, vDNN's copies)
   std::string comm_groups_path;
 };
 
