@@ -106,7 +106,8 @@ class TraceBuilder {
         return;  // bookkeeping, no time
       case StepOpKind::compute:
       case StepOpKind::update: {
-        timed(issue(op, ChakraProtoMsg::COMP_NODE, true), op.seconds, op.provenance);
+        timed(issue(op, ChakraProtoMsg::COMP_NODE, true), op.seconds, op.provenance, op.flops,
+              op.memory_bytes);
         return;
       }
       case StepOpKind::halo_start:
@@ -229,7 +230,7 @@ class TraceBuilder {
     if (!waited_.empty()) {
       StepOp end;
       end.label = "end of step";
-      issue(end, ChakraProtoMsg::COMP_NODE, true);
+      timed(issue(end, ChakraProtoMsg::COMP_NODE, true), 0, Provenance::none);
     }
     return std::move(nodes_);
   }
@@ -238,7 +239,15 @@ class TraceBuilder {
   // A compute node's time on this GPU (a straggler's stretched). Chakra counts whole
   // microseconds: each node gets what brings the stream's rounded total to the exact one, so
   // that many short kernels do not lose their fractions (ASTRA-sim replays duration_micros).
-  void timed(Node& node, double seconds, Provenance provenance) {
+  // Its work (num_ops, tensor_size) is what ASTRA-sim's roofline mode times it from instead
+  // (num_ops over the roofline's rate at num_ops / tensor_size). Every node counts at least one
+  // operation and one byte: a copy without arithmetic then takes its bytes over the memory
+  // bandwidth, and an empty node next to nothing, where zeros would stall that mode (it skips
+  // a node of no bytes without issuing the nodes after it).
+  void timed(Node& node, double seconds, Provenance provenance, double flops = 0,
+             double bytes = 0) {
+    add_attribute(node, "num_ops", std::max<std::int64_t>(std::llround(flops), 1));
+    add_attribute(node, "tensor_size", std::max<std::int64_t>(std::llround(bytes), 1));
     seconds *= compute_stretch_;
     exact_seconds_ += seconds;
     const auto total = static_cast<std::uint64_t>(std::llround(exact_seconds_ * 1e6));
@@ -251,12 +260,14 @@ class TraceBuilder {
   // This GPU's packing (before the sends) or unpacking (after the receives) of a halo exchange's
   // faces, on the compute stream (halo_copies.hpp).
   void halo_copy(const StepOp& op) {
-    const double seconds = halo_copy_seconds(op, layout_.neighbour(op.axis, -1) >= 0,
-                                             layout_.neighbour(op.axis, +1) >= 0);
+    const bool lower = layout_.neighbour(op.axis, -1) >= 0;
+    const bool upper = layout_.neighbour(op.axis, +1) >= 0;
+    const double seconds = halo_copy_seconds(op, lower, upper);
     if (seconds <= 0) return;
     auto& node = issue(op, ChakraProtoMsg::COMP_NODE, true);
     node.set_name(op.label + (op.kind == StepOpKind::halo_start ? " (pack)" : " (unpack)"));
-    timed(node, seconds, op.provenance);
+    // Each face read and written once (a window layer's whole-shard copy is not counted).
+    timed(node, seconds, op.provenance, 0, 2 * halo_face_bytes(op, lower, upper));
   }
 
   // A new node, after the compute stream's last node and whatever was waited for since; a

@@ -392,6 +392,37 @@ TEST(ChakraExport, AMixedClustersGpusEachExportTheirOwnPrograms) {
   EXPECT_GT(compute_seconds.size(), 1u) << "every GPU exported the same compute";
 }
 
+// Each compute node carries its kernel's work (num_ops, tensor_size), which ASTRA-sim's roofline
+// mode times it from: the program's FLOPs and bytes, in whole units.
+TEST(ChakraExport, ComputeNodesCarryTheirWork) {
+  const auto loaded = cosmoflow("{data: 2}");
+  const auto& point = loaded.points.front();
+  const auto program = point_programs(loaded, point, nullptr).programs.front();
+  std::vector<chakra::CommGroup> groups;
+  const auto nodes = chakra::trace_of_rank(program, point.config, 0, groups);
+  double program_flops = 0, exported_flops = 0;
+  for (const auto& op : program.ops) {
+    if (op.kind == StepOpKind::compute || op.kind == StepOpKind::update) {
+      program_flops += std::max(std::round(op.flops), 1.0);  // a copy counts one operation
+      EXPECT_TRUE(op.seconds == 0 || op.memory_bytes > 0) << op.label;
+    }
+  }
+  std::size_t convolutions = 0;
+  for (const auto& node : nodes) {
+    if (node.type() != ChakraProtoMsg::COMP_NODE || node.name() == "end of step") continue;
+    exported_flops += static_cast<double>(integer(node, "num_ops"));
+    EXPECT_GE(integer(node, "tensor_size"), 1) << node.name();
+    if (node.name() == "conv1 forward") {
+      ++convolutions;
+      EXPECT_GT(integer(node, "num_ops"), 1'000'000'000) << "CosmoFlow-128's conv1: GFLOPs";
+      EXPECT_GT(integer(node, "tensor_size"), 0);
+    }
+  }
+  EXPECT_EQ(convolutions, 1u);
+  EXPECT_GT(program_flops, 0);
+  EXPECT_DOUBLE_EQ(exported_flops, program_flops);
+}
+
 // Rank 3's trace cannot be written (a folder has its temporary name): the export fails and
 // leaves no trace of any rank, rather than ranks 0 to 2 of this export beside older ones.
 TEST(ChakraExport, AFailedExportLeavesNoRankFile) {

@@ -127,6 +127,27 @@ TEST(NetworkMicroBatchPlan, StepProgramUsesThePlan) {
   EXPECT_EQ(found, 1);
 }
 
+// A kernel's work (what a Chakra trace's num_ops and tensor_size carry) is the roofline's count
+// whatever timed it: a profile, a micro-batched plan or the roofline itself.
+TEST(NetworkMicroBatchPlan, AnOpsWorkDoesNotDependOnWhatTimedIt) {
+  const Network net;
+  const ComputeCostModel profiled(
+      test_device(), &net.profiles,
+      MicroBatchingSection{MicroBatchPolicy::power_of_two, MicroBatchMode::per_layer, 4 * kMiB});
+  const ComputeCostModel roofline(test_device(), nullptr, 4 * kMiB);
+  const auto work = [](const ComputeCostModel& costs, const Network& network) {
+    const auto programs = build_step_programs(network.model, network.plan, costs, {});
+    for (const auto& op : programs[0].ops) {
+      if (op.label == "conv1 forward") return std::pair{op.flops, op.memory_bytes};
+    }
+    return std::pair{0.0, 0.0};
+  };
+  const auto [flops, bytes] = work(roofline, net);
+  EXPECT_GT(flops, 1e9);  // CosmoFlow-64's conv1 at 8 samples: GFLOPs
+  EXPECT_GT(bytes, 0);
+  EXPECT_EQ(work(profiled, net), std::pair(flops, bytes));
+}
+
 TEST(NetworkMicroBatchPlan, WholeNetworkSharesTheBudget) {
   const Network net;
   // Per layer, 6 MiB lets each kernel take 2 x 4 fast (4 MiB each, 8 MiB together).

@@ -62,13 +62,6 @@ CostEstimate ComputeCostModel::layer_time(const Layer& layer,
   const bool has_weights = computes_weight_gradients(layer, cost.parameters);
   if (layer.kind == LayerKind::input) return {0, Provenance::none};
   if (direction == Direction::backward_filter && !has_weights) return {0, Provenance::none};
-  if (profiles_) {
-    const auto key = kernel_shape_key(layer, inputs, output);
-    if (auto hit = profiles_->best(device_.device, to_string(layer.kind), direction, key, dtype,
-                                   batch, micro_batching_.workspace_limit_bytes)) {
-      return {hit->time_seconds, Provenance::profile};
-    }
-  }
   // Bytes each direction streams: its operands and its result, once.
   double in_bytes = 0;
   for (const auto& input : inputs) in_bytes += bytes_of(input, batch, dtype);
@@ -85,10 +78,17 @@ CostEstimate ComputeCostModel::layer_time(const Layer& layer,
   const double intermediate = direction == Direction::forward         ? between.forward
                               : direction == Direction::backward_data ? between.backward_data
                                                                       : between.backward_filter;
+  if (profiles_) {
+    const auto key = kernel_shape_key(layer, inputs, output);
+    if (auto hit = profiles_->best(device_.device, to_string(layer.kind), direction, key, dtype,
+                                   batch, micro_batching_.workspace_limit_bytes)) {
+      return {hit->time_seconds, Provenance::profile, flops, bytes + intermediate};
+    }
+  }
   return {
       roofline_seconds(flops, bytes, uses_tensor_cores(layer, dtype)) +
           intermediate / (device_.memory_bandwidth_bytes_per_second * device_.memory_efficiency),
-      Provenance::roofline};
+      Provenance::roofline, flops, bytes + intermediate};
 }
 
 std::string update_op(Optimizer optimizer) {
@@ -132,29 +132,30 @@ std::optional<CostEstimate> ComputeCostModel::profiled_parameter_kernel(const st
 
 CostEstimate ComputeCostModel::optimizer_time(double parameters, DType dtype,
                                               Optimizer optimizer) const {
-  if (auto profiled = profiled_parameter_kernel(update_op(optimizer), parameters, dtype)) {
-    return *profiled;
-  }
   // Reads weights, gradients and state; writes weights and state.
   const double states = optimizer == Optimizer::adam ? 2 : optimizer == Optimizer::momentum ? 1 : 0;
   const double bytes = parameters * static_cast<double>(dtype_bytes(dtype)) * (3 + 2 * states);
   const double flops = parameters * (2 + 4 * states);
-  return {roofline_seconds(flops, bytes, false), Provenance::roofline};
+  if (auto profiled = profiled_parameter_kernel(update_op(optimizer), parameters, dtype)) {
+    return {profiled->seconds, profiled->provenance, flops, bytes};
+  }
+  return {roofline_seconds(flops, bytes, false), Provenance::roofline, flops, bytes};
 }
 
 CostEstimate ComputeCostModel::gradient_sum_time(double parameters, DType dtype) const {
   if (parameters <= 0) return {0, Provenance::none};
-  if (auto profiled = profiled_parameter_kernel(gradient_sum_op(), parameters, dtype)) {
-    return *profiled;
-  }
   // Reads both gradients, writes the step's.
   const double bytes = parameters * static_cast<double>(dtype_bytes(dtype)) * 3;
-  return {roofline_seconds(2 * parameters, bytes, false), Provenance::roofline};
+  if (auto profiled = profiled_parameter_kernel(gradient_sum_op(), parameters, dtype)) {
+    return {profiled->seconds, profiled->provenance, parameters, bytes};
+  }
+  return {roofline_seconds(2 * parameters, bytes, false), Provenance::roofline, parameters, bytes};
 }
 
 CostEstimate ComputeCostModel::copy_time(double bytes_read, double bytes_written) const {
   if (bytes_read + bytes_written <= 0) return {0, Provenance::none};
-  return {roofline_seconds(0, bytes_read + bytes_written, false), Provenance::roofline};
+  return {roofline_seconds(0, bytes_read + bytes_written, false), Provenance::roofline, 0,
+          bytes_read + bytes_written};
 }
 
 }  // namespace tessera

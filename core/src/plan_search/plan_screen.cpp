@@ -128,8 +128,9 @@ double step_lower_bound(const std::vector<StepProgram>& programs,
 // must be added to it too, or candidates that differ in it would share a simulation. These
 // sizes (x86-64, GCC 12) stop the build until it is. Left out on purpose: a program's
 // workspace_limit_bytes, which the simulator does not read (the op times it plays already hold
-// its effect), so candidates that differ only there share one simulation.
-static_assert(sizeof(StepOp) == 208 && sizeof(StepProgram) == 144 && sizeof(ParallelConfig) == 72,
+// its effect), so candidates that differ only there share one simulation; and an op's flops and
+// memory_bytes, which only the Chakra export reads.
+static_assert(sizeof(StepOp) == 224 && sizeof(StepProgram) == 144 && sizeof(ParallelConfig) == 72,
               "a field was added to StepOp, StepProgram or ParallelConfig: add it to "
               "simulation_signature, then update these sizes");
 

@@ -114,7 +114,9 @@ class ProgramWriter {
          .label = sharded(ShardLevel::optimizer) ? "optimizer update of this GPU's shard"
                                                  : "optimizer update",
          .seconds = update.seconds,
-         .provenance = update.provenance});
+         .provenance = update.provenance,
+         .flops = update.flops,
+         .memory_bytes = update.bytes});
     if (sharded(ShardLevel::optimizer) && !sharded(ShardLevel::weights)) {
       gather_weights(SIZE_MAX, program_.parameters, "gather the updated weights");
     }
@@ -218,7 +220,8 @@ class ProgramWriter {
                                   shard.local_batch, options_.dtype, direction);
     MicroBatchPlan micro_batches;
     if (const auto* kernel = micro_batching_.find(i, direction)) {
-      cost = {kernel->plan.seconds(), kernel->provenance};
+      cost.seconds = kernel->plan.seconds();  // the same work, in micro-batches
+      cost.provenance = kernel->provenance;
       micro_batches = kernel->plan;
     }
     StepOp op{.kind = StepOpKind::compute,
@@ -229,7 +232,9 @@ class ProgramWriter {
               .part = part,
               .seconds = std::max(0.0, cost.seconds) * fraction,
               .provenance = cost.provenance,
-              .micro_batches = micro_batches};
+              .micro_batches = micro_batches,
+              .flops = cost.flops * fraction,
+              .memory_bytes = cost.bytes * fraction};
     if (costs_.profiles() != nullptr && runs_window_kernels(layer.layer, shard.spatially_split)) {
       plan_op_windows(op, layer, plan_,
                       micro_batches.micro_batches.empty() ? nullptr : &micro_batches, costs_,
@@ -428,7 +433,9 @@ class ProgramWriter {
          .direction = Direction::backward_filter,
          .part = StepPart::gradient_sum,
          .seconds = cost.seconds,
-         .provenance = cost.provenance});
+         .provenance = cost.provenance,
+         .flops = cost.flops,
+         .memory_bytes = cost.bytes});
   }
 
   void flush_bucket() {

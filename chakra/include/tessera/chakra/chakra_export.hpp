@@ -3,8 +3,9 @@
 // strategy found here can be replayed in ASTRA-sim (chakra/proto/et_def.proto, format 0.0.4):
 //  - compute and optimizer ops: COMP_NODE with the cost model's duration on that GPU (a straggler's
 //    stretched by its clock; whole microseconds in duration_micros, rounded so that the compute
-//    stream's total is exact; the exact seconds in the attribute tessera_seconds) and its
-//    provenance;
+//    stream's total is exact; the exact seconds in the attribute tessera_seconds), its
+//    provenance, and its work for ASTRA-sim's roofline mode (num_ops: FLOPs, tensor_size: bytes
+//    read and written, each at least 1);
 //  - halo exchanges: a COMM_SEND_NODE and a COMM_RECV_NODE per neighbour along the axis;
 //    stage transfers: one send (asynchronous, waited for at the step's end) or receive
 //    (blocking) with the peer stage's GPU, per tensor and micro-batch;

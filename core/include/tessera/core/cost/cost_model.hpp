@@ -18,6 +18,10 @@ namespace tessera {
 struct CostEstimate {
   double seconds = 0;
   Provenance provenance = Provenance::roofline;
+  // The kernel's work as the roofline counts it, whichever source gave the time (a Chakra
+  // trace's num_ops and tensor_size): arithmetic, and bytes read and written.
+  double flops = 0;
+  double bytes = 0;
 };
 
 struct DeviceRoofline {

@@ -14,5 +14,8 @@ namespace tessera {
 // What one GPU spends on a halo op's copies, given which neighbours it has along the op's axis:
 // its share of `seconds` and the whole of `window_seconds`; 0 for other ops.
 double halo_copy_seconds(const StepOp& op, bool has_lower_neighbour, bool has_upper_neighbour);
+// The face bytes behind that share: what the GPU packs (halo_start) or unpacks (halo_wait) for
+// the neighbours it has; 0 for other ops.
+double halo_face_bytes(const StepOp& op, bool has_lower_neighbour, bool has_upper_neighbour);
 
 }  // namespace tessera

@@ -117,6 +117,10 @@ struct StepOp {
   // which the real backend runs as given; `seconds` is then the timed shard's windows' time
   // where all of them are profiled. Empty without profiles: the library picks.
   std::vector<WindowKernelPlan> window_plans;
+  // Compute and update ops: the kernel's work as the roofline counts it (cost_model.hpp's
+  // CostEstimate, times the part's fraction), a Chakra trace's num_ops and tensor_size.
+  double flops = 0;
+  double memory_bytes = 0;
 };
 
 struct StepOptions {
