@@ -47,6 +47,14 @@ double child_cpu_seconds(const rusage& before, const benchmark::State& state) {
          static_cast<double>(state.iterations());
 }
 
+// Whether the simulation failed (its child crashed, say): the benchmark then reports the
+// reason instead of timing a step that was not played.
+bool failed(benchmark::State& state, const tessera::sim::SimulationOutcome& outcome) {
+  if (outcome.result.status != tessera::PointStatus::failed) return false;
+  state.SkipWithError(outcome.result.note.c_str());
+  return true;
+}
+
 // The peak resident memory of the children so far.
 double children_max_rss_bytes() {
   rusage usage{};
@@ -67,10 +75,7 @@ void simulate_step(benchmark::State& state) {
   getrusage(RUSAGE_CHILDREN, &before);
   for (auto _ : state) {
     const auto outcome = tessera::sim::simulate_point_isolated(loaded, point, {});
-    if (outcome.result.status == tessera::PointStatus::failed) {
-      state.SkipWithError(outcome.result.note.c_str());
-      break;
-    }
+    if (failed(state, outcome)) break;
     state.SetIterationTime(outcome.wall_seconds);
     simulated_step = outcome.result.step_seconds;
   }
@@ -99,10 +104,7 @@ platform: {preset: lassen}
   getrusage(RUSAGE_CHILDREN, &before);
   for (auto _ : state) {
     const auto outcome = tessera::sim::simulate_point_isolated(loaded, point, options);
-    if (outcome.result.status == tessera::PointStatus::failed) {
-      state.SkipWithError(outcome.result.note.c_str());
-      break;
-    }
+    if (failed(state, outcome)) break;
     state.SetIterationTime(outcome.wall_seconds);
   }
   state.counters["child_cpu_s"] = child_cpu_seconds(before, state);
@@ -134,10 +136,7 @@ void simulate_pipeline_step(benchmark::State& state) {
   getrusage(RUSAGE_CHILDREN, &before);
   for (auto _ : state) {
     const auto outcome = tessera::sim::simulate_point_isolated(loaded, point, {});
-    if (outcome.result.status == tessera::PointStatus::failed) {
-      state.SkipWithError(outcome.result.note.c_str());
-      break;
-    }
+    if (failed(state, outcome)) break;
     state.SetIterationTime(outcome.wall_seconds);
   }
   state.counters["cpu_s_per_micro_batch"] =

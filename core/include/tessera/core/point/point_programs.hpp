@@ -1,7 +1,8 @@
 #pragma once
 // The step programs of one sweep point as the simulator plays them (point_recipe, timed by the
 // cost model: profiles, else the cluster GPU's roofline), reading samples as the input plan says
-// for `epoch`. `tessera export --chakra` writes them out.
+// for `epoch`, one program per stage; which one each GPU plays, and how fast, is
+// rank_programs.hpp's.
 #include <cstdint>
 #include <vector>
 
