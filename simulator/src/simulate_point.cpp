@@ -12,11 +12,11 @@
 #include <simgrid/s4u/Engine.hpp>
 
 #include "child_simulation.hpp"
-#include "jitter_plays.hpp"
 #include "play/staging.hpp"
 #include "play/step_player.hpp"
 #include "play/symmetric_reduction.hpp"
 #include "process/child_process.hpp"
+#include "step_plays.hpp"
 #include "tessera/core/common/quantity.hpp"
 #include "tessera/core/point/point_input.hpp"
 #include "tessera/core/point/point_programs.hpp"
@@ -99,7 +99,11 @@ SymmetricReduction plan_reduction(const LoadedScenario& loaded, const ParallelCo
     return full_simulation(loaded.cluster, config,
                            "a tree all-reduce over an oversubscribed fat tree is not symmetric");
   }
-  const bool half_way_reads = source == InputSource::peer_memory;
+  if (reads_data_store_across_nodes(loaded.cluster, config, source)) {
+    return full_simulation(loaded.cluster, config,
+                           "the data store's holders are drawn at random: each node reads its own "
+                           "way");
+  }
   // Failed nodes among the job's leave its nodes unevenly placed in the fabric; beyond them they
   // change nothing, and the reduced cluster leaves them out.
   if (!loaded.cluster.failed_nodes.empty()) {
@@ -111,11 +115,9 @@ SymmetricReduction plan_reduction(const LoadedScenario& loaded, const ParallelCo
     }
     ClusterSpec healthy = loaded.cluster;
     healthy.failed_nodes.clear();
-    return plan_symmetric_reduction(healthy, config, options.min_played_nodes, batches,
-                                    half_way_reads);
+    return plan_symmetric_reduction(healthy, config, options.min_played_nodes, batches);
   }
-  return plan_symmetric_reduction(loaded.cluster, config, options.min_played_nodes, batches,
-                                  half_way_reads);
+  return plan_symmetric_reduction(loaded.cluster, config, options.min_played_nodes, batches);
 }
 
 }  // namespace
@@ -165,8 +167,7 @@ SimulationOutcome simulate_point(const LoadedScenario& loaded, const SweepPoint&
   const RankNumbering layout(reduction.played);
   PlaySettings settings;
   settings.replicas = reduction.replicas;
-  settings.nodes_in_point =
-      (config.gpus() + loaded.cluster.gpus_per_node - 1) / loaded.cluster.gpus_per_node;
+  settings.store_draw = options.store_draw;
   settings.copied_bytes_per_read_byte = static_cast<double>(dtype_bytes(s.model.dtype)) /
                                         static_cast<double>(stored_dtype_bytes(s.io.stored_dtype));
   std::optional<MeasuredAllreduce> measured_allreduce;
@@ -342,11 +343,10 @@ SimulationOutcome simulate_in_child(const LoadedScenario& scenario, const SweepP
 SimulationOutcome simulate_point_isolated(const LoadedScenario& scenario, const SweepPoint& point,
                                           const SimulationOptions& options) {
   const auto every_play = [&](const SimulationOptions& epoch_options) {
+    const auto what = step_plays(scenario, point, epoch_options);
     std::vector<SimulationOutcome> plays;
-    for (const auto& play : jitter_plays(scenario.cluster, epoch_options)) {
-      plays.push_back(simulate_in_child(scenario, point, play));
-    }
-    return median_play(std::move(plays), scenario.cluster);
+    for (const auto& play : what.options) plays.push_back(simulate_in_child(scenario, point, play));
+    return median_play(std::move(plays), what);
   };
   auto steady = options;
   steady.epoch = Epoch::later;

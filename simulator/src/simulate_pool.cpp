@@ -1,8 +1,8 @@
 #include "tessera/simulator/simulate_pool.hpp"
 
 #include "child_simulation.hpp"
-#include "jitter_plays.hpp"
 #include "process/child_pool.hpp"
+#include "step_plays.hpp"
 #include "tessera/core/point/point_input.hpp"
 
 namespace tessera::sim {
@@ -11,16 +11,20 @@ std::vector<std::optional<SimulationOutcome>> simulate_points(
     const std::vector<PointToSimulate>& points, const SimulationOptions& options, int jobs,
     const RunLimits& limits) {
   // One task per point, epoch that differs (the steady state, then the first epoch where its
-  // samples come from elsewhere) and play (one per moment of a cluster's rank jitter).
+  // samples come from elsewhere) and play (step_plays.hpp: one per moment of a cluster's rank
+  // jitter or draw of the data store's holders).
   struct Task {
     std::size_t point;
     bool first_epoch;
   };
   std::vector<Task> tasks;
   std::vector<std::function<nlohmann::json()>> work;
+  std::vector<StepPlays> steady_what(points.size()), first_what(points.size());
   const auto add_plays = [&](std::size_t i, bool first_epoch, const SimulationOptions& epoch) {
     const auto& p = points[i];
-    for (const auto& play : jitter_plays(p.scenario->cluster, epoch)) {
+    auto& what = (first_epoch ? first_what : steady_what)[i];
+    what = step_plays(*p.scenario, *p.point, epoch);
+    for (const auto& play : what.options) {
       tasks.push_back({i, first_epoch});
       work.emplace_back(
           [p, play] { return simulation_message(simulate_point(*p.scenario, *p.point, play)); });
@@ -51,10 +55,9 @@ std::vector<std::optional<SimulationOutcome>> simulate_points(
   std::vector<std::optional<SimulationOutcome>> outcomes(points.size());
   for (std::size_t i = 0; i < points.size(); ++i) {
     if (cut_off[i] || steady_plays[i].empty()) continue;
-    auto& into =
-        outcomes[i].emplace(median_play(std::move(steady_plays[i]), points[i].scenario->cluster));
+    auto& into = outcomes[i].emplace(median_play(std::move(steady_plays[i]), steady_what[i]));
     if (first_plays[i].empty()) continue;
-    add_first_epoch(into, median_play(std::move(first_plays[i]), points[i].scenario->cluster));
+    add_first_epoch(into, median_play(std::move(first_plays[i]), first_what[i]));
   }
   return outcomes;
 }

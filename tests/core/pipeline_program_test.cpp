@@ -47,6 +47,34 @@ ParallelConfig pipeline_config(std::int64_t micro_batches, PipelineSchedule sche
   return config;
 }
 
+// The first stage reads the whole step's samples once, whatever the micro-batches (the real
+// backend's source reads them together); later stages read nothing.
+TEST(PipelineProgram, TheFirstStageReadsTheWholeStepsSamples) {
+  const auto model = build_zoo_model("cosmoflow", {{"width", "64"}});
+  const ComputeCostModel costs(pipeline_test_device(), nullptr, 64.0 * 1024 * 1024);
+  StepOptions options;
+  options.input_source = InputSource::file_system;
+  const auto read_of = [&](std::int64_t micro_batches, std::size_t stage) {
+    const auto plan =
+        plan_shards(model, pipeline_config(micro_batches, PipelineSchedule::gpipe), "", {"fc1"});
+    const auto programs = build_step_programs(model, plan, costs, options);
+    std::vector<StepOp> reads;
+    for (const auto& op : programs.at(stage).ops) {
+      if (op.kind == StepOpKind::read_start) reads.push_back(op);
+    }
+    return reads;
+  };
+  const auto whole = read_of(1, 0);
+  const auto piped = read_of(4, 0);
+  ASSERT_EQ(whole.size(), 1u);
+  ASSERT_EQ(piped.size(), 1u);
+  EXPECT_EQ(piped.front().samples, 8);  // the replica's mini-batch
+  EXPECT_EQ(whole.front().samples, 8);
+  EXPECT_DOUBLE_EQ(piped.front().bytes, whole.front().bytes);
+  EXPECT_DOUBLE_EQ(whole.front().bytes, 8.0 * 4 * 64 * 64 * 64 * 4);  // 8 float32 64^3 x 4 volumes
+  EXPECT_TRUE(read_of(4, 1).empty());
+}
+
 TEST(PipelineProgram, EveryMicroBatchRunsEveryLayerAndTalksToTheNextStage) {
   const auto model = build_zoo_model("cosmoflow", {{"width", "64"}});
   const auto plan = plan_shards(model, pipeline_config(4, PipelineSchedule::gpipe), "", {"fc1"});

@@ -130,7 +130,7 @@ double step_lower_bound(const std::vector<StepProgram>& programs,
 // workspace_limit_bytes, which the simulator does not read (the op times it plays already hold
 // its effect), so candidates that differ only there share one simulation; and an op's flops and
 // memory_bytes, which only the Chakra export reads.
-static_assert(sizeof(StepOp) == 224 && sizeof(StepProgram) == 144 && sizeof(ParallelConfig) == 72,
+static_assert(sizeof(StepOp) == 232 && sizeof(StepProgram) == 144 && sizeof(ParallelConfig) == 72,
               "a field was added to StepOp, StepProgram or ParallelConfig: add it to "
               "simulation_signature, then update these sizes");
 
@@ -197,8 +197,8 @@ std::string simulation_signature(const ParallelConfig& config,
       signature << op.kind << op.category << op.layer << op.direction << op.part << op.recomputed
                 << op.seconds << op.window_seconds << op.provenance << op.bytes << axis
                 << op.bytes_to_lower << op.bytes_to_upper << op.exchange << op.peer_stage
-                << op.input << op.bucket << op.group << op.source << op.memory << op.micro_batch
-                << describe(op.micro_batches) << op.window_plans.size();
+                << op.input << op.bucket << op.group << op.source << op.samples << op.memory
+                << op.micro_batch << describe(op.micro_batches) << op.window_plans.size();
       for (const auto& window : op.window_plans) {
         signature << window.kernel.shape << describe(window.plan);
       }

@@ -194,8 +194,10 @@ class ProgramWriter {
     }
   }
 
+  // The whole step's samples, whatever the micro-batches: the step reads them together, as the
+  // real backend's source does.
   void read_next_sample() {
-    const auto& input = plan_.layers.front();
+    const auto& input = whole_plan_.layers.front();
     double bytes = static_cast<double>(input.local_output.elements()) *
                    static_cast<double>(stored_dtype_bytes(options_.stored_dtype));
     if (!options_.read_sub_volume) bytes *= static_cast<double>(plan_.config.spatial_parts());
@@ -203,7 +205,8 @@ class ProgramWriter {
          .category = OpCategory::io,
          .label = "read the next sample's shard from " + to_string(options_.input_source),
          .bytes = bytes,
-         .source = options_.input_source});
+         .source = options_.input_source,
+         .samples = input.local_batch});
     if (!options_.prefetch) {
       add({.kind = StepOpKind::read_wait,
            .category = OpCategory::io,

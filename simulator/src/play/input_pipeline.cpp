@@ -1,10 +1,14 @@
 #include "input_pipeline.hpp"
 
+#include <algorithm>
+#include <map>
+
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Mailbox.hpp>
 
 #include "no_payload.hpp"
+#include "tessera/core/strategy/sample_holders.hpp"
 
 namespace tessera::sim {
 namespace {
@@ -20,13 +24,15 @@ simgrid::s4u::Mailbox* node_input(int node) {
 }  // namespace
 
 InputPipeline::InputPipeline(const SimPlatform& platform, std::vector<int> readers_per_node,
-                             int rounds, InputSource source, std::int64_t nodes_in_point,
+                             int rounds, InputSource source,
+                             std::vector<std::int64_t> replica_of_rank, std::uint64_t store_draw,
                              double copied_bytes_per_read_byte, Delivered delivered)
     : platform_(platform),
       rounds_(rounds),
       copied_bytes_per_read_byte_(copied_bytes_per_read_byte),
       source_(source),
-      nodes_in_point_(nodes_in_point),
+      replica_of_rank_(std::move(replica_of_rank)),
+      store_draw_(store_draw),
       delivered_(std::move(delivered)) {
   for (int readers : readers_per_node) {
     nodes_.push_back(std::make_unique<Node>());
@@ -51,16 +57,8 @@ bool InputPipeline::can_play() const {
   return false;
 }
 
-double InputPipeline::remote_fraction() const {
-  if (source_ != InputSource::peer_memory || nodes_in_point_ <= 1 || nodes_.size() <= 1) {
-    return source_ == InputSource::file_system ? 1.0 : 0.0;
-  }
-  return static_cast<double>(nodes_in_point_ - 1) / static_cast<double>(nodes_in_point_);
-}
-
 void InputPipeline::spawn() {
   if (rounds_ == 0 || !can_play()) return;
-  const bool remote = remote_fraction() > 0;
   for (std::size_t node = 0; node < nodes_.size(); ++node) {
     if (nodes_[node]->readers == 0) continue;
     const int n = static_cast<int>(node);
@@ -70,19 +68,17 @@ void InputPipeline::spawn() {
       auto* server = platform_.filesystem_servers[node % platform_.filesystem_servers.size()];
       simgrid::s4u::Actor::create("server-side" + std::to_string(node), server,
                                   [this, n] { play_file_system_side(n); });
-    } else if (source_ == InputSource::peer_memory && remote) {
-      const std::size_t peer = (node + nodes_.size() / 2) % nodes_.size();
-      simgrid::s4u::Actor::create("store-holder" + std::to_string(node), platform_.node_hosts[peer],
-                                  [this, n] { play_peer_side(n); });
     }
   }
 }
 
-simgrid::s4u::CommPtr InputPipeline::request(int rank, double bytes) {
+simgrid::s4u::CommPtr InputPipeline::request(int rank, double bytes, std::int64_t samples) {
   if (!can_play()) return nullptr;
   auto& node = *nodes_[static_cast<std::size_t>(platform_.node_of(rank))];
-  node.pending.emplace_back(rank, bytes);
-  node.asked_seconds.push_back(simgrid::s4u::Engine::get_clock());
+  node.pending.push_back({.rank = rank,
+                          .bytes = bytes,
+                          .samples = std::max<std::int64_t>(samples, 1),
+                          .asked_seconds = simgrid::s4u::Engine::get_clock()});
   node.requests->release();
   return gpu_input(rank)->get_async<int>(&received_payload);
 }
@@ -91,43 +87,77 @@ void InputPipeline::play_node(int node_index) {
   auto& node = *nodes_[static_cast<std::size_t>(node_index)];
   for (int round = 0; round < rounds_; ++round) {
     for (int i = 0; i < node.readers; ++i) node.requests->acquire();
-    double total = 0;
-    for (const auto& request : node.pending) total += request.second;
-    gather(node_index, node, total);
+    gather(node_index, node, round);
     // Host to device copies, one per GPU over its own PCIe link.
     std::vector<simgrid::s4u::CommPtr> copies;
-    for (const auto& [rank, bytes] : node.pending) {
-      copies.push_back(gpu_input(rank)->put_async(
-          &kNoPayload, static_cast<uint64_t>(bytes * copied_bytes_per_read_byte_)));
+    for (const auto& request : node.pending) {
+      copies.push_back(
+          gpu_input(request.rank)
+              ->put_async(&kNoPayload,
+                          static_cast<uint64_t>(request.bytes * copied_bytes_per_read_byte_)));
     }
     std::vector<std::size_t> owner(copies.size());
     for (std::size_t i = 0; i < owner.size(); ++i) owner[i] = i;
     while (!copies.empty()) {
       const auto done = static_cast<std::size_t>(simgrid::s4u::Comm::wait_any(copies));
-      const auto request = owner[done];
+      const auto& request = node.pending[owner[done]];
       if (delivered_) {
-        delivered_(node.pending[request].first, node.asked_seconds[request],
-                   simgrid::s4u::Engine::get_clock());
+        delivered_(request.rank, request.asked_seconds, simgrid::s4u::Engine::get_clock());
       }
       copies.erase(copies.begin() + static_cast<std::ptrdiff_t>(done));
       owner.erase(owner.begin() + static_cast<std::ptrdiff_t>(done));
     }
     node.pending.clear();
-    node.asked_seconds.clear();
   }
 }
 
 // Brings this round's bytes into the node's host memory.
-void InputPipeline::gather(int node_index, Node& node, double total_bytes) {
-  if (source_ == InputSource::node_local_storage) {
-    platform_.node_disks[static_cast<std::size_t>(node_index)]->read(
-        static_cast<sg_size_t>(total_bytes));
-    return;
+void InputPipeline::gather(int node_index, Node& node, int round) {
+  double total_bytes = 0;
+  for (const auto& request : node.pending) total_bytes += request.bytes;
+  switch (source_) {
+    case InputSource::node_local_storage:
+      platform_.node_disks[static_cast<std::size_t>(node_index)]->read(
+          static_cast<sg_size_t>(total_bytes));
+      return;
+    case InputSource::file_system:
+      node.fetch_bytes = total_bytes;
+      if (total_bytes <= 0) return;
+      node.fetch->release();
+      node_input(node_index)->get_async<int>(&received_payload)->wait();
+      return;
+    case InputSource::peer_memory:
+      fetch_from_holders(node_index, node, round);
+      return;
+    case InputSource::none:
+    case InputSource::own_memory:
+    case InputSource::page_cache:
+      return;
   }
-  node.fetch_bytes = total_bytes * remote_fraction();
-  if (node.fetch_bytes <= 0) return;
-  node.fetch->release();
-  node_input(node_index)->get_async<int>(&received_payload)->wait();
+}
+
+// The holders' host memory serves at network speed: only the transfers are played, one from each
+// holder of this round's samples (the shards of one sample its GPUs read together).
+void InputPipeline::fetch_from_holders(int node_index, const Node& node, int round) {
+  const auto nodes = static_cast<std::int64_t>(nodes_.size());
+  std::map<std::int64_t, double> bytes_from;
+  for (const auto& request : node.pending) {
+    const auto replica = replica_of_rank_.at(static_cast<std::size_t>(request.rank));
+    for (std::int64_t sample = 0; sample < request.samples; ++sample) {
+      const auto holder =
+          sample_holder(store_draw_, replica, round * request.samples + sample, nodes);
+      bytes_from[holder] += request.bytes / static_cast<double>(request.samples);
+    }
+  }
+  auto* here = platform_.node_hosts[static_cast<std::size_t>(node_index)];
+  std::vector<simgrid::s4u::CommPtr> transfers;
+  for (const auto& [holder, bytes] : bytes_from) {
+    if (holder == node_index || bytes <= 0) continue;
+    transfers.push_back(
+        simgrid::s4u::Comm::sendto_async(platform_.node_hosts[static_cast<std::size_t>(holder)],
+                                         here, static_cast<std::uint64_t>(bytes)));
+  }
+  simgrid::s4u::Comm::wait_all(transfers);
 }
 
 void InputPipeline::play_file_system_side(int node_index) {
@@ -142,15 +172,6 @@ void InputPipeline::play_file_system_side(int node_index) {
         node_input(node_index)->put_async(&kNoPayload, static_cast<uint64_t>(node.fetch_bytes));
     io->wait();
     transfer->wait();
-  }
-}
-
-// The holders' host memory serves at network speed: only the transfer is played.
-void InputPipeline::play_peer_side(int node_index) {
-  auto& node = *nodes_[static_cast<std::size_t>(node_index)];
-  for (int round = 0; round < rounds_; ++round) {
-    node.fetch->acquire();
-    node_input(node_index)->put(&kNoPayload, static_cast<uint64_t>(node.fetch_bytes));
   }
 }
 

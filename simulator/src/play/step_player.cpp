@@ -92,8 +92,11 @@ StepPlayer::StepPlayer(const SimPlatform& platform, const Fabric& fabric,
           {rank, TimelineTrack::input_reads, "input read", OpCategory::io, asked, arrived});
     }
   };
+  std::vector<std::int64_t> replica_of_rank;
+  for (int rank = 0; rank < layout.gpus(); ++rank)
+    replica_of_rank.push_back(layout.replica_of(rank));
   inputs_ = std::make_unique<InputPipeline>(platform, std::move(readers), rounds, source,
-                                            settings_.nodes_in_point,
+                                            std::move(replica_of_rank), settings_.store_draw,
                                             settings_.copied_bytes_per_read_byte, delivered);
 }
 
@@ -389,7 +392,7 @@ void StepPlayer::play_gpu(int rank) {
         break;
       }
       case StepOpKind::read_start:
-        input_read = inputs_->request(rank, op.bytes);
+        input_read = inputs_->request(rank, op.bytes, op.samples);
         break;
       case StepOpKind::read_wait:
         if (input_read) input_read->wait();

@@ -33,7 +33,8 @@ struct PlaySettings {
   Granularity granularity = Granularity::aggregated;
   // Symmetric simulation: each played replica stands for this many (see symmetric_reduction.hpp).
   int replicas = 1;
-  std::int64_t nodes_in_point = 1;  // the nodes the played ones stand for
+  // The data store's draw of which nodes hold the step's samples (sample_holders.hpp).
+  std::uint64_t store_draw = 0;
   // A read's bytes are the files' (io.stored_dtype); the host converts them to the model's dtype
   // before the copy to the GPU, which moves this many bytes per byte read.
   double copied_bytes_per_read_byte = 1;

@@ -86,8 +86,7 @@ std::optional<std::vector<Straggler>> represented_stragglers(const ClusterSpec& 
 SymmetricReduction plan_symmetric_reduction(const ClusterSpec& cluster,
                                             const ParallelConfig& config,
                                             std::int64_t min_played_nodes,
-                                            const std::vector<std::int64_t>& batches,
-                                            bool half_way_reads) {
+                                            const std::vector<std::int64_t>& batches) {
   const std::int64_t gpus = config.gpus();
   const std::int64_t per_node = std::max<std::int64_t>(cluster.gpus_per_node, 1);
   if (gpus % per_node != 0) return full_simulation(cluster, config, "GPUs fill no whole nodes");
@@ -109,21 +108,10 @@ SymmetricReduction plan_symmetric_reduction(const ClusterSpec& cluster,
   }
   const std::int64_t servers = std::max<std::int64_t>(cluster.filesystem.servers, 1);
   const std::int64_t per_switch = cluster.network.nodes_per_switch;
-  // SimGrid routes the fat tree D-mod-k (up by the destination's index): the shift by half the
-  // nodes crosses the core one flow per cable only where the nodes fill whole leaf switches;
-  // otherwise the pairs that wrap around can share uplinks, in the full cluster and in the
-  // played one, but not alike. Reduced only from a leaf-filling count to a leaf-filling count.
-  const bool reads_cross_core = half_way_reads && nodes > per_switch;
-  if (reads_cross_core && nodes % per_switch != 0) {
-    return full_simulation(cluster, config,
-                           "the data store's reads from half the machine away can share "
-                           "fat-tree cables where the nodes do not fill whole leaf switches");
-  }
   std::int64_t least = std::max<std::int64_t>(min_played_nodes, 1);
   // Several leaf switches stay several: routes keep their hops and the core its traffic.
   if (nodes > per_switch) least = std::max(least, per_switch + 1);
   bool stragglers_apart = false;
-  bool reads_apart = false;  // a reduction left out for the half-way reads alone
   for (std::int64_t k = nodes / least; k >= 2; --k) {
     const std::int64_t played = nodes / k;
     const bool fits = nodes % k == 0 && config.data % k == 0 && (gpus / k) % per_node == 0;
@@ -137,10 +125,6 @@ SymmetricReduction plan_symmetric_reduction(const ClusterSpec& cluster,
     bool groups_divide = true;
     for (auto count : group_nodes) groups_divide = groups_divide && count % k == 0;
     if (!fits || !same_server_share || !groups_divide) continue;
-    if (reads_cross_core && played % per_switch != 0) {
-      reads_apart = true;
-      continue;
-    }
     // Stragglers farther apart than `played` nodes: a smaller k may hold them in one block.
     auto represented = represented_stragglers(cluster, nodes, played);
     if (!represented) {
@@ -166,11 +150,6 @@ SymmetricReduction plan_symmetric_reduction(const ClusterSpec& cluster,
     reduction.nodes = nodes;
     reduction.played_nodes = played;
     return reduction;
-  }
-  if (reads_apart) {
-    return full_simulation(cluster, config,
-                           "no reduction keeps the data store's reads from half the machine away "
-                           "on whole leaf switches");
   }
   if (stragglers_apart) {
     return full_simulation(cluster, config,

@@ -52,14 +52,12 @@ struct SymmetricReduction {
 // GPU either way; held to the full simulation within 1% by tests. Not reduced: stragglers in
 // different blocks, with node groups, or with unequal batches (the proportional split).
 //
-// half_way_reads: the step's samples come from the data store in other nodes' memory, read from
-// the node half the machine away (input_pipeline.hpp). On two fat-tree levels that traffic is
-// reduced only where the full and the played node counts fill whole leaf switches.
+// Not for steps reading the data store across nodes: its holders are drawn at random
+// (sample_holders.hpp), so no node reads as another does; simulate_point plays those in full.
 SymmetricReduction plan_symmetric_reduction(const ClusterSpec& cluster,
                                             const ParallelConfig& config,
                                             std::int64_t min_played_nodes,
-                                            const std::vector<std::int64_t>& batches = {},
-                                            bool half_way_reads = false);
+                                            const std::vector<std::int64_t>& batches = {});
 
 // Full simulation of `config` on `cluster`, with the reason given.
 SymmetricReduction full_simulation(const ClusterSpec& cluster, const ParallelConfig& config,

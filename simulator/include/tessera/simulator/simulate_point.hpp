@@ -28,6 +28,10 @@ struct SimulationOptions {
   // With a cluster's rank jitter: the measured moment whose slowdowns stretch each rank's compute
   // (simulate_point_isolated and simulate_points play every moment and keep the median step).
   std::optional<std::size_t> jitter_moment;
+  // Where the steps read the data store (io.store: memory): the draw of the nodes holding the
+  // step's samples (core's sample_holders.hpp; simulate_point_isolated and simulate_points play
+  // several draws and keep the median step).
+  std::uint64_t store_draw = 0;
 };
 
 struct SimulationOutcome {

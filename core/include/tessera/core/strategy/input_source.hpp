@@ -4,13 +4,13 @@
 // Synthetic samples are generated where they are used and read from nowhere. Samples in files
 // (io.format: hdf5) are read from the parallel file system in the first epoch. Later epochs read
 // them again from there (io.store: none), from the host memory of the node that read them first
-// (io.store: memory, LBANN's data store: with samples shuffled across the machine, another node
-// holds each one, so it crosses the network), or from node-local storage the data set was staged
-// to (io.store: node_local, as MLPerf HPC submissions do: each node keeps its share of the data
-// set and shuffles within it; the staging is a phase of its own before the first step, which
-// then reads the staged copy too), or from the operating system's page cache (io.store: page_cache:
-// nothing is staged, but each rank reads the same fixed shard of the files every epoch, as the
-// MLPerf HPC CosmoFlow reference does, so a node's share stays in its host memory after the
+// (io.store: memory, LBANN's data store: with the data set reshuffled every epoch, a step's
+// samples lie on nodes drawn at random, sample_holders.hpp), or from node-local storage the data
+// set was staged to (io.store: node_local, as MLPerf HPC submissions do: each node keeps its share
+// of the data set and shuffles within it; the staging is a phase of its own before the first step,
+// which then reads the staged copy too), or from the operating system's page cache (io.store:
+// page_cache: nothing is staged, but each rank reads the same fixed shard of the files every epoch,
+// as the MLPerf HPC CosmoFlow reference does, so a node's share stays in its host memory after the
 // first epoch). A store that cannot hold its share of the data set is not used: every epoch then
 // reads the file system, and the plan says why.
 #include <cstdint>

@@ -56,7 +56,8 @@ enum class StepOpKind {
                             // (sharded optimizer state, memory.shard)
   gradient_wait,            // wait for every queued bucket; where `bucket` is set (StepProgram::
                             // stages_gradients), for the buckets up to that one
-  read_start,  // start reading the next sample's shard, `bytes` from `source` (asynchronous)
+  read_start,  // start reading the shards of the next step's `samples` samples, `bytes` in all,
+               // from `source` (asynchronous)
   read_wait,   // wait for that read
   update,      // the optimizer step over the stage's parameters (compute stream)
   // Device memory (memory_plan.hpp), taking no time: `bytes` of `memory` come into use or are
@@ -104,6 +105,7 @@ struct StepOp {
   int bucket = -1;  // gradient_allreduce / reduce_scatter: index into StepProgram::buckets
   CollectiveGroup group = CollectiveGroup::spatial;  // group_allreduce / allgather: over whom
   InputSource source = InputSource::none;            // read_start: where the samples come from
+  std::int64_t samples = 0;                          // read_start: how many samples it reads of
   MemoryUse memory = MemoryUse::activations;         // allocate / release: what the bytes hold
   // The pipeline's micro-batch the op works on (parallel_strategy.hpp; 0 with one micro-batch):
   // each micro-batch has its own activations and messages between stages.
