@@ -5,25 +5,14 @@
 #include <filesystem>
 #include <numbers>
 
+#include "tessera/core/common/counter_hash.hpp"
 #include "tessera/core/common/input_error.hpp"
 
 namespace tessera::kernels::io {
 
+// Noise is counter-based (counter_hash.hpp): any voxel's is a pure function of (seed, sample,
+// channel, voxel), so planes can be generated in any order.
 namespace {
-
-// SplitMix64 (Steele, Lea, Flood 2014): a counter-based generator, so any voxel's noise is a pure
-// function of (seed, sample, channel, voxel) and planes can be generated in any order.
-std::uint64_t mix(std::uint64_t value) {
-  value += 0x9e3779b97f4a7c15ULL;
-  value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
-  return value ^ (value >> 31);
-}
-
-std::uint64_t stream_key(std::uint64_t seed, std::int64_t sample, std::int64_t stream) {
-  return mix(mix(mix(seed) ^ static_cast<std::uint64_t>(sample)) ^
-             static_cast<std::uint64_t>(stream));
-}
 
 // Uniform in [0, 1) from the top 53 bits.
 double unit_uniform(std::uint64_t bits) {
@@ -44,11 +33,11 @@ constexpr std::int64_t kTargetStream = -1;  // channels use streams 0..C-1
 }  // namespace
 
 Targets synthetic_targets(std::uint64_t seed, std::int64_t sample) {
-  const std::uint64_t key = stream_key(seed, sample, kTargetStream);
+  const std::uint64_t key = counter_key(seed, sample, kTargetStream);
   Targets targets{};
   for (int k = 0; k < kTargetCount; ++k) {
-    targets[k] =
-        static_cast<float>(2.0 * unit_uniform(mix(key + static_cast<std::uint64_t>(k))) - 1.0);
+    targets[k] = static_cast<float>(
+        2.0 * unit_uniform(split_mix64_step(key + static_cast<std::uint64_t>(k))) - 1.0);
   }
   return targets;
 }
@@ -58,7 +47,7 @@ void fill_synthetic_planes(std::uint64_t seed, std::int64_t sample, const Volume
                            std::int64_t depth_end, std::span<float> planes) {
   const auto [depth, height, width] = shape.spatial;
   const auto cos_d = cosine_table(depth), cos_h = cosine_table(height), cos_w = cosine_table(width);
-  const std::uint64_t key = stream_key(seed, sample, channel);
+  const std::uint64_t key = counter_key(seed, sample, channel);
   const double noise_scale = 2.0 * std::sqrt(3.0);  // uniform on [-sqrt 3, sqrt 3]: unit variance
   std::size_t out = 0;
   for (std::int64_t d = depth_begin; d < depth_end; ++d) {
@@ -68,7 +57,8 @@ void fill_synthetic_planes(std::uint64_t seed, std::int64_t sample, const Volume
       const std::uint64_t row = static_cast<std::uint64_t>((d * height + h) * width);
       for (std::int64_t w = 0; w < width; ++w, ++out) {
         const double noise =
-            noise_scale * (unit_uniform(mix(key + row + static_cast<std::uint64_t>(w))) - 0.5);
+            noise_scale *
+            (unit_uniform(split_mix64_step(key + row + static_cast<std::uint64_t>(w))) - 0.5);
         planes[out] =
             static_cast<float>(smooth_dh + targets[3] * cos_w[static_cast<std::size_t>(w)] + noise);
       }
