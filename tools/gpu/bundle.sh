@@ -197,7 +197,8 @@ size=$(stat -c %s "$output")
 echo "bundle.sh: $output: $((size / 1024 / 1024)) MiB ($size bytes)"
 # A device call carries the tracked files and the archive together, 64 MiB in all: the archive
 # gets what the tree leaves, less 1 MiB for untracked files, and never more than 60 MiB.
-tree=$(git -C "$repo" ls-files -z | (cd "$repo" && xargs -0 du -cb 2>/dev/null) | tail -n 1 | cut -f1)
+# (A tracked file deleted in the work tree and not yet staged makes du fail; the rest still count.)
+tree=$(git -C "$repo" ls-files -z | (cd "$repo" && xargs -0 du -cb 2>/dev/null) | tail -n 1 | cut -f1) || true
 limit=$((64 * 1024 * 1024 - ${tree:-0} - 1024 * 1024))
 [ "$limit" -gt $((60 * 1024 * 1024)) ] && limit=$((60 * 1024 * 1024))
 if [ "$size" -ge "$limit" ]; then
