@@ -69,6 +69,11 @@ TEST(InputSource, TheMemoryStoreServesEachSampleFromTheNodeHoldingIt) {
   EXPECT_NEAR(result.step_seconds - synthetic.step_seconds, median, 0.01 * kSampleBytes / 10e9);
   EXPECT_NE(result.note.find("data store: the median step of 7 plays"), std::string::npos)
       << result.note;
+  // No node reads as another: the symmetric mode (the default) plays every GPU.
+  EXPECT_NE(result.note.find("full simulation (every GPU played: the data store's holders are "
+                             "drawn at random"),
+            std::string::npos)
+      << result.note;
   // The first epoch read the file system, every sample through a server's 1 GB/s disk.
   EXPECT_NEAR(result.first_epoch_step_seconds - synthetic.step_seconds, kSampleBytes / 1e9,
               0.01 * kSampleBytes / 1e9);

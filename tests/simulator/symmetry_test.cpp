@@ -20,15 +20,14 @@ constexpr std::int64_t kPlayedNodes = 8;
 
 // CosmoFlow-128, 4-way depth split on 4-GPU nodes (one replica per node), 32 replicas; a
 // Lassen-like cluster shrunk so that 32 nodes span several leaf switches and file-system servers.
-// Samples are files read every step from the file system unless `io` says otherwise.
-LoadedScenario cosmoflow_on_lassen(const std::string& allreduce = "auto",
-                                   const std::string& io = "{format: hdf5}") {
+// Samples are files read every step from the file system.
+LoadedScenario cosmoflow_on_lassen(const std::string& allreduce = "auto") {
   auto loaded = load_scenario_text(R"(
 name: symmetry
 model: {zoo: cosmoflow, options: {width: 128}, mini_batch: 1}
 parallelism: {data: 32, spatial: {grid: [4, 1, 1], until: pool4}}
 platform: {preset: lassen}
-io: )" + io + R"(
+io: {format: hdf5}
 sim: {allreduce: )" + allreduce + R"(}
 )",
                                    "symmetry.yaml", "");
@@ -99,25 +98,6 @@ TEST(Symmetry, AgreesWithTheFullSimulationWhenBoundByTheFileSystem) {
   const auto pair = simulate_full_and_symmetric_cosmoflow(loaded);
   EXPECT_GT(pair.full.breakdown.io_seconds, 0.5 * pair.full.step_seconds);
   expect_every_part_agrees(pair);
-}
-
-// The data store's holders are drawn at random for each step (sample_holders.hpp): no node reads
-// as another, so the steady state is played in full in both modes. The first epoch reads the file
-// system and is reduced: it agrees with the full simulation. The store's reads are slowed to be
-// seen (2 GB/s NICs, read before the step).
-TEST(Symmetry, PlaysTheDataStoresReadsInFullAndReducesTheFirstEpoch) {
-  auto loaded = cosmoflow_on_lassen("auto", "{format: hdf5, store: memory, prefetch: false}");
-  loaded.cluster.node.nic_bandwidth_bytes_per_second = 1e9;  // two NICs a node
-  const auto pair = simulate_full_and_symmetric_cosmoflow(loaded);
-  EXPECT_EQ(pair.full.input_source, "peer_memory");
-  EXPECT_GT(pair.full.breakdown.io_seconds, 0.1 * pair.full.step_seconds);
-  EXPECT_NE(pair.symmetric.note.find("full simulation (every GPU played: the data store's "
-                                     "holders are drawn at random"),
-            std::string::npos)
-      << pair.symmetric.note;
-  EXPECT_DOUBLE_EQ(pair.symmetric.step_seconds, pair.full.step_seconds);
-  expect_close(pair.full.first_epoch_step_seconds, pair.symmetric.first_epoch_step_seconds,
-               pair.full.first_epoch_step_seconds, kSymmetryTolerance, "first epoch step");
 }
 
 class SymmetryAllreduce : public testing::TestWithParam<std::string> {};
