@@ -15,8 +15,8 @@ namespace tessera::sim {
 
 // More plays than this add little to a median and cost a simulation each.
 inline constexpr std::size_t kMostJitterPlays = 63;
-// Draws of the data store's holders per point (docs/design/simulation.md#input-reads says what
-// their median's spread was).
+// Draws of the data store's holders per point: each costs a simulation, and the median of 7 moves
+// by whole samples of the busiest holder (docs/measurements/2026-12-05-data-store-holders.md).
 inline constexpr std::size_t kStoreDraws = 7;
 
 // Whether a step reading from `source` reads other nodes' host memory (the data store over more
