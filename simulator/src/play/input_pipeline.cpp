@@ -23,15 +23,15 @@ simgrid::s4u::Mailbox* node_input(int node) {
 
 }  // namespace
 
-InputPipeline::InputPipeline(const SimPlatform& platform, std::vector<int> readers_per_node,
-                             int rounds, InputSource source,
-                             std::vector<std::int64_t> replica_of_rank, std::uint64_t store_draw,
-                             double copied_bytes_per_read_byte, Delivered delivered)
+InputPipeline::InputPipeline(const SimPlatform& platform, const RankNumbering& layout,
+                             std::vector<int> readers_per_node, int rounds, InputSource source,
+                             std::uint64_t store_draw, double copied_bytes_per_read_byte,
+                             Delivered delivered)
     : platform_(platform),
+      layout_(layout),
       rounds_(rounds),
       copied_bytes_per_read_byte_(copied_bytes_per_read_byte),
       source_(source),
-      replica_of_rank_(std::move(replica_of_rank)),
       store_draw_(store_draw),
       delivered_(std::move(delivered)) {
   for (int readers : readers_per_node) {
@@ -142,7 +142,7 @@ void InputPipeline::fetch_from_holders(int node_index, const Node& node, int rou
   const auto nodes = static_cast<std::int64_t>(nodes_.size());
   std::map<std::int64_t, double> bytes_from;
   for (const auto& request : node.pending) {
-    const auto replica = replica_of_rank_.at(static_cast<std::size_t>(request.rank));
+    const std::int64_t replica = layout_.replica_of(request.rank);
     for (std::int64_t sample = 0; sample < request.samples; ++sample) {
       const auto holder =
           sample_holder(store_draw_, replica, round * request.samples + sample, nodes);

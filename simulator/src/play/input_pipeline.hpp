@@ -21,6 +21,7 @@
 #include <simgrid/s4u/Semaphore.hpp>
 
 #include "tessera/core/strategy/input_source.hpp"
+#include "tessera/core/strategy/rank_numbering.hpp"
 #include "tessera/simulator/platform/platform.hpp"
 
 namespace tessera::sim {
@@ -31,11 +32,11 @@ class InputPipeline {
   using Delivered = std::function<void(int rank, double asked_seconds, double arrived_seconds)>;
 
   // readers_per_node[n]: how many GPUs of node n read input; rounds: reads per GPU per step;
-  // replica_of_rank: each GPU's data-parallel replica (whose samples it reads shards of);
+  // layout: the played GPUs' ranks (each reads shards of its data-parallel replica's samples);
   // store_draw: the data store's draw of the samples' holders; a GPU's copy moves
   // copied_bytes_per_read_byte times the bytes it asked to be read.
-  InputPipeline(const SimPlatform& platform, std::vector<int> readers_per_node, int rounds,
-                InputSource source, std::vector<std::int64_t> replica_of_rank,
+  InputPipeline(const SimPlatform& platform, const RankNumbering& layout,
+                std::vector<int> readers_per_node, int rounds, InputSource source,
                 std::uint64_t store_draw, double copied_bytes_per_read_byte, Delivered delivered);
 
   void spawn();
@@ -66,11 +67,11 @@ class InputPipeline {
   void fetch_from_holders(int node_index, const Node& node, int round);
 
   const SimPlatform& platform_;
+  const RankNumbering& layout_;
   std::vector<std::unique_ptr<Node>> nodes_;
   int rounds_;
   double copied_bytes_per_read_byte_;
   InputSource source_;
-  std::vector<std::int64_t> replica_of_rank_;
   std::uint64_t store_draw_;
   Delivered delivered_;
 };

@@ -92,11 +92,8 @@ StepPlayer::StepPlayer(const SimPlatform& platform, const Fabric& fabric,
           {rank, TimelineTrack::input_reads, "input read", OpCategory::io, asked, arrived});
     }
   };
-  std::vector<std::int64_t> replica_of_rank;
-  for (int rank = 0; rank < layout.gpus(); ++rank)
-    replica_of_rank.push_back(layout.replica_of(rank));
-  inputs_ = std::make_unique<InputPipeline>(platform, std::move(readers), rounds, source,
-                                            std::move(replica_of_rank), settings_.store_draw,
+  inputs_ = std::make_unique<InputPipeline>(platform, layout, std::move(readers), rounds, source,
+                                            settings_.store_draw,
                                             settings_.copied_bytes_per_read_byte, delivered);
 }
 
