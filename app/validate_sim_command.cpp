@@ -47,6 +47,7 @@
 #include "rank_count_validation.hpp"
 #include "tessera/core/common/atomic_file.hpp"
 #include "tessera/core/result/layer_time_comparison.hpp"
+#include "tessera/core/result/result_files.hpp"
 #include "tessera/core/result/sim_real_comparison.hpp"
 
 namespace tessera::app {

@@ -9,16 +9,25 @@
 // as `tessera plan` searched it until 2026-11-27); S = 1: the whole space (94,026), which only
 // the communication bound prunes (docs/measurements/2026-11-29-plan-communication-bound.md);
 // its exhaustive evaluation would take hours and is not registered. plan_screening/T times the
-// whole space's screening in T threads.
+// whole space's screening in T threads. plan_results_write/N writes plan.json and plan.csv of N
+// decided candidates (rows like the whole space's pruned ones) as `tessera plan` rewrites them
+// during its search, and counts the heap the write leaves free behind it: a simulation child
+// forked later zeroes its actors' stacks wherever that free heap has room for them
+// (docs/measurements/2026-12-06-plan-heap.md). Its target: nothing left free.
 // The target: the best strategy in at most 60 s (run under `taskset -c 0` to hold it to one
 // core).
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
+#include <string>
 
 #include "tessera/core/plan_search/plan_screen.hpp"
 #include "tessera/core/plan_search/plan_search.hpp"
+#include "tessera/core/plan_search/plan_store.hpp"
 #include "tessera/simulator/plan_evaluation.hpp"
 
 namespace {
@@ -107,6 +116,65 @@ void plan_search(benchmark::State& state) {
       search.ranking.empty() ? 0 : search.outcomes[search.ranking.front()].result.step_seconds;
 }
 
+// A decided candidate's row as the whole space's screening writes most of them: pruned, with
+// its reason and strategy in the note and the digests of its inputs.
+tessera::CandidateOutcome pruned_outcome(std::size_t index) {
+  tessera::CandidateOutcome outcome;
+  outcome.status = tessera::CandidateStatus::invalid;
+  outcome.reason = "the split does not fit the model";
+  auto& row = outcome.result;
+  row.scenario = "cosmoflow-strong-scaling";
+  row.point = static_cast<std::int64_t>(index);
+  row.backend = "sim";
+  row.gpus = 2048;
+  row.spatial_grid = "1x1x64";
+  row.status = tessera::PointStatus::skipped;
+  row.note =
+      "pruned (invalid): parallelism.spatial.grid: layer 'conv4' output extent W=32 is not "
+      "divisible by 64 partitions; split fewer ways or end spatial parallelism earlier "
+      "(parallelism.spatial.until); strategy: data 1 x grid 1x1x64 x model 4 x tensor 8, "
+      "candidate " +
+      std::to_string(index);
+  const std::string digest = "93d872e59424db5960505cdd14052efb";
+  row.inputs = {{"cluster", digest},
+                {"model", digest},
+                {"scenario", digest},
+                {"settings", digest},
+                {"version", "0.1.0 (executable " + digest + ")"},
+                {"strategy",
+                 "data=1;grid=1x1x64;until=;model=4;stages=;micro_batches=1;"
+                 "schedule=gpipe;mini_batch=64;offload=dyn;workspace=" +
+                     std::to_string(index)}};
+  return outcome;
+}
+
+void plan_results_write(benchmark::State& state) {
+  using Clock = std::chrono::steady_clock;
+  tessera::PlanSearchResult search;
+  for (std::int64_t i = 0; i < state.range(0); ++i) {
+    search.outcomes.push_back(pruned_outcome(static_cast<std::size_t>(i)));
+  }
+  tessera::RunResult header;
+  header.scenario = "cosmoflow-strong-scaling";
+  header.backend = "sim";
+  const auto directory = std::filesystem::temp_directory_path() /
+                         ("tessera_plan_results_bench_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(directory);
+  const auto files = tessera::plan_files(directory.string());
+  double free_before = 0, free_after = 0, write = 0;
+  for (auto _ : state) {
+    free_before = static_cast<double>(::mallinfo2().fordblks);
+    const auto start = Clock::now();
+    tessera::write_plan_results(files, header, search);
+    write = std::chrono::duration<double>(Clock::now() - start).count();
+    free_after = static_cast<double>(::mallinfo2().fordblks);
+    state.SetIterationTime(write);
+  }
+  std::filesystem::remove_all(directory);
+  state.counters["write_s"] = write;
+  state.counters["heap_left_free_bytes"] = free_after - free_before;
+}
+
 BENCHMARK(plan_search)
     ->Args({1, 0})
     ->Args({2, 0})
@@ -117,6 +185,7 @@ BENCHMARK(plan_search)
     ->Unit(benchmark::kSecond);
 
 BENCHMARK(plan_screening)->Arg(1)->Arg(2)->Iterations(1)->Unit(benchmark::kSecond);
+BENCHMARK(plan_results_write)->Arg(94026)->UseManualTime()->Iterations(1)->Unit(benchmark::kSecond);
 
 }  // namespace
 

@@ -77,6 +77,41 @@ TEST_F(AtomicFile, WritesLargeContent) {
   EXPECT_EQ(read(dir_ / "large"), large);
 }
 
+TEST_F(AtomicFile, PiecesWriteTheirConcatenation) {
+  // Empty pieces, pieces that fill the 1 MiB buffer across its end, and one larger than it.
+  std::vector<std::string> pieces{"", "head\n"};
+  for (int i = 0; i < 3000; ++i)
+    pieces.push_back(std::string(700 + i % 13, static_cast<char>('a' + i % 26)));
+  pieces.push_back(std::string(3 * 1024 * 1024 + 5, 'L'));
+  pieces.push_back("");
+  pieces.push_back("tail\n");
+  std::string whole;
+  for (const auto& piece : pieces) whole += piece;
+  const auto path = dir_ / "pieces";
+  write_file_atomically(path.string(), [&](const TextSink& write) {
+    for (const auto& piece : pieces) write(piece);
+  });
+  EXPECT_EQ(read(path), whole);
+  EXPECT_EQ(entries(), (std::vector<std::string>{"pieces"}));
+}
+
+TEST_F(AtomicFile, AProducerThatThrowsLeavesTheOldFileAndNoTemporary) {
+  const auto path = dir_ / "kept";
+  write_file_atomically(path.string(), "old\n");
+  try {
+    write_file_atomically(path.string(), [](const TextSink& write) {
+      // More than the buffer, so that part of it has reached the temporary file.
+      for (int i = 0; i < 3; ++i) write(std::string(1024 * 1024, 'n'));
+      throw std::invalid_argument("the producer stopped");
+    });
+    FAIL() << "expected the producer's exception";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_STREQ(error.what(), "the producer stopped");
+  }
+  EXPECT_EQ(read(path), "old\n");
+  EXPECT_EQ(entries(), (std::vector<std::string>{"kept"}));
+}
+
 TEST_F(AtomicFile, CreatesParentDirectories) {
   const auto path = dir_ / "a" / "b" / "c" / "out.csv";
   write_file_atomically(path.string(), "x,y\n");

@@ -1,6 +1,8 @@
 #pragma once
 // A result point with every field set to a value that tests the schema's round trips: extreme
 // doubles (the smallest subnormal, the largest finite), every provenance kind, a note.
+#include <vector>
+
 #include "tessera/core/result/result_schema.hpp"
 
 namespace tessera::test {
@@ -41,6 +43,51 @@ inline PointResult sample_point() {
   p.time_to_train_seconds = 1441.40625;
   p.note = "network CM02";
   return p;
+}
+
+// Four points: the above, one that does not fit with a note of quotes, commas and a newline, a
+// skipped one and a failed one.
+inline std::vector<PointResult> sample_points() {
+  auto first = sample_point();
+  auto second = sample_point();
+  second.point = 4;
+  second.status = PointStatus::does_not_fit;
+  second.fits = false;
+  second.note = "needs 93.1 GiB, \"device\" has 80 GiB,\nsee memory, then: retry";
+  second.scenario = "name, with comma";
+  second.time_provenance = Provenance::none;
+  second.compute_provenance = Provenance::profile;
+  second.memory_provenance = Provenance::measured;
+  auto third = sample_point();
+  third.point = 5;
+  third.status = PointStatus::skipped;
+  third.note = "";
+  third.backend = "real";
+  third.time_provenance = Provenance::measured;
+  third.compute_provenance = Provenance::roofline;
+  auto fourth = sample_point();
+  fourth.point = 6;
+  fourth.status = PointStatus::failed;
+  fourth.note = "\"quoted\"";
+  fourth.spatial_grid = "1";
+  fourth.step_seconds = 123456789.125;
+  fourth.breakdown = {};
+  return {first, second, third, fourth};
+}
+
+// A run document of those points with every metadata field set.
+inline RunResult sample_run() {
+  RunResult run;
+  run.scenario = "cosmoflow_strong";
+  run.scenario_file = "scenarios/cosmoflow_strong.yaml";
+  run.backend = "sim";
+  run.tessera_version = "0.1.0";
+  run.created_utc = "2024-06-11T12:00:00Z";
+  run.platform = "dgx-a100 x 4";
+  run.model = "cosmoflow";
+  run.settings = {{"network_model", "CM02"}, {"gradient_bucket_bytes", 26214400}};
+  run.points = sample_points();
+  return run;
 }
 
 }  // namespace tessera::test

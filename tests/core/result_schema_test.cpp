@@ -1,5 +1,5 @@
-// The result schema: CSV round trips, JSON documents, result files (CSV errors:
-// result_csv_errors_test.cpp).
+// The result schema: CSV round trips and JSON documents (CSV errors:
+// result_csv_errors_test.cpp; the files: result_files_test.cpp).
 #include <gtest/gtest.h>
 
 #include "result_samples.hpp"
@@ -23,34 +23,8 @@ namespace {
 
 using test::contains;
 using test::sample_point;
-
-std::vector<PointResult> sample_points() {
-  auto first = sample_point();
-  auto second = sample_point();
-  second.point = 4;
-  second.status = PointStatus::does_not_fit;
-  second.fits = false;
-  second.note = "needs 93.1 GiB, \"device\" has 80 GiB,\nsee memory, then: retry";
-  second.scenario = "name, with comma";
-  second.time_provenance = Provenance::none;
-  second.compute_provenance = Provenance::profile;
-  second.memory_provenance = Provenance::measured;
-  auto third = sample_point();
-  third.point = 5;
-  third.status = PointStatus::skipped;
-  third.note = "";
-  third.backend = "real";
-  third.time_provenance = Provenance::measured;
-  third.compute_provenance = Provenance::roofline;
-  auto fourth = sample_point();
-  fourth.point = 6;
-  fourth.status = PointStatus::failed;
-  fourth.note = "\"quoted\"";
-  fourth.spatial_grid = "1";
-  fourth.step_seconds = 123456789.125;
-  fourth.breakdown = {};
-  return {first, second, third, fourth};
-}
+using test::sample_points;
+using test::sample_run;
 
 std::string first_line(const std::string& text) {
   return text.substr(0, text.find('\n'));
@@ -318,20 +292,6 @@ TEST(ResultsJson, EveryCsvColumnHasAJsonCounterpart) {
   }
 }
 
-RunResult sample_run() {
-  RunResult run;
-  run.scenario = "cosmoflow_strong";
-  run.scenario_file = "scenarios/cosmoflow_strong.yaml";
-  run.backend = "sim";
-  run.tessera_version = "0.1.0";
-  run.created_utc = "2024-06-11T12:00:00Z";
-  run.platform = "dgx-a100 x 4";
-  run.model = "cosmoflow";
-  run.settings = {{"network_model", "CM02"}, {"gradient_bucket_bytes", 26214400}};
-  run.points = sample_points();
-  return run;
-}
-
 TEST(ResultsJson, RunHasMetadataAndPoints) {
   const auto run = sample_run();
   const auto j = to_json(run);
@@ -353,43 +313,6 @@ TEST(ResultsJson, RunHasMetadataAndPoints) {
   RunResult empty;
   EXPECT_TRUE(to_json(empty).at("points").is_array());
   EXPECT_TRUE(to_json(empty).at("points").empty());
-}
-
-// ---------------------------------------------------------------------------------------------
-// Files
-
-class ResultFiles : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-    dir_ = std::filesystem::temp_directory_path() /
-           ("tessera_result_schema_test_" +
-            std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-            std::to_string(stamp));
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  static std::string read(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
-
-  std::filesystem::path dir_;
-};
-
-TEST_F(ResultFiles, WritesCsvAndJson) {
-  const auto run = sample_run();
-  const auto csv_path = dir_ / "out" / "results.csv";
-  const auto json_path = dir_ / "out" / "run.json";
-  write_results_csv(csv_path.string(), run.points);
-  write_run_json(json_path.string(), run);
-  const auto csv = read(csv_path);
-  EXPECT_EQ(csv, results_to_csv(run.points));
-  EXPECT_EQ(results_from_csv(csv, csv_path.string()), run.points);
-  const auto json = nlohmann::json::parse(read(json_path));
-  EXPECT_EQ(json, to_json(run));
 }
 
 }  // namespace

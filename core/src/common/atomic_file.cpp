@@ -19,6 +19,11 @@ namespace {
 }  // namespace
 
 void write_file_atomically(const std::string& path, const std::string& content) {
+  write_file_atomically(path, [&](const TextSink& write) { write(content); });
+}
+
+void write_file_atomically(const std::string& path,
+                           const std::function<void(const TextSink&)>& produce) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   std::error_code error;
@@ -34,16 +39,45 @@ void write_file_atomically(const std::string& path, const std::string& content) 
   const int fd = ::mkstemp(temporary.data());
   if (fd < 0) fail("create a temporary file for", path);
   ::fchmod(fd, 0644);
-  std::size_t written = 0;
-  while (written < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + written, content.size() - written);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      ::close(fd);
-      ::unlink(temporary.c_str());
-      fail("write", temporary);
+  // A failed write is remembered and the rest skipped, so that the producer runs to its end and
+  // only its own exceptions pass through it.
+  int write_error = 0;
+  const auto write_all = [&](std::string_view text) {
+    while (!text.empty() && write_error == 0) {
+      const ssize_t n = ::write(fd, text.data(), text.size());
+      if (n < 0) {
+        if (errno != EINTR) write_error = errno;
+        continue;
+      }
+      text.remove_prefix(static_cast<std::size_t>(n));
     }
-    written += static_cast<std::size_t>(n);
+  };
+  // Small pieces are gathered into writes of a buffer's size.
+  constexpr std::size_t kBufferBytes = 1 << 20;
+  std::string buffer;
+  try {
+    produce([&](std::string_view piece) {
+      if (buffer.size() + piece.size() > kBufferBytes) {
+        write_all(buffer);
+        buffer.clear();
+      }
+      if (piece.size() >= kBufferBytes) {
+        write_all(piece);
+      } else {
+        buffer += piece;
+      }
+    });
+  } catch (...) {
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    throw;
+  }
+  write_all(buffer);
+  if (write_error != 0) {
+    ::close(fd);
+    ::unlink(temporary.c_str());
+    errno = write_error;
+    fail("write", temporary);
   }
   if (::fsync(fd) != 0 || ::close(fd) != 0) {
     ::unlink(temporary.c_str());

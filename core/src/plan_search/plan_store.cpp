@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "tessera/core/common/atomic_file.hpp"
+#include "tessera/core/result/result_files.hpp"
 #include "tessera/core/result/run_inputs.hpp"
 
 namespace tessera {
@@ -51,17 +52,16 @@ const PointResult* StoredPlanResults::find(const PlanCandidate& candidate) const
   return it == by_strategy_.end() ? nullptr : &it->second;
 }
 
-void write_plan_results(const PlanFiles& files, RunResult document,
+void write_plan_results(const PlanFiles& files, const RunResult& header,
                         const PlanSearchResult& search) {
-  document.points.clear();
-  document.points.reserve(search.outcomes.size());
+  PointResultRefs decided;
+  decided.reserve(search.outcomes.size());
   for (const auto& outcome : search.outcomes) {
     // Candidates a running search has not reached yet are left out until it does.
-    if (!outcome.decided()) continue;
-    document.points.push_back(outcome.result);
+    if (outcome.decided()) decided.emplace_back(outcome.result);
   }
-  write_run_json(files.json_path, document);
-  write_results_csv(files.csv_path, document.points);
+  write_run_json(files.json_path, header, decided);
+  write_results_csv(files.csv_path, decided);
 }
 
 nlohmann::json plan_summary_json(const PlanSearchResult& search, const PlanSearchOptions& options) {

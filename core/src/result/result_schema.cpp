@@ -8,7 +8,6 @@
 #include <utility>
 
 #include "csv_records.hpp"
-#include "tessera/core/common/atomic_file.hpp"
 #include "tessera/core/result/csv_field.hpp"
 
 namespace tessera {
@@ -187,19 +186,25 @@ std::map<std::string, std::size_t> column_positions(const std::vector<std::strin
 
 }  // namespace
 
-std::string results_to_csv(const std::vector<PointResult>& points) {
-  std::string text;
-  for (const auto& column : results_csv_columns()) text += (text.empty() ? "" : ",") + column;
-  text += "\n";
-  for (const auto& point : points) {
-    std::string line;
-    bool first = true;
-    for (const auto& field : row_of(point)) {
-      line += (first ? "" : ",") + csv_field(field);
-      first = false;
-    }
-    text += line + "\n";
+std::string results_csv_header_line() {
+  std::string line;
+  for (const auto& column : results_csv_columns()) line += (line.empty() ? "" : ",") + column;
+  return line + "\n";
+}
+
+std::string results_csv_line(const PointResult& point) {
+  std::string line;
+  bool first = true;
+  for (const auto& field : row_of(point)) {
+    line += (first ? "" : ",") + csv_field(field);
+    first = false;
   }
+  return line + "\n";
+}
+
+std::string results_to_csv(const std::vector<PointResult>& points) {
+  auto text = results_csv_header_line();
+  for (const auto& point : points) text += results_csv_line(point);
   return text;
 }
 
@@ -470,9 +475,7 @@ void attach_json_only_fields(std::vector<PointResult>& rows, const nlohmann::jso
   }
 }
 
-nlohmann::json to_json(const RunResult& run) {
-  nlohmann::json points = nlohmann::json::array();
-  for (const auto& point : run.points) points.push_back(to_json(point));
+nlohmann::json run_header_json(const RunResult& run) {
   nlohmann::json json = {{"schema", "tessera-run/1"},
                          {"scenario", run.scenario},
                          {"scenario_file", run.scenario_file},
@@ -486,16 +489,15 @@ nlohmann::json to_json(const RunResult& run) {
   if (!run.statistical_efficiency.is_null()) {
     json["statistical_efficiency"] = run.statistical_efficiency;
   }
-  json["points"] = points;
   return json;
 }
 
-void write_results_csv(const std::string& path, const std::vector<PointResult>& points) {
-  write_file_atomically(path, results_to_csv(points));
-}
-
-void write_run_json(const std::string& path, const RunResult& run) {
-  write_file_atomically(path, to_json(run).dump(2) + "\n");
+nlohmann::json to_json(const RunResult& run) {
+  nlohmann::json points = nlohmann::json::array();
+  for (const auto& point : run.points) points.push_back(to_json(point));
+  auto json = run_header_json(run);
+  json["points"] = std::move(points);
+  return json;
 }
 
 }  // namespace tessera

@@ -8,6 +8,7 @@
 #include "tessera/core/common/utc_time.hpp"
 #include "tessera/core/micro_batching/network_micro_batch_plan.hpp"
 #include "tessera/core/result/point_time_to_train.hpp"
+#include "tessera/core/result/result_files.hpp"
 #include "tessera/core/result/run_inputs.hpp"
 #include "tessera/core/scenario/scenario_json.hpp"
 
@@ -37,11 +38,11 @@ void add_reason(SweepRunResult& run, const std::string& reason) {
 
 // JSON first: it is the record that resume reads, so a kill between the two writes leaves a CSV
 // one point behind, which the next write or resume brings level.
-void write_results(const SweepRunResult& run, RunResult& document) {
-  document.points = run.points;
-  document.created_utc = utc_now();
-  write_run_json(run.json_path, document);
-  write_results_csv(run.csv_path, run.points);
+void write_results(const SweepRunResult& run, RunResult& header) {
+  header.created_utc = utc_now();
+  const auto points = point_result_refs(run.points);
+  write_run_json(run.json_path, header, points);
+  write_results_csv(run.csv_path, points);
 }
 
 nlohmann::json inputs_of(const LoadedScenario& scenario, const SweepRunOptions& options) {

@@ -40,9 +40,10 @@ class StoredPlanResults {
   bool unreadable_ = false;
 };
 
-// Writes plan.json then plan.csv; `document` gives the run metadata, its points are replaced by
-// one row per candidate.
-void write_plan_results(const PlanFiles& files, RunResult document, const PlanSearchResult& search);
+// Writes plan.json then plan.csv: `header` gives the run metadata (its points are ignored), the
+// search one row per decided candidate.
+void write_plan_results(const PlanFiles& files, const RunResult& header,
+                        const PlanSearchResult& search);
 
 // summary.json: the objective, the ranking (candidate indices, best first), the Pareto front,
 // how many candidates each status holds, and whether the budget cut the search short.

@@ -98,6 +98,9 @@ struct RunResult {
 
 const std::vector<std::string>& results_csv_columns();
 std::string results_to_csv(const std::vector<PointResult>& points);
+// Its lines one by one, each with its newline: the header, then one per point.
+std::string results_csv_header_line();
+std::string results_csv_line(const PointResult& point);
 // Throws std::runtime_error naming the file and line on malformed input. Blank lines are skipped.
 // Columns are found by name; files written before the time-to-train or tensor-degree columns
 // existed read with those fields 0 (the tensor degree 1).
@@ -118,9 +121,7 @@ std::vector<LayerComputeTime> layer_compute_from_json(const nlohmann::json& time
 // keeps its own.
 void attach_json_only_fields(std::vector<PointResult>& rows, const nlohmann::json& run_document);
 nlohmann::json to_json(const RunResult& run);
-
-// Atomic writes (see atomic_file.hpp).
-void write_results_csv(const std::string& path, const std::vector<PointResult>& points);
-void write_run_json(const std::string& path, const RunResult& run);
+// The same with its points left out (the files of result_files.hpp add them one by one).
+nlohmann::json run_header_json(const RunResult& run);
 
 }  // namespace tessera
