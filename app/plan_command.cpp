@@ -265,16 +265,19 @@ int plan(const PlanSettings& settings) {
   if (spread.size() == 1) prepare_results_directory(settings.output, loaded.scenario, "plan");
   const auto files = plan_files(directory);
   // Rank 0 reads what an earlier run stored and tells the others: ranks on other machines may
-  // not see the file, and all must skip the same simulations.
-  std::string stored_text;
-  if (!settings.fresh && spread.writer()) {
-    std::ifstream in(files.json_path, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    stored_text = text.str();
-  }
-  const auto stored =
-      StoredPlanResults::from_text(spread.broadcast(stored_text), files.json_path, options.inputs);
+  // not see the file, and all must skip the same simulations. Its text (a plan's is hundreds of
+  // megabytes) is let go once read.
+  const auto stored = [&] {
+    std::string stored_text;
+    if (!settings.fresh && spread.writer()) {
+      std::ifstream in(files.json_path, std::ios::binary);
+      std::ostringstream text;
+      text << in.rdbuf();
+      stored_text = text.str();
+    }
+    return StoredPlanResults::from_text(spread.broadcast(stored_text), files.json_path,
+                                        options.inputs);
+  }();
 
   RunResult document;
   document.scenario = loaded.scenario.name;

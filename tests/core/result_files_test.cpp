@@ -1,14 +1,16 @@
-// A run's result files: run.json written point by point is the document's own dump, and both
-// files read back to what was written.
+// A run's result files: run.json written point by point is the document's own dump, read point
+// by point it gives the points back, and both files read back to what was written.
 #include <gtest/gtest.h>
 
 #include "result_samples.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tessera/core/result/result_files.hpp"
 
@@ -43,6 +45,54 @@ TEST(RunJsonText, WritesTheGivenPointsNotTheHeaders) {
   auto expected = header;
   expected.points = {points[3], points[0]};
   EXPECT_EQ(run_json_text(header, {points[3], points[0]}), dumped(expected));
+}
+
+// The run JSON is the record resume reads back: every field of a point, JSON-only ones too.
+TEST(RunJsonReading, PointsRoundTripThroughTheRunDocument) {
+  auto run = sample_run();
+  run.points[0].micro_batching = {{"speedup", 1.5}};
+  run.points[0].layer_compute = {{"conv1", "forward", 0.25}, {"optimizer", "update", 1e-3}};
+  run.points[0].inputs = {{"scenario", "abc"}, {"version", "0.1.0"}};
+  // Header objects two levels down, where the points are, are not points.
+  run.resolved_scenario = {{"model", {{"zoo", "cosmoflow"}}}, {"sweep", {{"gpus", {4, 8}}}}};
+  run.statistical_efficiency = {{"source", {{"epochs", 3}}}};
+  EXPECT_EQ(results_from_run_json(dumped(run), "run.json"), run.points);
+  EXPECT_EQ(results_from_run_json(to_json(run).dump(), "run.json"), run.points);
+  std::vector<std::int64_t> order;
+  for_each_run_point(dumped(run), "run.json",
+                     [&](PointResult&& point) { order.push_back(point.point); });
+  EXPECT_EQ(order, (std::vector<std::int64_t>{3, 4, 5, 6}));
+  run.points.clear();
+  EXPECT_TRUE(results_from_run_json(dumped(run), "run.json").empty());
+}
+
+TEST(RunJsonReading, AMalformedPointOrDocumentIsNamed) {
+  const auto message = [](const std::string& text) -> std::string {
+    try {
+      results_from_run_json(text, "run.json");
+    } catch (const std::runtime_error& error) {
+      return error.what();
+    }
+    return "no error";
+  };
+  RunResult run;
+  run.points = {sample_point(), sample_point()};
+  auto document = to_json(run);
+  document["points"][1]["breakdown_s"].erase("halo");
+  EXPECT_EQ(message(document.dump()), "run.json: points[1]: halo: missing");
+  document = to_json(run);
+  document["points"][1] = 7;
+  EXPECT_EQ(message(document.dump()), "run.json: points[1]: expected an object, got 7");
+  const std::string not_a_run = "run.json: not a Tessera run document (schema tessera-run/1)";
+  EXPECT_EQ(message("[]"), not_a_run);
+  EXPECT_EQ(message(""), not_a_run);
+  EXPECT_EQ(message(dumped(run).substr(0, 300)), not_a_run);  // cut short
+  document = to_json(run);
+  document["schema"] = "tessera-run/0";
+  EXPECT_EQ(message(document.dump()), not_a_run);
+  document = to_json(run);
+  document["points"] = {{"first", {{"k", 1}}}};
+  EXPECT_NE(message(document.dump()), "no error");
 }
 
 class ResultFiles : public ::testing::Test {

@@ -70,38 +70,6 @@ TEST(ResultsCsv, RoundTripsRandomDoubles) {
   EXPECT_EQ(results_from_csv(results_to_csv(points), "random.csv"), points);
 }
 
-// The run JSON is the record resume reads back: every field of a point, JSON-only ones too.
-TEST(ResultsJson, PointsRoundTripThroughTheRunDocument) {
-  RunResult run;
-  run.scenario = "s";
-  run.backend = "sim";
-  auto p = sample_point();
-  p.micro_batching = {{"speedup", 1.5}};
-  p.layer_compute = {{"conv1", "forward", 0.25}, {"optimizer", "update", 1e-3}};
-  p.inputs = {{"scenario", "abc"}, {"version", "0.1.0"}};
-  auto q = sample_point();
-  q.point = 1;
-  q.status = PointStatus::does_not_fit;
-  q.fits = false;
-  run.points = {p, q};
-  const auto document = nlohmann::json::parse(to_json(run).dump());
-  EXPECT_EQ(results_from_run_json(document, "run.json"), run.points);
-}
-
-TEST(ResultsJson, AMalformedPointNamesItsKey) {
-  RunResult run;
-  run.points = {sample_point()};
-  auto document = to_json(run);
-  document["points"][0]["breakdown_s"].erase("halo");
-  try {
-    results_from_run_json(document, "run.json");
-    FAIL() << "expected an error";
-  } catch (const std::runtime_error& error) {
-    EXPECT_STREQ(error.what(), "run.json: points[0]: halo: missing");
-  }
-  EXPECT_THROW(results_from_run_json(nlohmann::json::array(), "run.json"), std::runtime_error);
-}
-
 // Results written before the staging phase have no staging_s column: nothing was staged.
 TEST(ResultsCsv, FilesWithoutTheStagingColumnReadAsNothingStaged) {
   auto csv = results_to_csv({sample_point()});

@@ -29,20 +29,20 @@ StoredPlanResults StoredPlanResults::from_text(const std::string& text,
                                                const nlohmann::json& inputs) {
   StoredPlanResults stored;
   if (text.empty()) return stored;
-  const auto document = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  std::vector<PointResult> rows;
   try {
-    rows = results_from_run_json(document, json_path);
+    // Only the rows a candidate may take are kept: read whole, a plan's document would leave
+    // hundreds of megabytes of free heap behind (result_files.hpp).
+    for_each_run_point(text, json_path, [&](PointResult&& row) {
+      if (row.status != PointStatus::ok || !row.inputs.is_object()) return;
+      const auto strategy = row.inputs.find("strategy");
+      if (strategy == row.inputs.end() || !strategy->is_string()) return;
+      if (!changed_inputs(row.inputs, inputs).empty()) return;
+      stored.by_strategy_.emplace(strategy->get<std::string>(), std::move(row));
+    });
   } catch (const std::runtime_error&) {
-    stored.unreadable_ = true;
-    return stored;
-  }
-  for (auto& row : rows) {
-    if (row.status != PointStatus::ok || !row.inputs.is_object()) continue;
-    const auto strategy = row.inputs.find("strategy");
-    if (strategy == row.inputs.end() || !strategy->is_string()) continue;
-    if (!changed_inputs(row.inputs, inputs).empty()) continue;
-    stored.by_strategy_.emplace(strategy->get<std::string>(), std::move(row));
+    StoredPlanResults none;  // rows read before the error are not kept either
+    none.unreadable_ = true;
+    return none;
   }
   return stored;
 }

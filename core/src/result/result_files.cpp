@@ -1,6 +1,7 @@
 #include "tessera/core/result/result_files.hpp"
 
 #include <stdexcept>
+#include <utility>
 
 #include "tessera/core/common/atomic_file.hpp"
 
@@ -79,6 +80,45 @@ void write_results_csv(const std::string& path, const PointResultRefs& points) {
     write(results_csv_header_line());
     for (const PointResult& point : points) write(results_csv_line(point));
   });
+}
+
+void for_each_run_point(std::string_view text, const std::string& file_name,
+                        const std::function<void(PointResult&&)>& each) {
+  using Event = nlohmann::json::parse_event_t;
+  std::string top_level_key;
+  std::size_t index = 0;
+  // Each element of "points" is converted once parsed and left out of the document, which keeps
+  // only the header.
+  const auto header = nlohmann::json::parse(
+      text,
+      [&](int depth, Event event, nlohmann::json& parsed) {
+        if (depth == 1 && event == Event::key) top_level_key = parsed.get<std::string>();
+        const bool point_read =
+            depth == 2 && top_level_key == "points" &&
+            (event == Event::object_end || event == Event::array_end || event == Event::value);
+        if (!point_read) return true;
+        try {
+          each(point_result_from_json(parsed));
+        } catch (const std::invalid_argument& error) {
+          throw std::runtime_error(file_name + ": points[" + std::to_string(index) +
+                                   "]: " + error.what());
+        }
+        ++index;
+        return false;
+      },
+      /*allow_exceptions=*/false);
+  if (!header.is_object() || header.value("schema", std::string()) != "tessera-run/1" ||
+      !header.contains("points") || !header["points"].is_array()) {
+    throw std::runtime_error(file_name + ": not a Tessera run document (schema tessera-run/1)");
+  }
+}
+
+std::vector<PointResult> results_from_run_json(std::string_view text,
+                                               const std::string& file_name) {
+  std::vector<PointResult> points;
+  for_each_run_point(text, file_name,
+                     [&](PointResult&& point) { points.push_back(std::move(point)); });
+  return points;
 }
 
 }  // namespace tessera

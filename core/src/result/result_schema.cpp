@@ -409,23 +409,6 @@ PointResult point_result_from_json(const nlohmann::json& entry) {
   return p;
 }
 
-std::vector<PointResult> results_from_run_json(const nlohmann::json& document,
-                                               const std::string& file) {
-  if (!document.is_object() || document.value("schema", std::string()) != "tessera-run/1" ||
-      !document.contains("points") || !document["points"].is_array()) {
-    throw std::runtime_error(file + ": not a Tessera run document (schema tessera-run/1)");
-  }
-  std::vector<PointResult> points;
-  for (std::size_t i = 0; i < document["points"].size(); ++i) {
-    try {
-      points.push_back(point_result_from_json(document["points"][i]));
-    } catch (const std::invalid_argument& error) {
-      throw std::runtime_error(file + ": points[" + std::to_string(i) + "]: " + error.what());
-    }
-  }
-  return points;
-}
-
 nlohmann::json to_json(const std::vector<LayerComputeTime>& times) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& time : times) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "tessera/core/common/quantity.hpp"
 #include "tessera/core/common/utc_time.hpp"
@@ -20,9 +21,10 @@ namespace {
 std::vector<PointResult> read_previous(const std::string& json_path, bool& unreadable) {
   std::ifstream in(json_path, std::ios::binary);
   if (!in) return {};
-  const auto document = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  std::ostringstream text;
+  text << in.rdbuf();
   try {
-    return results_from_run_json(document, json_path);
+    return results_from_run_json(text.str(), json_path);
   } catch (const std::runtime_error&) {
     unreadable = true;
     return {};

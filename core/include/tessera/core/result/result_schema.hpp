@@ -109,10 +109,6 @@ std::vector<PointResult> results_from_csv(const std::string& text, const std::st
 nlohmann::json to_json(const PointResult& point);
 // The inverse of the above; throws std::invalid_argument naming the key on a malformed entry.
 PointResult point_result_from_json(const nlohmann::json& entry);
-// The points of a run document as write_run_json writes it; throws std::runtime_error naming
-// the file and the point on malformed input.
-std::vector<PointResult> results_from_run_json(const nlohmann::json& document,
-                                               const std::string& file_name);
 nlohmann::json to_json(const std::vector<LayerComputeTime>& times);
 // The inverse of the above; throws std::invalid_argument on a malformed list.
 std::vector<LayerComputeTime> layer_compute_from_json(const nlohmann::json& times);
