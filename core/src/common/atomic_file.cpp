@@ -39,6 +39,10 @@ void write_file_atomically(const std::string& path,
   const int fd = ::mkstemp(temporary.data());
   if (fd < 0) fail("create a temporary file for", path);
   ::fchmod(fd, 0644);
+  const auto discard_temporary = [&] {
+    ::close(fd);
+    ::unlink(temporary.c_str());
+  };
   // A failed write is remembered and the rest skipped, so that the producer runs to its end and
   // only its own exceptions pass through it.
   int write_error = 0;
@@ -68,14 +72,12 @@ void write_file_atomically(const std::string& path,
       }
     });
   } catch (...) {
-    ::close(fd);
-    ::unlink(temporary.c_str());
+    discard_temporary();
     throw;
   }
   write_all(buffer);
   if (write_error != 0) {
-    ::close(fd);
-    ::unlink(temporary.c_str());
+    discard_temporary();
     errno = write_error;
     fail("write", temporary);
   }

@@ -97,12 +97,15 @@ void for_each_run_point(std::string_view text, const std::string& file_name,
             depth == 2 && top_level_key == "points" &&
             (event == Event::object_end || event == Event::array_end || event == Event::value);
         if (!point_read) return true;
+        PointResult point;
         try {
-          each(point_result_from_json(parsed));
+          point = point_result_from_json(parsed);
         } catch (const std::invalid_argument& error) {
           throw std::runtime_error(file_name + ": points[" + std::to_string(index) +
                                    "]: " + error.what());
         }
+        // Outside the try: what `each` throws is its own, not a malformed point's.
+        each(std::move(point));
         ++index;
         return false;
       },
